@@ -1,0 +1,62 @@
+//! Models trained by DP-SGD. Each exposes what per-example clipping needs — every example's
+//! gradient norm and a weighted sum of per-example gradients — without materialising the
+//! per-example gradients one by one (Goodfellow 2015, the paper's reference [25]).
+
+mod logistic;
+
+pub use logistic::SoftmaxRegression;
+
+use crate::Real;
+use ndarray::{Array2, ArrayView2, Axis};
+
+/// A differentiable classifier with all parameters in one flat vector (so noise, updates and
+/// the sanitizer work on plain slices).
+pub trait Model {
+    /// Number of parameters (the dimension d of the noise vector).
+    fn n_params(&self) -> usize;
+    fn params(&self) -> &[Real];
+    fn params_mut(&mut self) -> &mut [Real];
+
+    /// Forward and backward pass on a batch: writes the L2 norm of each example's gradient of
+    /// the cross-entropy loss into `norms` (resized to the batch) and keeps what
+    /// [`Model::add_weighted_grad_sum`] needs for the same batch.
+    fn per_example_grad_norms(&mut self, x: ArrayView2<Real>, y: &[usize], norms: &mut Vec<Real>);
+
+    /// `grad += Σ_i weights[i] · ∇ℓ(θ; x_i, y_i)` over the batch last passed to
+    /// [`Model::per_example_grad_norms`]. With `weights[i] = 1/max(1, ||g_i||/C)` this is the
+    /// clipped sum of Algorithm 1.
+    fn add_weighted_grad_sum(&mut self, x: ArrayView2<Real>, weights: &[Real], grad: &mut [Real]);
+
+    /// Class probabilities, one row per example.
+    fn predict_proba(&self, x: ArrayView2<Real>) -> Array2<Real>;
+}
+
+/// Mean cross-entropy loss and accuracy of `model` on the examples `(x, y)`.
+pub fn evaluate<M: Model + ?Sized>(model: &M, x: ArrayView2<Real>, y: &[usize]) -> (f64, f64) {
+    const CHUNK: usize = 4096;
+    let (mut loss, mut correct) = (0.0f64, 0usize);
+    for (c, xs) in x.axis_chunks_iter(Axis(0), CHUNK).enumerate() {
+        let p = model.predict_proba(xs);
+        for (i, row) in p.rows().into_iter().enumerate() {
+            let label = y[c * CHUNK + i];
+            loss -= (row[label] as f64).max(1e-12).ln();
+            let best = row
+                .iter()
+                .enumerate()
+                .fold((0, Real::NEG_INFINITY), |b, (k, &v)| if v > b.1 { (k, v) } else { b });
+            correct += (best.0 == label) as usize;
+        }
+    }
+    let n = y.len().max(1) as f64;
+    (loss / n, correct as f64 / n)
+}
+
+/// Row-wise softmax in place, stable against overflow.
+pub(crate) fn softmax_rows(z: &mut Array2<Real>) {
+    for mut row in z.rows_mut() {
+        let m = row.fold(Real::NEG_INFINITY, |a, &b| a.max(b));
+        row.mapv_inplace(|v| (v - m).exp());
+        let s = row.sum();
+        row.mapv_inplace(|v| v / s);
+    }
+}

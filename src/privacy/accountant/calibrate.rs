@@ -1,0 +1,93 @@
+//! Calibration: the smallest noise multiplier σ that keeps ε within a target, and the largest
+//! number of epochs within a budget — one bracketing root-finder for every accountant
+//! (ε is non-increasing in σ and non-decreasing in steps).
+
+use super::{check_delta, AccountError, Accountant, SampledGaussian};
+
+/// Smallest σ (to `rel_tol` relative) with ε(q, σ, steps, δ) ≤ `target_eps`.
+pub fn sigma_for_epsilon(
+    acc: Accountant,
+    target_eps: f64,
+    delta: f64,
+    q: f64,
+    steps: u64,
+    rel_tol: f64,
+) -> Result<f64, AccountError> {
+    check_delta(delta)?;
+    if !(target_eps > 0.0 && target_eps.is_finite()) {
+        return Err(AccountError(format!("target epsilon = {target_eps} must be a positive number")));
+    }
+    let eps = |sigma: f64| -> Result<f64, AccountError> {
+        acc.epsilon(&SampledGaussian::new(q, sigma, steps)?, delta)
+    };
+    if eps(1e-3)? <= target_eps {
+        return Ok(1e-3); // nothing to spend: even almost no noise meets the target
+    }
+    let (mut lo, mut hi) = (1e-3, 1.0);
+    while eps(hi)? > target_eps {
+        lo = hi;
+        hi *= 2.0;
+        if hi > 1e6 {
+            return Err(AccountError(format!(
+                "no sigma up to 1e6 reaches epsilon {target_eps} with the {} accountant",
+                acc.name()
+            )));
+        }
+    }
+    while hi - lo > rel_tol * hi {
+        let mid = 0.5 * (lo + hi);
+        if eps(mid)? <= target_eps {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(hi)
+}
+
+/// Largest number of whole epochs (steps = round(epochs/q)) whose ε stays within the budget.
+pub fn max_epochs_within(
+    acc: Accountant,
+    budget_eps: f64,
+    delta: f64,
+    q: f64,
+    sigma: f64,
+    max_epochs: u64,
+) -> Result<u64, AccountError> {
+    let eps = |e: u64| -> Result<f64, AccountError> {
+        let steps = SampledGaussian::steps_for_epochs(q, e as f64);
+        acc.epsilon(&SampledGaussian::new(q, sigma, steps)?, delta)
+    };
+    if eps(1)? > budget_eps {
+        return Ok(0);
+    }
+    let (mut lo, mut hi) = (1u64, max_epochs.max(1));
+    if eps(hi)? <= budget_eps {
+        return Ok(hi);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if eps(mid)? <= budget_eps {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
+/// The paper's DPTrain budget: a running mechanism the trainer asks before every step.
+#[derive(Clone, Debug)]
+pub struct PrivacyBudget {
+    pub accountant: Accountant,
+    pub epsilon: f64,
+    pub delta: f64,
+}
+
+impl PrivacyBudget {
+    /// Whether taking step number `steps_taken + 1` keeps ε within the budget.
+    pub fn allows_step(&self, q: f64, sigma: f64, steps_taken: u64) -> Result<bool, AccountError> {
+        let next = SampledGaussian::new(q, sigma, steps_taken + 1)?;
+        Ok(self.accountant.epsilon(&next, self.delta)? <= self.epsilon)
+    }
+}

@@ -1,0 +1,32 @@
+//! Helpers shared by the native integration tests.
+#![allow(dead_code)]
+
+use dpsgd_lab::data::{decode_packed, Dataset};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+pub fn repo_path(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The shipped Adult data, decoded once per test binary.
+pub fn adult() -> Arc<Dataset> {
+    static DATA: OnceLock<Arc<Dataset>> = OnceLock::new();
+    DATA.get_or_init(|| {
+        let bytes = std::fs::read(repo_path("www/data/adult.bin"))
+            .expect("www/data/adult.bin is missing: run scripts/prepare_adult.py");
+        Arc::new(decode_packed(&bytes).expect("adult.bin decodes"))
+    })
+    .clone()
+}
+
+/// Rows of a CSV file with a header, as (header, rows of fields).
+pub fn read_csv(rel: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let path = repo_path(rel);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {} ({e}); CI clones shared/ beside the repo", path.display()));
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header = lines.next().expect("header").split(',').map(String::from).collect();
+    let rows = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    (header, rows)
+}
