@@ -18,10 +18,26 @@ fn every_reference_row_matches() {
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     assert!(rows.len() >= 20, "reference table has {} rows", rows.len());
     let cases = [
-        ("naive_paper", Accountant::Naive(Amplification::Paper), 0.005),
-        ("naive_rigorous", Accountant::Naive(Amplification::Rigorous), 0.005),
-        ("strong_paper", Accountant::Strong(Amplification::Paper), 0.005),
-        ("strong_rigorous", Accountant::Strong(Amplification::Rigorous), 0.005),
+        (
+            "naive_paper",
+            Accountant::Naive(Amplification::Paper),
+            0.005,
+        ),
+        (
+            "naive_rigorous",
+            Accountant::Naive(Amplification::Rigorous),
+            0.005,
+        ),
+        (
+            "strong_paper",
+            Accountant::Strong(Amplification::Paper),
+            0.005,
+        ),
+        (
+            "strong_rigorous",
+            Accountant::Strong(Amplification::Rigorous),
+            0.005,
+        ),
         ("moments", Accountant::Moments, 0.001),
         ("rdp", Accountant::Rdp, 0.005),
     ];
@@ -29,29 +45,48 @@ fn every_reference_row_matches() {
     for row in &rows {
         let f = |name: &str| row[col(name)].parse::<f64>().unwrap();
         let mech = SampledGaussian::new(f("q"), f("sigma"), f("steps") as u64).unwrap();
-        assert_eq!(mech.steps, SampledGaussian::steps_for_epochs(mech.q, f("epochs")));
+        assert_eq!(
+            mech.steps,
+            SampledGaussian::steps_for_epochs(mech.q, f("epochs"))
+        );
         for (name, acc, tol) in cases {
             let ours = acc.epsilon(&mech, f("delta")).unwrap();
             let want = f(name);
             if !(rel_err(ours, want) <= tol) {
-                failures.push(format!("{name} q={} σ={} T={}: ours {ours} vs {want}", mech.q, mech.sigma, mech.steps));
+                failures.push(format!(
+                    "{name} q={} σ={} T={}: ours {ours} vs {want}",
+                    mech.q, mech.sigma, mech.steps
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn paper_figure_2_and_moments_values() {
     let d = 1e-5;
-    let at = |epochs: f64| SampledGaussian::new(0.01, 4.0, SampledGaussian::steps_for_epochs(0.01, epochs)).unwrap();
+    let at = |epochs: f64| {
+        SampledGaussian::new(0.01, 4.0, SampledGaussian::steps_for_epochs(0.01, epochs)).unwrap()
+    };
     let strong = Accountant::Strong(Amplification::Paper);
     assert!(rel_err(strong.epsilon(&at(100.0), d).unwrap(), 9.34) < 0.005);
     assert!(rel_err(strong.epsilon(&at(400.0), d).unwrap(), 24.22) < 0.005);
     let m100 = Accountant::Moments.epsilon(&at(100.0), d).unwrap();
-    assert!((m100 - 1.26).abs() < 0.005, "moments at E=100: {m100} (paper 1.26)");
+    assert!(
+        (m100 - 1.26).abs() < 0.005,
+        "moments at E=100: {m100} (paper 1.26)"
+    );
     let m400 = Accountant::Moments.epsilon(&at(400.0), d).unwrap();
-    assert!((m400 - 2.576).abs() < 0.001, "moments at E=400: {m400} (paper prints 2.55)");
+    assert!(
+        (m400 - 2.576).abs() < 0.001,
+        "moments at E=400: {m400} (paper prints 2.55)"
+    );
 }
 
 #[test]
@@ -60,12 +95,31 @@ fn calibration_matches_reference_sigmas() {
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     for row in &rows {
         let f = |name: &str| row[col(name)].parse::<f64>().unwrap();
-        for (name, acc) in [("sigma_moments", Accountant::Moments), ("sigma_rdp", Accountant::Rdp)] {
-            let s = sigma_for_epsilon(acc, f("target_eps"), f("delta"), f("q"), f("steps") as u64, 1e-7).unwrap();
-            assert!(rel_err(s, f(name)) < 2e-3, "{name} for ε={}: {s} vs {}", f("target_eps"), f(name));
+        for (name, acc) in [
+            ("sigma_moments", Accountant::Moments),
+            ("sigma_rdp", Accountant::Rdp),
+        ] {
+            let s = sigma_for_epsilon(
+                acc,
+                f("target_eps"),
+                f("delta"),
+                f("q"),
+                f("steps") as u64,
+                1e-7,
+            )
+            .unwrap();
+            assert!(
+                rel_err(s, f(name)) < 2e-3,
+                "{name} for ε={}: {s} vs {}",
+                f("target_eps"),
+                f(name)
+            );
             let mech = SampledGaussian::new(f("q"), s, f("steps") as u64).unwrap();
             let eps = acc.epsilon(&mech, f("delta")).unwrap();
-            assert!(eps <= f("target_eps") && eps > f("target_eps") * 0.999, "ε(σ*) = {eps}");
+            assert!(
+                eps <= f("target_eps") && eps > f("target_eps") * 0.999,
+                "ε(σ*) = {eps}"
+            );
         }
     }
 }
@@ -81,16 +135,28 @@ fn edge_cases_give_numbers_not_panics() {
         Accountant::Rdp,
     ];
     for acc in all {
-        let e = |q, s, t| acc.epsilon(&SampledGaussian::new(q, s, t).unwrap(), 1e-5).unwrap();
+        let e = |q, s, t| {
+            acc.epsilon(&SampledGaussian::new(q, s, t).unwrap(), 1e-5)
+                .unwrap()
+        };
         assert_eq!(e(0.01, 0.0, 100), f64::INFINITY, "{acc:?} σ = 0");
         assert_eq!(e(0.0, 1.0, 100), 0.0, "{acc:?} q = 0");
         assert_eq!(e(0.01, 1.0, 0), 0.0, "{acc:?} T = 0");
-        for (q, s, t) in [(1.0, 1.0, 10), (0.01, 0.3, 10_000_000), (0.5, 100.0, 1), (0.001, 0.3, 1)] {
+        for (q, s, t) in [
+            (1.0, 1.0, 10),
+            (0.01, 0.3, 10_000_000),
+            (0.5, 100.0, 1),
+            (0.001, 0.3, 1),
+        ] {
             let v = e(q, s, t);
             assert!(v.is_finite() && v > 0.0, "{acc:?} q={q} σ={s} T={t}: {v}");
         }
-        assert!(acc.epsilon(&SampledGaussian::new(0.1, 1.0, 10).unwrap(), 1.0).is_err());
-        assert!(acc.epsilon(&SampledGaussian::new(0.1, 1.0, 10).unwrap(), 0.0).is_err());
+        assert!(acc
+            .epsilon(&SampledGaussian::new(0.1, 1.0, 10).unwrap(), 1.0)
+            .is_err());
+        assert!(acc
+            .epsilon(&SampledGaussian::new(0.1, 1.0, 10).unwrap(), 0.0)
+            .is_err());
     }
     assert!(SampledGaussian::new(1.5, 1.0, 10).is_err());
     assert!(SampledGaussian::new(-0.1, 1.0, 10).is_err());

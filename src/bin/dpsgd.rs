@@ -1,1 +1,225 @@
-fn main() {}
+//! `dpsgd`: the lab's core from the command line, for scripting, benchmarks and reproducing the
+//! paper. Every command prints JSON; bad arguments exit with status 2 and one line that names
+//! the argument and its valid range.
+//!
+//! ```text
+//! dpsgd train   [--dataset adult] [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
+//!               [--delta δ] [--seed N] [--batch-size B] [--data-dir DIR]
+//! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification paper|rigorous]
+//! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
+//! ```
+
+use dpsgd_lab::config::RunConfig;
+use dpsgd_lab::data::decode_packed;
+use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
+use dpsgd_lab::privacy::accountant::{Accountant, Amplification, EpsilonReport, SampledGaussian};
+use dpsgd_lab::train::Trainer;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::exit;
+use std::sync::Arc;
+
+const USAGE: &str = "usage: dpsgd train|epsilon|sigma [--name value ...] (see the README)";
+
+/// Prints one line and exits with status 2 (bad usage).
+fn fail(msg: impl std::fmt::Display) -> ! {
+    eprintln!("dpsgd: {msg}");
+    exit(2)
+}
+
+/// `--name value` pairs, each name at most once.
+struct Args(HashMap<String, String>);
+
+impl Args {
+    fn parse(raw: &[String], allowed: &[&str]) -> Args {
+        let mut map = HashMap::new();
+        let mut it = raw.iter();
+        while let Some(flag) = it.next() {
+            let name = flag
+                .strip_prefix("--")
+                .unwrap_or_else(|| fail(format!("unexpected argument '{flag}'; {USAGE}")));
+            if !allowed.contains(&name) {
+                fail(format!(
+                    "unknown option --{name}; this command takes --{}",
+                    allowed.join(", --")
+                ));
+            }
+            let value = it
+                .next()
+                .unwrap_or_else(|| fail(format!("--{name} needs a value")));
+            if map.insert(name.to_string(), value.clone()).is_some() {
+                fail(format!("--{name} given twice"));
+            }
+        }
+        Args(map)
+    }
+
+    fn get<T: std::str::FromStr>(&self, name: &str, what: &str) -> Option<T> {
+        self.0.get(name).map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| fail(format!("--{name} = '{v}' is not {what}")))
+        })
+    }
+
+    fn need<T: std::str::FromStr>(&self, name: &str, what: &str) -> T {
+        self.get(name, what)
+            .unwrap_or_else(|| fail(format!("--{name} is required ({what})")))
+    }
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let Some((cmd, rest)) = argv.split_first() else {
+        fail(USAGE)
+    };
+    match cmd.as_str() {
+        "train" => train(rest),
+        "epsilon" => epsilon(rest),
+        "sigma" => sigma(rest),
+        "-h" | "--help" | "help" => println!("{USAGE}"),
+        other => fail(format!("unknown command '{other}'; {USAGE}")),
+    }
+}
+
+fn json_number(v: f64) -> serde_json::Value {
+    if v.is_finite() {
+        serde_json::json!(v)
+    } else {
+        serde_json::json!("inf")
+    }
+}
+
+/// q, steps and δ shared by `epsilon` and `sigma`, validated.
+fn mechanism_args(a: &Args) -> (f64, u64, f64) {
+    let q: f64 = a.need("q", "a sampling rate in [0, 1]");
+    if !(0.0..=1.0).contains(&q) {
+        fail(format!("--q = {q} must be in [0, 1]"));
+    }
+    let steps = match (
+        a.get::<f64>("epochs", "a number of epochs ≥ 0"),
+        a.get::<u64>("steps", "a whole number of steps"),
+    ) {
+        (Some(_), Some(_)) => fail("give --epochs or --steps, not both"),
+        (Some(e), None) if e >= 0.0 && e.is_finite() => SampledGaussian::steps_for_epochs(q, e),
+        (Some(e), None) => fail(format!("--epochs = {e} must be a number ≥ 0")),
+        (None, Some(t)) => t,
+        (None, None) => fail("--epochs or --steps is required"),
+    };
+    let delta: f64 = a.need("delta", "a number in (0, 1)");
+    if !(delta > 0.0 && delta < 1.0) {
+        fail(format!(
+            "--delta = {delta} must be strictly between 0 and 1"
+        ));
+    }
+    (q, steps, delta)
+}
+
+fn epsilon(raw: &[String]) {
+    let a = Args::parse(
+        raw,
+        &["q", "sigma", "epochs", "steps", "delta", "amplification"],
+    );
+    let (q, steps, delta) = mechanism_args(&a);
+    let sigma: f64 = a.need("sigma", "a noise multiplier ≥ 0");
+    let amp = match a.0.get("amplification").map(String::as_str) {
+        None | Some("paper") => Amplification::Paper,
+        Some("rigorous") => Amplification::Rigorous,
+        Some(o) => fail(format!("--amplification = '{o}' must be paper or rigorous")),
+    };
+    let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
+    let r = EpsilonReport::compute(&mech, delta, amp).unwrap_or_else(|e| fail(e));
+    let out = serde_json::json!({
+        "naive": json_number(r.naive), "strong": json_number(r.strong),
+        "moments": json_number(r.moments), "rdp": json_number(r.rdp),
+    });
+    println!("{out}");
+}
+
+fn sigma(raw: &[String]) {
+    let a = Args::parse(
+        raw,
+        &[
+            "target-epsilon",
+            "q",
+            "epochs",
+            "steps",
+            "delta",
+            "accountant",
+            "amplification",
+        ],
+    );
+    let (q, steps, delta) = mechanism_args(&a);
+    let target: f64 = a.need("target-epsilon", "a positive number");
+    let amp = match a.0.get("amplification").map(String::as_str) {
+        None | Some("paper") => Amplification::Paper,
+        Some("rigorous") => Amplification::Rigorous,
+        Some(o) => fail(format!("--amplification = '{o}' must be paper or rigorous")),
+    };
+    let name = a.0.get("accountant").map_or("moments", String::as_str);
+    let acc = Accountant::parse(name, amp).unwrap_or_else(|e| fail(format!("--accountant: {e}")));
+    let s = sigma_for_epsilon(acc, target, delta, q, steps, 1e-6).unwrap_or_else(|e| fail(e));
+    println!("{}", serde_json::json!({ "sigma": s }));
+}
+
+fn data_dir(a: &Args) -> PathBuf {
+    if let Some(d) = a.0.get("data-dir") {
+        return PathBuf::from(d);
+    }
+    let local = PathBuf::from("www/data");
+    if local.is_dir() {
+        local
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("www/data")
+    }
+}
+
+fn train(raw: &[String]) {
+    let a = Args::parse(
+        raw,
+        &[
+            "dataset",
+            "sigma",
+            "clip",
+            "lot-size",
+            "lr",
+            "epochs",
+            "delta",
+            "seed",
+            "batch-size",
+            "data-dir",
+        ],
+    );
+    let dataset = a.0.get("dataset").map_or("adult", String::as_str);
+    if dataset != "adult" {
+        fail(format!(
+            "--dataset = '{dataset}' is not available; the lab ships: adult"
+        ));
+    }
+    let path = data_dir(&a).join("adult.bin");
+    let bytes = std::fs::read(&path)
+        .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
+    let data = Arc::new(
+        decode_packed(&bytes).unwrap_or_else(|e| fail(format!("{}: {e}", path.display()))),
+    );
+    let d = RunConfig::default();
+    let cfg = RunConfig {
+        sigma: a.get("sigma", "a number").unwrap_or(d.sigma),
+        clip: a.get("clip", "a number").unwrap_or(d.clip),
+        lot_size: a.get("lot-size", "a whole number").unwrap_or(d.lot_size),
+        lr: a.get("lr", "a number").unwrap_or(d.lr),
+        epochs: a.get("epochs", "a whole number").unwrap_or(d.epochs),
+        delta: a.get("delta", "a number").unwrap_or(d.delta),
+        seed: a.get("seed", "a whole number").or(d.seed),
+        batch_size: a
+            .get("batch-size", "a whole number")
+            .unwrap_or(d.batch_size),
+    };
+    let mut trainer = Trainer::new(cfg, data)
+        .unwrap_or_else(|e| fail(format!("--{}", e.to_string().replacen('_', "-", 1))));
+    while let Some(report) = trainer.run_epoch() {
+        println!(
+            "{}",
+            serde_json::to_string(&report).expect("report serialises")
+        );
+    }
+}

@@ -23,10 +23,21 @@ pub fn adult() -> Arc<Dataset> {
 /// Rows of a CSV file with a header, as (header, rows of fields).
 pub fn read_csv(rel: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let path = repo_path(rel);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {} ({e}); CI clones shared/ beside the repo", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {} ({e}); CI clones shared/ beside the repo",
+            path.display()
+        )
+    });
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header = lines.next().expect("header").split(',').map(String::from).collect();
-    let rows = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    let header = lines
+        .next()
+        .expect("header")
+        .split(',')
+        .map(String::from)
+        .collect();
+    let rows = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
     (header, rows)
 }
