@@ -68,7 +68,8 @@ pub const MAX_EPOCHS: usize = 10_000;
 impl RunConfig {
     /// Parses a JSON object; missing fields take their defaults, unknown fields are rejected.
     pub fn from_json(text: &str) -> Result<RunConfig, ConfigError> {
-        serde_json::from_str(text).map_err(|e| err("config", format!("not a valid configuration: {e}")))
+        serde_json::from_str(text)
+            .map_err(|e| err("config", format!("not a valid configuration: {e}")))
     }
 
     /// Checks every field against its valid range for a training set of `n_train` examples.
@@ -76,7 +77,10 @@ impl RunConfig {
         if !(self.sigma.is_finite() && (0.0..=MAX_SIGMA).contains(&self.sigma)) {
             return Err(err(
                 "sigma",
-                format!("noise multiplier σ = {} must be between 0 and {MAX_SIGMA}", self.sigma),
+                format!(
+                    "noise multiplier σ = {} must be between 0 and {MAX_SIGMA}",
+                    self.sigma
+                ),
             ));
         }
         if !(self.clip.is_finite() && self.clip > 0.0) {
@@ -106,7 +110,10 @@ impl RunConfig {
         if self.epochs == 0 || self.epochs > MAX_EPOCHS {
             return Err(err(
                 "epochs",
-                format!("epochs = {} must be between 1 and {MAX_EPOCHS}", self.epochs),
+                format!(
+                    "epochs = {} must be between 1 and {MAX_EPOCHS}",
+                    self.epochs
+                ),
             ));
         }
         if !(self.delta > 0.0 && self.delta < 1.0) {
@@ -140,16 +147,67 @@ mod tests {
     fn defaults_are_valid_and_bad_values_name_their_field() {
         let c = RunConfig::default();
         assert!(c.validate(1000).is_ok());
-        let bad = RunConfig { lot_size: 2000, ..c.clone() };
+        let bad = RunConfig {
+            lot_size: 2000,
+            ..c.clone()
+        };
         let e = bad.validate(1000).unwrap_err();
         assert_eq!(e.field, "lot_size");
         assert!(e.message.contains("N = 1000"), "{e}");
-        assert_eq!(RunConfig { sigma: -1.0, ..c.clone() }.validate(1000).unwrap_err().field, "sigma");
-        assert_eq!(RunConfig { sigma: f64::NAN, ..c.clone() }.validate(1000).unwrap_err().field, "sigma");
-        assert_eq!(RunConfig { clip: 0.0, ..c.clone() }.validate(1000).unwrap_err().field, "clip");
-        assert_eq!(RunConfig { delta: 1.0, ..c.clone() }.validate(1000).unwrap_err().field, "delta");
-        assert_eq!(RunConfig { epochs: 0, ..c.clone() }.validate(1000).unwrap_err().field, "epochs");
-        assert!(RunConfig { sigma: 0.0, ..c }.validate(1000).is_ok(), "σ = 0 is allowed (ε = ∞)");
+        assert_eq!(
+            RunConfig {
+                sigma: -1.0,
+                ..c.clone()
+            }
+            .validate(1000)
+            .unwrap_err()
+            .field,
+            "sigma"
+        );
+        assert_eq!(
+            RunConfig {
+                sigma: f64::NAN,
+                ..c.clone()
+            }
+            .validate(1000)
+            .unwrap_err()
+            .field,
+            "sigma"
+        );
+        assert_eq!(
+            RunConfig {
+                clip: 0.0,
+                ..c.clone()
+            }
+            .validate(1000)
+            .unwrap_err()
+            .field,
+            "clip"
+        );
+        assert_eq!(
+            RunConfig {
+                delta: 1.0,
+                ..c.clone()
+            }
+            .validate(1000)
+            .unwrap_err()
+            .field,
+            "delta"
+        );
+        assert_eq!(
+            RunConfig {
+                epochs: 0,
+                ..c.clone()
+            }
+            .validate(1000)
+            .unwrap_err()
+            .field,
+            "epochs"
+        );
+        assert!(
+            RunConfig { sigma: 0.0, ..c }.validate(1000).is_ok(),
+            "σ = 0 is allowed (ε = ∞)"
+        );
     }
 
     #[test]

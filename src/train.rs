@@ -60,7 +60,12 @@ fn serialize_epsilons<S: Serializer>(e: &EpsilonReport, s: S) -> Result<S::Ok, S
         }
     }
     let mut m = s.serialize_map(Some(4))?;
-    for (k, v) in [("naive", e.naive), ("strong", e.strong), ("moments", e.moments), ("rdp", e.rdp)] {
+    for (k, v) in [
+        ("naive", e.naive),
+        ("strong", e.strong),
+        ("moments", e.moments),
+        ("rdp", e.rdp),
+    ] {
         m.serialize_entry(k, &Eps(v))?;
     }
     m.end()
@@ -179,13 +184,24 @@ impl Trainer {
                 self.batch_y.push(data.train.y[i]);
             }
             let xb = self.batch_x.slice(s![..chunk.len(), ..]);
-            self.model.per_example_grad_norms(xb, &self.batch_y, &mut self.norms);
+            self.model
+                .per_example_grad_norms(xb, &self.batch_y, &mut self.norms);
             self.stats.clipped += clip_factors(&self.norms, clip, &mut self.factors);
-            self.model.add_weighted_grad_sum(xb, &self.factors, &mut self.grad);
+            self.model
+                .add_weighted_grad_sum(xb, &self.factors, &mut self.grad);
             self.record_norms();
         }
-        let signal = self.grad.iter().map(|&g| (g as f64).powi(2)).sum::<f64>().sqrt();
-        let noise = add_gaussian_noise(&mut self.grad, self.cfg.sigma * self.cfg.clip, &mut self.rng);
+        let signal = self
+            .grad
+            .iter()
+            .map(|&g| (g as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let noise = add_gaussian_noise(
+            &mut self.grad,
+            self.cfg.sigma * self.cfg.clip,
+            &mut self.rng,
+        );
         let scale = (self.cfg.lr / self.cfg.lot_size as f64) as Real;
         for (p, g) in self.model.params_mut().iter_mut().zip(&self.grad) {
             *p -= scale * g;
@@ -232,7 +248,11 @@ impl Trainer {
 
     /// ε per accountant after `steps` steps of this run's mechanism.
     pub fn epsilon_after(&self, steps: u64) -> EpsilonReport {
-        let mech = SampledGaussian { q: self.q, sigma: self.cfg.sigma, steps };
+        let mech = SampledGaussian {
+            q: self.q,
+            sigma: self.cfg.sigma,
+            steps,
+        };
         EpsilonReport::compute(&mech, self.cfg.delta, Amplification::Paper)
             .expect("validated config gives valid accountant inputs")
     }

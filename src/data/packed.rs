@@ -70,11 +70,17 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
 
     let mut read_column = |col: &Column| -> Result<Vec<u32>, DataError> {
         if ![1, 2, 4].contains(&col.width) {
-            return Err(bad(format!("column {}: width {} is not 1, 2 or 4", col.name, col.width)));
+            return Err(bad(format!(
+                "column {}: width {} is not 1, 2 or 4",
+                col.name, col.width
+            )));
         }
         let len = n * col.width;
         if body.len() < len {
-            return Err(bad(format!("packed dataset truncated in column {}", col.name)));
+            return Err(bad(format!(
+                "packed dataset truncated in column {}",
+                col.name
+            )));
         }
         let (raw, tail) = body.split_at(len);
         body = tail;
@@ -111,7 +117,10 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
                 names.extend(col.values.iter().map(|v| format!("{}={}", col.name, v)));
                 for (i, &v) in raw.iter().enumerate() {
                     if v as usize >= col.values.len() {
-                        return Err(bad(format!("column {}: category {v} out of range", col.name)));
+                        return Err(bad(format!(
+                            "column {}: category {v} out of range",
+                            col.name
+                        )));
                     }
                     blocks[i].push((base + v as usize, 1.0));
                 }
@@ -122,7 +131,9 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
     let labels = read_column(&header.label)?;
     let n_classes = header.label.values.len();
     if let Some(&l) = labels.iter().find(|&&l| l as usize >= n_classes) {
-        return Err(bad(format!("label {l} out of range for {n_classes} classes")));
+        return Err(bad(format!(
+            "label {l} out of range for {n_classes} classes"
+        )));
     }
 
     // ||x|| ≤ sqrt(#columns) before this scale, ≤ 1 after.
@@ -135,7 +146,10 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
                 x[[r, j]] = v * scale;
             }
         }
-        Split { x, y: labels[range].iter().map(|&l| l as usize).collect() }
+        Split {
+            x,
+            y: labels[range].iter().map(|&l| l as usize).collect(),
+        }
     };
     Ok(Dataset {
         name: header.name,
@@ -177,6 +191,10 @@ mod tests {
         let s = 1.0 / (2.0 as Real).sqrt();
         assert_eq!(d.train.x.row(0).to_vec(), [0.0, 0.0, 0.0, s]);
         assert_eq!(d.train.x.row(1).to_vec(), [s, s, 0.0, 0.0]);
-        assert_eq!(d.test.x.row(0).to_vec(), [s, 0.0, s, 0.0], "test clamped to train range");
+        assert_eq!(
+            d.test.x.row(0).to_vec(),
+            [s, 0.0, s, 0.0],
+            "test clamped to train range"
+        );
     }
 }

@@ -25,7 +25,12 @@ pub struct SoftmaxRegression {
 impl SoftmaxRegression {
     /// All-zero parameters (the usual start for a convex model).
     pub fn zeros(d: usize, k: usize) -> Self {
-        SoftmaxRegression { d, k, params: vec![0.0; d * k + k], residual: Array2::zeros((0, k)) }
+        SoftmaxRegression {
+            d,
+            k,
+            params: vec![0.0; d * k + k],
+            residual: Array2::zeros((0, k)),
+        }
     }
 
     /// Small random weights N(0, 0.01²) from the run's RNG, zero bias.
@@ -87,7 +92,11 @@ impl Model for SoftmaxRegression {
     }
 
     fn add_weighted_grad_sum(&mut self, x: ArrayView2<Real>, weights: &[Real], grad: &mut [Real]) {
-        assert_eq!(weights.len(), self.residual.nrows(), "weights do not match the last batch");
+        assert_eq!(
+            weights.len(),
+            self.residual.nrows(),
+            "weights do not match the last batch"
+        );
         for (mut row, &w) in self.residual.rows_mut().into_iter().zip(weights) {
             row *= w;
         }
@@ -138,16 +147,15 @@ mod tests {
         let mut grad = vec![0.0; m.n_params()];
         m.add_weighted_grad_sum(x.view(), &vec![1.0 / n as Real; n], &mut grad);
         let h = 1e-2f32;
-        for j in 0..m.n_params() {
+        for (j, &g) in grad.iter().enumerate() {
             let mut plus = m.clone();
             plus.params_mut()[j] += h;
             let mut minus = m.clone();
             minus.params_mut()[j] -= h;
             let fd = (loss_at(&plus, &x, &y) - loss_at(&minus, &x, &y)) / (2.0 * h as f64);
             assert!(
-                (fd - grad[j] as f64).abs() < 2e-3 * (1.0 + fd.abs()),
-                "param {j}: finite difference {fd} vs analytic {}",
-                grad[j]
+                (fd - g as f64).abs() < 2e-3 * (1.0 + fd.abs()),
+                "param {j}: finite difference {fd} vs analytic {g}"
             );
         }
     }
@@ -168,7 +176,11 @@ mod tests {
             mi.per_example_grad_norms(x.view(), &y, &mut Vec::new());
             mi.add_weighted_grad_sum(x.view(), &w, &mut g);
             let brute = g.iter().map(|v| v * v).sum::<Real>().sqrt();
-            assert!((brute - norms[i]).abs() <= 1e-5 * brute.max(1.0), "{brute} vs {}", norms[i]);
+            assert!(
+                (brute - norms[i]).abs() <= 1e-5 * brute.max(1.0),
+                "{brute} vs {}",
+                norms[i]
+            );
         }
     }
 }

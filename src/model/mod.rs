@@ -43,7 +43,10 @@ pub fn evaluate<M: Model + ?Sized>(model: &M, x: ArrayView2<Real>, y: &[usize]) 
             let best = row
                 .iter()
                 .enumerate()
-                .fold((0, Real::NEG_INFINITY), |b, (k, &v)| if v > b.1 { (k, v) } else { b });
+                .fold(
+                    (0, Real::NEG_INFINITY),
+                    |b, (k, &v)| if v > b.1 { (k, v) } else { b },
+                );
             correct += (best.0 == label) as usize;
         }
     }

@@ -58,7 +58,10 @@ mod tests {
         // Each count is Binomial(20000, 0.2): std 56.6; 6 std = 340.
         for (i, &c) in counts.iter().enumerate() {
             let expected = draws as f64 * q;
-            assert!((c as f64 - expected).abs() < 340.0, "index {i}: {c} vs {expected}");
+            assert!(
+                (c as f64 - expected).abs() < 340.0,
+                "index {i}: {c} vs {expected}"
+            );
         }
         let mean = sizes as f64 / draws as f64;
         assert!((mean - q * n as f64).abs() < 0.1, "mean lot size {mean}");

@@ -52,7 +52,11 @@ mod tests {
             let norm: Real = 10f32.powf(rng.random_range(-4.0..4.0));
             let c: Real = 10f32.powf(rng.random_range(-2.0..1.3));
             let f = clip_factor(norm, c);
-            assert!(norm * f <= c * (1.0 + 1e-6), "norm {norm}, C {c}, clipped {}", norm * f);
+            assert!(
+                norm * f <= c * (1.0 + 1e-6),
+                "norm {norm}, C {c}, clipped {}",
+                norm * f
+            );
             assert!(f <= 1.0 && f > 0.0);
             if norm <= c {
                 assert_eq!(f, 1.0, "gradients inside the ball are untouched");
@@ -73,8 +77,15 @@ mod tests {
         let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n;
         let var = v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
         assert!(mean.abs() < 5.0 * sigma * c / n.sqrt(), "mean {mean}");
-        assert!((var.sqrt() / (sigma * c) - 1.0).abs() < 0.01, "std {}", var.sqrt());
-        assert!((norm / (sigma * c * n.sqrt()) - 1.0).abs() < 0.01, "noise norm {norm}");
+        assert!(
+            (var.sqrt() / (sigma * c) - 1.0).abs() < 0.01,
+            "std {}",
+            var.sqrt()
+        );
+        assert!(
+            (norm / (sigma * c * n.sqrt()) - 1.0).abs() < 0.01,
+            "noise norm {norm}"
+        );
     }
 
     #[test]

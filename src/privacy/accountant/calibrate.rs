@@ -15,7 +15,9 @@ pub fn sigma_for_epsilon(
 ) -> Result<f64, AccountError> {
     check_delta(delta)?;
     if !(target_eps > 0.0 && target_eps.is_finite()) {
-        return Err(AccountError(format!("target epsilon = {target_eps} must be a positive number")));
+        return Err(AccountError(format!(
+            "target epsilon = {target_eps} must be a positive number"
+        )));
     }
     let eps = |sigma: f64| -> Result<f64, AccountError> {
         acc.epsilon(&SampledGaussian::new(q, sigma, steps)?, delta)

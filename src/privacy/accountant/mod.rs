@@ -53,10 +53,14 @@ impl SampledGaussian {
             return Err(AccountError(format!("q = {q} must be in [0, 1]")));
         }
         if !(sigma >= 0.0 && sigma.is_finite()) {
-            return Err(AccountError(format!("sigma = {sigma} must be a finite number ≥ 0")));
+            return Err(AccountError(format!(
+                "sigma = {sigma} must be a finite number ≥ 0"
+            )));
         }
         if steps > MAX_STEPS {
-            return Err(AccountError(format!("steps = {steps} must be at most {MAX_STEPS}")));
+            return Err(AccountError(format!(
+                "steps = {steps} must be at most {MAX_STEPS}"
+            )));
         }
         Ok(SampledGaussian { q, sigma, steps })
     }
@@ -88,7 +92,9 @@ pub fn check_delta(delta: f64) -> Result<(), AccountError> {
     if delta > 0.0 && delta < 1.0 {
         Ok(())
     } else {
-        Err(AccountError(format!("delta = {delta} must be strictly between 0 and 1")))
+        Err(AccountError(format!(
+            "delta = {delta} must be strictly between 0 and 1"
+        )))
     }
 }
 
@@ -174,7 +180,43 @@ pub struct EpsilonReport {
 }
 
 impl EpsilonReport {
-    pub fn compute(mech: &SampledGaussian, delta: f64, amp: Amplification) -> Result<Self, AccountError> {
+    /// ε of every accountant after each of `steps` (one report per entry). The per-step RDP
+    /// and log moments do not depend on T, so they are computed once for the whole curve.
+    pub fn curve(
+        q: f64,
+        sigma: f64,
+        steps: &[u64],
+        delta: f64,
+        amp: Amplification,
+    ) -> Result<Vec<Self>, AccountError> {
+        check_delta(delta)?;
+        let mechs = steps
+            .iter()
+            .map(|&t| SampledGaussian::new(q, sigma, t))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (Some(moments), Some(rdp)) = (
+            moments::epsilon_curve(&mechs, delta),
+            rdp::epsilon_curve(&mechs, delta),
+        ) else {
+            return Ok(Vec::new());
+        };
+        Ok(mechs
+            .iter()
+            .zip(moments.into_iter().zip(rdp))
+            .map(|(m, (moments, rdp))| EpsilonReport {
+                naive: naive::epsilon(m, delta, amp),
+                strong: strong::epsilon(m, delta, amp),
+                moments,
+                rdp,
+            })
+            .collect())
+    }
+
+    pub fn compute(
+        mech: &SampledGaussian,
+        delta: f64,
+        amp: Amplification,
+    ) -> Result<Self, AccountError> {
         check_delta(delta)?;
         Ok(EpsilonReport {
             naive: naive::epsilon(mech, delta, amp),

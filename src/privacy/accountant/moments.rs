@@ -49,12 +49,17 @@ pub fn log_moment(q: f64, sigma: f64, lambda: u32) -> f64 {
         };
         terms.push((log_coef, (kf * kf - kf) / (2.0 * sigma * sigma)));
     }
-    let max_log = terms.iter().map(|&(c, e)| c + e).fold(f64::NEG_INFINITY, f64::max);
+    let max_log = terms
+        .iter()
+        .map(|&(c, e)| c + e)
+        .fold(f64::NEG_INFINITY, f64::max);
     if max_log < 600.0 && q < 1.0 {
         let excess: f64 = terms.iter().map(|&(c, e)| c.exp() * e.exp_m1()).sum();
         excess.ln_1p()
     } else {
-        terms.iter().fold(f64::NEG_INFINITY, |acc, &(c, e)| log_add(acc, c + e))
+        terms
+            .iter()
+            .fold(f64::NEG_INFINITY, |acc, &(c, e)| log_add(acc, c + e))
     }
 }
 
@@ -89,12 +94,18 @@ pub fn log_moment_numerical(q: f64, sigma: f64, lambda: u32) -> f64 {
     // E2 = ∫ μ r^λ = ∫ μ0 r^(λ+1); E1 = ∫ μ0 r^(−λ). Integrate w·expm1(a) (∫ w = 1) linearly
     // when it cannot overflow, else ln ∫ w e^a by log-sum-exp.
     let log_expectation = |a: &dyn Fn(f64) -> f64| -> f64 {
-        let pts: Vec<(f64, f64)> = (0..=n).map(|i| lo + i as f64 * h).map(|z| (log_mu0(z), a(z))).collect();
+        let pts: Vec<(f64, f64)> = (0..=n)
+            .map(|i| lo + i as f64 * h)
+            .map(|z| (log_mu0(z), a(z)))
+            .collect();
         if pts.iter().all(|&(w, a)| w + a < 600.0 && a < 600.0) {
             let excess: f64 = pts.iter().map(|&(w, a)| w.exp() * a.exp_m1()).sum::<f64>() * h;
             excess.ln_1p()
         } else {
-            let m = pts.iter().map(|&(w, a)| w + a).fold(f64::NEG_INFINITY, f64::max);
+            let m = pts
+                .iter()
+                .map(|&(w, a)| w + a)
+                .fold(f64::NEG_INFINITY, f64::max);
             m + (pts.iter().map(|&(w, a)| (w + a - m).exp()).sum::<f64>() * h).ln()
         }
     };
@@ -108,17 +119,41 @@ pub fn epsilon(mech: &SampledGaussian, delta: f64) -> f64 {
     if let Some(e) = mech.trivial_epsilon() {
         return e;
     }
-    let t = mech.steps as f64;
+    let alphas: Vec<f64> = LAMBDAS.map(|l| log_moment(mech.q, mech.sigma, l)).collect();
+    epsilon_from_moments(&alphas, mech.steps, delta)
+}
+
+fn epsilon_from_moments(alphas: &[f64], steps: u64, delta: f64) -> f64 {
+    let t = steps as f64;
     LAMBDAS
-        .map(|l| (t * log_moment(mech.q, mech.sigma, l) + (1.0 / delta).ln()) / l as f64)
+        .zip(alphas)
+        .map(|(l, a)| (t * a + (1.0 / delta).ln()) / l as f64)
         .fold(f64::INFINITY, f64::min)
+}
+
+/// [`epsilon`] for mechanisms that share q and σ (the first one's), α(λ) computed once.
+/// `None` when `mechs` is empty.
+pub fn epsilon_curve(mechs: &[SampledGaussian], delta: f64) -> Option<Vec<f64>> {
+    let first = mechs.first()?;
+    let alphas: Vec<f64> = LAMBDAS
+        .map(|l| log_moment(first.q, first.sigma, l))
+        .collect();
+    Some(
+        mechs
+            .iter()
+            .map(|m| {
+                m.trivial_epsilon()
+                    .unwrap_or_else(|| epsilon_from_moments(&alphas, m.steps, delta))
+            })
+            .collect(),
+    )
 }
 
 /// δ at ε for `mech.steps` steps (Theorem 2's tail bound): min over λ of exp(T·α(λ) − λε),
 /// at most 1.
 pub fn delta(mech: &SampledGaussian, eps: f64) -> f64 {
     match mech.trivial_epsilon() {
-        Some(e) if e == 0.0 => return 0.0,
+        Some(0.0) => return 0.0,
         Some(_) => return 1.0,
         None => {}
     }

@@ -82,15 +82,38 @@ pub fn rdp_to_epsilon(a: f64, r: f64, delta: f64) -> f64 {
 
 /// ε at δ after `mech.steps` steps, minimised over [`default_orders`].
 pub fn epsilon(mech: &SampledGaussian, delta: f64) -> f64 {
-    if let Some(e) = mech.trivial_epsilon() {
-        return e;
-    }
-    let t = mech.steps as f64;
-    default_orders()
-        .into_iter()
-        .map(|a| rdp_to_epsilon(a, t * rdp_one_step(mech.q, mech.sigma, a), delta))
-        .fold(f64::INFINITY, f64::min)
-        .max(0.0)
+    epsilon_curve(std::slice::from_ref(mech), delta).expect("one mechanism")[0]
+}
+
+/// [`epsilon`] for mechanisms that share q and σ (the first one's): the one-step RDP of each
+/// order is computed once. `None` when `mechs` is empty.
+pub fn epsilon_curve(mechs: &[SampledGaussian], delta: f64) -> Option<Vec<f64>> {
+    let first = mechs.first()?;
+    let orders = default_orders();
+    let per_step: Vec<f64> = if first.trivial_epsilon().is_some() {
+        Vec::new()
+    } else {
+        orders
+            .iter()
+            .map(|&a| rdp_one_step(first.q, first.sigma, a))
+            .collect()
+    };
+    Some(
+        mechs
+            .iter()
+            .map(|m| {
+                m.trivial_epsilon().unwrap_or_else(|| {
+                    let t = m.steps as f64;
+                    orders
+                        .iter()
+                        .zip(&per_step)
+                        .map(|(&a, &r)| rdp_to_epsilon(a, t * r, delta))
+                        .fold(f64::INFINITY, f64::min)
+                        .max(0.0)
+                })
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -104,7 +127,10 @@ mod tests {
             for a in [2.0, 5.0, 12.0] {
                 let int = rdp_one_step(q, sigma, a);
                 let near = log_a_frac(q, sigma, a + 1e-7) / (a + 1e-7 - 1.0);
-                assert!((int - near).abs() < 1e-5 * int, "q {q} σ {sigma} a {a}: {int} vs {near}");
+                assert!(
+                    (int - near).abs() < 1e-5 * int,
+                    "q {q} σ {sigma} a {a}: {int} vs {near}"
+                );
             }
         }
     }
@@ -113,6 +139,9 @@ mod tests {
     fn orders_are_the_reference_list() {
         let o = default_orders();
         assert_eq!(o.len(), 99 + 53 + 4);
-        assert_eq!((o[0], o[98], o[99], o[151], o[155]), (1.1, 10.9, 11.0, 63.0, 1024.0));
+        assert_eq!(
+            (o[0], o[98], o[99], o[151], o[155]),
+            (1.1, 10.9, 11.0, 63.0, 1024.0)
+        );
     }
 }

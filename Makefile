@@ -1,0 +1,27 @@
+# The two commands of the README: `make serve` and `make test`. Both install what is missing.
+PORT ?= 8000
+export CHROMEDRIVER ?= /usr/bin/chromedriver
+
+.PHONY: setup wasm serve test test-native test-wasm test-e2e bench
+
+setup:
+	bash scripts/setup
+
+wasm: setup
+	bash scripts/build-wasm
+
+serve: wasm
+	@echo "DP-SGD Lab: open http://127.0.0.1:$(PORT)/ (Ctrl-C stops the server)"
+	/usr/bin/python3 -m http.server $(PORT) --bind 127.0.0.1 --directory www
+
+test: setup
+	cargo test --release
+	$(MAKE) test-wasm
+	bash scripts/build-wasm
+	node --test tests/e2e/
+
+test-native:
+	cargo test --release
+
+test-wasm:
+	cargo test --target wasm32-unknown-unknown --test web

@@ -1,0 +1,234 @@
+//! The two live charts, drawn with plotters on a canvas of the page from the reports the
+//! worker posted: accuracy (train and test) against epochs, and ε against epochs.
+
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+// Okabe–Ito colour-blind-safe palette.
+const BLUE: RGBColor = RGBColor(0, 114, 178);
+const ORANGE: RGBColor = RGBColor(230, 159, 0);
+const GREEN: RGBColor = RGBColor(0, 158, 115);
+const VERMILLION: RGBColor = RGBColor(213, 94, 0);
+const PURPLE: RGBColor = RGBColor(204, 121, 167);
+const GREY: RGBColor = RGBColor(90, 90, 90);
+
+/// The part of an epoch report the accuracy chart reads.
+#[derive(Deserialize)]
+struct AccuracyPoint {
+    epoch: f64,
+    train_acc: f64,
+    test_acc: f64,
+}
+
+/// One epoch's ε per accountant; `null` (∞) or missing is skipped.
+#[derive(Deserialize)]
+struct EpsilonPoint {
+    epoch: f64,
+    naive: Option<f64>,
+    strong: Option<f64>,
+    moments: Option<f64>,
+    rdp: Option<f64>,
+}
+
+fn js_err(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+fn parse<T: for<'a> Deserialize<'a>>(json: &str, what: &str) -> Result<T, JsError> {
+    serde_json::from_str(json).map_err(|e| JsError::new(&format!("{what}: {e}")))
+}
+
+fn backend(canvas_id: &str) -> Result<CanvasBackend, JsError> {
+    CanvasBackend::new(canvas_id)
+        .ok_or_else(|| JsError::new(&format!("no canvas with id '{canvas_id}'")))
+}
+
+/// Draws train and test accuracy for the finished epochs (`history_json`: array of epoch
+/// reports) on an x axis of `epochs` epochs. `scale` is the device pixel ratio.
+#[wasm_bindgen]
+pub fn draw_accuracy_chart(
+    canvas_id: &str,
+    history_json: &str,
+    epochs: u32,
+    scale: f64,
+) -> Result<(), JsError> {
+    let points: Vec<AccuracyPoint> = parse(history_json, "accuracy history")?;
+    let root = backend(canvas_id)?.into_drawing_area();
+    root.fill(&WHITE).map_err(js_err)?;
+    let px = |v: f64| (v * scale).round() as u32;
+    let accs = points
+        .iter()
+        .flat_map(|p| [p.train_acc, p.test_acc])
+        .filter(|v| v.is_finite());
+    let lo = accs.fold(1.0f64, f64::min);
+    let lo = ((lo - 0.02) * 20.0).floor() / 20.0; // to the 0.05 below, with a margin
+    let lo = lo.clamp(0.0, 0.9);
+    let mut chart = ChartBuilder::on(&root)
+        .margin(px(10.0))
+        .caption("Accuracy", ("sans-serif", px(18.0)))
+        .x_label_area_size(px(36.0))
+        .y_label_area_size(px(48.0))
+        .build_cartesian_2d(0f64..(epochs.max(1) as f64), lo..1.0)
+        .map_err(js_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("epoch")
+        .y_desc("accuracy")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_labels(8)
+        .light_line_style(RGBColor(238, 238, 238))
+        .label_style(("sans-serif", px(13.0)))
+        .draw()
+        .map_err(js_err)?;
+    for (name, color, get) in [
+        (
+            "train",
+            BLUE,
+            (|p: &AccuracyPoint| p.train_acc) as fn(&AccuracyPoint) -> f64,
+        ),
+        ("test", ORANGE, |p: &AccuracyPoint| p.test_acc),
+    ] {
+        let style = ShapeStyle::from(&color).stroke_width(px(2.5));
+        let series = points
+            .iter()
+            .map(|p| (p.epoch, get(p)))
+            .filter(|(_, v)| v.is_finite());
+        chart
+            .draw_series(LineSeries::new(series.clone(), style))
+            .map_err(js_err)?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        chart
+            .draw_series(series.map(|p| Circle::new(p, px(3.0), color.filled())))
+            .map_err(js_err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .label_font(("sans-serif", px(14.0)))
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .draw()
+        .map_err(js_err)?;
+    root.present().map_err(js_err)
+}
+
+/// Draws ε (log scale) against epochs for each accountant: the whole predicted curve
+/// (`preview_json`, from `epsilon_curve`) thin, and the epochs trained so far (`history_json`,
+/// epoch reports) thick with markers. When every ε is ∞ (σ = 0) it says "∞ — no privacy".
+#[wasm_bindgen]
+pub fn draw_epsilon_chart(
+    canvas_id: &str,
+    preview_json: &str,
+    history_json: &str,
+    epochs: u32,
+    scale: f64,
+) -> Result<(), JsError> {
+    let preview: Vec<EpsilonPoint> = parse(preview_json, "epsilon preview")?;
+    #[derive(Deserialize)]
+    struct Report {
+        epoch: f64,
+        epsilon: serde_json::Value,
+    }
+    let history: Vec<Report> = parse(history_json, "epsilon history")?;
+    let done: Vec<EpsilonPoint> = history
+        .iter()
+        .map(|r| {
+            let get = |k: &str| r.epsilon.get(k).and_then(|v| v.as_f64());
+            EpsilonPoint {
+                epoch: r.epoch,
+                naive: get("naive"),
+                strong: get("strong"),
+                moments: get("moments"),
+                rdp: get("rdp"),
+            }
+        })
+        .collect();
+    let root = backend(canvas_id)?.into_drawing_area();
+    root.fill(&WHITE).map_err(js_err)?;
+    let px = |v: f64| (v * scale).round() as u32;
+    let all = preview
+        .iter()
+        .chain(&done)
+        .flat_map(|p| [p.naive, p.strong, p.moments, p.rdp])
+        .flatten();
+    let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
+    if positive.is_empty() {
+        let (w, h) = root.dim_in_pixel();
+        let style = ("sans-serif", px(22.0)).into_font().color(&VERMILLION);
+        root.draw(&Text::new(
+            "ε = ∞ — no privacy (σ = 0)",
+            (w as i32 / 6, h as i32 / 2),
+            style,
+        ))
+        .map_err(js_err)?;
+        return root.present().map_err(js_err);
+    }
+    let lo = positive.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
+    let hi = positive.iter().cloned().fold(0.0, f64::max) * 4.0; // headroom for the legend
+    let mut chart = ChartBuilder::on(&root)
+        .margin(px(10.0))
+        .caption("Privacy spent ε (δ fixed)", ("sans-serif", px(18.0)))
+        .x_label_area_size(px(36.0))
+        .y_label_area_size(px(56.0))
+        .build_cartesian_2d(0f64..(epochs.max(1) as f64), (lo..hi).log_scale())
+        .map_err(js_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("epoch")
+        .y_desc("ε (log scale)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .light_line_style(RGBColor(238, 238, 238))
+        .label_style(("sans-serif", px(13.0)))
+        .y_label_formatter(&|v| {
+            format!("{v:.3}")
+                .trim_end_matches('0')
+                .trim_end_matches('.')
+                .to_string()
+        })
+        .draw()
+        .map_err(js_err)?;
+    type Get = fn(&EpsilonPoint) -> Option<f64>;
+    let accountants: [(&str, RGBColor, Get); 4] = [
+        ("naive", VERMILLION, |p| p.naive),
+        ("strong", PURPLE, |p| p.strong),
+        ("moments (paper)", BLUE, |p| p.moments),
+        ("RDP", GREEN, |p| p.rdp),
+    ];
+    for (name, color, get) in accountants {
+        let series = |pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
+            pts.iter()
+                .filter_map(|p| get(p).filter(|v| *v > 0.0).map(|v| (p.epoch, v)))
+                .collect()
+        };
+        let thin = ShapeStyle::from(&color.mix(0.45)).stroke_width(px(1.5));
+        chart
+            .draw_series(LineSeries::new(series(&preview), thin))
+            .map_err(js_err)?;
+        let thick = ShapeStyle::from(&color).stroke_width(px(3.0));
+        let trained = series(&done);
+        chart
+            .draw_series(LineSeries::new(trained.clone(), thick))
+            .map_err(js_err)?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], thick));
+        chart
+            .draw_series(
+                trained
+                    .into_iter()
+                    .map(|p| Circle::new(p, px(3.0), color.filled())),
+            )
+            .map_err(js_err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", px(14.0)))
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .draw()
+        .map_err(js_err)?;
+    root.present().map_err(js_err)
+}

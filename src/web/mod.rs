@@ -1,0 +1,18 @@
+//! The browser facade (wasm32 only): a thin `#[wasm_bindgen]` layer over the core. The worker
+//! uses [`LabData`] and [`Session`] to train; the page uses [`epsilon_curve`] and the chart
+//! functions to draw the reports the worker posts (plotters-canvas needs the DOM, so charts
+//! are drawn on the main thread).
+
+mod charts;
+mod session;
+
+pub use charts::{draw_accuracy_chart, draw_epsilon_chart};
+pub use session::{epsilon_curve, LabData, Session};
+
+use wasm_bindgen::prelude::*;
+
+/// Panics show up in the browser console with their message instead of "unreachable".
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}

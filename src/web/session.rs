@@ -1,0 +1,125 @@
+//! Training and accounting entry points for the worker and the page. Reports cross the
+//! boundary as JSON strings (the same JSON the CLI prints).
+
+use crate::config::RunConfig;
+use crate::data::{decode_packed, Dataset};
+use crate::privacy::accountant::{Amplification, EpsilonReport};
+use crate::train::Trainer;
+use serde::Serialize;
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+
+/// A decoded dataset, shared by the sessions trained on it.
+#[wasm_bindgen]
+pub struct LabData {
+    inner: Arc<Dataset>,
+}
+
+#[wasm_bindgen]
+impl LabData {
+    /// Decodes a packed dataset file (`www/data/*.bin`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8]) -> Result<LabData, JsError> {
+        let inner = decode_packed(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(LabData {
+            inner: Arc::new(inner),
+        })
+    }
+
+    pub fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+
+    pub fn n_train(&self) -> usize {
+        self.inner.train.len()
+    }
+
+    pub fn n_test(&self) -> usize {
+        self.inner.test.len()
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.inner.n_features()
+    }
+}
+
+/// One DP-SGD run, advanced a few steps at a time so the worker stays responsive.
+#[wasm_bindgen]
+pub struct Session {
+    trainer: Trainer,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// Validates the configuration (a JSON object of [`RunConfig`] fields) against the data.
+    #[wasm_bindgen(constructor)]
+    pub fn new(data: &LabData, config_json: &str) -> Result<Session, JsError> {
+        let cfg = RunConfig::from_json(config_json).map_err(|e| JsError::new(&e.to_string()))?;
+        let trainer =
+            Trainer::new(cfg, Arc::clone(&data.inner)).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(Session { trainer })
+    }
+
+    /// Runs at most `max_steps` lots; returns the epoch's report (JSON) when an epoch ended.
+    pub fn advance(&mut self, max_steps: u32) -> Option<String> {
+        self.trainer
+            .advance(max_steps as u64)
+            .map(|r| serde_json::to_string(&r).expect("report serialises"))
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.trainer.is_finished()
+    }
+
+    /// The run's seed as a decimal string (drawn at random when the config had none).
+    pub fn seed(&self) -> String {
+        self.trainer.seed().to_string()
+    }
+
+    pub fn sampling_rate(&self) -> f64 {
+        self.trainer.sampling_rate()
+    }
+
+    pub fn steps_per_epoch(&self) -> f64 {
+        self.trainer.steps_per_epoch() as f64
+    }
+}
+
+#[derive(Serialize)]
+struct CurvePoint {
+    epoch: u32,
+    naive: Option<f64>,
+    strong: Option<f64>,
+    moments: Option<f64>,
+    rdp: Option<f64>,
+}
+
+/// ε after each epoch 1..=epochs for every accountant (JSON array; `null` for ∞). It depends
+/// only on (q, σ, steps per epoch, δ), so the page previews it before training.
+#[wasm_bindgen]
+pub fn epsilon_curve(
+    q: f64,
+    sigma: f64,
+    steps_per_epoch: f64,
+    epochs: u32,
+    delta: f64,
+) -> Result<String, JsError> {
+    let finite = |v: f64| v.is_finite().then_some(v);
+    let steps: Vec<u64> = (1..=epochs)
+        .map(|e| (e as f64 * steps_per_epoch).round() as u64)
+        .collect();
+    let curve = EpsilonReport::curve(q, sigma, &steps, delta, Amplification::Paper)
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    let points: Vec<CurvePoint> = curve
+        .iter()
+        .zip(1..)
+        .map(|(r, epoch)| CurvePoint {
+            epoch,
+            naive: finite(r.naive),
+            strong: finite(r.strong),
+            moments: finite(r.moments),
+            rdp: finite(r.rdp),
+        })
+        .collect();
+    Ok(serde_json::to_string(&points).expect("curve serialises"))
+}

@@ -1,0 +1,18 @@
+// Debian's Chromium, headless, driven by playwright-core (which never downloads a browser).
+import { chromium } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ARTIFACTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test-artifacts');
+
+export async function launch() {
+  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-chromium-'));
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 1000 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'],
+  });
+}

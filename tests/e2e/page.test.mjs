@@ -1,0 +1,85 @@
+// End to end: the served page trains in its worker, fills the run log, and restarts when a
+// slider moves. Screenshots go to test-artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { serveWww } from './serve.mjs';
+import { launch, ARTIFACTS } from './browser.mjs';
+
+let server;
+let context;
+let page;
+const problems = [];
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  server = await serveWww();
+  context = await launch();
+  page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`); });
+  await page.goto(server.url);
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+});
+
+const rows = () => page.locator('#run-log tbody tr');
+const cellsOf = (i) => rows().nth(i).locator('td').allTextContents();
+
+test('the page loads, trains, and fills the run log and both charts', async () => {
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 3, null, { timeout: 60_000 });
+  const first = await cellsOf(0);
+  assert.equal(first[0], '1');
+  const text = await page.locator('#run-log tbody').innerText();
+  assert.ok(!/NaN|undefined/.test(text), `run log shows ${text}`);
+  // The charts drew something other than white: sample the canvases' pixels.
+  for (const id of ['accuracy-chart', 'epsilon-chart']) {
+    const inked = await page.evaluate((cid) => {
+      const c = document.getElementById(cid);
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
+      return n;
+    }, id);
+    assert.ok(inked > 1000, `${id} has only ${inked} drawn pixels`);
+  }
+  await page.screenshot({ path: path.join(ARTIFACTS, 'page-default.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('moving the σ slider restarts the run with the new σ', async () => {
+  const before = await cellsOf(0);
+  const epsMomentsBefore = Number(before[5]);
+  await page.locator('#sigma').evaluate((el) => {
+    el.value = '4';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  assert.equal(await page.locator('#sigma-value').textContent(), '4.0');
+  // The log clears at once (debounced restart), then new rows arrive.
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
+  const after = await cellsOf(0);
+  const epsMomentsAfter = Number(after[5]);
+  assert.equal(after[0], '1');
+  assert.ok(epsMomentsAfter < epsMomentsBefore / 2, `ε after one epoch: σ=1 gave ${epsMomentsBefore}, σ=4 gave ${epsMomentsAfter}`);
+  assert.match(page.url(), /sigma=4/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'page-sigma-4.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', async () => {
+  await page.locator('#sigma').evaluate((el) => {
+    el.value = '0';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 1, null, { timeout: 60_000 });
+  const cells = await cellsOf(0);
+  assert.deepEqual(cells.slice(3, 7), ['∞', '∞', '∞', '∞']);
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,34 @@
+// A tiny static file server for the end-to-end tests: serves www/ on 127.0.0.1 at a free
+// port, with the MIME types the page needs (module scripts, wasm). Records every request.
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../www');
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json',
+  '.bin': 'application/octet-stream', '.png': 'image/png', '.svg': 'image/svg+xml',
+};
+
+export async function serveWww() {
+  const requests = [];
+  const server = http.createServer(async (req, res) => {
+    requests.push(req.url);
+    const url = new URL(req.url, 'http://localhost');
+    let file = path.normalize(path.join(ROOT, decodeURIComponent(url.pathname)));
+    if (!file.startsWith(ROOT)) { res.writeHead(403).end(); return; }
+    if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/`, requests, close: () => new Promise((r) => server.close(r)) };
+}

@@ -1,0 +1,138 @@
+//! Browser tests (wasm-bindgen-test in headless Chromium): the wasm build trains the golden run
+//! to the same numbers as the native build, the accountants match the reference table, and the
+//! charts draw into a real canvas.
+#![cfg(target_arch = "wasm32")]
+
+use dpsgd_lab::config::RunConfig;
+use dpsgd_lab::data::decode_packed;
+use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
+use dpsgd_lab::train::Trainer;
+use dpsgd_lab::web::{draw_accuracy_chart, draw_epsilon_chart, epsilon_curve};
+use std::sync::Arc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const ADULT: &[u8] = include_bytes!("../www/data/adult.bin");
+const GOLDEN: &str = include_str!("fixtures/golden_run.json");
+const ACCOUNTANTS: &str = include_str!("../../shared/reference/accountants.csv");
+
+fn rel_close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(1e-3)
+}
+
+#[wasm_bindgen_test]
+fn wasm_training_reproduces_the_native_golden_run() {
+    let golden: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
+    let cfg: RunConfig = serde_json::from_value(golden["config"].clone()).unwrap();
+    let data = Arc::new(decode_packed(ADULT).unwrap());
+    let mut t = Trainer::new(cfg, data).unwrap();
+    let reports: Vec<serde_json::Value> = std::iter::from_fn(|| t.run_epoch())
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect();
+    let want = golden["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), want.len());
+    for (w, r) in want.iter().zip(&reports) {
+        for key in [
+            "train_acc",
+            "test_acc",
+            "train_loss",
+            "test_loss",
+            "clipped_fraction",
+            "median_grad_norm",
+            "noise_norm",
+        ] {
+            let (a, b) = (w[key].as_f64().unwrap(), r[key].as_f64().unwrap());
+            assert!(
+                rel_close(a, b, 1e-5),
+                "epoch {}: {key} native {a} vs wasm {b}",
+                w["epoch"]
+            );
+        }
+        for acc in ["naive", "strong", "moments", "rdp"] {
+            let (a, b) = (
+                w["epsilon"][acc].as_f64().unwrap(),
+                r["epsilon"][acc].as_f64().unwrap(),
+            );
+            assert!(rel_close(a, b, 1e-9), "ε {acc}: native {a} vs wasm {b}");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn accountants_match_the_reference_table_in_wasm() {
+    let mut lines = ACCOUNTANTS.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let mut rows = 0;
+    for line in lines.filter(|l| !l.is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        let v = |n: &str| f[col(n)].parse::<f64>().unwrap();
+        let m = SampledGaussian::new(v("q"), v("sigma"), v("steps") as u64).unwrap();
+        for (name, acc, tol) in [
+            (
+                "naive_paper",
+                Accountant::Naive(Amplification::Paper),
+                0.005,
+            ),
+            (
+                "strong_paper",
+                Accountant::Strong(Amplification::Paper),
+                0.005,
+            ),
+            ("moments", Accountant::Moments, 0.001),
+            ("rdp", Accountant::Rdp, 0.005),
+        ] {
+            let ours = acc.epsilon(&m, v("delta")).unwrap();
+            assert!(
+                (ours - v(name)).abs() <= tol * v(name),
+                "{name} row {line}: {ours}"
+            );
+        }
+        rows += 1;
+    }
+    assert!(rows >= 20);
+}
+
+fn canvas(id: &str) -> web_sys::HtmlCanvasElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let c: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_id(id);
+    c.set_width(400);
+    c.set_height(300);
+    doc.body().unwrap().append_child(&c).unwrap();
+    c
+}
+
+/// Number of pixels that are not white, read back from the canvas.
+fn inked_pixels(c: &web_sys::HtmlCanvasElement) -> usize {
+    let ctx: web_sys::CanvasRenderingContext2d =
+        c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let data = ctx.get_image_data(0.0, 0.0, 400.0, 300.0).unwrap().data();
+    data.chunks(4)
+        .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
+        .count()
+}
+
+#[wasm_bindgen_test]
+fn charts_draw_into_a_canvas() {
+    let acc = canvas("acc-test");
+    let history = r#"[{"epoch":1,"train_acc":0.80,"test_acc":0.79,"epsilon":{"naive":4.8,"strong":2.4,"moments":1.5,"rdp":1.1}},
+                      {"epoch":2,"train_acc":0.83,"test_acc":0.82,"epsilon":{"naive":9.9,"strong":3.6,"moments":1.6,"rdp":1.2}}]"#;
+    draw_accuracy_chart("acc-test", history, 10, 1.0).unwrap();
+    assert!(
+        inked_pixels(&acc) > 2000,
+        "accuracy chart drew {} pixels",
+        inked_pixels(&acc)
+    );
+
+    let eps = canvas("eps-test");
+    let preview = epsilon_curve(0.01, 1.0, 100.0, 10, 1e-5).unwrap();
+    draw_epsilon_chart("eps-test", &preview, history, 10, 1.0).unwrap();
+    let inked = inked_pixels(&eps);
+    assert!(inked > 2000, "epsilon chart drew {inked} pixels");
+
+    assert!(draw_accuracy_chart("no-such-canvas", "[]", 10, 1.0).is_err());
+    assert!(draw_accuracy_chart("acc-test", "not json", 10, 1.0).is_err());
+}

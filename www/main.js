@@ -1,0 +1,182 @@
+// DP-SGD Lab page: reads the controls into a config, runs training in a module worker, and
+// draws the worker's epoch reports with the wasm charts. Data flows one way:
+// controls -> config -> worker -> reports -> history -> charts and run log.
+import init, { epsilon_curve, draw_accuracy_chart, draw_epsilon_chart } from './pkg/dpsgd_lab.js';
+
+// One table of the controls: slider id, config field, slider -> value, value -> slider, format.
+const log10 = Math.log10;
+const CONTROLS = [
+  { id: 'sigma', field: 'sigma', toValue: (s) => s, toSlider: (v) => v, fmt: (v) => v.toFixed(1) },
+  { id: 'clip', field: 'clip', toValue: (s) => +(10 ** s).toPrecision(3), toSlider: log10, fmt: (v) => String(v) },
+  { id: 'lot-size', field: 'lot_size', toValue: (s) => Math.max(1, Math.round(10 ** s)), toSlider: log10, fmt: (v) => String(v) },
+  { id: 'lr', field: 'lr', toValue: (s) => +(10 ** s).toPrecision(3), toSlider: log10, fmt: (v) => String(v) },
+  { id: 'epochs', field: 'epochs', toValue: (s) => Math.round(s), toSlider: (v) => v, fmt: (v) => String(v) },
+  { id: 'delta', field: 'delta', toValue: (s) => 10 ** Math.round(s), toSlider: (v) => Math.round(log10(v)), fmt: (v) => v.toExponential(0) },
+];
+const ACCOUNTANTS = ['naive', 'strong', 'moments', 'rdp'];
+const $ = (id) => document.getElementById(id);
+
+let nTrain = 32561;        // replaced by the worker's count once the data is loaded
+let generation = 0;        // every message carries it; reports of older runs are dropped
+let history = [];          // epoch reports of the current run
+let preview = '[]';        // epsilon_curve JSON of the current settings
+let playing = true;
+let debounce = null;
+let wasmReady = false;
+
+const worker = new Worker('./worker.js', { type: 'module' });
+
+function setStatus(text, isError = false) {
+  const s = $('status');
+  s.textContent = text;
+  s.classList.toggle('error', isError);
+}
+
+function readConfig() {
+  const cfg = {};
+  for (const c of CONTROLS) {
+    const el = $(c.id);
+    const v = c.toValue(Number(el.value));
+    cfg[c.field] = v;
+    $(`${c.id}-value`).textContent = c.fmt(v);
+  }
+  cfg.lot_size = Math.min(cfg.lot_size, nTrain);
+  const seed = Number($('seed').value);
+  cfg.seed = Number.isInteger(seed) && seed >= 0 && seed <= 4294967295 ? seed : 1;
+  return cfg;
+}
+
+function writeHash(cfg) {
+  const params = new URLSearchParams({ v: '1' });
+  for (const c of CONTROLS) params.set(c.field, String(cfg[c.field]));
+  params.set('seed', String(cfg.seed));
+  window.history.replaceState(null, '', `#${params}`);
+}
+
+function readHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  for (const c of CONTROLS) {
+    if (!params.has(c.field)) continue;
+    const v = Number(params.get(c.field));
+    if (Number.isFinite(v) && (v > 0 || (c.field === 'sigma' && v === 0))) {
+      const el = $(c.id);
+      el.value = String(Math.min(Number(el.max), Math.max(Number(el.min), c.toSlider(v))));
+    }
+  }
+  if (params.has('seed')) $('seed').value = params.get('seed');
+}
+
+const fmtEps = (v) => (v === 'inf' || v === null || v === undefined ? '∞' : v < 10 ? v.toFixed(3) : v.toFixed(1));
+const pct = (v) => `${(100 * v).toFixed(2)}%`;
+
+function appendRow(r) {
+  const tr = document.createElement('tr');
+  const cells = [r.epoch, pct(r.train_acc), pct(r.test_acc), ...ACCOUNTANTS.map((a) => fmtEps(r.epsilon[a])),
+    pct(r.clipped_fraction), r.median_grad_norm.toFixed(3)];
+  for (const c of cells) {
+    const td = document.createElement('td');
+    td.textContent = String(c);
+    tr.appendChild(td);
+  }
+  $('run-log').tBodies[0].appendChild(tr);
+}
+
+function sizeCanvas(canvas) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.round(canvas.clientWidth * dpr) || 560;
+  const h = Math.round(w * 0.64);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+  }
+  return dpr;
+}
+
+function drawCharts() {
+  if (!wasmReady) return;
+  const epochs = readConfig().epochs;
+  try {
+    const json = JSON.stringify(history);
+    draw_accuracy_chart('accuracy-chart', json, epochs, sizeCanvas($('accuracy-chart')));
+    draw_epsilon_chart('epsilon-chart', preview, json, epochs, sizeCanvas($('epsilon-chart')));
+  } catch (e) {
+    setStatus(`Could not draw the charts: ${e.message || e}`, true);
+  }
+}
+
+function updatePreview(cfg) {
+  if (!wasmReady) return;
+  const q = cfg.lot_size / nTrain;
+  const stepsPerEpoch = Math.max(1, Math.round(nTrain / cfg.lot_size));
+  try {
+    preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta);
+  } catch (e) {
+    preview = '[]';
+    setStatus(`Cannot compute ε: ${e.message || e}`, true);
+  }
+}
+
+// Starts a fresh run with the current controls; the worker drops the old one at once.
+function restart() {
+  clearTimeout(debounce);
+  const cfg = readConfig();
+  writeHash(cfg);
+  generation += 1;
+  history = [];
+  $('run-log').tBodies[0].replaceChildren();
+  updatePreview(cfg);
+  drawCharts();
+  worker.postMessage({ type: 'start', generation, config: cfg, play: playing });
+  setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
+}
+
+worker.onmessage = (ev) => {
+  const m = ev.data;
+  if (m.type === 'ready') {
+    nTrain = m.n_train;
+    const lot = $('lot-size');
+    lot.max = String(log10(nTrain));
+    restart();
+    return;
+  }
+  if (m.generation !== generation) return; // a cancelled run
+  if (m.type === 'report') {
+    history.push(m.report);
+    appendRow(m.report);
+    drawCharts();
+    const r = m.report;
+    setStatus(`Epoch ${r.epoch}: test accuracy ${pct(r.test_acc)}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${readConfig().delta.toExponential(0)})`);
+  } else if (m.type === 'done') {
+    const r = history[history.length - 1];
+    setStatus(`Done: ${history.length} epochs, test accuracy ${pct(r.test_acc)}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.rdp)} (RDP).`);
+  } else if (m.type === 'error') {
+    setStatus(m.message, true);
+  }
+};
+worker.onerror = (e) => setStatus(`The training worker failed: ${e.message}`, true);
+
+function scheduleRestart() {
+  readConfig(); // show the new values at once
+  clearTimeout(debounce);
+  debounce = setTimeout(restart, 150);
+}
+
+for (const c of CONTROLS) $(c.id).addEventListener('input', scheduleRestart);
+$('seed').addEventListener('change', scheduleRestart);
+$('play').addEventListener('click', () => {
+  playing = !playing;
+  $('play').textContent = playing ? 'Pause' : 'Play';
+  $('play').setAttribute('aria-pressed', String(playing));
+  worker.postMessage({ type: playing ? 'resume' : 'pause', generation });
+  setStatus(playing ? 'Training…' : 'Paused.');
+});
+$('reset').addEventListener('click', restart);
+window.addEventListener('resize', drawCharts);
+
+readHash();
+readConfig();
+init().then(() => {
+  wasmReady = true;
+  updatePreview(readConfig());
+  drawCharts();
+}).catch((e) => setStatus(`Could not load the lab's WebAssembly: ${e.message || e}`, true));
