@@ -167,9 +167,10 @@ pub fn draw_epsilon_chart(
         return root.present().map_err(js_err);
     }
     let lo = positive.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
-    let hi = positive.iter().cloned().fold(0.0, f64::max) * 4.0; // headroom for the legend
+    let hi = positive.iter().cloned().fold(0.0, f64::max) * 1.5;
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
+        .margin_right(px(118.0)) // room for the curves' names at their right ends
         .caption("Privacy spent ε (δ fixed)", ("sans-serif", px(18.0)))
         .x_label_area_size(px(36.0))
         .y_label_area_size(px(56.0))
@@ -194,9 +195,10 @@ pub fn draw_epsilon_chart(
     let accountants: [(&str, RGBColor, Get); 4] = [
         ("naive", VERMILLION, |p| p.naive),
         ("strong", PURPLE, |p| p.strong),
-        ("moments (paper)", BLUE, |p| p.moments),
+        ("moments", BLUE, |p| p.moments),
         ("RDP", GREEN, |p| p.rdp),
     ];
+    let mut labels: Vec<(String, RGBColor, (i32, i32))> = Vec::new();
     for (name, color, get) in accountants {
         let series = |pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
             pts.iter()
@@ -204,31 +206,49 @@ pub fn draw_epsilon_chart(
                 .collect()
         };
         let thin = ShapeStyle::from(&color.mix(0.45)).stroke_width(px(1.5));
+        let whole = series(&preview);
         chart
-            .draw_series(LineSeries::new(series(&preview), thin))
+            .draw_series(LineSeries::new(whole.clone(), thin))
             .map_err(js_err)?;
         let thick = ShapeStyle::from(&color).stroke_width(px(3.0));
         let trained = series(&done);
         chart
             .draw_series(LineSeries::new(trained.clone(), thick))
-            .map_err(js_err)?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], thick));
+            .map_err(js_err)?;
         chart
             .draw_series(
                 trained
-                    .into_iter()
-                    .map(|p| Circle::new(p, px(3.0), color.filled())),
+                    .iter()
+                    .map(|&p| Circle::new(p, px(3.0), color.filled())),
             )
             .map_err(js_err)?;
+        if let Some(&(x, y)) = whole.last().or(trained.last()) {
+            let at = chart.backend_coord(&(x, y));
+            labels.push((format!("{name} {}", format_eps(y)), color, at));
+        }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", px(14.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(js_err)?;
+    // Name each curve at its right end, nudged apart so close curves stay readable.
+    labels.sort_by_key(|l| l.2 .1);
+    let gap = px(16.0) as i32;
+    for i in 1..labels.len() {
+        let min_y = labels[i - 1].2 .1 + gap;
+        if labels[i].2 .1 < min_y {
+            labels[i].2 .1 = min_y;
+        }
+    }
+    for (text, color, (x, y)) in labels {
+        let font = ("sans-serif", px(14.0)).into_font().color(&color);
+        let pos = (x + px(6.0) as i32, y - px(7.0) as i32);
+        root.draw(&Text::new(text, pos, font)).map_err(js_err)?;
+    }
     root.present().map_err(js_err)
+}
+
+/// ε with three significant digits (as the run log shows it).
+fn format_eps(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.0}")
+    }
 }
