@@ -40,6 +40,8 @@ fn every_reference_row_matches() {
         ),
         ("moments", Accountant::Moments, 0.001),
         ("rdp", Accountant::Rdp, 0.005),
+        // PLD with h = 1e-4, connect-the-dots: its discretisation error is far below 2%.
+        ("pld", Accountant::Pld, 0.02),
     ];
     let mut failures = Vec::new();
     for row in &rows {
@@ -98,6 +100,7 @@ fn calibration_matches_reference_sigmas() {
         for (name, acc) in [
             ("sigma_moments", Accountant::Moments),
             ("sigma_rdp", Accountant::Rdp),
+            ("sigma_pld", Accountant::Pld),
         ] {
             let s = sigma_for_epsilon(
                 acc,
@@ -133,6 +136,7 @@ fn edge_cases_give_numbers_not_panics() {
         Accountant::Strong(Amplification::Rigorous),
         Accountant::Moments,
         Accountant::Rdp,
+        Accountant::Pld,
     ];
     for acc in all {
         let e = |q, s, t| {

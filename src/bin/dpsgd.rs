@@ -128,9 +128,12 @@ fn epsilon(raw: &[String]) {
     };
     let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
     let r = EpsilonReport::compute(&mech, delta, amp).unwrap_or_else(|e| fail(e));
+    let pld = Accountant::Pld
+        .epsilon(&mech, delta)
+        .unwrap_or_else(|e| fail(e));
     let out = serde_json::json!({
         "naive": json_number(r.naive), "strong": json_number(r.strong),
-        "moments": json_number(r.moments), "rdp": json_number(r.rdp),
+        "moments": json_number(r.moments), "rdp": json_number(r.rdp), "pld": json_number(pld),
     });
     println!("{out}");
 }

@@ -22,18 +22,27 @@ pub fn sigma_for_epsilon(
     let eps = |sigma: f64| -> Result<f64, AccountError> {
         acc.epsilon(&SampledGaussian::new(q, sigma, steps)?, delta)
     };
-    if eps(1e-3)? <= target_eps {
-        return Ok(1e-3); // nothing to spend: even almost no noise meets the target
-    }
-    let (mut lo, mut hi) = (1e-3, 1.0);
-    while eps(hi)? > target_eps {
-        lo = hi;
-        hi *= 2.0;
-        if hi > 1e6 {
-            return Err(AccountError(format!(
-                "no sigma up to 1e6 reaches epsilon {target_eps} with the {} accountant",
-                acc.name()
-            )));
+    // Bracket from σ = 1 outwards, so tiny σ (costly for PLD) are only tried when needed.
+    const SIGMA_MIN: f64 = 1e-3;
+    let (mut lo, mut hi) = (0.5, 1.0);
+    if eps(hi)? > target_eps {
+        while eps(hi)? > target_eps {
+            lo = hi;
+            hi *= 2.0;
+            if hi > 1e6 {
+                return Err(AccountError(format!(
+                    "no sigma up to 1e6 reaches epsilon {target_eps} with the {} accountant",
+                    acc.name()
+                )));
+            }
+        }
+    } else {
+        while eps(lo)? <= target_eps {
+            hi = lo;
+            lo /= 2.0;
+            if lo < SIGMA_MIN {
+                return Ok(hi); // almost no noise already meets the target
+            }
         }
     }
     while hi - lo > rel_tol * hi {
