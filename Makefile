@@ -2,7 +2,7 @@
 PORT ?= 8000
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: setup wasm serve test test-native test-wasm test-e2e bench
+.PHONY: setup wasm serve test test-native test-wasm bench
 
 setup:
 	bash scripts/setup
@@ -25,3 +25,8 @@ test-native:
 
 test-wasm:
 	cargo test --target wasm32-unknown-unknown --test web
+
+# Benchmarks (figures, not tests): native, then the same code in wasm in headless Chromium.
+bench: setup
+	cargo run --release --bin dpsgd -- bench
+	cargo test --release --target wasm32-unknown-unknown --test web_bench -- --nocapture

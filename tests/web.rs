@@ -7,7 +7,9 @@ use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::data::decode_packed;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 use dpsgd_lab::train::Trainer;
-use dpsgd_lab::web::{draw_accuracy_chart, draw_epsilon_chart, epsilon_curve};
+use dpsgd_lab::web::{
+    calibrate_sigma, draw_accuracy_chart, draw_epsilon_chart, epsilon_curve, epsilon_for,
+};
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -93,6 +95,21 @@ fn accountants_match_the_reference_table_in_wasm() {
         rows += 1;
     }
     assert!(rows >= 20);
+}
+
+#[wasm_bindgen_test]
+fn pld_and_calibration_in_wasm() {
+    // Reference row q = 0.06, σ = 4, T = 17 (pld 0.227415) and calibration row ε = 2 (σ_rdp 2.27806).
+    let pld = epsilon_for("pld", "paper", 0.06, 4.0, 17.0, 1e-5).unwrap();
+    assert!((pld / 0.227415 - 1.0).abs() < 0.02, "pld {pld}");
+    let s = calibrate_sigma("rdp", 2.0, 1e-5, 0.01, 10_000.0).unwrap();
+    assert!((s / 2.27806 - 1.0).abs() < 2e-3, "σ {s}");
+    assert_eq!(
+        epsilon_for("moments", "paper", 0.01, 0.0, 100.0, 1e-5).unwrap(),
+        f64::INFINITY
+    );
+    assert!(epsilon_for("moments", "paper", 1.5, 1.0, 100.0, 1e-5).is_err());
+    assert!(epsilon_for("bogus", "paper", 0.1, 1.0, 100.0, 1e-5).is_err());
 }
 
 fn canvas(id: &str) -> web_sys::HtmlCanvasElement {

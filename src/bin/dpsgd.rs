@@ -7,6 +7,7 @@
 //!               [--delta δ] [--seed N] [--batch-size B] [--data-dir DIR]
 //! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification paper|rigorous]
 //! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
+//! dpsgd bench   [--case accountants]
 //! ```
 
 use dpsgd_lab::config::RunConfig;
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 use std::process::exit;
 use std::sync::Arc;
 
-const USAGE: &str = "usage: dpsgd train|epsilon|sigma [--name value ...] (see the README)";
+const USAGE: &str = "usage: dpsgd train|epsilon|sigma|bench [--name value ...] (see the README)";
 
 /// Prints one line and exits with status 2 (bad usage).
 fn fail(msg: impl std::fmt::Display) -> ! {
@@ -76,6 +77,7 @@ fn main() {
         "train" => train(rest),
         "epsilon" => epsilon(rest),
         "sigma" => sigma(rest),
+        "bench" => bench(rest),
         "-h" | "--help" | "help" => println!("{USAGE}"),
         other => fail(format!("unknown command '{other}'; {USAGE}")),
     }
@@ -223,6 +225,22 @@ fn train(raw: &[String]) {
         println!(
             "{}",
             serde_json::to_string(&report).expect("report serialises")
+        );
+    }
+}
+
+fn bench(raw: &[String]) {
+    let a = Args::parse(raw, &["case"]);
+    let start = std::time::Instant::now();
+    let now = move || start.elapsed().as_secs_f64() * 1e3;
+    let lines = match a.0.get("case").map_or("accountants", String::as_str) {
+        "accountants" => dpsgd_lab::bench::accountant_curves("native", &now),
+        other => fail(format!("--case = '{other}' must be accountants")),
+    };
+    for l in lines {
+        println!(
+            "{}",
+            serde_json::to_string(&l).expect("bench line serialises")
         );
     }
 }

@@ -3,11 +3,15 @@
 //! functions to draw the reports the worker posts (plotters-canvas needs the DOM, so charts
 //! are drawn on the main thread).
 
+mod accounting;
 mod charts;
 mod session;
 
+pub use accounting::{
+    bench_accountants, calibrate_sigma, epsilon_curve, epsilon_for, pld_epsilon_curve,
+};
 pub use charts::{draw_accuracy_chart, draw_epsilon_chart};
-pub use session::{epsilon_curve, LabData, Session};
+pub use session::{LabData, Session};
 
 use wasm_bindgen::prelude::*;
 

@@ -3,9 +3,7 @@
 
 use crate::config::RunConfig;
 use crate::data::{decode_packed, Dataset};
-use crate::privacy::accountant::{Amplification, EpsilonReport};
 use crate::train::Trainer;
-use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
@@ -83,43 +81,4 @@ impl Session {
     pub fn steps_per_epoch(&self) -> f64 {
         self.trainer.steps_per_epoch() as f64
     }
-}
-
-#[derive(Serialize)]
-struct CurvePoint {
-    epoch: u32,
-    naive: Option<f64>,
-    strong: Option<f64>,
-    moments: Option<f64>,
-    rdp: Option<f64>,
-}
-
-/// ε after each epoch 1..=epochs for every accountant (JSON array; `null` for ∞). It depends
-/// only on (q, σ, steps per epoch, δ), so the page previews it before training.
-#[wasm_bindgen]
-pub fn epsilon_curve(
-    q: f64,
-    sigma: f64,
-    steps_per_epoch: f64,
-    epochs: u32,
-    delta: f64,
-) -> Result<String, JsError> {
-    let finite = |v: f64| v.is_finite().then_some(v);
-    let steps: Vec<u64> = (1..=epochs)
-        .map(|e| (e as f64 * steps_per_epoch).round() as u64)
-        .collect();
-    let curve = EpsilonReport::curve(q, sigma, &steps, delta, Amplification::Paper)
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    let points: Vec<CurvePoint> = curve
-        .iter()
-        .zip(1..)
-        .map(|(r, epoch)| CurvePoint {
-            epoch,
-            naive: finite(r.naive),
-            strong: finite(r.strong),
-            moments: finite(r.moments),
-            rdp: finite(r.rdp),
-        })
-        .collect();
-    Ok(serde_json::to_string(&points).expect("curve serialises"))
 }

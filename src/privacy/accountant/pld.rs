@@ -147,21 +147,63 @@ impl Pld {
         s.ln() + u * shift
     }
 
-    /// Index window [lo, hi] outside which the T-fold sum has mass below TAIL (Chernoff).
-    fn composed_window(&self, t: u64) -> (i64, i64) {
-        let tf = t as f64;
-        let ln_tail = TAIL.ln();
+    /// (u, ln M(u), ln M(−u)) on the grid of u the Chernoff bounds search (λ = u/h from 1e-3
+    /// to 800 in loss units). Independent of the number of compositions.
+    fn mgf_table(&self) -> Vec<(f64, f64, f64)> {
+        (0..60)
+            .map(|i| {
+                let u = 10f64.powf(-3.0 + i as f64 * 0.1) * self.h;
+                (u, self.log_mgf(u), self.log_mgf(-u))
+            })
+            .collect()
+    }
+
+    /// Index window [lo, hi] outside which the T-fold sum has mass below TAIL (Chernoff:
+    /// P[S ≥ a] ≤ exp(T ln M(u) − u a), P[S ≤ a] ≤ exp(T ln M(−u) + u a)).
+    fn window(&self, mgf: &[(f64, f64, f64)], t: u64) -> (i64, i64) {
+        let (tf, ln_tail) = (t as f64, TAIL.ln());
         let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-        for i in 0..60 {
-            let lambda = 10f64.powf(-3.0 + i as f64 * 0.1); // in loss units
-            let u = lambda * self.h;
-            hi = hi.min((tf * self.log_mgf(u) - ln_tail) / u);
-            lo = lo.max((ln_tail - tf * self.log_mgf(-u)) / u);
+        for &(u, pos, neg) in mgf {
+            hi = hi.min((tf * pos - ln_tail) / u);
+            lo = lo.max((ln_tail - tf * neg) / u);
         }
         let n = self.pmf.len() as i64;
         let lo = (lo.floor() as i64).max(t as i64 * self.offset);
         let hi = (hi.ceil() as i64).min(t as i64 * (self.offset + n - 1));
         (lo, hi.max(lo))
+    }
+
+    fn composed_window(&self, t: u64) -> (i64, i64) {
+        self.window(&self.mgf_table(), t)
+    }
+
+    /// The t-fold composition read off a cyclic convolution result `buf` (length `size`, not
+    /// yet divided by it) of the pmf padded from index 0: index j holds the sums S with
+    /// S − t·offset ≡ j (mod size); only the window [lo, hi] is kept.
+    fn from_cyclic(&self, buf: &[Complex<f64>], t: u64, (lo, hi): (i64, i64)) -> Pld {
+        let size = buf.len();
+        let base = t as i64 * self.offset;
+        let pmf: Vec<f64> = (lo..=hi)
+            .map(|s| (buf[(s - base).rem_euclid(size as i64) as usize].re / size as f64).max(0.0))
+            .collect();
+        let finite_one_step = 1.0 - self.inf_mass;
+        let inf_mass = (1.0 - finite_one_step.powf(t as f64) + 2.0 * TAIL).min(1.0);
+        Pld {
+            h: self.h,
+            offset: lo,
+            pmf,
+            inf_mass,
+        }
+    }
+
+    /// The pmf zero-padded to `size` and transformed.
+    fn spectrum(&self, size: usize, planner: &mut FftPlanner<f64>) -> Vec<Complex<f64>> {
+        let mut buf = vec![Complex::new(0.0, 0.0); size];
+        for (b, &p) in buf.iter_mut().zip(&self.pmf) {
+            *b = Complex::new(p, 0.0);
+        }
+        planner.plan_fft_forward(size).process(&mut buf);
+        buf
     }
 
     /// The PLD of `t` independent copies composed, by FFT of the pmf raised to the t-th power.
@@ -177,39 +219,17 @@ impl Pld {
                 inf_mass: 0.0,
             };
         }
-        let (lo, hi) = self.composed_window(t);
-        let size = ((hi - lo + 1) as usize)
+        let window = self.composed_window(t);
+        let size = ((window.1 - window.0 + 1) as usize)
             .max(self.pmf.len())
             .next_power_of_two();
-        let mut buf: Vec<Complex<f64>> = vec![Complex::new(0.0, 0.0); size];
-        for (i, &p) in self.pmf.iter().enumerate() {
-            buf[i] = Complex::new(p, 0.0);
-        }
         let mut planner = FftPlanner::new();
-        planner.plan_fft_forward(size).process(&mut buf);
-        let tf = t as f64;
+        let mut buf = self.spectrum(size, &mut planner);
         for c in buf.iter_mut() {
-            let (r, theta) = c.to_polar();
-            *c = if r == 0.0 {
-                Complex::new(0.0, 0.0)
-            } else {
-                Complex::from_polar((tf * r.ln()).exp(), tf * theta)
-            };
+            *c = complex_pow(*c, t as f64);
         }
         planner.plan_fft_inverse(size).process(&mut buf);
-        // Index j of the cyclic result holds the sum S with S − t·offset ≡ j (mod size).
-        let base = t as i64 * self.offset;
-        let pmf: Vec<f64> = (lo..=hi)
-            .map(|s| (buf[(s - base).rem_euclid(size as i64) as usize].re / size as f64).max(0.0))
-            .collect();
-        let finite_one_step = 1.0 - self.inf_mass;
-        let inf_mass = (1.0 - finite_one_step.powf(tf) + 2.0 * TAIL).min(1.0);
-        Pld {
-            h: self.h,
-            offset: lo,
-            pmf,
-            inf_mass,
-        }
+        self.from_cyclic(&buf, t, window)
     }
 
     /// δ(ε) = P[L = ∞] + Σ_{l > ε} p(l)(1 − e^{ε − l}).
@@ -230,31 +250,89 @@ impl Pld {
         if self.inf_mass >= delta {
             return f64::INFINITY;
         }
-        // Scan losses from the top; on the stretch where {l > ε} is fixed,
-        // δ(ε) = inf + A − e^ε·B with A = Σ p and B = Σ p e^{−l}, so ε = ln(inf + A − δ) − ln B.
-        let (mut a, mut log_b) = (0.0f64, f64::NEG_INFINITY);
+        // Scan losses from the top; on the stretch where {l > ε} = {l_i, …} is fixed,
+        // δ(ε) = inf + A − e^ε·B with A = Σ p and B = Σ p e^{−l}. With C = B·e^{l_i}
+        // (= p_i + C_{i+1}·e^{−h}, never above A, so no overflow): ε = l_i + ln((inf + A − δ)/C),
+        // which lies in the stretch [l_i − h, l_i) when inf + A − δ ≥ C·e^{−h}.
+        let decay = (-self.h).exp();
+        let (mut a, mut c) = (0.0f64, 0.0f64);
         for i in (0..self.pmf.len()).rev() {
-            let l = (self.offset + i as i64) as f64 * self.h;
             let p = self.pmf[i];
-            if p > 0.0 {
-                a += p;
-                log_b = log_add(log_b, p.ln() - l);
-            }
-            let next = if i == 0 {
-                f64::NEG_INFINITY
-            } else {
-                l - self.h
-            };
+            a += p;
+            c = p + c * decay;
             let excess = self.inf_mass + a - delta;
-            if excess > 0.0 {
-                let eps = excess.ln() - log_b;
-                if eps >= next {
-                    return eps.max(0.0);
-                }
+            if excess > 0.0 && (excess >= c * decay || i == 0) {
+                let l = (self.offset + i as i64) as f64 * self.h;
+                return (l + (excess / c).ln()).max(0.0);
             }
         }
         0.0
     }
+}
+
+/// c^t through polar form (|c| ≤ 1 for a spectrum of a sub-probability vector).
+fn complex_pow(c: Complex<f64>, t: f64) -> Complex<f64> {
+    let (r, theta) = c.to_polar();
+    if r == 0.0 {
+        Complex::new(0.0, 0.0)
+    } else {
+        Complex::from_polar((t * r.ln()).exp(), t * theta)
+    }
+}
+
+/// ε at δ after 1, 2, …, `epochs` epochs of `steps_per_epoch` steps each, with grid interval
+/// `h` — the ε-versus-epoch curve. One epoch's spectrum is computed once, and each further
+/// epoch is one pointwise product and one inverse FFT.
+pub fn epsilon_curve(
+    q: f64,
+    sigma: f64,
+    steps_per_epoch: u64,
+    epochs: u32,
+    delta: f64,
+    h: f64,
+) -> Vec<f64> {
+    let last = SampledGaussian {
+        q,
+        sigma,
+        steps: steps_per_epoch * epochs as u64,
+    };
+    if epochs == 0 {
+        return Vec::new();
+    }
+    if let Some(e) = last.trivial_epsilon() {
+        return vec![e; epochs as usize];
+    }
+    let mut curve = vec![0.0f64; epochs as usize];
+    for dir in [Direction::Remove, Direction::Add] {
+        let one = Pld::subsampled_gaussian(q, sigma, grid_interval(&last, dir, h), dir);
+        let mgf = one.mgf_table();
+        let (lo, hi) = one.window(&mgf, last.steps);
+        let size = ((hi - lo + 1) as usize)
+            .max(one.pmf.len())
+            .next_power_of_two();
+        let mut planner = FftPlanner::new();
+        let per_epoch: Vec<Complex<f64>> = one
+            .spectrum(size, &mut planner)
+            .into_iter()
+            .map(|c| complex_pow(c, steps_per_epoch as f64))
+            .collect();
+        let inverse = planner.plan_fft_inverse(size);
+        let mut acc = vec![Complex::new(1.0, 0.0); size];
+        let mut buf = vec![Complex::new(0.0, 0.0); size];
+        for (e, out) in curve.iter_mut().enumerate() {
+            for (a, p) in acc.iter_mut().zip(&per_epoch) {
+                *a *= p;
+            }
+            buf.copy_from_slice(&acc);
+            inverse.process(&mut buf);
+            let t = steps_per_epoch * (e as u64 + 1);
+            let eps = one
+                .from_cyclic(&buf, t, one.window(&mgf, t))
+                .epsilon_for_delta(delta);
+            *out = out.max(eps);
+        }
+    }
+    curve
 }
 
 /// ε at δ after `mech.steps` steps, the larger of the add and remove directions.
@@ -299,6 +377,21 @@ fn grid_interval(mech: &SampledGaussian, dir: Direction, h: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn curve_matches_pointwise_epsilons() {
+        let (q, sigma, spe, delta) = (0.02, 1.5, 50, 1e-5);
+        let curve = epsilon_curve(q, sigma, spe, 6, delta, 1e-3);
+        for (e, &c) in curve.iter().enumerate() {
+            let m = SampledGaussian::new(q, sigma, spe * (e as u64 + 1)).unwrap();
+            let direct = epsilon_with_interval(&m, delta, 1e-3);
+            assert!(
+                (c - direct).abs() < 1e-6 * direct,
+                "epoch {}: curve {c} vs direct {direct}",
+                e + 1
+            );
+        }
+    }
 
     #[test]
     fn one_step_pmf_is_a_distribution() {

@@ -1,0 +1,17 @@
+//! Browser benchmarks (run by `make bench`, not by `make test`): the same cases as
+//! `dpsgd bench`, in wasm in headless Chromium; the figures are printed as JSON lines.
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn accountant_curves_in_wasm() {
+    let lines = dpsgd_lab::web::bench_accountants();
+    for line in lines.lines() {
+        console_log!("{line}");
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["value"].as_f64().unwrap().is_finite());
+    }
+}
