@@ -52,15 +52,13 @@ pub fn accountant_curves(implementation: &str, now_ms: &dyn Fn() -> f64) -> Vec<
         mechs
             .iter()
             .map(|m| naive::epsilon(m, delta, amp))
-            .last()
-            .unwrap_or(0.0)
+            .fold(0.0, |_, v| v)
     });
     time("strong", &|| {
         mechs
             .iter()
             .map(|m| strong::epsilon(m, delta, amp))
-            .last()
-            .unwrap_or(0.0)
+            .fold(0.0, |_, v| v)
     });
     time("moments", &|| {
         *moments::epsilon_curve(&mechs, delta)

@@ -180,7 +180,7 @@ impl Pld {
     /// The t-fold composition read off a cyclic convolution result `buf` (length `size`, not
     /// yet divided by it) of the pmf padded from index 0: index j holds the sums S with
     /// S − t·offset ≡ j (mod size); only the window [lo, hi] is kept.
-    fn from_cyclic(&self, buf: &[Complex<f64>], t: u64, (lo, hi): (i64, i64)) -> Pld {
+    fn composed_from_cyclic(&self, buf: &[Complex<f64>], t: u64, (lo, hi): (i64, i64)) -> Pld {
         let size = buf.len();
         let base = t as i64 * self.offset;
         let pmf: Vec<f64> = (lo..=hi)
@@ -229,7 +229,7 @@ impl Pld {
             *c = complex_pow(*c, t as f64);
         }
         planner.plan_fft_inverse(size).process(&mut buf);
-        self.from_cyclic(&buf, t, window)
+        self.composed_from_cyclic(&buf, t, window)
     }
 
     /// δ(ε) = P[L = ∞] + Σ_{l > ε} p(l)(1 − e^{ε − l}).
@@ -327,7 +327,7 @@ pub fn epsilon_curve(
             inverse.process(&mut buf);
             let t = steps_per_epoch * (e as u64 + 1);
             let eps = one
-                .from_cyclic(&buf, t, one.window(&mgf, t))
+                .composed_from_cyclic(&buf, t, one.window(&mgf, t))
                 .epsilon_for_delta(delta);
             *out = out.max(eps);
         }
