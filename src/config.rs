@@ -3,6 +3,52 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// Which model to train.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// Softmax (multinomial) logistic regression; binary with two classes.
+    Logistic,
+    /// Input → `hidden` ReLU layers → softmax.
+    Mlp,
+}
+
+/// How per-example gradients are clipped (paper Section 3.1, "Norm clipping").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Clipping {
+    /// One bound C on the norm of the whole gradient; noise σC on every parameter.
+    Flat,
+    /// A bound C_l per layer (`layer_clips`, or C/√layers each); noise σC_l on layer l.
+    PerLayer,
+}
+
+/// What the sanitizer does — full DP-SGD, or one half of it for teaching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Clip and add noise: differentially private.
+    Dp,
+    /// Plain SGD: no clipping, no noise (ε = ∞).
+    NonPrivate,
+    /// Clipping without noise (ε = ∞).
+    ClipOnly,
+    /// Noise σC without clipping: nothing bounds one example's influence (ε = ∞).
+    NoiseOnly,
+}
+
+/// How lots are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sampling {
+    /// Each example joins each lot independently with probability q = L/N (what the
+    /// accountants assume).
+    Poisson,
+    /// Fixed-size lots of L from a fresh shuffle each epoch (common in practice; the
+    /// accountants' ε is then only indicative).
+    Shuffle,
+}
+
 /// The configuration of one DP-SGD run (paper Algorithm 1's inputs: noise scale σ, gradient
 /// norm bound C, lot size L, learning rate η, number of epochs, and the target δ).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -24,6 +70,18 @@ pub struct RunConfig {
     pub seed: Option<u64>,
     /// Largest number of examples processed at once inside a lot (a memory bound only).
     pub batch_size: usize,
+    pub model: ModelKind,
+    /// Hidden layer widths of the MLP (1 or 2 layers, each 8 to 1,000).
+    pub hidden: Vec<usize>,
+    pub clipping: Clipping,
+    /// Per-layer clipping bounds (one per layer, output layer last); default C/√layers each.
+    pub layer_clips: Option<Vec<f64>>,
+    pub mode: Mode,
+    pub sampling: Sampling,
+    /// Learning-rate schedule: linear decay from `lr` to `lr_end` over `lr_decay_epochs`
+    /// epochs, then constant (the paper: 0.1 → 0.052 over 10 epochs). No decay when unset.
+    pub lr_end: Option<f64>,
+    pub lr_decay_epochs: usize,
 }
 
 impl Default for RunConfig {
@@ -37,6 +95,14 @@ impl Default for RunConfig {
             delta: 1e-5,
             seed: None,
             batch_size: 256,
+            model: ModelKind::Logistic,
+            hidden: vec![128],
+            clipping: Clipping::Flat,
+            layer_clips: None,
+            mode: Mode::Dp,
+            sampling: Sampling::Poisson,
+            lr_end: None,
+            lr_decay_epochs: 0,
         }
     }
 }
@@ -125,7 +191,94 @@ impl RunConfig {
         if self.batch_size == 0 {
             return Err(err("batch_size", "batch size must be at least 1".into()));
         }
+        if self.model == ModelKind::Mlp {
+            if !(1..=2).contains(&self.hidden.len()) {
+                return Err(err(
+                    "hidden",
+                    format!(
+                        "the MLP has 1 or 2 hidden layers, not {}",
+                        self.hidden.len()
+                    ),
+                ));
+            }
+            if let Some(w) = self.hidden.iter().find(|w| !(8..=1000).contains(*w)) {
+                return Err(err(
+                    "hidden",
+                    format!("hidden width {w} must be between 8 and 1000"),
+                ));
+            }
+        }
+        if let Some(clips) = &self.layer_clips {
+            let layers = self.n_layers();
+            if clips.len() != layers {
+                return Err(err(
+                    "layer_clips",
+                    format!(
+                        "{} per-layer bounds given for a model with {layers} layers",
+                        clips.len()
+                    ),
+                ));
+            }
+            if let Some(c) = clips.iter().find(|c| !(c.is_finite() && **c > 0.0)) {
+                return Err(err(
+                    "layer_clips",
+                    format!("per-layer bound {c} must be a positive number"),
+                ));
+            }
+        }
+        if let Some(end) = self.lr_end {
+            if !(end.is_finite() && end > 0.0 && end <= 100.0) {
+                return Err(err(
+                    "lr_end",
+                    format!("final learning rate {end} must be in (0, 100]"),
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// Number of dense layers of the model (the groups of per-layer clipping).
+    pub fn n_layers(&self) -> usize {
+        match self.model {
+            ModelKind::Logistic => 1,
+            ModelKind::Mlp => self.hidden.len() + 1,
+        }
+    }
+
+    /// The clipping bound of each layer: C for the single group of flat clipping, else the
+    /// given bounds or C/√layers each (so the whole gradient still has norm at most C).
+    pub fn clip_bounds(&self) -> Vec<f64> {
+        match self.clipping {
+            Clipping::Flat => vec![self.clip],
+            Clipping::PerLayer => self.layer_clips.clone().unwrap_or_else(|| {
+                let layers = self.n_layers();
+                vec![self.clip / (layers as f64).sqrt(); layers]
+            }),
+        }
+    }
+
+    /// The noise multiplier the accountants must use. Flat clipping: σ. Per-layer clipping
+    /// with noise σC_l on each of k layers is k Gaussian mechanisms on the same lot, i.e. one
+    /// with multiplier σ/√k. Modes without clipping or noise have no guarantee: 0 (ε = ∞).
+    pub fn accounted_sigma(&self) -> f64 {
+        match (self.mode, self.clipping) {
+            (Mode::Dp, Clipping::Flat) => self.sigma,
+            (Mode::Dp, Clipping::PerLayer) => self.sigma / (self.n_layers() as f64).sqrt(),
+            _ => 0.0,
+        }
+    }
+
+    /// Learning rate during epoch `epoch` (0-based): linear decay to `lr_end` over
+    /// `lr_decay_epochs`, then constant.
+    pub fn lr_at(&self, epoch: usize) -> f64 {
+        match self.lr_end {
+            Some(end) if self.lr_decay_epochs > 0 => {
+                let t = (epoch as f64 / self.lr_decay_epochs as f64).min(1.0);
+                self.lr + (end - self.lr) * t
+            }
+            Some(end) if epoch > 0 => end,
+            _ => self.lr,
+        }
     }
 
     /// Sampling rate q = L/N of the Poisson-sampled lots.
@@ -207,6 +360,69 @@ mod tests {
         assert!(
             RunConfig { sigma: 0.0, ..c }.validate(1000).is_ok(),
             "σ = 0 is allowed (ε = ∞)"
+        );
+    }
+
+    #[test]
+    fn schedule_layers_and_accounting() {
+        let c = RunConfig {
+            lr: 0.1,
+            lr_end: Some(0.052),
+            lr_decay_epochs: 10,
+            ..RunConfig::default()
+        };
+        assert_eq!(c.lr_at(0), 0.1);
+        assert!((c.lr_at(5) - 0.076).abs() < 1e-12);
+        assert!((c.lr_at(10) - 0.052).abs() < 1e-12 && (c.lr_at(50) - 0.052).abs() < 1e-12);
+        let mlp = RunConfig {
+            model: ModelKind::Mlp,
+            hidden: vec![100, 50],
+            clipping: Clipping::PerLayer,
+            clip: 3.0,
+            sigma: 4.0,
+            ..RunConfig::default()
+        };
+        assert_eq!(mlp.n_layers(), 3);
+        assert!(mlp.validate(1000).is_ok());
+        assert!((mlp.clip_bounds().iter().map(|c| c * c).sum::<f64>().sqrt() - 3.0).abs() < 1e-12);
+        assert!((mlp.accounted_sigma() - 4.0 / 3f64.sqrt()).abs() < 1e-12);
+        assert_eq!(
+            RunConfig {
+                mode: Mode::ClipOnly,
+                ..mlp.clone()
+            }
+            .accounted_sigma(),
+            0.0
+        );
+        assert_eq!(
+            RunConfig {
+                hidden: vec![4],
+                ..mlp.clone()
+            }
+            .validate(1000)
+            .unwrap_err()
+            .field,
+            "hidden"
+        );
+        assert_eq!(
+            RunConfig {
+                layer_clips: Some(vec![1.0]),
+                ..mlp
+            }
+            .validate(1000)
+            .unwrap_err()
+            .field,
+            "layer_clips"
+        );
+        let j = RunConfig::from_json(r#"{"model": "mlp", "clipping": "per-layer", "mode": "clip-only", "sampling": "shuffle"}"#).unwrap();
+        assert_eq!(
+            (j.model, j.clipping, j.mode, j.sampling),
+            (
+                ModelKind::Mlp,
+                Clipping::PerLayer,
+                Mode::ClipOnly,
+                Sampling::Shuffle
+            )
         );
     }
 

@@ -1,6 +1,8 @@
 //! Properties every accountant must have, over random mechanisms: ε never decreases with more
 //! steps or a higher sampling rate, never increases with more noise; calibration round-trips.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 use proptest::prelude::*;

@@ -3,10 +3,12 @@
 //! charts draw into a real canvas.
 #![cfg(target_arch = "wasm32")]
 
+#[path = "common/golden.rs"]
+mod golden;
+
 use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::data::decode_packed;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
-use dpsgd_lab::train::Trainer;
 use dpsgd_lab::web::{
     calibrate_sigma, draw_accuracy_chart, draw_epsilon_chart, epsilon_curve, epsilon_for,
 };
@@ -20,44 +22,15 @@ const ADULT: &[u8] = include_bytes!("../www/data/adult.bin");
 const GOLDEN: &str = include_str!("fixtures/golden_run.json");
 const ACCOUNTANTS: &str = include_str!("../../shared/reference/accountants.csv");
 
-fn rel_close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * a.abs().max(1e-3)
-}
-
 #[wasm_bindgen_test]
-fn wasm_training_reproduces_the_native_golden_run() {
-    let golden: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
-    let cfg: RunConfig = serde_json::from_value(golden["config"].clone()).unwrap();
+fn wasm_training_reproduces_the_native_golden_runs() {
+    let fixture: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
     let data = Arc::new(decode_packed(ADULT).unwrap());
-    let mut t = Trainer::new(cfg, data).unwrap();
-    let reports: Vec<serde_json::Value> = std::iter::from_fn(|| t.run_epoch())
-        .map(|r| serde_json::to_value(r).unwrap())
-        .collect();
-    let want = golden["reports"].as_array().unwrap();
-    assert_eq!(reports.len(), want.len());
-    for (w, r) in want.iter().zip(&reports) {
-        for key in [
-            "train_acc",
-            "test_acc",
-            "train_loss",
-            "test_loss",
-            "clipped_fraction",
-            "median_grad_norm",
-            "noise_norm",
-        ] {
-            let (a, b) = (w[key].as_f64().unwrap(), r[key].as_f64().unwrap());
-            assert!(
-                rel_close(a, b, 1e-5),
-                "epoch {}: {key} native {a} vs wasm {b}",
-                w["epoch"]
-            );
-        }
-        for acc in ["naive", "strong", "moments", "rdp"] {
-            let (a, b) = (
-                w["epsilon"][acc].as_f64().unwrap(),
-                r["epsilon"][acc].as_f64().unwrap(),
-            );
-            assert!(rel_close(a, b, 1e-9), "ε {acc}: native {a} vs wasm {b}");
+    for run in fixture["runs"].as_array().unwrap() {
+        let cfg: RunConfig = serde_json::from_value(run["config"].clone()).unwrap();
+        let got = golden::run(cfg, data.clone());
+        if let Err(e) = golden::compare(run["reports"].as_array().unwrap(), &got, 1e-5) {
+            panic!("wasm differs from native: {e}");
         }
     }
 }

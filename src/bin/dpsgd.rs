@@ -4,7 +4,9 @@
 //!
 //! ```text
 //! dpsgd train   [--dataset adult] [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
-//!               [--delta δ] [--seed N] [--batch-size B] [--data-dir DIR]
+//!               [--delta δ] [--seed N] [--batch-size B] [--model logistic|mlp] [--hidden 1000]
+//!               [--clipping flat|per-layer] [--layer-clips 2,2] [--lr-end η] [--lr-decay-epochs K]
+//!               [--mode dp|non-private|clip-only|noise-only] [--sampling poisson|shuffle]
 //! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification paper|rigorous]
 //! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
 //! dpsgd bench   [--case accountants]
@@ -178,49 +180,74 @@ fn data_dir(a: &Args) -> PathBuf {
     }
 }
 
+/// The `train` options: (flag, RunConfig field, how the value is written in JSON).
+const TRAIN_OPTIONS: &[(&str, &str, Kind)] = &[
+    ("sigma", "sigma", Kind::Number),
+    ("clip", "clip", Kind::Number),
+    ("lot-size", "lot_size", Kind::Number),
+    ("lr", "lr", Kind::Number),
+    ("lr-end", "lr_end", Kind::Number),
+    ("lr-decay-epochs", "lr_decay_epochs", Kind::Number),
+    ("epochs", "epochs", Kind::Number),
+    ("delta", "delta", Kind::Number),
+    ("seed", "seed", Kind::Number),
+    ("batch-size", "batch_size", Kind::Number),
+    ("model", "model", Kind::Text),
+    ("hidden", "hidden", Kind::List),
+    ("clipping", "clipping", Kind::Text),
+    ("layer-clips", "layer_clips", Kind::List),
+    ("mode", "mode", Kind::Text),
+    ("sampling", "sampling", Kind::Text),
+];
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Number,
+    Text,
+    List,
+}
+
+/// Builds the run's configuration from the flags through RunConfig's own JSON form, so the
+/// CLI, the page and the tests share one set of names, defaults and checks.
+fn train_config(a: &Args) -> RunConfig {
+    let mut obj = serde_json::Map::new();
+    for &(flag, field, kind) in TRAIN_OPTIONS {
+        let Some(v) = a.0.get(flag) else { continue };
+        let number = |t: &str| -> serde_json::Value {
+            serde_json::from_str::<serde_json::Number>(t.trim())
+                .map(serde_json::Value::Number)
+                .unwrap_or_else(|_| fail(format!("--{flag} = '{v}' is not a number")))
+        };
+        let value = match kind {
+            Kind::Number => number(v),
+            Kind::Text => serde_json::Value::String(v.clone()),
+            Kind::List => serde_json::Value::Array(v.split(',').map(number).collect()),
+        };
+        obj.insert(field.into(), value);
+    }
+    let json = serde_json::Value::Object(obj).to_string();
+    RunConfig::from_json(&json).unwrap_or_else(|e| fail(format!("bad option: {}", e.message)))
+}
+
 fn train(raw: &[String]) {
-    let a = Args::parse(
-        raw,
-        &[
-            "dataset",
-            "sigma",
-            "clip",
-            "lot-size",
-            "lr",
-            "epochs",
-            "delta",
-            "seed",
-            "batch-size",
-            "data-dir",
-        ],
-    );
+    let mut allowed: Vec<&str> = TRAIN_OPTIONS.iter().map(|o| o.0).collect();
+    allowed.extend(["dataset", "data-dir"]);
+    let a = Args::parse(raw, &allowed);
     let dataset = a.0.get("dataset").map_or("adult", String::as_str);
     if dataset != "adult" {
         fail(format!(
             "--dataset = '{dataset}' is not available; the lab ships: adult"
         ));
     }
+    let cfg = train_config(&a);
     let path = data_dir(&a).join("adult.bin");
     let bytes = std::fs::read(&path)
         .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
     let data = Arc::new(
         decode_packed(&bytes).unwrap_or_else(|e| fail(format!("{}: {e}", path.display()))),
     );
-    let d = RunConfig::default();
-    let cfg = RunConfig {
-        sigma: a.get("sigma", "a number").unwrap_or(d.sigma),
-        clip: a.get("clip", "a number").unwrap_or(d.clip),
-        lot_size: a.get("lot-size", "a whole number").unwrap_or(d.lot_size),
-        lr: a.get("lr", "a number").unwrap_or(d.lr),
-        epochs: a.get("epochs", "a whole number").unwrap_or(d.epochs),
-        delta: a.get("delta", "a number").unwrap_or(d.delta),
-        seed: a.get("seed", "a whole number").or(d.seed),
-        batch_size: a
-            .get("batch-size", "a whole number")
-            .unwrap_or(d.batch_size),
-    };
     let mut trainer = Trainer::new(cfg, data)
-        .unwrap_or_else(|e| fail(format!("--{}", e.to_string().replacen('_', "-", 1))));
+        .unwrap_or_else(|e| fail(format!("--{}: {}", e.field.replace('_', "-"), e.message)));
     while let Some(report) = trainer.run_epoch() {
         println!(
             "{}",

@@ -1,31 +1,44 @@
 //! Models trained by DP-SGD. Each exposes what per-example clipping needs — every example's
-//! gradient norm and a weighted sum of per-example gradients — without materialising the
-//! per-example gradients one by one (Goodfellow 2015, the paper's reference [25]).
+//! gradient norm, per layer, and a weighted sum of per-example gradients — without
+//! materialising the per-example gradients one by one (Goodfellow 2015, the paper's
+//! reference [25]).
 
-mod logistic;
+mod mlp;
 
-pub use logistic::SoftmaxRegression;
+pub use mlp::Mlp;
 
 use crate::Real;
 use ndarray::{Array2, ArrayView2, Axis};
+use std::ops::Range;
 
 /// A differentiable classifier with all parameters in one flat vector (so noise, updates and
-/// the sanitizer work on plain slices).
+/// the sanitizer work on plain slices), organised in layers (the groups of per-layer clipping).
 pub trait Model {
     /// Number of parameters (the dimension d of the noise vector).
     fn n_params(&self) -> usize;
     fn params(&self) -> &[Real];
     fn params_mut(&mut self) -> &mut [Real];
 
-    /// Forward and backward pass on a batch: writes the L2 norm of each example's gradient of
-    /// the cross-entropy loss into `norms` (resized to the batch) and keeps what
-    /// [`Model::add_weighted_grad_sum`] needs for the same batch.
-    fn per_example_grad_norms(&mut self, x: ArrayView2<Real>, y: &[usize], norms: &mut Vec<Real>);
+    /// The parameter range of each layer, in order; they tile `0..n_params()`.
+    fn layer_ranges(&self) -> Vec<Range<usize>>;
 
-    /// `grad += Σ_i weights[i] · ∇ℓ(θ; x_i, y_i)` over the batch last passed to
-    /// [`Model::per_example_grad_norms`]. With `weights[i] = 1/max(1, ||g_i||/C)` this is the
-    /// clipped sum of Algorithm 1.
-    fn add_weighted_grad_sum(&mut self, x: ArrayView2<Real>, weights: &[Real], grad: &mut [Real]);
+    /// Forward and backward pass of the cross-entropy loss on a batch; keeps what
+    /// [`Model::per_example_grad_norms`] and [`Model::add_grad_sum`] need.
+    fn forward_backward(&mut self, x: ArrayView2<Real>, y: &[usize]);
+
+    /// For the batch of the last [`Model::forward_backward`]: `norms[[i, l]]` = the L2 norm of
+    /// example i's gradient with respect to layer l (`norms` is resized to batch × layers).
+    fn per_example_grad_norms(&self, x: ArrayView2<Real>, norms: &mut Array2<Real>);
+
+    /// `grad += Σ_i Σ_l w[[i, l]] · ∇_{θ_l} ℓ(θ; x_i, y_i)` over the last batch; `None` means
+    /// every weight is 1 (the plain, non-private gradient sum). With
+    /// `w[[i, l]] = 1/max(1, ||g_i||/C)` this is the clipped sum of Algorithm 1.
+    fn add_grad_sum(
+        &mut self,
+        x: ArrayView2<Real>,
+        weights: Option<ArrayView2<Real>>,
+        grad: &mut [Real],
+    );
 
     /// Class probabilities, one row per example.
     fn predict_proba(&self, x: ArrayView2<Real>) -> Array2<Real>;
@@ -55,7 +68,9 @@ pub fn evaluate<M: Model + ?Sized>(model: &M, x: ArrayView2<Real>, y: &[usize]) 
 }
 
 /// Row-wise softmax in place, stable against overflow.
-pub(crate) fn softmax_rows(z: &mut Array2<Real>) {
+pub(crate) fn softmax_rows<S: ndarray::DataMut<Elem = Real>>(
+    z: &mut ndarray::ArrayBase<S, ndarray::Ix2>,
+) {
     for mut row in z.rows_mut() {
         let m = row.fold(Real::NEG_INFINITY, |a, &b| a.max(b));
         row.mapv_inplace(|v| (v - m).exp());

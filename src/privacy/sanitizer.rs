@@ -2,6 +2,7 @@
 //! C, sum, add Gaussian noise N(0, σ²C²I). Works on flat parameter-sized slices.
 
 use crate::Real;
+use ndarray::{Array2, ArrayView2};
 use rand::Rng;
 use rand_distr::StandardNormal;
 
@@ -15,12 +16,39 @@ pub fn clip_factor(norm: Real, clip: Real) -> Real {
     }
 }
 
-/// Fills `factors` with the clip factor of every norm; returns how many were clipped
-/// (||g_i|| > C).
-pub fn clip_factors(norms: &[Real], clip: Real, factors: &mut Vec<Real>) -> usize {
-    factors.clear();
-    factors.extend(norms.iter().map(|&n| clip_factor(n, clip)));
-    norms.iter().filter(|&&n| n > clip).count()
+/// Clip factors of a batch into `weights` (batch × layers), from the per-layer gradient norms
+/// `norms` (batch × layers) and each example's whole-gradient norm `totals`.
+/// Flat clipping (`bounds` = [C]): every layer of example i gets 1/max(1, ||g_i||/C).
+/// Per-layer clipping (`bounds` = [C_1, …]): layer l gets 1/max(1, ||g_i,l||/C_l).
+/// Returns how many examples were clipped (in any layer).
+pub fn clip_weights(
+    norms: ArrayView2<Real>,
+    totals: &[Real],
+    bounds: &[f64],
+    weights: &mut Array2<Real>,
+) -> usize {
+    let (n, layers) = norms.dim();
+    if weights.dim() != (n, layers) {
+        *weights = Array2::zeros((n, layers));
+    }
+    let mut clipped = 0;
+    for i in 0..n {
+        let any = if let [c] = bounds {
+            let c = *c as Real;
+            weights.row_mut(i).fill(clip_factor(totals[i], c));
+            totals[i] > c
+        } else {
+            let mut any = false;
+            for (l, &c) in bounds.iter().enumerate() {
+                let c = c as Real;
+                weights[[i, l]] = clip_factor(norms[[i, l]], c);
+                any |= norms[[i, l]] > c;
+            }
+            any
+        };
+        clipped += any as usize;
+    }
+    clipped
 }
 
 /// Algorithm 1, "Add noise": sum += N(0, std² I) with std = σC. Returns the L2 norm of the
@@ -62,6 +90,24 @@ mod tests {
                 assert_eq!(f, 1.0, "gradients inside the ball are untouched");
             }
         }
+    }
+
+    #[test]
+    fn flat_and_per_layer_weights_bound_what_they_should() {
+        let norms: Array2<Real> = ndarray::array![[3.0, 4.0], [0.3, 0.4], [0.1, 2.0]];
+        let totals: Vec<Real> = norms.rows().into_iter().map(|r| r.dot(&r).sqrt()).collect();
+        let mut w = Array2::zeros((0, 0));
+        // Flat, C = 1: the whole gradient (norm 5, 0.5, ~2.0) is scaled to norm ≤ 1.
+        assert_eq!(clip_weights(norms.view(), &totals, &[1.0], &mut w), 2);
+        for i in 0..3 {
+            let scaled = totals[i] * w[[i, 0]];
+            assert!(scaled <= 1.0 + 1e-6 && w[[i, 0]] == w[[i, 1]]);
+        }
+        assert_eq!(w.row(1).to_vec(), [1.0, 1.0]);
+        // Per layer, C = (1, 1): each layer separately.
+        assert_eq!(clip_weights(norms.view(), &totals, &[1.0, 1.0], &mut w), 2);
+        assert_eq!(w.row(2).to_vec(), [1.0, 0.5]);
+        assert!((w[[0, 0]] - 1.0 / 3.0).abs() < 1e-7 && (w[[0, 1]] - 0.25).abs() < 1e-7);
     }
 
     #[test]

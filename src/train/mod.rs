@@ -1,75 +1,32 @@
 //! The DP-SGD loop of Algorithm 1 (paper Section 3.1), one lot at a time:
-//! take a Poisson-sampled lot (q = L/N); compute each example's gradient norm; clip each
-//! gradient to C; sum; add N(0, σ²C²I); divide by L; step θ ← θ − η·g̃. An epoch is N/L lots.
-//! After each epoch an [`EpochReport`] says where accuracy and privacy stand.
+//! take a lot (Poisson-sampled with q = L/N); compute each example's gradient norm; clip each
+//! gradient to C; sum; add N(0, σ²C²I); divide by L; step θ ← θ − η_t·g̃. An epoch is N/L
+//! lots. A lot is processed in batches of at most B examples whose clipped sums accumulate;
+//! noise is added once per lot. After each epoch an [`EpochReport`] says where accuracy and
+//! privacy stand.
 
-use crate::config::{ConfigError, RunConfig};
+mod report;
+
+pub use report::EpochReport;
+
+use crate::config::{Clipping, ConfigError, Mode, ModelKind, RunConfig, Sampling};
 use crate::data::Dataset;
-use crate::model::{evaluate, Model, SoftmaxRegression};
+use crate::model::{evaluate, Mlp, Model};
 use crate::privacy::accountant::{Amplification, EpsilonReport, SampledGaussian};
 use crate::privacy::sampling::poisson_lot;
-use crate::privacy::sanitizer::{add_gaussian_noise, clip_factors};
+use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights};
 use crate::Real;
 use ndarray::{s, Array2};
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::{ChaCha20Rng, ChaCha8Rng};
-use serde::{Serialize, Serializer};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// How many per-example gradient norms an epoch keeps for its summary (reservoir sample).
 const NORM_SAMPLE: usize = 4096;
-
-/// What one epoch did: accuracy, loss and privacy so far, and what clipping and noise did.
-#[derive(Clone, Debug, Serialize)]
-pub struct EpochReport {
-    pub epoch: usize,
-    /// Lots (noisy steps) taken since the start of the run.
-    pub steps: u64,
-    pub train_acc: f64,
-    pub train_loss: f64,
-    pub test_acc: f64,
-    pub test_loss: f64,
-    /// ε at the run's δ after `steps` steps, per accountant (paper amplification for naive
-    /// and strong); ∞ (σ = 0) is written "inf" in JSON.
-    #[serde(serialize_with = "serialize_epsilons")]
-    pub epsilon: EpsilonReport,
-    /// Fraction of the epoch's per-example gradients with norm above C.
-    pub clipped_fraction: f64,
-    /// Median per-example gradient norm (before clipping) over the epoch.
-    pub median_grad_norm: f64,
-    /// Mean ||Σ clipped g_i|| and mean ||noise|| per lot, before dividing by L.
-    pub signal_norm: f64,
-    pub noise_norm: f64,
-    pub mean_lot_size: f64,
-}
-
-fn finite_or_inf<S: Serializer>(v: f64, s: S) -> Result<S::Ok, S::Error> {
-    if v.is_finite() {
-        s.serialize_f64(v)
-    } else {
-        s.serialize_str("inf")
-    }
-}
-
-fn serialize_epsilons<S: Serializer>(e: &EpsilonReport, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    struct Eps(f64);
-    impl Serialize for Eps {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            finite_or_inf(self.0, s)
-        }
-    }
-    let mut m = s.serialize_map(Some(4))?;
-    for (k, v) in [
-        ("naive", e.naive),
-        ("strong", e.strong),
-        ("moments", e.moments),
-        ("rdp", e.rdp),
-    ] {
-        m.serialize_entry(k, &Eps(v))?;
-    }
-    m.end()
-}
+/// How many norms of the last lot a report carries (for the clipping histogram).
+const LOT_NORMS: usize = 512;
 
 /// Statistics accumulated over the lots of the current epoch.
 #[derive(Default)]
@@ -87,7 +44,7 @@ pub struct Trainer {
     cfg: RunConfig,
     seed: u64,
     data: Arc<Dataset>,
-    model: SoftmaxRegression,
+    model: Mlp,
     rng: ChaCha20Rng,
     sample_rng: ChaCha8Rng,
     q: f64,
@@ -95,41 +52,57 @@ pub struct Trainer {
     steps: u64,
     epoch: usize,
     stats: EpochStats,
+    clip_bounds: Vec<f64>,
+    layer_ranges: Vec<Range<usize>>,
     // Buffers reused across lots.
     lot: Vec<usize>,
+    perm: Vec<usize>,
+    perm_pos: usize,
     batch_x: Array2<Real>,
     batch_y: Vec<usize>,
-    norms: Vec<Real>,
-    factors: Vec<Real>,
+    norms: Array2<Real>,
+    weights: Array2<Real>,
+    total_norms: Vec<Real>,
+    lot_norms: Vec<Real>,
     grad: Vec<Real>,
 }
 
 impl Trainer {
-    /// Validates `cfg` against the dataset and sets up the model (zero weights) and the RNGs.
+    /// Validates `cfg` against the dataset and sets up the model and the RNGs.
     pub fn new(cfg: RunConfig, data: Arc<Dataset>) -> Result<Trainer, ConfigError> {
         let n = data.train.len();
         cfg.validate(n)?;
         let seed = cfg.seed.unwrap_or_else(rand::random);
-        let model = SoftmaxRegression::zeros(data.n_features(), data.n_classes());
-        let n_params = model.n_params();
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let (d, k) = (data.n_features(), data.n_classes());
+        let model = match cfg.model {
+            ModelKind::Logistic => Mlp::logistic(d, k),
+            ModelKind::Mlp => Mlp::new(d, &cfg.hidden, k, &mut rng),
+        };
         let batch = cfg.batch_size.min(n);
         Ok(Trainer {
             q: cfg.sampling_rate(n),
             steps_per_epoch: cfg.steps_per_epoch(n),
-            rng: ChaCha20Rng::seed_from_u64(seed),
             sample_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed),
+            rng,
             seed,
-            batch_x: Array2::zeros((batch, data.n_features())),
-            data,
+            batch_x: Array2::zeros((batch, d)),
+            clip_bounds: cfg.clip_bounds(),
+            layer_ranges: model.layer_ranges(),
+            grad: vec![0.0; model.n_params()],
             model,
+            data,
             steps: 0,
             epoch: 0,
             stats: EpochStats::default(),
             lot: Vec::new(),
+            perm: Vec::new(),
+            perm_pos: 0,
             batch_y: Vec::new(),
-            norms: Vec::new(),
-            factors: Vec::new(),
-            grad: vec![0.0; n_params],
+            norms: Array2::zeros((0, 0)),
+            weights: Array2::zeros((0, 0)),
+            total_norms: Vec::new(),
+            lot_norms: Vec::new(),
             cfg,
         })
     }
@@ -159,36 +132,68 @@ impl Trainer {
         self.epoch >= self.cfg.epochs
     }
 
-    pub fn model(&self) -> &SoftmaxRegression {
+    pub fn model(&self) -> &Mlp {
         &self.model
     }
 
-    /// One noisy step of Algorithm 1 on a freshly sampled lot.
+    /// One noisy step of Algorithm 1 on a freshly drawn lot.
     pub fn step(&mut self) {
         let mut lot = std::mem::take(&mut self.lot);
-        poisson_lot(self.data.train.len(), self.q, &mut self.rng, &mut lot);
+        let n = self.data.train.len();
+        match self.cfg.sampling {
+            Sampling::Poisson => poisson_lot(n, self.q, &mut self.rng, &mut lot),
+            Sampling::Shuffle => {
+                let l = self.cfg.lot_size;
+                if self.steps.is_multiple_of(self.steps_per_epoch) || self.perm_pos + l > n {
+                    self.perm = (0..n).collect();
+                    self.perm.shuffle(&mut self.rng);
+                    self.perm_pos = 0;
+                }
+                lot.clear();
+                lot.extend_from_slice(&self.perm[self.perm_pos..self.perm_pos + l]);
+                self.perm_pos += l;
+            }
+        }
         self.step_on_lot(&lot);
         self.lot = lot;
     }
 
-    /// One noisy step on the given lot (indices into the training set).
+    /// One step on the given lot (indices into the training set), as the mode says: clip
+    /// and noise (DP), neither, or one of them.
     pub fn step_on_lot(&mut self, lot: &[usize]) {
-        let clip = self.cfg.clip as Real;
+        let mode = self.cfg.mode;
         self.grad.fill(0.0);
+        self.lot_norms.clear();
         let data = Arc::clone(&self.data);
         for chunk in lot.chunks(self.batch_x.nrows()) {
-            // Gather the batch into the reused buffer.
             self.batch_y.clear();
             for (r, &i) in chunk.iter().enumerate() {
                 self.batch_x.row_mut(r).assign(&data.train.x.row(i));
                 self.batch_y.push(data.train.y[i]);
             }
             let xb = self.batch_x.slice(s![..chunk.len(), ..]);
-            self.model
-                .per_example_grad_norms(xb, &self.batch_y, &mut self.norms);
-            self.stats.clipped += clip_factors(&self.norms, clip, &mut self.factors);
-            self.model
-                .add_weighted_grad_sum(xb, &self.factors, &mut self.grad);
+            self.model.forward_backward(xb, &self.batch_y);
+            self.stats.examples += chunk.len();
+            if mode == Mode::NonPrivate {
+                self.model.add_grad_sum(xb, None, &mut self.grad);
+                continue;
+            }
+            self.model.per_example_grad_norms(xb, &mut self.norms);
+            self.total_norms.clear();
+            self.total_norms
+                .extend(self.norms.rows().into_iter().map(|r| r.dot(&r).sqrt()));
+            if mode == Mode::NoiseOnly {
+                self.model.add_grad_sum(xb, None, &mut self.grad);
+            } else {
+                self.stats.clipped += clip_weights(
+                    self.norms.view(),
+                    &self.total_norms,
+                    &self.clip_bounds,
+                    &mut self.weights,
+                );
+                self.model
+                    .add_grad_sum(xb, Some(self.weights.view()), &mut self.grad);
+            }
             self.record_norms();
         }
         let signal = self
@@ -197,12 +202,12 @@ impl Trainer {
             .map(|&g| (g as f64).powi(2))
             .sum::<f64>()
             .sqrt();
-        let noise = add_gaussian_noise(
-            &mut self.grad,
-            self.cfg.sigma * self.cfg.clip,
-            &mut self.rng,
-        );
-        let scale = (self.cfg.lr / self.cfg.lot_size as f64) as Real;
+        let noise = if matches!(mode, Mode::Dp | Mode::NoiseOnly) {
+            self.add_noise()
+        } else {
+            0.0
+        };
+        let scale = (self.cfg.lr_at(self.epoch) / self.cfg.lot_size as f64) as Real;
         for (p, g) in self.model.params_mut().iter_mut().zip(&self.grad) {
             *p -= scale * g;
         }
@@ -212,11 +217,33 @@ impl Trainer {
         self.stats.noise_norm += noise;
     }
 
+    /// Algorithm 1's noise: N(0, σ²C²) on every coordinate (per-layer: σC_l on layer l).
+    /// Returns the noise's L2 norm.
+    fn add_noise(&mut self) -> f64 {
+        let sigma = self.cfg.sigma;
+        match self.cfg.clipping {
+            Clipping::Flat => {
+                add_gaussian_noise(&mut self.grad, sigma * self.clip_bounds[0], &mut self.rng)
+            }
+            Clipping::PerLayer => {
+                let mut sq = 0.0;
+                for (r, &c) in self.layer_ranges.iter().zip(&self.clip_bounds) {
+                    sq += add_gaussian_noise(&mut self.grad[r.clone()], sigma * c, &mut self.rng)
+                        .powi(2);
+                }
+                sq.sqrt()
+            }
+        }
+    }
+
     /// Keeps a uniform sample of the epoch's gradient norms (reservoir sampling on an RNG of
-    /// its own, so the statistics never change the training's random stream).
+    /// its own, so the statistics never change the training's random stream) and the last
+    /// lot's norms.
     fn record_norms(&mut self) {
-        for &n in &self.norms {
-            self.stats.examples += 1;
+        for &n in &self.total_norms {
+            if self.lot_norms.len() < LOT_NORMS {
+                self.lot_norms.push(n);
+            }
             if self.stats.norms.len() < NORM_SAMPLE {
                 self.stats.norms.push(n);
             } else {
@@ -250,7 +277,7 @@ impl Trainer {
     pub fn epsilon_after(&self, steps: u64) -> EpsilonReport {
         let mech = SampledGaussian {
             q: self.q,
-            sigma: self.cfg.sigma,
+            sigma: self.cfg.accounted_sigma(),
             steps,
         };
         EpsilonReport::compute(&mech, self.cfg.delta, Amplification::Paper)
@@ -258,6 +285,7 @@ impl Trainer {
     }
 
     fn finish_epoch(&mut self) -> EpochReport {
+        let lr = self.cfg.lr_at(self.epoch);
         self.epoch += 1;
         let stats = std::mem::take(&mut self.stats);
         let d = &self.data;
@@ -267,6 +295,15 @@ impl Trainer {
         norms.sort_by(|a, b| a.total_cmp(b));
         let median = norms.get(norms.len() / 2).map_or(0.0, |&m| m as f64);
         let lots = stats.lots.max(1) as f64;
+        let mut notes = Vec::new();
+        if self.cfg.sampling == Sampling::Shuffle {
+            notes.push("fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only".into());
+        }
+        if self.cfg.mode != Mode::Dp {
+            notes.push(
+                "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),
+            );
+        }
         EpochReport {
             epoch: self.epoch,
             steps: self.steps,
@@ -275,11 +312,15 @@ impl Trainer {
             test_acc,
             test_loss,
             epsilon: self.epsilon_after(self.steps),
+            accounted_sigma: self.cfg.accounted_sigma(),
+            lr,
             clipped_fraction: stats.clipped as f64 / stats.examples.max(1) as f64,
             median_grad_norm: median,
+            last_lot_norms: self.lot_norms.clone(),
             signal_norm: stats.signal_norm / lots,
             noise_norm: stats.noise_norm / lots,
             mean_lot_size: stats.examples as f64 / lots,
+            notes,
         }
     }
 }
