@@ -2,10 +2,18 @@
 //! the two measure the same code. The clock is passed in: `Instant` natively,
 //! `performance.now()` in the browser. Each case is one JSON line.
 
+use crate::config::{Mode, ModelKind, RunConfig};
+use crate::data::{Dataset, Split};
 use crate::privacy::accountant::{
     moments, naive, pld, rdp, strong, Amplification, SampledGaussian,
 };
+use crate::train::Trainer;
+use crate::Real;
+use ndarray::Array2;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One benchmark figure.
 #[derive(Clone, Debug, Serialize)]
@@ -79,5 +87,99 @@ pub fn accountant_curves(implementation: &str, now_ms: &dyn Fn() -> f64) -> Vec<
             .last()
             .unwrap()
     });
+    lines
+}
+
+/// One training-throughput figure.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainLine {
+    #[serde(rename = "impl")]
+    pub implementation: String,
+    pub model: String,
+    pub private: bool,
+    pub examples_per_sec: f64,
+}
+
+/// A fixed synthetic MNIST-shaped data set: `n` examples of `d` pixel-like features in [0, 1)
+/// and 10 classes given by a random linear teacher (so there is something to learn).
+pub fn synthetic(n: usize, d: usize, seed: u64) -> Dataset {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let teacher = Array2::<Real>::from_shape_fn((d, 10), |_| rng.random_range(-1.0..1.0));
+    let mut split = |rows: usize| {
+        let x = Array2::<Real>::from_shape_fn((rows, d), |_| rng.random::<Real>());
+        let scores = x.dot(&teacher);
+        let y = scores.rows().into_iter().map(|r| {
+            r.iter()
+                .enumerate()
+                .fold(
+                    (0, Real::NEG_INFINITY),
+                    |b, (k, &v)| if v > b.1 { (k, v) } else { b },
+                )
+                .0
+        });
+        Split { y: y.collect(), x }
+    };
+    let train = split(n);
+    let test = split(100);
+    Dataset {
+        name: format!("synthetic-{d}"),
+        feature_names: (0..d).map(|j| format!("x{j}")).collect(),
+        class_names: (0..10).map(|k| k.to_string()).collect(),
+        train,
+        test,
+    }
+}
+
+/// Training throughput, single thread, lots of 600 (one batch each), private (σ = 1, C = 1)
+/// and non-private, for logistic 784→10, MLP 60→1000→10 and MLP 784→128→10. Each case runs
+/// lots for about `budget_ms` after two warm-up lots.
+pub fn training(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -> Vec<TrainLine> {
+    let cases: [(&str, usize, Vec<usize>); 3] = [
+        ("logistic 784-10", 784, vec![]),
+        ("mlp 60-1000-10", 60, vec![1000]),
+        ("mlp 784-128-10", 784, vec![128]),
+    ];
+    let mut lines = Vec::new();
+    for (name, d, hidden) in cases {
+        let data = Arc::new(synthetic(6000, d, 1));
+        for private in [true, false] {
+            let cfg = RunConfig {
+                model: if hidden.is_empty() {
+                    ModelKind::Logistic
+                } else {
+                    ModelKind::Mlp
+                },
+                hidden: if hidden.is_empty() {
+                    vec![128]
+                } else {
+                    hidden.clone()
+                },
+                mode: if private { Mode::Dp } else { Mode::NonPrivate },
+                lot_size: 600,
+                batch_size: 600,
+                lr: 0.05,
+                sigma: 1.0,
+                clip: 1.0,
+                seed: Some(1),
+                ..RunConfig::default()
+            };
+            let mut t = Trainer::new(cfg, Arc::clone(&data)).expect("bench config is valid");
+            t.step();
+            t.step();
+            let (start, seen) = (now_ms(), t.examples_seen());
+            let mut lots = 0;
+            while lots < 3 || now_ms() - start < budget_ms {
+                t.step();
+                lots += 1;
+            }
+            let secs = (now_ms() - start) / 1e3;
+            lines.push(TrainLine {
+                implementation: implementation.into(),
+                model: name.into(),
+                private,
+                examples_per_sec: (t.examples_seen() - seen) as f64 / secs,
+            });
+        }
+    }
     lines
 }

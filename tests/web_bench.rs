@@ -7,6 +7,15 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
+fn training_throughput_in_wasm() {
+    for line in dpsgd_lab::web::bench_training(1000.0).lines() {
+        console_log!("{line}");
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["examples_per_sec"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[wasm_bindgen_test]
 fn accountant_curves_in_wasm() {
     let lines = dpsgd_lab::web::bench_accountants();
     for line in lines.lines() {

@@ -9,7 +9,7 @@
 //!               [--mode dp|non-private|clip-only|noise-only] [--sampling poisson|shuffle]
 //! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification paper|rigorous]
 //! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
-//! dpsgd bench   [--case accountants]
+//! dpsgd bench   [--case all|training|accountants]
 //! ```
 
 use dpsgd_lab::config::RunConfig;
@@ -260,14 +260,26 @@ fn bench(raw: &[String]) {
     let a = Args::parse(raw, &["case"]);
     let start = std::time::Instant::now();
     let now = move || start.elapsed().as_secs_f64() * 1e3;
-    let lines = match a.0.get("case").map_or("accountants", String::as_str) {
-        "accountants" => dpsgd_lab::bench::accountant_curves("native", &now),
-        other => fail(format!("--case = '{other}' must be accountants")),
-    };
-    for l in lines {
-        println!(
-            "{}",
-            serde_json::to_string(&l).expect("bench line serialises")
-        );
+    let case = a.0.get("case").map_or("all", String::as_str);
+    if !["all", "training", "accountants"].contains(&case) {
+        fail(format!(
+            "--case = '{case}' must be all, training or accountants"
+        ));
+    }
+    if case != "accountants" {
+        for l in dpsgd_lab::bench::training("native", &now, 1000.0) {
+            println!(
+                "{}",
+                serde_json::to_string(&l).expect("bench line serialises")
+            );
+        }
+    }
+    if case != "training" {
+        for l in dpsgd_lab::bench::accountant_curves("native", &now) {
+            println!(
+                "{}",
+                serde_json::to_string(&l).expect("bench line serialises")
+            );
+        }
     }
 }

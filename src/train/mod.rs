@@ -50,6 +50,7 @@ pub struct Trainer {
     q: f64,
     steps_per_epoch: u64,
     steps: u64,
+    examples_seen: u64,
     epoch: usize,
     stats: EpochStats,
     clip_bounds: Vec<f64>,
@@ -93,6 +94,7 @@ impl Trainer {
             model,
             data,
             steps: 0,
+            examples_seen: 0,
             epoch: 0,
             stats: EpochStats::default(),
             lot: Vec::new(),
@@ -134,6 +136,11 @@ impl Trainer {
 
     pub fn model(&self) -> &Mlp {
         &self.model
+    }
+
+    /// Examples processed since the start (the sum of the lot sizes).
+    pub fn examples_seen(&self) -> u64 {
+        self.examples_seen
     }
 
     /// One noisy step of Algorithm 1 on a freshly drawn lot.
@@ -212,6 +219,7 @@ impl Trainer {
             *p -= scale * g;
         }
         self.steps += 1;
+        self.examples_seen += lot.len() as u64;
         self.stats.lots += 1;
         self.stats.signal_norm += signal;
         self.stats.noise_norm += noise;

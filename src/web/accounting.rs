@@ -6,6 +6,7 @@ use crate::privacy::accountant::calibrate::sigma_for_epsilon;
 use crate::privacy::accountant::{pld, Accountant, Amplification, EpsilonReport, SampledGaussian};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 fn js_err(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
@@ -91,17 +92,34 @@ pub fn pld_epsilon_curve(
     Ok(serde_json::to_string(&values).expect("curve serialises"))
 }
 
-/// The accountant benchmark (see `crate::bench`), timed with `performance.now()`; one JSON
-/// line per case.
-#[wasm_bindgen]
-pub fn bench_accountants() -> String {
-    let perf = web_sys::window().and_then(|w| w.performance());
-    let now = move || perf.as_ref().map_or_else(js_sys::Date::now, |p| p.now());
-    bench::accountant_curves("wasm", &now)
+/// `performance.now()` (in a window or a worker), or `Date.now()` where there is none.
+fn now_ms() -> f64 {
+    let global = js_sys::global();
+    let perf = js_sys::Reflect::get(&global, &"performance".into())
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
+    perf.map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+fn json_lines<T: Serialize>(lines: &[T]) -> String {
+    lines
         .iter()
         .map(|l| serde_json::to_string(l).expect("bench line serialises"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The accountant benchmark (see `crate::bench`); one JSON line per case.
+#[wasm_bindgen]
+pub fn bench_accountants() -> String {
+    json_lines(&bench::accountant_curves("wasm", &now_ms))
+}
+
+/// The training-throughput benchmark (see `crate::bench`), about `budget_ms` per case; one
+/// JSON line per case.
+#[wasm_bindgen]
+pub fn bench_training(budget_ms: f64) -> String {
+    json_lines(&bench::training("wasm", &now_ms, budget_ms))
 }
 
 #[derive(Serialize)]

@@ -8,7 +8,8 @@ mod charts;
 mod session;
 
 pub use accounting::{
-    bench_accountants, calibrate_sigma, epsilon_curve, epsilon_for, pld_epsilon_curve,
+    bench_accountants, bench_training, calibrate_sigma, epsilon_curve, epsilon_for,
+    pld_epsilon_curve,
 };
 pub use charts::{draw_accuracy_chart, draw_epsilon_chart};
 pub use session::{LabData, Session};
