@@ -8,9 +8,9 @@
 //! ||g_i||² = ||δ_i||² (||a_i||² + 1), and Σ_i w_i g_i = Aᵀ (diag(w) Δ): one matrix product
 //! (Goodfellow 2015; the paper's Section 3.1 and reference [25]).
 
+use super::linalg::matmul;
 use super::{softmax_rows, Model};
 use crate::Real;
-use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2, Axis};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
@@ -123,7 +123,7 @@ fn ensure_rows(buf: &mut Array2<Real>, rows: usize) {
 
 /// out = input · W + b.
 fn dense(input: ArrayView2<Real>, w: ArrayView2<Real>, b: &[Real], mut out: ArrayViewMut2<Real>) {
-    general_mat_mul(1.0, &input, &w, 0.0, &mut out);
+    matmul(&mut out, &input, &w, false);
     out += &ndarray::ArrayView1::from(b);
 }
 
@@ -169,7 +169,9 @@ impl Model for Mlp {
                 };
                 let mut out = rest[0].slice_mut(s![..n, ..]);
                 dense(input, self.weights(l), self.bias(l), out.view_mut());
-                out.mapv_inplace(|v| v.max(0.0));
+                for v in out.as_slice_mut().expect("contiguous") {
+                    *v = v.max(0.0);
+                }
             } else {
                 let input = if l == 0 {
                     x.view()
@@ -188,18 +190,21 @@ impl Model for Mlp {
         for l in (0..layers - 1).rev() {
             let (lower, upper) = deltas.split_at_mut(l + 1);
             let mut d = lower[l].slice_mut(s![..n, ..]);
-            general_mat_mul(
-                1.0,
+            matmul(
+                &mut d,
                 &upper[0].slice(s![..n, ..]),
                 &self.weights(l + 1).t(),
-                0.0,
-                &mut d,
+                false,
             );
-            d.zip_mut_with(&acts[l].slice(s![..n, ..]), |dv, &a| {
-                if a <= 0.0 {
-                    *dv = 0.0
-                }
-            });
+            // The rows are contiguous: a flat, branch-free loop the compiler vectorises.
+            let a = acts[l].slice(s![..n, ..]);
+            let (d, a) = (
+                d.as_slice_mut().expect("contiguous"),
+                a.as_slice().expect("contiguous"),
+            );
+            for (dv, &av) in d.iter_mut().zip(a) {
+                *dv = if av > 0.0 { *dv } else { 0.0 };
+            }
         }
         self.acts = acts;
         self.deltas = deltas;
@@ -237,7 +242,7 @@ impl Model for Mlp {
             let (i, o) = (self.sizes[l], self.sizes[l + 1]);
             let (gw, gb) = grad[self.offsets[l]..self.offsets[l + 1]].split_at_mut(i * o);
             let mut gw = ArrayViewMut2::from_shape((i, o), gw).expect("shape");
-            general_mat_mul(1.0, &self.input(&x, l).t(), &delta, 1.0, &mut gw);
+            matmul(&mut gw, &self.input(&x, l).t(), &delta.view(), true);
             for (g, s) in gb.iter_mut().zip(delta.sum_axis(Axis(0))) {
                 *g += s;
             }
@@ -250,7 +255,7 @@ impl Model for Mlp {
         let mut a = x.to_owned();
         for l in 0..layers {
             let mut z = Array2::zeros((a.nrows(), self.sizes[l + 1]));
-            general_mat_mul(1.0, &a, &self.weights(l), 0.0, &mut z);
+            matmul(&mut z.view_mut(), &a.view(), &self.weights(l), false);
             z += &Array1::from(self.bias(l).to_vec());
             if l + 1 < layers {
                 z.mapv_inplace(|v| v.max(0.0));

@@ -19,7 +19,7 @@ use crate::Real;
 use ndarray::{s, Array2};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use rand_chacha::{ChaCha20Rng, ChaCha8Rng};
+use rand_chacha::{ChaCha12Rng, ChaCha8Rng};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -45,7 +45,7 @@ pub struct Trainer {
     seed: u64,
     data: Arc<Dataset>,
     model: Mlp,
-    rng: ChaCha20Rng,
+    rng: ChaCha12Rng,
     sample_rng: ChaCha8Rng,
     q: f64,
     steps_per_epoch: u64,
@@ -74,7 +74,7 @@ impl Trainer {
         let n = data.train.len();
         cfg.validate(n)?;
         let seed = cfg.seed.unwrap_or_else(rand::random);
-        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let mut rng = ChaCha12Rng::seed_from_u64(seed);
         let (d, k) = (data.n_features(), data.n_classes());
         let model = match cfg.model {
             ModelKind::Logistic => Mlp::logistic(d, k),
