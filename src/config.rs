@@ -82,6 +82,10 @@ pub struct RunConfig {
     /// epochs, then constant (the paper: 0.1 → 0.052 over 10 epochs). No decay when unset.
     pub lr_end: Option<f64>,
     pub lr_decay_epochs: usize,
+    /// The data set: a built-in name (see `data::builtin`) or "csv" for a file of one's own.
+    pub dataset: String,
+    /// Coordinate noise of the generated 2-D sets (0 to 1).
+    pub data_noise: f64,
 }
 
 impl Default for RunConfig {
@@ -103,6 +107,8 @@ impl Default for RunConfig {
             sampling: Sampling::Poisson,
             lr_end: None,
             lr_decay_epochs: 0,
+            dataset: "adult".into(),
+            data_noise: 0.1,
         }
     }
 }
@@ -225,6 +231,12 @@ impl RunConfig {
                     format!("per-layer bound {c} must be a positive number"),
                 ));
             }
+        }
+        if !(self.data_noise.is_finite() && (0.0..=1.0).contains(&self.data_noise)) {
+            return Err(err(
+                "data_noise",
+                format!("noise level {} must be between 0 and 1", self.data_noise),
+            ));
         }
         if let Some(end) = self.lr_end {
             if !(end.is_finite() && end > 0.0 && end <= 100.0) {

@@ -3,7 +3,8 @@
 //! the argument and its valid range.
 //!
 //! ```text
-//! dpsgd train   [--dataset adult] [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
+//! dpsgd train   [--dataset adult|breast-cancer|blobs|circle|xor|spiral [--noise 0.1]]
+//!               [--csv PATH --label COLUMN [--test-csv PATH] [--scale standard|none]] [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
 //!               [--delta δ] [--seed N] [--batch-size B] [--model logistic|mlp] [--hidden 1000]
 //!               [--clipping flat|per-layer] [--layer-clips 2,2] [--lr-end η] [--lr-decay-epochs K]
 //!               [--mode dp|non-private|clip-only|noise-only] [--sampling poisson|shuffle]
@@ -13,7 +14,10 @@
 //! ```
 
 use dpsgd_lab::config::RunConfig;
-use dpsgd_lab::data::decode_packed;
+use dpsgd_lab::data::builtin::{builtin_file, load_builtin};
+use dpsgd_lab::data::csv::parse_csv_pair;
+use dpsgd_lab::data::split::{dataset_from_tables, Scale};
+use dpsgd_lab::data::Dataset;
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, EpsilonReport, SampledGaussian};
 use dpsgd_lab::train::Trainer;
@@ -198,6 +202,8 @@ const TRAIN_OPTIONS: &[(&str, &str, Kind)] = &[
     ("layer-clips", "layer_clips", Kind::List),
     ("mode", "mode", Kind::Text),
     ("sampling", "sampling", Kind::Text),
+    ("dataset", "dataset", Kind::Text),
+    ("noise", "data_noise", Kind::Number),
 ];
 
 #[derive(Clone, Copy)]
@@ -231,21 +237,10 @@ fn train_config(a: &Args) -> RunConfig {
 
 fn train(raw: &[String]) {
     let mut allowed: Vec<&str> = TRAIN_OPTIONS.iter().map(|o| o.0).collect();
-    allowed.extend(["dataset", "data-dir"]);
+    allowed.extend(["data-dir", "csv", "test-csv", "label", "scale"]);
     let a = Args::parse(raw, &allowed);
-    let dataset = a.0.get("dataset").map_or("adult", String::as_str);
-    if dataset != "adult" {
-        fail(format!(
-            "--dataset = '{dataset}' is not available; the lab ships: adult"
-        ));
-    }
     let cfg = train_config(&a);
-    let path = data_dir(&a).join("adult.bin");
-    let bytes = std::fs::read(&path)
-        .unwrap_or_else(|e| fail(format!("cannot read {}: {e}", path.display())));
-    let data = Arc::new(
-        decode_packed(&bytes).unwrap_or_else(|e| fail(format!("{}: {e}", path.display()))),
-    );
+    let data = Arc::new(load_data(&a, &cfg));
     let mut trainer = Trainer::new(cfg, data)
         .unwrap_or_else(|e| fail(format!("--{}: {}", e.field.replace('_', "-"), e.message)));
     while let Some(report) = trainer.run_epoch() {
@@ -254,6 +249,45 @@ fn train(raw: &[String]) {
             serde_json::to_string(&report).expect("report serialises")
         );
     }
+}
+
+/// The training data: a CSV of one's own (`--csv`, `--label`, optional `--test-csv` and
+/// `--scale`) or a built-in set (`--dataset`, files under `--data-dir`, default www/data).
+fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
+    let read = |path: &str| {
+        std::fs::read(path).unwrap_or_else(|e| fail(format!("cannot read {path}: {e}")))
+    };
+    if let Some(path) = a.0.get("csv") {
+        if a.0.contains_key("dataset") {
+            fail("give --dataset or --csv, not both");
+        }
+        let label =
+            a.0.get("label")
+                .unwrap_or_else(|| fail("--csv needs --label COLUMN (the class column)"));
+        let scale = match a.0.get("scale").map(String::as_str) {
+            None | Some("standard") => Scale::Standard,
+            Some("none") => Scale::None,
+            Some(o) => fail(format!("--scale = '{o}' must be standard or none")),
+        };
+        let test_bytes = a.0.get("test-csv").map(|p| read(p));
+        let (train, test) = parse_csv_pair(&read(path), test_bytes.as_deref(), label)
+            .unwrap_or_else(|e| fail(format!("{path}: {e}")));
+        return dataset_from_tables(path, train, test, scale, cfg.seed.unwrap_or(0));
+    }
+    for flag in ["label", "test-csv", "scale"] {
+        if a.0.contains_key(flag) {
+            fail(format!("--{flag} goes with --csv"));
+        }
+    }
+    let name = cfg.dataset.as_str();
+    let bytes = builtin_file(name).map(|file| read(&data_dir(a).join(file).to_string_lossy()));
+    load_builtin(
+        name,
+        bytes.as_deref(),
+        cfg.seed.unwrap_or(0),
+        cfg.data_noise,
+    )
+    .unwrap_or_else(|e| fail(e))
 }
 
 fn bench(raw: &[String]) {

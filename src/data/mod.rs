@@ -1,7 +1,11 @@
 //! Datasets: feature matrices with labels, split into train and test, and the decoders of the
 //! files the lab ships under `www/data/`.
 
+pub mod builtin;
+pub mod csv;
 mod packed;
+pub mod split;
+pub mod synthetic;
 
 pub use packed::{decode_packed, DataError};
 
