@@ -43,6 +43,10 @@ function readConfig() {
   cfg.lot_size = Math.min(cfg.lot_size, nTrain);
   const seed = Number($('seed').value);
   cfg.seed = Number.isInteger(seed) && seed >= 0 && seed <= 4294967295 ? seed : 1;
+  cfg.dataset = $('dataset').value;
+  cfg.model = $('model').value;
+  cfg.hidden = [64];
+  cfg.data_noise = 0.1;
   return cfg;
 }
 
@@ -50,6 +54,8 @@ function writeHash(cfg) {
   const params = new URLSearchParams({ v: '1' });
   for (const c of CONTROLS) params.set(c.field, String(cfg[c.field]));
   params.set('seed', String(cfg.seed));
+  params.set('dataset', cfg.dataset);
+  params.set('model', cfg.model);
   window.history.replaceState(null, '', `#${params}`);
 }
 
@@ -64,6 +70,10 @@ function readHash() {
     }
   }
   if (params.has('seed')) $('seed').value = params.get('seed');
+  for (const id of ['dataset', 'model']) {
+    const v = params.get(id);
+    if (v && [...$(id).options].some((o) => o.value === v)) $(id).value = v;
+  }
 }
 
 const fmtEps = (v) => (v === 'inf' || v === null || v === undefined ? '∞' : v < 10 ? v.toFixed(3) : v.toFixed(1));
@@ -133,14 +143,24 @@ function restart() {
 worker.onmessage = (ev) => {
   const m = ev.data;
   if (m.type === 'ready') {
-    nTrain = m.n_train;
-    const lot = $('lot-size');
-    lot.max = String(log10(nTrain));
     restart();
     return;
   }
   if (m.generation !== generation) return; // a cancelled run
-  if (m.type === 'report') {
+  if (m.type === 'data') {
+    if (m.n_train !== nTrain) {
+      nTrain = m.n_train;
+      $('lot-size').max = String(log10(nTrain));
+      readConfig();
+      updatePreview(readConfig());
+      drawCharts();
+    }
+  } else if (m.type === 'resize') {
+    // The lot was larger than the new data set: use the whole set and start again.
+    $('lot-size').value = String(log10(m.n_train));
+    setStatus(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
+    restart();
+  } else if (m.type === 'report') {
     history.push(m.report);
     appendRow(m.report);
     drawCharts();
@@ -163,6 +183,8 @@ function scheduleRestart() {
 
 for (const c of CONTROLS) $(c.id).addEventListener('input', scheduleRestart);
 $('seed').addEventListener('change', scheduleRestart);
+$('dataset').addEventListener('change', scheduleRestart);
+$('model').addEventListener('change', scheduleRestart);
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';

@@ -1,24 +1,39 @@
-// Training worker: loads the wasm core and the data, runs one run at a time in short chunks,
-// and posts a report after every epoch. A newer generation (a restarted run) stops the old
-// one at the next chunk, so a cancelled run never keeps computing.
+// Training worker: loads the wasm core, loads the chosen data set on demand, runs one run at a
+// time in short chunks, and posts a report after every epoch. A newer generation (a restarted
+// run) stops the old one at the next chunk, so a cancelled run never keeps computing.
 import init, { LabData, Session } from './pkg/dpsgd_lab.js';
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
 let data = null;
+let dataKey = '';
 let session = null;
 let generation = -1;
 let running = false;
 let loopToken = 0;
 
-const ready = (async () => {
-  await init();
-  const res = await fetch('data/adult.bin');
-  if (!res.ok) throw new Error(`cannot load data/adult.bin (HTTP ${res.status})`);
-  data = new LabData(new Uint8Array(await res.arrayBuffer()));
-  postMessage({ type: 'ready', n_train: data.n_train(), n_test: data.n_test(), n_features: data.n_features() });
-})().catch((e) => postMessage({ type: 'error', generation: -1, message: `Loading failed: ${e.message || e}` }));
+const ready = init().then(
+  () => postMessage({ type: 'ready' }),
+  (e) => postMessage({ type: 'error', generation: -1, message: `Loading the lab failed: ${e.message || e}` }),
+);
 
 const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+// The data set of `config`, loaded (fetched or generated) only when it changed.
+async function loadData(config) {
+  const file = LabData.fileOf(config.dataset);
+  const key = file ? config.dataset : `${config.dataset}/${config.seed}/${config.data_noise}`;
+  if (key === dataKey && data) return;
+  let bytes = new Uint8Array(0);
+  if (file) {
+    const res = await fetch(`data/${file}`);
+    if (!res.ok) throw new Error(`cannot load data/${file} (HTTP ${res.status})`);
+    bytes = new Uint8Array(await res.arrayBuffer());
+  }
+  const fresh = LabData.builtin(config.dataset, bytes, config.seed, config.data_noise);
+  if (data) data.free();
+  data = fresh;
+  dataKey = key;
+}
 
 async function loop(gen) {
   const token = ++loopToken;
@@ -45,26 +60,41 @@ async function loop(gen) {
   }
 }
 
+async function start(m) {
+  running = false;
+  loopToken += 1;
+  if (session) session.free();
+  session = null;
+  try {
+    await loadData(m.config);
+  } catch (e) {
+    postMessage({ type: 'error', generation: m.generation, message: `Data: ${e.message || e}` });
+    return;
+  }
+  if (m.generation !== generation) return; // superseded while loading
+  const n = data.n_train();
+  postMessage({ type: 'data', generation: m.generation, n_train: n, n_test: data.n_test(), n_features: data.n_features() });
+  if (m.config.lot_size > n) {
+    postMessage({ type: 'resize', generation: m.generation, n_train: n });
+    return;
+  }
+  try {
+    session = new Session(data, JSON.stringify(m.config));
+  } catch (e) {
+    postMessage({ type: 'error', generation: m.generation, message: e.message || String(e) });
+    return;
+  }
+  postMessage({ type: 'started', generation: m.generation, seed: session.seed(), q: session.sampling_rate(), steps_per_epoch: session.steps_per_epoch() });
+  running = m.play !== false;
+  if (running) loop(m.generation);
+}
+
 onmessage = async (ev) => {
   const m = ev.data;
   if (m.type === 'start') generation = m.generation; // drop the old run before waiting
   await ready;
-  if (!data) return;
   if (m.type === 'start') {
-    if (m.generation !== generation) return;
-    running = false;
-    loopToken += 1;
-    if (session) session.free();
-    session = null;
-    try {
-      session = new Session(data, JSON.stringify(m.config));
-    } catch (e) {
-      postMessage({ type: 'error', generation: m.generation, message: e.message || String(e) });
-      return;
-    }
-    postMessage({ type: 'started', generation: m.generation, seed: session.seed(), q: session.sampling_rate(), steps_per_epoch: session.steps_per_epoch() });
-    running = m.play !== false;
-    if (running) loop(m.generation);
+    if (m.generation === generation) await start(m);
   } else if (m.type === 'pause') {
     running = false;
     loopToken += 1;

@@ -2,6 +2,9 @@
 //! boundary as JSON strings (the same JSON the CLI prints).
 
 use crate::config::RunConfig;
+use crate::data::builtin::{builtin_file, load_builtin};
+use crate::data::csv::parse_csv;
+use crate::data::split::{dataset_from_tables, Scale};
 use crate::data::{decode_packed, Dataset};
 use crate::train::Trainer;
 use std::sync::Arc;
@@ -22,6 +25,29 @@ impl LabData {
         Ok(LabData {
             inner: Arc::new(inner),
         })
+    }
+
+    /// A built-in data set (see `data::builtin`) from its file's bytes; generated sets take
+    /// no bytes (pass an empty array) and are drawn from `seed` with coordinate noise `noise`.
+    pub fn builtin(name: &str, bytes: &[u8], seed: f64, noise: f64) -> Result<LabData, JsError> {
+        let bytes = (!bytes.is_empty()).then_some(bytes);
+        let inner = load_builtin(name, bytes, seed.max(0.0) as u64, noise).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(LabData { inner: Arc::new(inner) })
+    }
+
+    /// The file under `www/data/` the built-in set `name` is read from (none when generated).
+    #[wasm_bindgen(js_name = fileOf)]
+    pub fn file_of(name: &str) -> Option<String> {
+        builtin_file(name).map(String::from)
+    }
+
+    /// A student's own CSV with `label` as the class column: split 80/20 with `seed`, numeric
+    /// features standardised on the training part. Errors name the row and column.
+    #[wasm_bindgen(js_name = fromCsv)]
+    pub fn from_csv(bytes: &[u8], label: &str, seed: f64) -> Result<LabData, JsError> {
+        let table = parse_csv(bytes, label).map_err(|e| JsError::new(&e.to_string()))?;
+        let inner = dataset_from_tables("csv", table, None, Scale::Standard, seed.max(0.0) as u64);
+        Ok(LabData { inner: Arc::new(inner) })
     }
 
     pub fn name(&self) -> String {

@@ -83,3 +83,16 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
   assert.deepEqual(cells.slice(3, 7), ['∞', '∞', '∞', '∞']);
   assert.deepEqual(problems, []);
 });
+
+test('choosing another data set and model loads it and trains', async () => {
+  await page.selectOption('#dataset', 'xor');
+  await page.selectOption('#model', 'mlp');
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 3, null, { timeout: 60_000 });
+  assert.match(page.url(), /dataset=xor/);
+  assert.match(page.url(), /model=mlp/);
+  const max = Number(await page.locator('#lot-size').getAttribute('max'));
+  assert.ok(Math.abs(10 ** max - 600) < 1, `lot-size slider spans 1..N = 600, max 10^${max}`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'page-xor-mlp.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
