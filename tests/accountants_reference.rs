@@ -165,3 +165,44 @@ fn edge_cases_give_numbers_not_panics() {
     assert!(SampledGaussian::new(1.5, 1.0, 10).is_err());
     assert!(SampledGaussian::new(-0.1, 1.0, 10).is_err());
 }
+
+#[test]
+fn budget_epochs_and_the_dptrain_question() {
+    use dpsgd_lab::privacy::accountant::calibrate::{max_epochs_within, PrivacyBudget};
+    let (q, sigma, delta) = (0.01, 4.0, 1e-5);
+    let eps_at = |epochs: u64| {
+        let m = SampledGaussian::new(
+            q,
+            sigma,
+            SampledGaussian::steps_for_epochs(q, epochs as f64),
+        )
+        .unwrap();
+        Accountant::Moments.epsilon(&m, delta).unwrap()
+    };
+    // The paper's setting: ε = 1.26 at E = 100, so a budget of 1.26 allows 100 epochs, not 101.
+    let e = max_epochs_within(Accountant::Moments, 1.26, delta, q, sigma, 1000).unwrap();
+    assert!(eps_at(e) <= 1.26 && eps_at(e + 1) > 1.26, "{e} epochs");
+    assert_eq!(e, 100);
+    assert_eq!(
+        max_epochs_within(Accountant::Moments, 0.01, delta, q, sigma, 1000).unwrap(),
+        0
+    );
+    assert_eq!(
+        max_epochs_within(Accountant::Moments, 1e6, delta, q, sigma, 50).unwrap(),
+        50
+    );
+    // DPTrain asks before every step: allowed up to the budget's last step, refused after.
+    let budget = PrivacyBudget {
+        accountant: Accountant::Moments,
+        epsilon: eps_at(10),
+        delta,
+    };
+    assert!(
+        budget.allows_step(q, sigma, 999).unwrap(),
+        "step 1000 = epoch 10 is within"
+    );
+    assert!(
+        !budget.allows_step(q, sigma, 1000).unwrap(),
+        "step 1001 is over"
+    );
+}

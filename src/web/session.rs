@@ -31,8 +31,11 @@ impl LabData {
     /// no bytes (pass an empty array) and are drawn from `seed` with coordinate noise `noise`.
     pub fn builtin(name: &str, bytes: &[u8], seed: f64, noise: f64) -> Result<LabData, JsError> {
         let bytes = (!bytes.is_empty()).then_some(bytes);
-        let inner = load_builtin(name, bytes, seed.max(0.0) as u64, noise).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(LabData { inner: Arc::new(inner) })
+        let inner = load_builtin(name, bytes, seed.max(0.0) as u64, noise)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(LabData {
+            inner: Arc::new(inner),
+        })
     }
 
     /// The file under `www/data/` the built-in set `name` is read from (none when generated).
@@ -47,7 +50,9 @@ impl LabData {
     pub fn from_csv(bytes: &[u8], label: &str, seed: f64) -> Result<LabData, JsError> {
         let table = parse_csv(bytes, label).map_err(|e| JsError::new(&e.to_string()))?;
         let inner = dataset_from_tables("csv", table, None, Scale::Standard, seed.max(0.0) as u64);
-        Ok(LabData { inner: Arc::new(inner) })
+        Ok(LabData {
+            inner: Arc::new(inner),
+        })
     }
 
     pub fn name(&self) -> String {
