@@ -5,15 +5,18 @@
 mod common;
 
 use dpsgd_lab::config::{Mode, ModelKind, RunConfig};
-use dpsgd_lab::data::builtin::{builtin_file, load_builtin, BUILTIN};
+use dpsgd_lab::data::builtin::{builtin_files, load_builtin, BUILTIN};
 use dpsgd_lab::data::csv::parse_csv;
 use dpsgd_lab::train::Trainer;
 use std::sync::Arc;
 
 fn load(name: &str, seed: u64) -> Arc<dpsgd_lab::data::Dataset> {
-    let bytes = builtin_file(name)
-        .map(|f| std::fs::read(common::repo_path(&format!("www/data/{f}"))).unwrap());
-    Arc::new(load_builtin(name, bytes.as_deref(), seed, 0.1).unwrap())
+    let files: Vec<Vec<u8>> = builtin_files(name)
+        .iter()
+        .map(|f| std::fs::read(common::repo_path(&format!("www/data/{f}"))).unwrap())
+        .collect();
+    let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    Arc::new(load_builtin(name, &files, seed, 0.1).unwrap())
 }
 
 fn final_test_acc(cfg: RunConfig, data: Arc<dpsgd_lab::data::Dataset>) -> f64 {
@@ -29,13 +32,23 @@ fn every_builtin_set_loads() {
     for name in BUILTIN {
         let d = load(name, 1);
         assert!(
-            d.train.len() > 100 && !d.test.is_empty() && d.n_classes() == 2,
+            d.train.len() > 100 && !d.test.is_empty() && d.n_classes() >= 2,
             "{name}"
         );
         assert!(d.train.x.iter().all(|v| v.is_finite()), "{name}");
     }
     let bc = load("breast-cancer", 1);
     assert_eq!((bc.train.len() + bc.test.len(), bc.n_features()), (569, 30));
+    let mnist = load("mnist", 1);
+    assert_eq!(
+        (
+            mnist.train.len(),
+            mnist.test.len(),
+            mnist.n_features(),
+            mnist.n_classes()
+        ),
+        (8000, 2000, 784, 10)
+    );
 }
 
 #[test]
@@ -122,4 +135,21 @@ mod fuzz {
             }
         }
     }
+}
+
+#[test]
+fn mnist_mlp_learns_the_digits() {
+    // Raw pixels (no PCA yet): 784 → 128 → 10, non-private, 5 epochs.
+    let cfg = RunConfig {
+        model: ModelKind::Mlp,
+        hidden: vec![128],
+        mode: Mode::NonPrivate,
+        lot_size: 64,
+        lr: 0.5,
+        epochs: 5,
+        seed: Some(1),
+        ..RunConfig::default()
+    };
+    let acc = final_test_acc(cfg, load("mnist", 1));
+    assert!(acc > 0.92, "MNIST test accuracy {acc}");
 }

@@ -20,15 +20,14 @@ const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // The data set of `config`, loaded (fetched or generated) only when it changed.
 async function loadData(config) {
-  const file = LabData.fileOf(config.dataset);
-  const key = file ? config.dataset : `${config.dataset}/${config.seed}/${config.data_noise}`;
+  const files = LabData.filesOf(config.dataset);
+  const key = files.length ? config.dataset : `${config.dataset}/${config.seed}/${config.data_noise}`;
   if (key === dataKey && data) return;
-  let bytes = new Uint8Array(0);
-  if (file) {
+  const bytes = await Promise.all(files.map(async (file) => {
     const res = await fetch(`data/${file}`);
     if (!res.ok) throw new Error(`cannot load data/${file} (HTTP ${res.status})`);
-    bytes = new Uint8Array(await res.arrayBuffer());
-  }
+    return new Uint8Array(await res.arrayBuffer());
+  }));
   const fresh = LabData.builtin(config.dataset, bytes, config.seed, config.data_noise);
   if (data) data.free();
   data = fresh;

@@ -3,7 +3,7 @@
 //! the argument and its valid range.
 //!
 //! ```text
-//! dpsgd train   [--dataset adult|breast-cancer|blobs|circle|xor|spiral [--noise 0.1]]
+//! dpsgd train   [--dataset adult|mnist|breast-cancer|blobs|circle|xor|spiral [--noise 0.1]]
 //!               [--csv PATH --label COLUMN [--test-csv PATH] [--scale standard|none]] [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
 //!               [--delta δ] [--seed N] [--batch-size B] [--model logistic|mlp] [--hidden 1000]
 //!               [--clipping flat|per-layer] [--layer-clips 2,2] [--lr-end η] [--lr-decay-epochs K]
@@ -14,7 +14,7 @@
 //! ```
 
 use dpsgd_lab::config::RunConfig;
-use dpsgd_lab::data::builtin::{builtin_file, load_builtin};
+use dpsgd_lab::data::builtin::{builtin_files, load_builtin};
 use dpsgd_lab::data::csv::parse_csv_pair;
 use dpsgd_lab::data::split::{dataset_from_tables, Scale};
 use dpsgd_lab::data::Dataset;
@@ -280,14 +280,12 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
         }
     }
     let name = cfg.dataset.as_str();
-    let bytes = builtin_file(name).map(|file| read(&data_dir(a).join(file).to_string_lossy()));
-    load_builtin(
-        name,
-        bytes.as_deref(),
-        cfg.seed.unwrap_or(0),
-        cfg.data_noise,
-    )
-    .unwrap_or_else(|e| fail(e))
+    let files: Vec<Vec<u8>> = builtin_files(name)
+        .iter()
+        .map(|file| read(&data_dir(a).join(file).to_string_lossy()))
+        .collect();
+    let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    load_builtin(name, &files, cfg.seed.unwrap_or(0), cfg.data_noise).unwrap_or_else(|e| fail(e))
 }
 
 fn bench(raw: &[String]) {

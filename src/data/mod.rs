@@ -3,6 +3,7 @@
 
 pub mod builtin;
 pub mod csv;
+pub mod idx;
 mod packed;
 pub mod split;
 pub mod synthetic;

@@ -2,7 +2,7 @@
 //! boundary as JSON strings (the same JSON the CLI prints).
 
 use crate::config::RunConfig;
-use crate::data::builtin::{builtin_file, load_builtin};
+use crate::data::builtin::{builtin_files, load_builtin};
 use crate::data::csv::parse_csv;
 use crate::data::split::{dataset_from_tables, Scale};
 use crate::data::{decode_packed, Dataset};
@@ -27,21 +27,31 @@ impl LabData {
         })
     }
 
-    /// A built-in data set (see `data::builtin`) from its file's bytes; generated sets take
-    /// no bytes (pass an empty array) and are drawn from `seed` with coordinate noise `noise`.
-    pub fn builtin(name: &str, bytes: &[u8], seed: f64, noise: f64) -> Result<LabData, JsError> {
-        let bytes = (!bytes.is_empty()).then_some(bytes);
-        let inner = load_builtin(name, bytes, seed.max(0.0) as u64, noise)
+    /// A built-in data set (see `data::builtin`) from its files' bytes (an array of
+    /// Uint8Array, in the order of `filesOf`); generated sets take an empty array and are drawn
+    /// from `seed` with coordinate noise `noise`.
+    pub fn builtin(
+        name: &str,
+        files: js_sys::Array,
+        seed: f64,
+        noise: f64,
+    ) -> Result<LabData, JsError> {
+        let files: Vec<Vec<u8>> = files
+            .iter()
+            .map(|f| js_sys::Uint8Array::new(&f).to_vec())
+            .collect();
+        let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+        let inner = load_builtin(name, &files, seed.max(0.0) as u64, noise)
             .map_err(|e| JsError::new(&e.to_string()))?;
         Ok(LabData {
             inner: Arc::new(inner),
         })
     }
 
-    /// The file under `www/data/` the built-in set `name` is read from (none when generated).
-    #[wasm_bindgen(js_name = fileOf)]
-    pub fn file_of(name: &str) -> Option<String> {
-        builtin_file(name).map(String::from)
+    /// The files under `www/data/` the built-in set `name` is read from (none when generated).
+    #[wasm_bindgen(js_name = filesOf)]
+    pub fn files_of(name: &str) -> Vec<String> {
+        builtin_files(name).iter().map(|f| f.to_string()).collect()
     }
 
     /// A student's own CSV with `label` as the class column: split 80/20 with `seed`, numeric

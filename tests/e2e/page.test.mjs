@@ -96,3 +96,12 @@ test('choosing another data set and model loads it and trains', async () => {
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-xor-mlp.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
+
+test('MNIST loads from its gzipped IDX files and trains', async () => {
+  await page.selectOption('#dataset', 'mnist');
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
+  const first = await cellsOf(0);
+  assert.ok(parseFloat(first[2]) > 50, `MNIST test accuracy after one epoch: ${first[2]}`);
+  assert.deepEqual(problems, []);
+});

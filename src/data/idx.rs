@@ -1,0 +1,212 @@
+//! IDX files (the MNIST format, gzipped or not): a big-endian header — two zero bytes, the
+//! element type, the number of dimensions, each dimension as a u32 — then the data. The lab
+//! reads unsigned-byte IDX (images and labels). Every mismatch is reported, nothing panics.
+
+use super::{DataError, Split};
+use crate::Real;
+use flate2::read::GzDecoder;
+use ndarray::Array2;
+use std::io::Read;
+
+/// Largest file accepted, before and after decompression.
+pub const MAX_BYTES: usize = 100 * 1024 * 1024;
+
+fn bad(msg: impl Into<String>) -> DataError {
+    DataError(msg.into())
+}
+
+/// A decoded unsigned-byte IDX array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Idx {
+    pub dims: Vec<usize>,
+    pub data: Vec<u8>,
+}
+
+/// Decodes an IDX file; gzip (magic 1f 8b) is undone first.
+pub fn decode_idx(bytes: &[u8], what: &str) -> Result<Idx, DataError> {
+    if bytes.len() > MAX_BYTES {
+        return Err(bad(format!("{what} is larger than {} MB", MAX_BYTES >> 20)));
+    }
+    let owned;
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        GzDecoder::new(bytes)
+            .take(MAX_BYTES as u64 + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| bad(format!("{what}: not a valid gzip file ({e})")))?;
+        if out.len() > MAX_BYTES {
+            return Err(bad(format!(
+                "{what} decompresses to more than {} MB",
+                MAX_BYTES >> 20
+            )));
+        }
+        owned = out;
+        &owned[..]
+    } else {
+        bytes
+    };
+    if bytes.len() < 4 {
+        return Err(bad(format!(
+            "{what} is too short for an IDX header ({} bytes)",
+            bytes.len()
+        )));
+    }
+    if bytes[0] != 0 || bytes[1] != 0 {
+        return Err(bad(format!(
+            "{what} is not an IDX file (it must start with two zero bytes)"
+        )));
+    }
+    if bytes[2] != 0x08 {
+        return Err(bad(format!(
+            "{what}: element type 0x{:02x} is not supported; the lab reads unsigned bytes (0x08)",
+            bytes[2]
+        )));
+    }
+    let ndims = bytes[3] as usize;
+    if !(1..=4).contains(&ndims) {
+        return Err(bad(format!("{what}: {ndims} dimensions; expected 1 to 4")));
+    }
+    let head = 4 + 4 * ndims;
+    if bytes.len() < head {
+        return Err(bad(format!("{what}: the header is cut short")));
+    }
+    let dims: Vec<usize> = bytes[4..head]
+        .chunks_exact(4)
+        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize)
+        .collect();
+    let expected = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    let actual = bytes.len() - head;
+    if expected != Some(actual) {
+        let shape = dims
+            .iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join("×");
+        return Err(bad(format!(
+            "{what}: the header says {shape} values but the file holds {actual} bytes of data"
+        )));
+    }
+    Ok(Idx {
+        dims,
+        data: bytes[head..].to_vec(),
+    })
+}
+
+/// Examples from an images file (n × rows × cols, or n × d) and a labels file (n): pixels
+/// scaled to [0, 1]. Returns the split and the number of classes (largest label + 1).
+pub fn images_and_labels(images: &[u8], labels: &[u8]) -> Result<(Split, usize), DataError> {
+    let img = decode_idx(images, "the images file")?;
+    let lab = decode_idx(labels, "the labels file")?;
+    if img.dims.len() < 2 {
+        return Err(bad(
+            "the images file must have at least 2 dimensions (examples × pixels)",
+        ));
+    }
+    if lab.dims.len() != 1 {
+        return Err(bad(format!(
+            "the labels file must have 1 dimension, not {}",
+            lab.dims.len()
+        )));
+    }
+    let n = img.dims[0];
+    if lab.dims[0] != n {
+        return Err(bad(format!("{n} images but {} labels", lab.dims[0])));
+    }
+    if n == 0 {
+        return Err(bad("the images file holds no examples"));
+    }
+    let d = img.data.len() / n;
+    let classes = lab.data.iter().map(|&l| l as usize + 1).max().unwrap_or(0);
+    let distinct = (0..classes)
+        .filter(|c| lab.data.iter().any(|&l| l as usize == *c))
+        .count();
+    if distinct < 2 {
+        return Err(bad(
+            "the labels file has only one class; a classifier needs at least two",
+        ));
+    }
+    if classes > super::csv::MAX_CLASSES {
+        return Err(bad(format!(
+            "label {} exceeds the limit of {} classes",
+            classes - 1,
+            super::csv::MAX_CLASSES
+        )));
+    }
+    let x = Array2::from_shape_vec(
+        (n, d),
+        img.data.iter().map(|&p| p as Real / 255.0).collect(),
+    )
+    .map_err(|e| bad(format!("the images file: {e}")))?;
+    Ok((
+        Split {
+            x,
+            y: lab.data.iter().map(|&l| l as usize).collect(),
+        },
+        classes,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn idx(dims: &[u32], data: &[u8]) -> Vec<u8> {
+        let mut v = vec![0, 0, 0x08, dims.len() as u8];
+        for d in dims {
+            v.extend_from_slice(&d.to_be_bytes());
+        }
+        v.extend_from_slice(data);
+        v
+    }
+
+    #[test]
+    fn reads_plain_and_gzipped_files() {
+        let raw = idx(&[2, 2, 2], &[0, 255, 51, 0, 1, 2, 3, 4]);
+        let mut gz = Vec::new();
+        {
+            use std::io::Write;
+            let mut enc = flate2::write::GzEncoder::new(&mut gz, flate2::Compression::default());
+            enc.write_all(&raw).unwrap();
+        }
+        assert_eq!(
+            decode_idx(&raw, "f").unwrap(),
+            decode_idx(&gz, "f").unwrap()
+        );
+        let (split, classes) = images_and_labels(&gz, &idx(&[2], &[3, 0])).unwrap();
+        assert_eq!(
+            (split.x.dim(), classes, split.y.clone()),
+            ((2, 4), 4, vec![3, 0])
+        );
+        assert_eq!(split.x.row(0).to_vec(), [0.0, 1.0, 0.2, 0.0]);
+    }
+
+    #[test]
+    fn header_mismatches_are_named() {
+        let e = decode_idx(&idx(&[3, 2], &[1, 2, 3]), "f").unwrap_err().0;
+        assert!(e.contains("3×2 values but the file holds 3 bytes"), "{e}");
+        assert!(decode_idx(&[0, 0, 0x0d, 1, 0, 0, 0, 1, 0, 0, 0, 0], "f")
+            .unwrap_err()
+            .0
+            .contains("0x0d"));
+        assert!(decode_idx(&[1, 2, 3], "f")
+            .unwrap_err()
+            .0
+            .contains("too short"));
+        assert!(decode_idx(&[7, 7, 8, 1, 0], "f")
+            .unwrap_err()
+            .0
+            .contains("two zero bytes"));
+        assert!(decode_idx(&[0x1f, 0x8b, 9, 9], "f")
+            .unwrap_err()
+            .0
+            .contains("gzip"));
+        let e = images_and_labels(&idx(&[2, 1], &[0, 1]), &idx(&[3], &[0, 1, 1]))
+            .unwrap_err()
+            .0;
+        assert!(e.contains("2 images but 3 labels"), "{e}");
+        let e = images_and_labels(&idx(&[2, 1], &[0, 1]), &idx(&[2], &[1, 1]))
+            .unwrap_err()
+            .0;
+        assert!(e.contains("only one class"), "{e}");
+    }
+}
