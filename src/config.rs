@@ -86,6 +86,12 @@ pub struct RunConfig {
     pub dataset: String,
     /// Coordinate noise of the generated 2-D sets (0 to 1).
     pub data_noise: f64,
+    /// DP-PCA to this many dimensions before training (paper Section 4: 60); none when unset.
+    pub pca: Option<usize>,
+    /// DP-PCA's noise std σ_p on the unit-norm rows' AᵀA (paper: 7 with σ = 4).
+    pub pca_sigma: f64,
+    /// DP-PCA's Poisson sampling rate of training examples.
+    pub pca_sample: f64,
 }
 
 impl Default for RunConfig {
@@ -109,6 +115,9 @@ impl Default for RunConfig {
             lr_decay_epochs: 0,
             dataset: "adult".into(),
             data_noise: 0.1,
+            pca: None,
+            pca_sigma: 7.0,
+            pca_sample: 1.0,
         }
     }
 }
@@ -238,6 +247,24 @@ impl RunConfig {
                 format!("noise level {} must be between 0 and 1", self.data_noise),
             ));
         }
+        if self.pca == Some(0) {
+            return Err(err("pca", "PCA needs at least 1 dimension".into()));
+        }
+        if !(self.pca_sigma.is_finite() && (0.0..=MAX_SIGMA).contains(&self.pca_sigma)) {
+            return Err(err(
+                "pca_sigma",
+                format!(
+                    "PCA noise σ_p = {} must be between 0 and {MAX_SIGMA}",
+                    self.pca_sigma
+                ),
+            ));
+        }
+        if !(self.pca_sample > 0.0 && self.pca_sample <= 1.0) {
+            return Err(err(
+                "pca_sample",
+                format!("PCA sampling rate {} must be in (0, 1]", self.pca_sample),
+            ));
+        }
         if let Some(end) = self.lr_end {
             if !(end.is_finite() && end > 0.0 && end <= 100.0) {
                 return Err(err(
@@ -277,6 +304,15 @@ impl RunConfig {
             (Mode::Dp, Clipping::Flat) => self.sigma,
             (Mode::Dp, Clipping::PerLayer) => self.sigma / (self.n_layers() as f64).sqrt(),
             _ => 0.0,
+        }
+    }
+
+    /// DP-PCA's noise std for this mode: σ_p where noise is added (DP, noise-only), 0 (exact
+    /// PCA) where it is not.
+    pub fn pca_noise(&self) -> f64 {
+        match self.mode {
+            Mode::Dp | Mode::NoiseOnly => self.pca_sigma,
+            Mode::NonPrivate | Mode::ClipOnly => 0.0,
         }
     }
 

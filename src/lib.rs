@@ -8,6 +8,7 @@
 pub mod bench;
 pub mod config;
 pub mod data;
+pub mod linalg;
 pub mod model;
 pub mod privacy;
 pub mod train;

@@ -204,6 +204,9 @@ const TRAIN_OPTIONS: &[(&str, &str, Kind)] = &[
     ("sampling", "sampling", Kind::Text),
     ("dataset", "dataset", Kind::Text),
     ("noise", "data_noise", Kind::Number),
+    ("pca", "pca", Kind::Number),
+    ("pca-sigma", "pca_sigma", Kind::Number),
+    ("pca-sample", "pca_sample", Kind::Number),
 ];
 
 #[derive(Clone, Copy)]

@@ -5,6 +5,7 @@ pub mod builtin;
 pub mod csv;
 pub mod idx;
 mod packed;
+pub mod pca;
 pub mod split;
 pub mod synthetic;
 

@@ -8,8 +8,8 @@
 //! ||g_i||² = ||δ_i||² (||a_i||² + 1), and Σ_i w_i g_i = Aᵀ (diag(w) Δ): one matrix product
 //! (Goodfellow 2015; the paper's Section 3.1 and reference [25]).
 
-use super::linalg::matmul;
 use super::{softmax_rows, Model};
+use crate::linalg::matmul;
 use crate::Real;
 use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2, Axis};
 use rand::Rng;

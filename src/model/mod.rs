@@ -3,7 +3,6 @@
 //! materialising the per-example gradients one by one (Goodfellow 2015, the paper's
 //! reference [25]).
 
-mod linalg;
 mod mlp;
 
 pub use mlp::Mlp;

@@ -10,6 +10,7 @@ mod report;
 pub use report::EpochReport;
 
 use crate::config::{Clipping, ConfigError, Mode, ModelKind, RunConfig, Sampling};
+use crate::data::pca::{dp_pca, project};
 use crate::data::Dataset;
 use crate::model::{evaluate, Mlp, Model};
 use crate::privacy::accountant::{Amplification, EpsilonReport, SampledGaussian};
@@ -75,6 +76,30 @@ impl Trainer {
         cfg.validate(n)?;
         let seed = cfg.seed.unwrap_or_else(rand::random);
         let mut rng = ChaCha12Rng::seed_from_u64(seed);
+        let data = match cfg.pca {
+            None => data,
+            Some(k) if k > data.n_features() => {
+                return Err(ConfigError {
+                    field: "pca",
+                    message: format!(
+                        "PCA to {k} dimensions, but the data has only {}",
+                        data.n_features()
+                    ),
+                })
+            }
+            Some(k) => {
+                // Its own random stream, so turning PCA on does not change the training's draws.
+                let mut pca_rng = ChaCha12Rng::seed_from_u64(seed ^ 0x0bca_0bca);
+                let p = dp_pca(
+                    &data.train.x,
+                    k,
+                    cfg.pca_noise(),
+                    cfg.pca_sample,
+                    &mut pca_rng,
+                );
+                Arc::new(project(&data, &p))
+            }
+        };
         let (d, k) = (data.n_features(), data.n_classes());
         let model = match cfg.model {
             ModelKind::Logistic => Mlp::logistic(d, k),
@@ -281,14 +306,25 @@ impl Trainer {
         self.advance(u64::MAX)
     }
 
-    /// ε per accountant after `steps` steps of this run's mechanism.
+    /// ε per accountant after `steps` steps of this run's mechanism, DP-PCA's step included.
     pub fn epsilon_after(&self, steps: u64) -> EpsilonReport {
-        let mech = SampledGaussian {
+        let train = SampledGaussian {
             q: self.q,
             sigma: self.cfg.accounted_sigma(),
             steps,
         };
-        EpsilonReport::compute(&mech, self.cfg.delta, Amplification::Paper)
+        let mut parts = vec![train];
+        if self.cfg.pca.is_some() {
+            parts.insert(
+                0,
+                SampledGaussian {
+                    q: self.cfg.pca_sample,
+                    sigma: self.cfg.pca_noise(),
+                    steps: 1,
+                },
+            );
+        }
+        EpsilonReport::compute_parts(&parts, self.cfg.delta, Amplification::Paper)
             .expect("validated config gives valid accountant inputs")
     }
 

@@ -13,6 +13,7 @@
 //! | [`pld`] | privacy loss distribution composed by FFT: the tightest, and the slowest |
 
 pub mod calibrate;
+pub mod compose;
 pub mod moments;
 pub mod naive;
 pub mod pld;
@@ -216,6 +217,20 @@ impl EpsilonReport {
                 rdp,
             })
             .collect())
+    }
+
+    /// ε of every accountant for `parts` run in sequence (see [`compose`]).
+    pub fn compute_parts(
+        parts: &[SampledGaussian],
+        delta: f64,
+        amp: Amplification,
+    ) -> Result<Self, AccountError> {
+        Ok(EpsilonReport {
+            naive: compose::epsilon(Accountant::Naive(amp), parts, delta)?,
+            strong: compose::epsilon(Accountant::Strong(amp), parts, delta)?,
+            moments: compose::epsilon(Accountant::Moments, parts, delta)?,
+            rdp: compose::epsilon(Accountant::Rdp, parts, delta)?,
+        })
     }
 
     pub fn compute(

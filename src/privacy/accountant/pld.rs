@@ -232,6 +232,35 @@ impl Pld {
         self.composed_from_cyclic(&buf, t, window)
     }
 
+    /// The PLD of this mechanism followed by `other` (same grid): the convolution of the two
+    /// loss distributions, by FFT.
+    pub fn convolve(&self, other: &Pld) -> Pld {
+        assert!(
+            (self.h - other.h).abs() <= 1e-12 * self.h,
+            "PLDs on different grids"
+        );
+        let len = self.pmf.len() + other.pmf.len() - 1;
+        let size = len.next_power_of_two();
+        let mut planner = FftPlanner::new();
+        let mut a = self.spectrum(size, &mut planner);
+        let b = other.spectrum(size, &mut planner);
+        for (x, y) in a.iter_mut().zip(&b) {
+            *x *= y;
+        }
+        planner.plan_fft_inverse(size).process(&mut a);
+        let pmf = a[..len]
+            .iter()
+            .map(|c| (c.re / size as f64).max(0.0))
+            .collect();
+        let inf_mass = 1.0 - (1.0 - self.inf_mass) * (1.0 - other.inf_mass);
+        Pld {
+            h: self.h,
+            offset: self.offset + other.offset,
+            pmf,
+            inf_mass,
+        }
+    }
+
     /// δ(ε) = P[L = ∞] + Σ_{l > ε} p(l)(1 − e^{ε − l}).
     pub fn delta_for_epsilon(&self, eps: f64) -> f64 {
         let tail: f64 = self
@@ -365,7 +394,7 @@ pub const MAX_GRID: f64 = (1u64 << 21) as f64;
 
 /// The interval to use: `h`, or wider when one step or the composition would not fit in
 /// [`MAX_GRID`] points (the width of both is estimated on a coarse grid first).
-fn grid_interval(mech: &SampledGaussian, dir: Direction, h: f64) -> f64 {
+pub(crate) fn grid_interval(mech: &SampledGaussian, dir: Direction, h: f64) -> f64 {
     let (lo, hi) = one_step_loss_range(mech.q, mech.sigma, dir);
     let coarse_h = 1e-2f64.max(h).max((hi - lo) / MAX_GRID);
     let coarse = Pld::subsampled_gaussian(mech.q, mech.sigma, coarse_h, dir);

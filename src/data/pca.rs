@@ -1,0 +1,172 @@
+//! Differentially private PCA (paper Section 4): take a Poisson sample of the training
+//! examples, normalise each to unit L2 norm into A, add a symmetric Gaussian noise matrix with
+//! std σ_p to AᵀA, and project every example onto the top-k eigenvectors of the noisy matrix.
+//! One example changes AᵀA by a·aᵀ with Frobenius norm 1, so this is one Gaussian mechanism
+//! with sensitivity 1 and noise multiplier σ_p on a sample with rate q — the accountants add
+//! it to the training's cost (see `privacy::accountant::compose`).
+
+use super::{Dataset, Split};
+use crate::linalg::matmul;
+use crate::privacy::sampling::poisson_lot;
+use crate::Real;
+use nalgebra::{DMatrix, SymmetricEigen};
+use ndarray::{Array2, Axis};
+use rand::Rng;
+use rand_distr::{Distribution, StandardNormal};
+
+/// A projection onto k principal directions (d × k), and how it was made.
+#[derive(Clone, Debug)]
+pub struct Projection {
+    pub basis: Array2<Real>,
+    /// Rows of the sample the covariance was computed from.
+    pub sample_size: usize,
+}
+
+/// A d × d symmetric matrix whose entries on and above the diagonal are independent
+/// N(0, σ²) (each below-diagonal entry mirrors its partner).
+pub fn symmetric_noise<R: Rng + ?Sized>(d: usize, sigma: f64, rng: &mut R) -> DMatrix<f64> {
+    let mut m = DMatrix::zeros(d, d);
+    for i in 0..d {
+        for j in i..d {
+            let z: f64 = StandardNormal.sample(rng);
+            m[(i, j)] = sigma * z;
+            m[(j, i)] = sigma * z;
+        }
+    }
+    m
+}
+
+/// DP-PCA of the rows of `x`: top-`k` eigenvectors of AᵀA + E, with A the unit-normalised rows
+/// of a Poisson sample with rate `sample_rate` and E symmetric Gaussian noise of std `sigma_p`
+/// (0: exact PCA of the sample).
+pub fn dp_pca<R: Rng + ?Sized>(
+    x: &Array2<Real>,
+    k: usize,
+    sigma_p: f64,
+    sample_rate: f64,
+    rng: &mut R,
+) -> Projection {
+    let d = x.ncols();
+    let k = k.clamp(1, d);
+    let mut rows = Vec::new();
+    poisson_lot(x.nrows(), sample_rate, rng, &mut rows);
+    let mut a = x.select(Axis(0), &rows);
+    for mut row in a.rows_mut() {
+        let norm = row.dot(&row).sqrt();
+        if norm > 0.0 {
+            row /= norm;
+        }
+    }
+    let mut gram = Array2::<Real>::zeros((d, d));
+    matmul(&mut gram.view_mut(), &a.t(), &a.view(), false);
+    let mut c = DMatrix::<f64>::from_fn(d, d, |i, j| {
+        0.5 * (gram[[i, j]] as f64 + gram[[j, i]] as f64)
+    });
+    if sigma_p > 0.0 {
+        c += symmetric_noise(d, sigma_p, rng);
+    }
+    let eig = SymmetricEigen::new(c);
+    let mut order: Vec<usize> = (0..d).collect();
+    order.sort_by(|&i, &j| eig.eigenvalues[j].total_cmp(&eig.eigenvalues[i]));
+    let basis = Array2::from_shape_fn((d, k), |(i, j)| eig.eigenvectors[(i, order[j])] as Real);
+    Projection {
+        basis,
+        sample_size: rows.len(),
+    }
+}
+
+/// The dataset with every example (train and test) projected onto `p`'s basis.
+pub fn project(data: &Dataset, p: &Projection) -> Dataset {
+    let proj = |s: &Split| {
+        let mut x = Array2::<Real>::zeros((s.len(), p.basis.ncols()));
+        matmul(&mut x.view_mut(), &s.x.view(), &p.basis.view(), false);
+        Split { x, y: s.y.clone() }
+    };
+    Dataset {
+        name: format!("{} (PCA {})", data.name, p.basis.ncols()),
+        feature_names: (1..=p.basis.ncols()).map(|j| format!("pc{j}")).collect(),
+        class_names: data.class_names.clone(),
+        train: proj(&data.train),
+        test: proj(&data.test),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// Largest principal angle's sine between the column spaces of two orthonormal bases:
+    /// the spectral norm of (I − QQᵀ)P.
+    fn subspace_sine(p: &Array2<Real>, q: &DMatrix<f64>) -> f64 {
+        let p = DMatrix::from_fn(p.nrows(), p.ncols(), |i, j| p[[i, j]] as f64);
+        let resid = &p - q * (q.transpose() * &p);
+        resid.singular_values().max()
+    }
+
+    #[test]
+    fn without_noise_it_finds_the_planted_subspace() {
+        // Rows lie exactly in a random 3-dimensional subspace of R^12.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (d, k, n) = (12, 3, 400);
+        let basis = DMatrix::<f64>::from_fn(d, k, |_, _| rng.random_range(-1.0..1.0))
+            .qr()
+            .q();
+        let coords =
+            DMatrix::<f64>::from_fn(n, k, |_, j| rng.random_range(-1.0..1.0) * (3.0 - j as f64));
+        let rows = &coords * basis.transpose();
+        let x = Array2::from_shape_fn((n, d), |(i, j)| rows[(i, j)] as Real);
+        let p = dp_pca(&x, k, 0.0, 1.0, &mut rng);
+        assert_eq!(p.sample_size, n);
+        let sine = subspace_sine(&p.basis, &basis);
+        assert!(sine < 1e-6, "subspace angle {sine}");
+    }
+
+    #[test]
+    fn noise_is_symmetric_with_the_stated_std() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let (d, sigma) = (300, 7.0);
+        let e = symmetric_noise(d, sigma, &mut rng);
+        assert_eq!(e, e.transpose());
+        // The d(d+1)/2 = 45,150 independent entries: sample std within 1% (std error 0.33%).
+        let upper: Vec<f64> = (0..d)
+            .flat_map(|i| (i..d).map(move |j| (i, j)))
+            .map(|(i, j)| e[(i, j)])
+            .collect();
+        let n = upper.len() as f64;
+        let mean = upper.iter().sum::<f64>() / n;
+        let sd = (upper.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n).sqrt();
+        assert!(
+            mean.abs() < 5.0 * sigma / n.sqrt() && (sd / sigma - 1.0).abs() < 0.01,
+            "mean {mean}, std {sd}"
+        );
+    }
+
+    #[test]
+    fn projection_keeps_labels_and_makes_k_features() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let x = Array2::from_shape_fn((50, 6), |_| rng.random_range(-1.0..1.0));
+        let data = Dataset {
+            name: "t".into(),
+            feature_names: (0..6).map(|j| j.to_string()).collect(),
+            class_names: vec!["a".into(), "b".into()],
+            train: Split {
+                x: x.clone(),
+                y: vec![0; 50],
+            },
+            test: Split {
+                x: x.slice(ndarray::s![..5, ..]).to_owned(),
+                y: vec![1; 5],
+            },
+        };
+        let p = dp_pca(&data.train.x, 2, 1.0, 0.5, &mut rng);
+        assert!(
+            p.sample_size > 10 && p.sample_size < 40,
+            "Poisson sample of about 25: {}",
+            p.sample_size
+        );
+        let out = project(&data, &p);
+        assert_eq!((out.n_features(), out.test.y.clone()), (2, vec![1; 5]));
+    }
+}
