@@ -126,6 +126,25 @@ mod fuzz {
             let _ = parse_csv(&bytes, "y");
         }
 
+        /// Any bytes as an IDX images or labels file: a split or an error, never a panic.
+        #[test]
+        fn idx_parser_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200), labels in proptest::collection::vec(any::<u8>(), 0..40)) {
+            let _ = dpsgd_lab::data::idx::decode_idx(&bytes, "f");
+            let _ = dpsgd_lab::data::idx::images_and_labels(&bytes, &labels);
+        }
+
+        /// IDX-shaped input: a valid header with arbitrary dimensions and data.
+        #[test]
+        fn idx_parser_checks_lengths(dims in proptest::collection::vec(0u32..6, 1..4), data in proptest::collection::vec(any::<u8>(), 0..100)) {
+            let mut f = vec![0u8, 0, 8, dims.len() as u8];
+            for d in &dims {
+                f.extend_from_slice(&d.to_be_bytes());
+            }
+            f.extend_from_slice(&data);
+            let want: usize = dims.iter().map(|&d| d as usize).product();
+            prop_assert_eq!(dpsgd_lab::data::idx::decode_idx(&f, "f").is_ok(), want == data.len());
+        }
+
         /// CSV-shaped text: the error, when there is one, says something.
         #[test]
         fn csv_parser_never_panics_on_csv_like_text(text in "[a-c0-9y,.\\-\\n\\\" ]{0,200}") {

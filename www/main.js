@@ -72,7 +72,7 @@ function readHash() {
   if (params.has('seed')) $('seed').value = params.get('seed');
   for (const id of ['dataset', 'model']) {
     const v = params.get(id);
-    if (v && [...$(id).options].some((o) => o.value === v)) $(id).value = v;
+    if (v && [...$(id).options].some((o) => o.value === v && !o.hidden)) $(id).value = v;
   }
 }
 
@@ -146,6 +146,17 @@ worker.onmessage = (ev) => {
     restart();
     return;
   }
+  if (m.type === 'own-data') {
+    if (m.ok) {
+      $('own-option').hidden = false;
+      $('own-option').textContent = `Your data: ${ownName} (${m.n_train} train, ${m.n_test} test, ${m.n_features} features)`;
+      $('dataset').value = 'own';
+      restart();
+    } else {
+      setStatus(`Your file was not loaded (the current data and run are unchanged): ${m.message}`, true);
+    }
+    return;
+  }
   if (m.generation !== generation) return; // a cancelled run
   if (m.type === 'data') {
     if (m.n_train !== nTrain) {
@@ -194,6 +205,43 @@ $('play').addEventListener('click', () => {
 });
 $('reset').addEventListener('click', restart);
 window.addEventListener('resize', drawCharts);
+
+// A student's own data: read the file(s) here, parse them in the worker (wasm).
+const MAX_FILE_BYTES = 100 * 1024 * 1024;
+let ownName = '';
+$('data-file').addEventListener('change', async () => {
+  const files = [...$('data-file').files];
+  const select = $('label-column');
+  select.replaceChildren();
+  select.disabled = true;
+  $('load-data').disabled = files.length === 0;
+  if (files.length === 1 && !/\.(gz|idx|ubyte)$/i.test(files[0].name)) {
+    const head = (await files[0].slice(0, 65536).text()).split(/\r?\n/)[0] || '';
+    for (const name of head.split(',').map((c) => c.trim().replace(/^"|"$/g, ''))) {
+      const o = document.createElement('option');
+      o.value = name;
+      o.textContent = name;
+      select.appendChild(o);
+    }
+    select.value = select.options.length ? select.options[select.options.length - 1].value : '';
+    select.disabled = select.options.length === 0;
+  }
+});
+$('load-data').addEventListener('click', async () => {
+  const files = [...$('data-file').files];
+  if (files.length < 1 || files.length > 2) {
+    setStatus('Choose one CSV file, or two IDX files (images and labels).', true);
+    return;
+  }
+  const big = files.find((f) => f.size > MAX_FILE_BYTES);
+  if (big) {
+    setStatus(`${big.name} is ${(big.size / 1048576).toFixed(0)} MB; the limit is 100 MB. Nothing changed.`, true);
+    return;
+  }
+  ownName = files.map((f) => f.name).join(' + ');
+  const bytes = await Promise.all(files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+  worker.postMessage({ type: 'own-data', files: bytes, label: $('label-column').value });
+});
 
 readHash();
 readConfig();

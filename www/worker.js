@@ -6,6 +6,7 @@ import init, { LabData, Session } from './pkg/dpsgd_lab.js';
 const CHUNK_MS = 25; // target time of one advance() call between yields
 let data = null;
 let dataKey = '';
+let ownData = null; // a student's own data set, kept until replaced
 let session = null;
 let generation = -1;
 let running = false;
@@ -20,6 +21,12 @@ const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // The data set of `config`, loaded (fetched or generated) only when it changed.
 async function loadData(config) {
+  if (config.dataset === 'own') {
+    if (!ownData) throw new Error('load a file of your own first');
+    data = ownData;
+    dataKey = 'own';
+    return;
+  }
   const files = LabData.filesOf(config.dataset);
   const key = files.length ? config.dataset : `${config.dataset}/${config.seed}/${config.data_noise}`;
   if (key === dataKey && data) return;
@@ -29,7 +36,7 @@ async function loadData(config) {
     return new Uint8Array(await res.arrayBuffer());
   }));
   const fresh = LabData.builtin(config.dataset, bytes, config.seed, config.data_noise);
-  if (data) data.free();
+  if (data && data !== ownData) data.free();
   data = fresh;
   dataKey = key;
 }
@@ -94,6 +101,19 @@ onmessage = async (ev) => {
   await ready;
   if (m.type === 'start') {
     if (m.generation === generation) await start(m);
+  } else if (m.type === 'own-data') {
+    // Parse a student's file; on any error the current data and run stay as they were.
+    try {
+      const fresh = m.files.length === 2
+        ? LabData.fromIdx(m.files[0], m.files[1], 1)
+        : LabData.fromCsv(m.files[0], m.label, 1);
+      if (ownData && ownData !== data) ownData.free();
+      ownData = fresh;
+      if (dataKey === 'own') dataKey = ''; // reload on the next start
+      postMessage({ type: 'own-data', ok: true, n_train: fresh.n_train(), n_test: fresh.n_test(), n_features: fresh.n_features() });
+    } catch (e) {
+      postMessage({ type: 'own-data', ok: false, message: e.message || String(e) });
+    }
   } else if (m.type === 'pause') {
     running = false;
     loopToken += 1;

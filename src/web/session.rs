@@ -3,7 +3,8 @@
 
 use crate::config::RunConfig;
 use crate::data::builtin::{builtin_files, load_builtin};
-use crate::data::csv::parse_csv;
+use crate::data::csv::{parse_csv, Table};
+use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{dataset_from_tables, Scale};
 use crate::data::{decode_packed, Dataset};
 use crate::train::Trainer;
@@ -60,6 +61,31 @@ impl LabData {
     pub fn from_csv(bytes: &[u8], label: &str, seed: f64) -> Result<LabData, JsError> {
         let table = parse_csv(bytes, label).map_err(|e| JsError::new(&e.to_string()))?;
         let inner = dataset_from_tables("csv", table, None, Scale::Standard, seed.max(0.0) as u64);
+        Ok(LabData {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// A student's own MNIST-style IDX pair (images n × …, labels n; gzip accepted), in
+    /// either order: pixels scaled to [0, 1], split 80/20 with `seed`.
+    #[wasm_bindgen(js_name = fromIdx)]
+    pub fn from_idx(first: &[u8], second: &[u8], seed: f64) -> Result<LabData, JsError> {
+        let err = |e: crate::data::DataError| JsError::new(&e.to_string());
+        let first_dims = decode_idx(first, "the first file").map_err(err)?.dims.len();
+        let (images, labels) = if first_dims == 1 {
+            (second, first)
+        } else {
+            (first, second)
+        };
+        let (split, classes) = images_and_labels(images, labels).map_err(err)?;
+        let table = Table {
+            feature_names: (0..split.n_features()).map(|j| format!("px{j}")).collect(),
+            numeric: vec![false; split.n_features()], // pixels stay in [0, 1]
+            class_names: (0..classes).map(|k| k.to_string()).collect(),
+            x: split.x,
+            y: split.y,
+        };
+        let inner = dataset_from_tables("idx", table, None, Scale::None, seed.max(0.0) as u64);
         Ok(LabData {
             inner: Arc::new(inner),
         })

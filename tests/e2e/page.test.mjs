@@ -105,3 +105,26 @@ test('MNIST loads from its gzipped IDX files and trains', async () => {
   assert.ok(parseFloat(first[2]) > 50, `MNIST test accuracy after one epoch: ${first[2]}`);
   assert.deepEqual(problems, []);
 });
+
+test('a bad CSV gets a message naming row and column and changes nothing; a good one trains', async () => {
+  await page.locator('#own-data summary').click();
+  const rowsBefore = await rows().count();
+  const datasetBefore = await page.locator('#dataset').inputValue();
+  await page.setInputFiles('#data-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,label\n1,2,x\n3,oops,y\n') });
+  assert.equal(await page.locator('#label-column').inputValue(), 'label');
+  await page.click('#load-data');
+  await page.waitForFunction(() => document.getElementById('status').textContent.includes('not loaded'), null, { timeout: 10_000 });
+  const status = await page.locator('#status').textContent();
+  assert.match(status, /row 3, column 'b': expected a number, found 'oops'/);
+  assert.equal(await page.locator('#dataset').inputValue(), datasetBefore);
+  assert.ok((await rows().count()) >= rowsBefore, 'the run log was kept');
+
+  const good = ['x1,x2,label', ...Array.from({ length: 200 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
+  await page.setInputFiles('#data-file', { name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
+  await page.click('#load-data');
+  await page.waitForFunction(() => document.getElementById('dataset').value === 'own', null, { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
+  assert.match(await page.locator('#own-option').textContent(), /good\.csv \(160 train, 40 test, 2 features\)/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'page-own-csv.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
