@@ -5,7 +5,7 @@
 use crate::config::{Mode, ModelKind, RunConfig};
 use crate::data::{Dataset, Split};
 use crate::privacy::accountant::{
-    moments, naive, pld, rdp, strong, Amplification, SampledGaussian,
+    moments, naive, pld_curve, rdp, strong, Amplification, SampledGaussian,
 };
 use crate::train::Trainer;
 use crate::Real;
@@ -78,12 +78,12 @@ pub fn accountant_curves(implementation: &str, now_ms: &dyn Fn() -> f64) -> Vec<
         *rdp::epsilon_curve(&mechs, delta).unwrap().last().unwrap()
     });
     time("pld_h1e-3", &|| {
-        *pld::epsilon_curve(q, sigma, spe, epochs, delta, 1e-3)
+        *pld_curve::epsilon_curve(q, sigma, spe, epochs, delta, 1e-3)
             .last()
             .unwrap()
     });
     time("pld_h1e-4", &|| {
-        *pld::epsilon_curve(q, sigma, spe, epochs, delta, 1e-4)
+        *pld_curve::epsilon_curve(q, sigma, spe, epochs, delta, 1e-4)
             .last()
             .unwrap()
     });

@@ -122,6 +122,15 @@ fn mechanism_args(a: &Args) -> (f64, u64, f64) {
     (q, steps, delta)
 }
 
+/// `--amplification paper|rigorous` (default paper).
+fn amplification(a: &Args) -> Amplification {
+    match a.0.get("amplification").map(String::as_str) {
+        None | Some("paper") => Amplification::Paper,
+        Some("rigorous") => Amplification::Rigorous,
+        Some(o) => fail(format!("--amplification = '{o}' must be paper or rigorous")),
+    }
+}
+
 fn epsilon(raw: &[String]) {
     let a = Args::parse(
         raw,
@@ -129,11 +138,7 @@ fn epsilon(raw: &[String]) {
     );
     let (q, steps, delta) = mechanism_args(&a);
     let sigma: f64 = a.need("sigma", "a noise multiplier ≥ 0");
-    let amp = match a.0.get("amplification").map(String::as_str) {
-        None | Some("paper") => Amplification::Paper,
-        Some("rigorous") => Amplification::Rigorous,
-        Some(o) => fail(format!("--amplification = '{o}' must be paper or rigorous")),
-    };
+    let amp = amplification(&a);
     let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
     let r = EpsilonReport::compute(&mech, delta, amp).unwrap_or_else(|e| fail(e));
     let pld = Accountant::Pld
@@ -161,11 +166,7 @@ fn sigma(raw: &[String]) {
     );
     let (q, steps, delta) = mechanism_args(&a);
     let target: f64 = a.need("target-epsilon", "a positive number");
-    let amp = match a.0.get("amplification").map(String::as_str) {
-        None | Some("paper") => Amplification::Paper,
-        Some("rigorous") => Amplification::Rigorous,
-        Some(o) => fail(format!("--amplification = '{o}' must be paper or rigorous")),
-    };
+    let amp = amplification(&a);
     let name = a.0.get("accountant").map_or("moments", String::as_str);
     let acc = Accountant::parse(name, amp).unwrap_or_else(|e| fail(format!("--accountant: {e}")));
     let s = sigma_for_epsilon(acc, target, delta, q, steps, 1e-6).unwrap_or_else(|e| fail(e));

@@ -3,7 +3,9 @@
 
 use crate::bench;
 use crate::privacy::accountant::calibrate::sigma_for_epsilon;
-use crate::privacy::accountant::{pld, Accountant, Amplification, EpsilonReport, SampledGaussian};
+use crate::privacy::accountant::{
+    pld_curve, Accountant, Amplification, EpsilonReport, SampledGaussian,
+};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -77,7 +79,7 @@ pub fn pld_epsilon_curve(
             "grid interval h = {h} must be in (0, 0.1]"
         )));
     }
-    let curve = pld::epsilon_curve(
+    let curve = pld_curve::epsilon_curve(
         q,
         sigma,
         steps_per_epoch.max(1.0).round() as u64,

@@ -17,6 +17,7 @@ pub mod compose;
 pub mod moments;
 pub mod naive;
 pub mod pld;
+pub mod pld_curve;
 pub mod rdp;
 pub mod strong;
 

@@ -9,6 +9,7 @@
 //!
 //! Both directions of add/remove-one neighbours are accounted, and the larger ε is reported:
 //! remove: P = (1 − q)N(0, σ²) + qN(1, σ²), Q = N(0, σ²); add: P and Q swapped.
+//! The ε-versus-epoch curve is in [`super::pld_curve`].
 
 use super::special::log_add;
 use super::SampledGaussian;
@@ -94,6 +95,11 @@ fn one_step_loss_range(q: f64, sigma: f64, dir: Direction) -> (f64, f64) {
 }
 
 impl Pld {
+    /// Number of grid points of the finite part.
+    pub(crate) fn grid_points(&self) -> usize {
+        self.pmf.len()
+    }
+
     /// One step of the subsampled Gaussian on a loss grid of spacing `h`, by the pessimistic
     /// "connect the dots" construction (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022): the
     /// discrete PLD whose δ(ε) equals the exact one at every grid point and is linear in e^ε
@@ -149,7 +155,7 @@ impl Pld {
 
     /// (u, ln M(u), ln M(−u)) on the grid of u the Chernoff bounds search (λ = u/h from 1e-3
     /// to 800 in loss units). Independent of the number of compositions.
-    fn mgf_table(&self) -> Vec<(f64, f64, f64)> {
+    pub(crate) fn mgf_table(&self) -> Vec<(f64, f64, f64)> {
         (0..60)
             .map(|i| {
                 let u = 10f64.powf(-3.0 + i as f64 * 0.1) * self.h;
@@ -160,7 +166,7 @@ impl Pld {
 
     /// Index window [lo, hi] outside which the T-fold sum has mass below TAIL (Chernoff:
     /// P[S ≥ a] ≤ exp(T ln M(u) − u a), P[S ≤ a] ≤ exp(T ln M(−u) + u a)).
-    fn window(&self, mgf: &[(f64, f64, f64)], t: u64) -> (i64, i64) {
+    pub(crate) fn window(&self, mgf: &[(f64, f64, f64)], t: u64) -> (i64, i64) {
         let (tf, ln_tail) = (t as f64, TAIL.ln());
         let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
         for &(u, pos, neg) in mgf {
@@ -180,7 +186,12 @@ impl Pld {
     /// The t-fold composition read off a cyclic convolution result `buf` (length `size`, not
     /// yet divided by it) of the pmf padded from index 0: index j holds the sums S with
     /// S − t·offset ≡ j (mod size); only the window [lo, hi] is kept.
-    fn composed_from_cyclic(&self, buf: &[Complex<f64>], t: u64, (lo, hi): (i64, i64)) -> Pld {
+    pub(crate) fn composed_from_cyclic(
+        &self,
+        buf: &[Complex<f64>],
+        t: u64,
+        (lo, hi): (i64, i64),
+    ) -> Pld {
         let size = buf.len();
         let base = t as i64 * self.offset;
         let pmf: Vec<f64> = (lo..=hi)
@@ -197,7 +208,7 @@ impl Pld {
     }
 
     /// The pmf zero-padded to `size` and transformed.
-    fn spectrum(&self, size: usize, planner: &mut FftPlanner<f64>) -> Vec<Complex<f64>> {
+    pub(crate) fn spectrum(&self, size: usize, planner: &mut FftPlanner<f64>) -> Vec<Complex<f64>> {
         let mut buf = vec![Complex::new(0.0, 0.0); size];
         for (b, &p) in buf.iter_mut().zip(&self.pmf) {
             *b = Complex::new(p, 0.0);
@@ -300,68 +311,13 @@ impl Pld {
 }
 
 /// c^t through polar form (|c| ≤ 1 for a spectrum of a sub-probability vector).
-fn complex_pow(c: Complex<f64>, t: f64) -> Complex<f64> {
+pub(crate) fn complex_pow(c: Complex<f64>, t: f64) -> Complex<f64> {
     let (r, theta) = c.to_polar();
     if r == 0.0 {
         Complex::new(0.0, 0.0)
     } else {
         Complex::from_polar((t * r.ln()).exp(), t * theta)
     }
-}
-
-/// ε at δ after 1, 2, …, `epochs` epochs of `steps_per_epoch` steps each, with grid interval
-/// `h` — the ε-versus-epoch curve. One epoch's spectrum is computed once, and each further
-/// epoch is one pointwise product and one inverse FFT.
-pub fn epsilon_curve(
-    q: f64,
-    sigma: f64,
-    steps_per_epoch: u64,
-    epochs: u32,
-    delta: f64,
-    h: f64,
-) -> Vec<f64> {
-    let last = SampledGaussian {
-        q,
-        sigma,
-        steps: steps_per_epoch * epochs as u64,
-    };
-    if epochs == 0 {
-        return Vec::new();
-    }
-    if let Some(e) = last.trivial_epsilon() {
-        return vec![e; epochs as usize];
-    }
-    let mut curve = vec![0.0f64; epochs as usize];
-    for dir in [Direction::Remove, Direction::Add] {
-        let one = Pld::subsampled_gaussian(q, sigma, grid_interval(&last, dir, h), dir);
-        let mgf = one.mgf_table();
-        let (lo, hi) = one.window(&mgf, last.steps);
-        let size = ((hi - lo + 1) as usize)
-            .max(one.pmf.len())
-            .next_power_of_two();
-        let mut planner = FftPlanner::new();
-        let per_epoch: Vec<Complex<f64>> = one
-            .spectrum(size, &mut planner)
-            .into_iter()
-            .map(|c| complex_pow(c, steps_per_epoch as f64))
-            .collect();
-        let inverse = planner.plan_fft_inverse(size);
-        let mut acc = vec![Complex::new(1.0, 0.0); size];
-        let mut buf = vec![Complex::new(0.0, 0.0); size];
-        for (e, out) in curve.iter_mut().enumerate() {
-            for (a, p) in acc.iter_mut().zip(&per_epoch) {
-                *a *= p;
-            }
-            buf.copy_from_slice(&acc);
-            inverse.process(&mut buf);
-            let t = steps_per_epoch * (e as u64 + 1);
-            let eps = one
-                .composed_from_cyclic(&buf, t, one.window(&mgf, t))
-                .epsilon_for_delta(delta);
-            *out = out.max(eps);
-        }
-    }
-    curve
 }
 
 /// ε at δ after `mech.steps` steps, the larger of the add and remove directions.
@@ -406,21 +362,6 @@ pub(crate) fn grid_interval(mech: &SampledGaussian, dir: Direction, h: f64) -> f
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn curve_matches_pointwise_epsilons() {
-        let (q, sigma, spe, delta) = (0.02, 1.5, 50, 1e-5);
-        let curve = epsilon_curve(q, sigma, spe, 6, delta, 1e-3);
-        for (e, &c) in curve.iter().enumerate() {
-            let m = SampledGaussian::new(q, sigma, spe * (e as u64 + 1)).unwrap();
-            let direct = epsilon_with_interval(&m, delta, 1e-3);
-            assert!(
-                (c - direct).abs() < 1e-6 * direct,
-                "epoch {}: curve {c} vs direct {direct}",
-                e + 1
-            );
-        }
-    }
 
     #[test]
     fn one_step_pmf_is_a_distribution() {
