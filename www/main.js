@@ -1,7 +1,9 @@
 // DP-SGD Lab page: reads the controls into a config, runs training in a module worker, and
 // draws the worker's epoch reports with the wasm charts. Data flows one way:
 // controls -> config -> worker -> reports -> history -> charts and run log.
-import init, { epsilon_curve, draw_accuracy_chart, draw_epsilon_chart } from './pkg/dpsgd_lab.js';
+import init, {
+  epsilon_curve, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
+} from './pkg/dpsgd_lab.js';
 
 // One table of the controls: slider id, config field, slider -> value, value -> slider, format.
 const log10 = Math.log10;
@@ -23,6 +25,7 @@ let preview = '[]';        // epsilon_curve JSON of the current settings
 let playing = true;
 let debounce = null;
 let wasmReady = false;
+let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
 
 const worker = new Worker('./worker.js', { type: 'module' });
 
@@ -109,8 +112,19 @@ function drawCharts() {
     const json = JSON.stringify(history);
     draw_accuracy_chart('accuracy-chart', json, epochs, sizeCanvas($('accuracy-chart')));
     draw_epsilon_chart('epsilon-chart', preview, json, epochs, sizeCanvas($('epsilon-chart')));
+    draw_noise_chart('noise-chart', json, epochs, sizeCanvas($('noise-chart')));
+    drawHistogram();
   } catch (e) {
     setStatus(`Could not draw the charts: ${e.message || e}`, true);
+  }
+}
+
+function drawHistogram() {
+  if (!wasmReady) return;
+  try {
+    draw_clipping_histogram('clipping-chart', lastNorms, readConfig().clip, sizeCanvas($('clipping-chart')));
+  } catch (e) {
+    setStatus(`Could not draw the histogram: ${e.message || e}`, true);
   }
 }
 
@@ -173,6 +187,7 @@ worker.onmessage = (ev) => {
     restart();
   } else if (m.type === 'report') {
     history.push(m.report);
+    if (m.report.last_lot_norms.length) lastNorms = Float32Array.from(m.report.last_lot_norms);
     appendRow(m.report);
     drawCharts();
     const r = m.report;
@@ -194,6 +209,32 @@ function scheduleRestart() {
 
 for (const c of CONTROLS) $(c.id).addEventListener('input', scheduleRestart);
 $('seed').addEventListener('change', scheduleRestart);
+$('clip').addEventListener('input', drawHistogram); // the C line moves at once
+
+function download(name, href) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+$('export-csv').addEventListener('click', () => {
+  const cols = ['epoch', 'steps', 'train_acc', 'test_acc', 'train_loss', 'test_loss', 'clipped_fraction', 'median_grad_norm', 'signal_norm', 'noise_norm', 'lr'];
+  const lines = [[...cols, ...ACCOUNTANTS.map((a) => `epsilon_${a}`), 'delta', 'sigma', 'clip', 'lot_size', 'seed'].join(',')];
+  const cfg = readConfig();
+  for (const r of history) {
+    lines.push([...cols.map((c) => r[c]), ...ACCOUNTANTS.map((a) => r.epsilon[a]), cfg.delta, cfg.sigma, cfg.clip, cfg.lot_size, cfg.seed].join(','));
+  }
+  const url = URL.createObjectURL(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
+  download('dpsgd-run-log.csv', url);
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+});
+$('export-png').addEventListener('click', () => {
+  for (const id of ['accuracy-chart', 'epsilon-chart', 'clipping-chart', 'noise-chart']) {
+    download(`dpsgd-${id}.png`, $(id).toDataURL('image/png'));
+  }
+});
 $('dataset').addEventListener('change', scheduleRestart);
 $('model').addEventListener('change', scheduleRestart);
 $('play').addEventListener('click', () => {

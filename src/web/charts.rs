@@ -1,5 +1,6 @@
 //! The two live charts, drawn with plotters on a canvas of the page from the reports the
-//! worker posted: accuracy (train and test) against epochs, and ε against epochs.
+//! worker posted: accuracy (train and test) against epochs, and ε against epochs. The views
+//! of the mechanism (clipping, noise) are in `views.rs`.
 
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -7,12 +8,12 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 // Okabe–Ito colour-blind-safe palette.
-const BLUE: RGBColor = RGBColor(0, 114, 178);
-const ORANGE: RGBColor = RGBColor(230, 159, 0);
-const GREEN: RGBColor = RGBColor(0, 158, 115);
-const VERMILLION: RGBColor = RGBColor(213, 94, 0);
-const PURPLE: RGBColor = RGBColor(204, 121, 167);
-const GREY: RGBColor = RGBColor(90, 90, 90);
+pub(super) const BLUE: RGBColor = RGBColor(0, 114, 178);
+pub(super) const ORANGE: RGBColor = RGBColor(230, 159, 0);
+pub(super) const GREEN: RGBColor = RGBColor(0, 158, 115);
+pub(super) const VERMILLION: RGBColor = RGBColor(213, 94, 0);
+pub(super) const PURPLE: RGBColor = RGBColor(204, 121, 167);
+pub(super) const GREY: RGBColor = RGBColor(90, 90, 90);
 
 /// The part of an epoch report the accuracy chart reads.
 #[derive(Deserialize)]
@@ -32,15 +33,15 @@ struct EpsilonPoint {
     rdp: Option<f64>,
 }
 
-fn js_err(e: impl std::fmt::Display) -> JsError {
+pub(super) fn js_err(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
 }
 
-fn parse<T: for<'a> Deserialize<'a>>(json: &str, what: &str) -> Result<T, JsError> {
+pub(super) fn parse<T: for<'a> Deserialize<'a>>(json: &str, what: &str) -> Result<T, JsError> {
     serde_json::from_str(json).map_err(|e| JsError::new(&format!("{what}: {e}")))
 }
 
-fn backend(canvas_id: &str) -> Result<CanvasBackend, JsError> {
+pub(super) fn backend(canvas_id: &str) -> Result<CanvasBackend, JsError> {
     CanvasBackend::new(canvas_id)
         .ok_or_else(|| JsError::new(&format!("no canvas with id '{canvas_id}'")))
 }

@@ -6,6 +6,7 @@
 mod accounting;
 mod charts;
 mod session;
+mod views;
 
 pub use accounting::{
     bench_accountants, bench_training, calibrate_sigma, epsilon_curve, epsilon_for,
@@ -13,6 +14,7 @@ pub use accounting::{
 };
 pub use charts::{draw_accuracy_chart, draw_epsilon_chart};
 pub use session::{LabData, Session};
+pub use views::{clipped_fraction, draw_clipping_histogram, draw_noise_chart};
 
 use wasm_bindgen::prelude::*;
 

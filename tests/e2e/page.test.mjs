@@ -52,6 +52,43 @@ test('the page loads, trains, and fills the run log and both charts', async () =
   assert.deepEqual(problems, []);
 });
 
+test('the clipping histogram\'s C line follows the slider at once; the run log exports as CSV', async () => {
+  // Mean x of the C line's (vermillion) pixels in the histogram canvas.
+  const lineX = () => page.evaluate(() => {
+    const c = document.getElementById('clipping-chart');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let sum = 0;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (Math.abs(d[i] - 213) < 12 && Math.abs(d[i + 1] - 94) < 12 && d[i + 2] < 20) {
+        sum += (i / 4) % c.width;
+        n += 1;
+      }
+    }
+    return n > 20 ? sum / n : null;
+  });
+  const before = await lineX();
+  assert.ok(before !== null, 'the C line is drawn');
+  await page.locator('#clip').evaluate((el) => {
+    el.value = '-1'; // C = 0.1
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  const after = await lineX(); // no waiting: the line moves on the input event itself
+  assert.ok(after < before - 20, `C line moved from x=${before} to x=${after}`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'page-clipping.png'), fullPage: true });
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const text = await (await import('node:fs/promises')).readFile(await download.path(), 'utf8');
+  const lines = text.trim().split('\n');
+  assert.match(lines[0], /^epoch,steps,train_acc,test_acc/);
+  assert.ok(lines.length >= 3 && !/NaN|undefined/.test(text), text);
+  await page.locator('#clip').evaluate((el) => {
+    el.value = '0';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  assert.deepEqual(problems, []);
+});
+
 test('moving the σ slider restarts the run with the new σ', async () => {
   const before = await cellsOf(0);
   const epsMomentsBefore = Number(before[5]);

@@ -1,0 +1,169 @@
+//! Views of the mechanism, from the real run's reports: the histogram of per-example gradient
+//! norms with the clipping bound C, and the clipped signal against the added noise.
+
+use super::charts::{backend, js_err, parse, BLUE, GREY, ORANGE, VERMILLION};
+use plotters::prelude::*;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+const BINS: usize = 30;
+
+/// The fraction of `norms` above `clip`: what clipping to C would touch.
+#[wasm_bindgen]
+pub fn clipped_fraction(norms: &[f32], clip: f64) -> f64 {
+    if norms.is_empty() {
+        return 0.0;
+    }
+    norms.iter().filter(|&&n| n as f64 > clip).count() as f64 / norms.len() as f64
+}
+
+/// Histogram of the latest lot's per-example gradient norms (before clipping) with a vertical
+/// line at `clip`; the caption says what fraction of them C clips. Redrawn as C moves.
+#[wasm_bindgen]
+pub fn draw_clipping_histogram(
+    canvas_id: &str,
+    norms: &[f32],
+    clip: f64,
+    scale: f64,
+) -> Result<(), JsError> {
+    let root = backend(canvas_id)?.into_drawing_area();
+    root.fill(&WHITE).map_err(js_err)?;
+    let px = |v: f64| (v * scale).round() as u32;
+    let max = norms.iter().fold(0.0f64, |m, &n| m.max(n as f64));
+    let hi = (max.max(clip) * 1.1).max(1e-6);
+    let width = hi / BINS as f64;
+    let mut counts = [0u32; BINS];
+    for &n in norms {
+        counts[((n as f64 / width) as usize).min(BINS - 1)] += 1;
+    }
+    let top = counts.iter().copied().max().unwrap_or(0).max(1);
+    let caption = if norms.is_empty() {
+        "Per-example gradient norms (no lot yet)".to_string()
+    } else {
+        format!(
+            "Gradient norms of the last lot: C = {clip:.3} clips {:.0}%",
+            100.0 * clipped_fraction(norms, clip)
+        )
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .margin(px(10.0))
+        .caption(caption, ("sans-serif", px(16.0)))
+        .x_label_area_size(px(36.0))
+        .y_label_area_size(px(48.0))
+        .build_cartesian_2d(0f64..hi, 0u32..top + top / 10 + 1)
+        .map_err(js_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("‖g_i‖ before clipping")
+        .y_desc("examples")
+        .light_line_style(RGBColor(238, 238, 238))
+        .label_style(("sans-serif", px(13.0)))
+        .draw()
+        .map_err(js_err)?;
+    chart
+        .draw_series(counts.iter().enumerate().map(|(i, &c)| {
+            let x0 = i as f64 * width;
+            let color = if x0 + width / 2.0 > clip {
+                ORANGE
+            } else {
+                BLUE
+            };
+            Rectangle::new([(x0, 0), (x0 + width * 0.92, c)], color.filled())
+        }))
+        .map_err(js_err)?;
+    let line = ShapeStyle::from(&VERMILLION).stroke_width(px(3.0));
+    chart
+        .draw_series(LineSeries::new(
+            [(clip, 0), (clip, top + top / 10 + 1)],
+            line,
+        ))
+        .map_err(js_err)?;
+    root.present().map_err(js_err)
+}
+
+#[derive(Deserialize)]
+struct NormPoint {
+    epoch: f64,
+    signal_norm: f64,
+    noise_norm: f64,
+}
+
+/// Per epoch, the mean norm of a lot's clipped gradient sum against the norm of the noise
+/// added to it (expected σC·√d), on a log scale: where the noise line is above the signal, the
+/// noise drowns one lot's signal.
+#[wasm_bindgen]
+pub fn draw_noise_chart(
+    canvas_id: &str,
+    history_json: &str,
+    epochs: u32,
+    scale: f64,
+) -> Result<(), JsError> {
+    let points: Vec<NormPoint> = parse(history_json, "noise history")?;
+    let root = backend(canvas_id)?.into_drawing_area();
+    root.fill(&WHITE).map_err(js_err)?;
+    let px = |v: f64| (v * scale).round() as u32;
+    let values: Vec<f64> = points
+        .iter()
+        .flat_map(|p| [p.signal_norm, p.noise_norm])
+        .filter(|v| *v > 0.0)
+        .collect();
+    let lo = values
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min)
+        .min(1.0)
+        * 0.5;
+    let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 2.0;
+    let mut chart = ChartBuilder::on(&root)
+        .margin(px(10.0))
+        .caption(
+            "Signal ‖Σ clipped g_i‖ and noise ‖N(0, σ²C²I)‖ per lot",
+            ("sans-serif", px(16.0)),
+        )
+        .x_label_area_size(px(36.0))
+        .y_label_area_size(px(56.0))
+        .build_cartesian_2d(0f64..(epochs.max(1) as f64), (lo..hi).log_scale())
+        .map_err(js_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("epoch")
+        .y_desc("norm (log scale)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .light_line_style(RGBColor(238, 238, 238))
+        .label_style(("sans-serif", px(13.0)))
+        .draw()
+        .map_err(js_err)?;
+    type Get = fn(&NormPoint) -> f64;
+    let series: [(&str, RGBColor, Get); 2] = [
+        ("signal", BLUE, |p| p.signal_norm),
+        ("noise", VERMILLION, |p| p.noise_norm),
+    ];
+    for (name, color, get) in series {
+        let style = ShapeStyle::from(&color).stroke_width(px(2.5));
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .map(|p| (p.epoch, get(p)))
+            .filter(|(_, v)| *v > 0.0)
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), style))
+            .map_err(js_err)?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        chart
+            .draw_series(
+                pts.into_iter()
+                    .map(|p| Circle::new(p, px(3.0), color.filled())),
+            )
+            .map_err(js_err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font(("sans-serif", px(14.0)))
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .draw()
+        .map_err(js_err)?;
+    root.present().map_err(js_err)
+}
