@@ -3,6 +3,7 @@
 // controls -> config -> worker -> reports -> history -> charts and run log.
 import init, {
   epsilon_curve, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
+  draw_boundary,
 } from './pkg/dpsgd_lab.js';
 
 // One table of the controls: slider id, config field, slider -> value, value -> slider, format.
@@ -26,6 +27,7 @@ let playing = true;
 let debounce = null;
 let wasmReady = false;
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
+let plane = null; // 2-D data: { bounds, points } of the current run, else null
 
 const worker = new Worker('./worker.js', { type: 'module' });
 
@@ -185,8 +187,18 @@ worker.onmessage = (ev) => {
     $('lot-size').value = String(log10(m.n_train));
     setStatus(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
     restart();
+  } else if (m.type === 'started') {
+    plane = m.plane;
+    $('boundary-figure').hidden = !plane;
   } else if (m.type === 'report') {
     history.push(m.report);
+    if (plane && m.boundary) {
+      try {
+        draw_boundary('boundary-chart', plane.bounds, m.boundary.res, m.boundary.probs, plane.points, sizeCanvas($('boundary-chart')));
+      } catch (e) {
+        setStatus(`Could not draw the decision boundary: ${e.message || e}`, true);
+      }
+    }
     if (m.report.last_lot_norms.length) lastNorms = Float32Array.from(m.report.last_lot_norms);
     appendRow(m.report);
     drawCharts();

@@ -4,6 +4,7 @@
 import init, { LabData, Session } from './pkg/dpsgd_lab.js';
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
+const BOUNDARY_RES = 60; // grid of the decision-boundary view (2-D data only)
 let data = null;
 let dataKey = '';
 let ownData = null; // a student's own data set, kept until replaced
@@ -57,7 +58,11 @@ async function loop(gen) {
     const dt = performance.now() - t0;
     // Adapt the chunk so each call takes about CHUNK_MS.
     steps = Math.max(1, Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))));
-    if (report) postMessage({ type: 'report', generation: gen, report: JSON.parse(report) });
+    if (report) {
+      const msg = { type: 'report', generation: gen, report: JSON.parse(report) };
+      if (session.is_2d()) msg.boundary = { res: BOUNDARY_RES, probs: session.boundary(BOUNDARY_RES) };
+      postMessage(msg);
+    }
     await yieldToEvents();
   }
   if (token === loopToken && gen === generation && session && session.is_finished()) {
@@ -90,7 +95,8 @@ async function start(m) {
     postMessage({ type: 'error', generation: m.generation, message: e.message || String(e) });
     return;
   }
-  postMessage({ type: 'started', generation: m.generation, seed: session.seed(), q: session.sampling_rate(), steps_per_epoch: session.steps_per_epoch() });
+  const plane = session.is_2d() ? { bounds: session.bounds(), points: session.points(600) } : null;
+  postMessage({ type: 'started', generation: m.generation, seed: session.seed(), q: session.sampling_rate(), steps_per_epoch: session.steps_per_epoch(), plane });
   running = m.play !== false;
   if (running) loop(m.generation);
 }

@@ -163,6 +163,11 @@ impl Trainer {
         &self.model
     }
 
+    /// The data the run trains on (after DP-PCA, when on).
+    pub fn data(&self) -> &Dataset {
+        &self.data
+    }
+
     /// Examples processed since the start (the sum of the lot sizes).
     pub fn examples_seen(&self) -> u64 {
         self.examples_seen

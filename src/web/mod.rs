@@ -14,7 +14,7 @@ pub use accounting::{
 };
 pub use charts::{draw_accuracy_chart, draw_epsilon_chart};
 pub use session::{LabData, Session};
-pub use views::{clipped_fraction, draw_clipping_histogram, draw_noise_chart};
+pub use views::{clipped_fraction, draw_boundary, draw_clipping_histogram, draw_noise_chart};
 
 use wasm_bindgen::prelude::*;
 

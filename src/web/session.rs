@@ -7,6 +7,7 @@ use crate::data::csv::{parse_csv, Table};
 use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{dataset_from_tables, Scale};
 use crate::data::{decode_packed, Dataset};
+use crate::model::Model;
 use crate::train::Trainer;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -147,5 +148,62 @@ impl Session {
 
     pub fn steps_per_epoch(&self) -> f64 {
         self.trainer.steps_per_epoch() as f64
+    }
+
+    /// Whether the data has exactly two features (the decision-boundary view).
+    pub fn is_2d(&self) -> bool {
+        self.trainer.data().n_features() == 2
+    }
+
+    /// The plane the boundary view shows: [x_min, x_max, y_min, y_max], the training points'
+    /// range with a margin.
+    pub fn bounds(&self) -> Vec<f32> {
+        let x = &self.trainer.data().train.x;
+        let mut b = Vec::new();
+        for col in x.columns() {
+            let (lo, hi) = col
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| {
+                    (l.min(v), h.max(v))
+                });
+            let pad = 0.1 * (hi - lo).max(1e-3);
+            b.extend([lo - pad, hi + pad]);
+        }
+        b
+    }
+
+    /// The model's probability of class 1 on a `res` × `res` grid over [`Session::bounds`],
+    /// row by row from y_min up, each row from x_min right.
+    pub fn boundary(&self, res: u32) -> Vec<f32> {
+        let (b, res) = (self.bounds(), res.clamp(2, 200) as usize);
+        if b.len() != 4 {
+            return Vec::new();
+        }
+        let step = |lo: f32, hi: f32, i: usize| lo + (hi - lo) * (i as f32 + 0.5) / res as f32;
+        let grid = ndarray::Array2::from_shape_fn((res * res, 2), |(k, j)| {
+            if j == 0 {
+                step(b[0], b[1], k % res)
+            } else {
+                step(b[2], b[3], k / res)
+            }
+        });
+        self.trainer
+            .model()
+            .predict_proba(grid.view())
+            .column(1)
+            .to_vec()
+    }
+
+    /// Up to `max` training points as [x, y, label, …] for the boundary view.
+    pub fn points(&self, max: u32) -> Vec<f32> {
+        let d = self.trainer.data();
+        d.train
+            .x
+            .rows()
+            .into_iter()
+            .zip(&d.train.y)
+            .take(max as usize)
+            .flat_map(|(r, &y)| [r[0], r[1], y as f32])
+            .collect()
     }
 }

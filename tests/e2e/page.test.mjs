@@ -127,6 +127,7 @@ test('choosing another data set and model loads it and trains', async () => {
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 3, null, { timeout: 60_000 });
   assert.match(page.url(), /dataset=xor/);
+  assert.equal(await page.locator('#boundary-figure').isVisible(), true, 'the boundary view shows for 2-D data');
   assert.match(page.url(), /model=mlp/);
   const max = Number(await page.locator('#lot-size').getAttribute('max'));
   assert.ok(Math.abs(10 ** max - 600) < 1, `lot-size slider spans 1..N = 600, max 10^${max}`);
@@ -136,6 +137,7 @@ test('choosing another data set and model loads it and trains', async () => {
 
 test('MNIST loads from its gzipped IDX files and trains', async () => {
   await page.selectOption('#dataset', 'mnist');
+  await page.waitForFunction(() => document.getElementById('boundary-figure').hidden, null, { timeout: 10_000 });
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
   const first = await cellsOf(0);
@@ -148,7 +150,8 @@ test('a bad CSV gets a message naming row and column and changes nothing; a good
   const rowsBefore = await rows().count();
   const datasetBefore = await page.locator('#dataset').inputValue();
   await page.setInputFiles('#data-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,label\n1,2,x\n3,oops,y\n') });
-  assert.equal(await page.locator('#label-column').inputValue(), 'label');
+  // The header is read asynchronously; the last column is offered as the label.
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
   await page.click('#load-data');
   await page.waitForFunction(() => document.getElementById('status').textContent.includes('not loaded'), null, { timeout: 10_000 });
   const status = await page.locator('#status').textContent();
@@ -158,6 +161,7 @@ test('a bad CSV gets a message naming row and column and changes nothing; a good
 
   const good = ['x1,x2,label', ...Array.from({ length: 200 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
   await page.setInputFiles('#data-file', { name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
   await page.click('#load-data');
   await page.waitForFunction(() => document.getElementById('dataset').value === 'own', null, { timeout: 10_000 });
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
