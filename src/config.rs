@@ -92,6 +92,10 @@ pub struct RunConfig {
     pub pca_sigma: f64,
     /// DP-PCA's Poisson sampling rate of training examples.
     pub pca_sample: f64,
+    /// Budget mode (the paper's DPTrain): stop before the step that would take ε above this.
+    pub budget_epsilon: Option<f64>,
+    /// The accountant the budget is measured with: naive, strong, moments, rdp or pld.
+    pub budget_accountant: String,
 }
 
 impl Default for RunConfig {
@@ -118,6 +122,8 @@ impl Default for RunConfig {
             pca: None,
             pca_sigma: 7.0,
             pca_sample: 1.0,
+            budget_epsilon: None,
+            budget_accountant: "moments".into(),
         }
     }
 }
@@ -263,6 +269,24 @@ impl RunConfig {
             return Err(err(
                 "pca_sample",
                 format!("PCA sampling rate {} must be in (0, 1]", self.pca_sample),
+            ));
+        }
+        if let Some(b) = self.budget_epsilon {
+            if !(b.is_finite() && b > 0.0) {
+                return Err(err(
+                    "budget_epsilon",
+                    format!("the ε budget {b} must be a positive number"),
+                ));
+            }
+        }
+        if !["naive", "strong", "moments", "rdp", "pld"].contains(&self.budget_accountant.as_str())
+        {
+            return Err(err(
+                "budget_accountant",
+                format!(
+                    "accountant '{}' is not one of naive, strong, moments, rdp, pld",
+                    self.budget_accountant
+                ),
             ));
         }
         if let Some(end) = self.lr_end {

@@ -294,3 +294,42 @@ fn batch_size_is_only_a_memory_bound() {
         assert!((a - b).abs() <= 1e-4 * scale, "{a} vs {b}");
     }
 }
+
+#[test]
+fn budget_mode_stops_before_the_step_that_would_exceed_it() {
+    let cfg = RunConfig {
+        sigma: 1.0,
+        lot_size: 256,
+        epochs: 20,
+        seed: Some(3),
+        budget_epsilon: Some(1.7),
+        ..RunConfig::default()
+    };
+    let mut t = Trainer::new(cfg.clone(), common::adult()).unwrap();
+    let reports: Vec<_> = std::iter::from_fn(|| t.run_epoch()).collect();
+    let last = reports.last().unwrap();
+    assert!(last.stopped_by_budget && t.is_finished() && reports.len() < 20);
+    assert!(reports[..reports.len() - 1]
+        .iter()
+        .all(|r| !r.stopped_by_budget));
+    assert!(
+        last.epsilon.moments <= 1.7,
+        "ε {} over the budget",
+        last.epsilon.moments
+    );
+    assert!(
+        t.epsilon_after(last.steps + 1).moments > 1.7,
+        "one more step would still fit"
+    );
+    assert!(last.notes.iter().any(|n| n.contains("budget")));
+    // A budget the run fits in changes nothing.
+    let roomy = RunConfig {
+        epochs: 2,
+        budget_epsilon: Some(100.0),
+        ..cfg
+    };
+    let mut t = Trainer::new(roomy, common::adult()).unwrap();
+    let r: Vec<_> = std::iter::from_fn(|| t.run_epoch()).collect();
+    assert_eq!(r.len(), 2);
+    assert!(!r[1].stopped_by_budget);
+}

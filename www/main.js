@@ -2,14 +2,14 @@
 // draws the worker's epoch reports with the wasm charts. Data flows one way:
 // controls -> config -> worker -> reports -> history -> charts and run log.
 import init, {
-  epsilon_curve, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
+  epsilon_curve, calibrate_sigma, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
   draw_boundary,
 } from './pkg/dpsgd_lab.js';
 
 // One table of the controls: slider id, config field, slider -> value, value -> slider, format.
 const log10 = Math.log10;
 const CONTROLS = [
-  { id: 'sigma', field: 'sigma', toValue: (s) => s, toSlider: (v) => v, fmt: (v) => v.toFixed(1) },
+  { id: 'sigma', field: 'sigma', toValue: (s) => +s.toFixed(4), toSlider: (v) => v, fmt: (v) => v.toFixed(2) },
   { id: 'clip', field: 'clip', toValue: (s) => +(10 ** s).toPrecision(3), toSlider: log10, fmt: (v) => String(v) },
   { id: 'lot-size', field: 'lot_size', toValue: (s) => Math.max(1, Math.round(10 ** s)), toSlider: log10, fmt: (v) => String(v) },
   { id: 'lr', field: 'lr', toValue: (s) => +(10 ** s).toPrecision(3), toSlider: log10, fmt: (v) => String(v) },
@@ -52,6 +52,9 @@ function readConfig() {
   cfg.model = $('model').value;
   cfg.hidden = [64];
   cfg.data_noise = 0.1;
+  const budget = Number($('budget-eps').value);
+  cfg.budget_accountant = $('budget-accountant').value;
+  cfg.budget_epsilon = $('until-budget').checked && budget > 0 ? budget : null;
   return cfg;
 }
 
@@ -206,6 +209,12 @@ worker.onmessage = (ev) => {
     setStatus(`Epoch ${r.epoch}: test accuracy ${pct(r.test_acc)}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${readConfig().delta.toExponential(0)})`);
   } else if (m.type === 'done') {
     const r = history[history.length - 1];
+    if (r && r.stopped_by_budget) {
+      $('run-log').tBodies[0].lastElementChild.classList.add('budget-stop');
+      const acc = readConfig().budget_accountant;
+      setStatus(`Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ε = ${fmtEps(r.epsilon[acc] ?? r.epsilon.moments)} with the ${acc} accountant; one more step would exceed ${$('budget-eps').value}.`);
+      return;
+    }
     setStatus(`Done: ${history.length} epochs, test accuracy ${pct(r.test_acc)}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.rdp)} (RDP).`);
   } else if (m.type === 'error') {
     setStatus(m.message, true);
@@ -222,6 +231,26 @@ function scheduleRestart() {
 for (const c of CONTROLS) $(c.id).addEventListener('input', scheduleRestart);
 $('seed').addEventListener('change', scheduleRestart);
 $('clip').addEventListener('input', drawHistogram); // the C line moves at once
+$('until-budget').addEventListener('change', scheduleRestart);
+$('budget-eps').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
+$('budget-accountant').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
+$('calibrate').addEventListener('click', () => {
+  const cfg = readConfig();
+  const target = Number($('budget-eps').value);
+  const steps = cfg.epochs * Math.max(1, Math.round(nTrain / cfg.lot_size));
+  try {
+    const sigma = calibrate_sigma($('budget-accountant').value, target, cfg.delta, cfg.lot_size / nTrain, steps);
+    if (sigma > Number($('sigma').max)) {
+      setStatus(`σ = ${sigma.toFixed(2)} would be needed for ε = ${target}; the slider stops at ${$('sigma').max}. Try fewer epochs or a smaller lot.`, true);
+      return;
+    }
+    $('sigma').value = String(sigma);
+    setStatus(`σ = ${sigma.toFixed(3)} spends ε = ${target} in ${cfg.epochs} epochs (${$('budget-accountant').value} accountant).`);
+    scheduleRestart();
+  } catch (e) {
+    setStatus(`Cannot calibrate: ${e.message || e}`, true);
+  }
+});
 
 function download(name, href) {
   const a = document.createElement('a');

@@ -13,7 +13,10 @@ use crate::config::{Clipping, ConfigError, Mode, ModelKind, RunConfig, Sampling}
 use crate::data::pca::{dp_pca, project};
 use crate::data::Dataset;
 use crate::model::{evaluate, Mlp, Model};
-use crate::privacy::accountant::{Amplification, EpsilonReport, SampledGaussian};
+use crate::privacy::accountant::calibrate::max_steps_within;
+use crate::privacy::accountant::{
+    compose, Accountant, Amplification, EpsilonReport, SampledGaussian,
+};
 use crate::privacy::sampling::poisson_lot;
 use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights};
 use crate::Real;
@@ -56,6 +59,8 @@ pub struct Trainer {
     stats: EpochStats,
     clip_bounds: Vec<f64>,
     layer_ranges: Vec<Range<usize>>,
+    /// Budget mode: the number of steps after which ε would exceed the budget.
+    step_limit: Option<u64>,
     // Buffers reused across lots.
     lot: Vec<usize>,
     perm: Vec<usize>,
@@ -106,7 +111,7 @@ impl Trainer {
             ModelKind::Mlp => Mlp::new(d, &cfg.hidden, k, &mut rng),
         };
         let batch = cfg.batch_size.min(n);
-        Ok(Trainer {
+        let mut trainer = Trainer {
             q: cfg.sampling_rate(n),
             steps_per_epoch: cfg.steps_per_epoch(n),
             sample_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed),
@@ -114,6 +119,7 @@ impl Trainer {
             seed,
             batch_x: Array2::zeros((batch, d)),
             clip_bounds: cfg.clip_bounds(),
+            step_limit: None,
             layer_ranges: model.layer_ranges(),
             grad: vec![0.0; model.n_params()],
             model,
@@ -131,7 +137,9 @@ impl Trainer {
             total_norms: Vec::new(),
             lot_norms: Vec::new(),
             cfg,
-        })
+        };
+        trainer.step_limit = trainer.budget_step_limit();
+        Ok(trainer)
     }
 
     pub fn config(&self) -> &RunConfig {
@@ -156,7 +164,28 @@ impl Trainer {
     }
 
     pub fn is_finished(&self) -> bool {
-        self.epoch >= self.cfg.epochs
+        self.epoch >= self.cfg.epochs || self.stopped_by_budget()
+    }
+
+    /// Whether the ε budget has ended the run (the paper's DPTrain loop).
+    pub fn stopped_by_budget(&self) -> bool {
+        self.step_limit.is_some_and(|limit| self.steps >= limit)
+    }
+
+    /// The step count at which the configured budget stops the run: the largest T whose ε,
+    /// DP-PCA included, stays within it (None without a budget).
+    fn budget_step_limit(&self) -> Option<u64> {
+        let budget = self.cfg.budget_epsilon?;
+        let acc = Accountant::parse(&self.cfg.budget_accountant, Amplification::Paper).ok()?;
+        let parts = |t: u64| self.mechanism_parts(t);
+        let limit = self.steps_per_epoch * self.cfg.epochs as u64;
+        max_steps_within(
+            &|t| compose::epsilon(acc, &parts(t), self.cfg.delta),
+            budget,
+            limit,
+        )
+        .ok()
+        .filter(|&t| t < limit) // a budget the whole run fits in never stops it
     }
 
     pub fn model(&self) -> &Mlp {
@@ -299,11 +328,14 @@ impl Trainer {
             return None;
         }
         let epoch_end = (self.epoch as u64 + 1) * self.steps_per_epoch;
-        let until = epoch_end.min(self.steps.saturating_add(max_steps.max(1)));
+        let stop = self
+            .step_limit
+            .map_or(epoch_end, |limit| limit.min(epoch_end));
+        let until = stop.min(self.steps.saturating_add(max_steps.max(1)));
         while self.steps < until {
             self.step();
         }
-        (self.steps == epoch_end).then(|| self.finish_epoch())
+        (self.steps == stop).then(|| self.finish_epoch())
     }
 
     /// Runs the rest of the current epoch and returns its report (None when finished).
@@ -311,8 +343,9 @@ impl Trainer {
         self.advance(u64::MAX)
     }
 
-    /// ε per accountant after `steps` steps of this run's mechanism, DP-PCA's step included.
-    pub fn epsilon_after(&self, steps: u64) -> EpsilonReport {
+    /// The mechanisms a run of `steps` steps consists of: DP-PCA's one step (when on), then
+    /// the training steps.
+    fn mechanism_parts(&self, steps: u64) -> Vec<SampledGaussian> {
         let train = SampledGaussian {
             q: self.q,
             sigma: self.cfg.accounted_sigma(),
@@ -329,8 +362,17 @@ impl Trainer {
                 },
             );
         }
-        EpsilonReport::compute_parts(&parts, self.cfg.delta, Amplification::Paper)
-            .expect("validated config gives valid accountant inputs")
+        parts
+    }
+
+    /// ε per accountant after `steps` steps of this run's mechanism, DP-PCA's step included.
+    pub fn epsilon_after(&self, steps: u64) -> EpsilonReport {
+        EpsilonReport::compute_parts(
+            &self.mechanism_parts(steps),
+            self.cfg.delta,
+            Amplification::Paper,
+        )
+        .expect("validated config gives valid accountant inputs")
     }
 
     fn finish_epoch(&mut self) -> EpochReport {
@@ -347,6 +389,14 @@ impl Trainer {
         let mut notes = Vec::new();
         if self.cfg.sampling == Sampling::Shuffle {
             notes.push("fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only".into());
+        }
+        if self.stopped_by_budget() {
+            notes.push(format!(
+                "stopped by the ε budget ({} with the {} accountant) after {} steps",
+                self.cfg.budget_epsilon.unwrap_or(f64::NAN),
+                self.cfg.budget_accountant,
+                self.steps
+            ));
         }
         if self.cfg.mode != Mode::Dp {
             notes.push(
@@ -369,6 +419,7 @@ impl Trainer {
             signal_norm: stats.signal_norm / lots,
             noise_norm: stats.noise_norm / lots,
             mean_lot_size: stats.examples as f64 / lots,
+            stopped_by_budget: self.stopped_by_budget(),
             notes,
         }
     }

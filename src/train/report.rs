@@ -34,6 +34,8 @@ pub struct EpochReport {
     pub signal_norm: f64,
     pub noise_norm: f64,
     pub mean_lot_size: f64,
+    /// True when the ε budget stopped the run during (or at the end of) this epoch.
+    pub stopped_by_budget: bool,
     /// Caveats a reader must see (e.g. shuffled lots are not what the accountants assume).
     pub notes: Vec<String>,
 }

@@ -46,6 +46,28 @@ pub(super) fn backend(canvas_id: &str) -> Result<CanvasBackend, JsError> {
         .ok_or_else(|| JsError::new(&format!("no canvas with id '{canvas_id}'")))
 }
 
+/// Epoch axis labels: whole epochs only (plotters may put ticks at halves).
+pub(super) fn epoch_label(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
+}
+
+/// Log axis labels: only 1, 2 and 5 times a power of ten, so the ticks between stay unlabelled.
+pub(super) fn log_label(v: &f64) -> String {
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    if [1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-6) {
+        format!("{v:.3}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    } else {
+        String::new()
+    }
+}
+
 /// Draws train and test accuracy for the finished epochs (`history_json`: array of epoch
 /// reports) on an x axis of `epochs` epochs. `scale` is the device pixel ratio.
 #[wasm_bindgen]
@@ -77,7 +99,7 @@ pub fn draw_accuracy_chart(
         .configure_mesh()
         .x_desc("epoch")
         .y_desc("accuracy")
-        .x_label_formatter(&|v| format!("{v:.0}"))
+        .x_label_formatter(&epoch_label)
         .y_labels(8)
         .light_line_style(RGBColor(238, 238, 238))
         .label_style(("sans-serif", px(13.0)))
@@ -181,15 +203,10 @@ pub fn draw_epsilon_chart(
         .configure_mesh()
         .x_desc("epoch")
         .y_desc("ε (log scale)")
-        .x_label_formatter(&|v| format!("{v:.0}"))
+        .x_label_formatter(&epoch_label)
         .light_line_style(RGBColor(238, 238, 238))
         .label_style(("sans-serif", px(13.0)))
-        .y_label_formatter(&|v| {
-            format!("{v:.3}")
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string()
-        })
+        .y_label_formatter(&log_label)
         .draw()
         .map_err(js_err)?;
     type Get = fn(&EpsilonPoint) -> Option<f64>;

@@ -1,7 +1,9 @@
 //! Views of the mechanism, from the real run's reports: the histogram of per-example gradient
 //! norms with the clipping bound C, and the clipped signal against the added noise.
 
-use super::charts::{backend, js_err, parse, BLUE, GREY, ORANGE, VERMILLION};
+use super::charts::{
+    backend, epoch_label, js_err, log_label, parse, BLUE, GREY, ORANGE, VERMILLION,
+};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -128,7 +130,8 @@ pub fn draw_noise_chart(
         .configure_mesh()
         .x_desc("epoch")
         .y_desc("norm (log scale)")
-        .x_label_formatter(&|v| format!("{v:.0}"))
+        .x_label_formatter(&epoch_label)
+        .y_label_formatter(&log_label)
         .light_line_style(RGBColor(238, 238, 238))
         .label_style(("sans-serif", px(13.0)))
         .draw()

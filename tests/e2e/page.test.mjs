@@ -96,7 +96,7 @@ test('moving the σ slider restarts the run with the new σ', async () => {
     el.value = '4';
     el.dispatchEvent(new Event('input', { bubbles: true }));
   });
-  assert.equal(await page.locator('#sigma-value').textContent(), '4.0');
+  assert.equal(await page.locator('#sigma-value').textContent(), '4.00');
   // The log clears at once (debounced restart), then new rows arrive.
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
@@ -106,6 +106,36 @@ test('moving the σ slider restarts the run with the new σ', async () => {
   assert.ok(epsMomentsAfter < epsMomentsBefore / 2, `ε after one epoch: σ=1 gave ${epsMomentsBefore}, σ=4 gave ${epsMomentsAfter}`);
   assert.match(page.url(), /sigma=4/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-sigma-4.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+});
+
+test('calibrate σ hits the target ε within 1%; budget mode stops before exceeding it', async () => {
+  const setRange = (id, v) => page.locator(id).evaluate((el, val) => {
+    el.value = val;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, v);
+  await setRange('#epochs', '5');
+  await page.fill('#budget-eps', '1.5');
+  await page.selectOption('#budget-accountant', 'moments');
+  await page.click('#calibrate');
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
+  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Done')
+    && document.querySelectorAll('#run-log tbody tr').length === 5, null, { timeout: 60_000 });
+  const last = await cellsOf(4);
+  const eps = Number(last[5]);
+  assert.ok(eps <= 1.5 && eps >= 1.485, `calibrated run ended at ε = ${eps} for a target of 1.5`);
+
+  await page.fill('#budget-eps', '1.2');
+  await page.check('#until-budget');
+  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Stopped by the budget'), null, { timeout: 60_000 });
+  const stop = page.locator('#run-log tbody tr.budget-stop');
+  assert.equal(await stop.count(), 1);
+  const cells = await stop.locator('td').allTextContents();
+  assert.ok(Number(cells[5]) <= 1.2, `stopped at ε = ${cells[5]}`);
+  assert.ok(Number(cells[0]) < 5, `stopped in epoch ${cells[0]} of 5`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'page-budget.png'), fullPage: true });
+  await page.uncheck('#until-budget');
+  await setRange('#epochs', '20');
   assert.deepEqual(problems, []);
 });
 

@@ -87,6 +87,31 @@ pub fn max_epochs_within(
     Ok(lo)
 }
 
+/// Largest number of steps T ≤ `limit` with `eps_of(T)` ≤ `budget_eps`, for any ε that is
+/// non-decreasing in T (binary search). The DPTrain loop's stopping point, found up front.
+pub fn max_steps_within(
+    eps_of: &dyn Fn(u64) -> Result<f64, AccountError>,
+    budget_eps: f64,
+    limit: u64,
+) -> Result<u64, AccountError> {
+    if eps_of(0)? > budget_eps {
+        return Ok(0);
+    }
+    if eps_of(limit)? <= budget_eps {
+        return Ok(limit);
+    }
+    let (mut lo, mut hi) = (0u64, limit); // ε(lo) within, ε(hi) over
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if eps_of(mid)? <= budget_eps {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
 /// The paper's DPTrain budget: a running mechanism the trainer asks before every step.
 #[derive(Clone, Debug)]
 pub struct PrivacyBudget {
