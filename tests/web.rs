@@ -110,7 +110,14 @@ fn charts_draw_into_a_canvas() {
     let acc = canvas("acc-test");
     let history = r#"[{"epoch":1,"train_acc":0.80,"test_acc":0.79,"epsilon":{"naive":4.8,"strong":2.4,"moments":1.5,"rdp":1.1}},
                       {"epoch":2,"train_acc":0.83,"test_acc":0.82,"epsilon":{"naive":9.9,"strong":3.6,"moments":1.6,"rdp":1.2}}]"#;
-    draw_accuracy_chart("acc-test", history, 10, 1.0).unwrap();
+    draw_accuracy_chart(
+        "acc-test",
+        history,
+        r#"[{"label":"pin","history":[{"epoch":1,"test_acc":0.7,"epsilon":{"moments":"inf"}}]}]"#,
+        10,
+        1.0,
+    )
+    .unwrap();
     assert!(
         inked_pixels(&acc) > 2000,
         "accuracy chart drew {} pixels",
@@ -119,10 +126,14 @@ fn charts_draw_into_a_canvas() {
 
     let eps = canvas("eps-test");
     let preview = epsilon_curve(0.01, 1.0, 100.0, 10, 1e-5).unwrap();
-    draw_epsilon_chart("eps-test", &preview, history, 10, 1.0).unwrap();
+    draw_epsilon_chart("eps-test", &preview, history, "[]", 10, 1.0).unwrap();
     let inked = inked_pixels(&eps);
     assert!(inked > 2000, "epsilon chart drew {inked} pixels");
 
-    assert!(draw_accuracy_chart("no-such-canvas", "[]", 10, 1.0).is_err());
-    assert!(draw_accuracy_chart("acc-test", "not json", 10, 1.0).is_err());
+    assert!(draw_accuracy_chart("no-such-canvas", "[]", "[]", 10, 1.0).is_err());
+    assert!(draw_accuracy_chart("acc-test", "not json", "[]", 10, 1.0).is_err());
+    assert!(
+        draw_accuracy_chart("acc-test", "[]", "{}", 10, 1.0).is_err(),
+        "pins must be a list"
+    );
 }

@@ -28,6 +28,10 @@ let debounce = null;
 let wasmReady = false;
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
 let plane = null; // 2-D data: { bounds, points } of the current run, else null
+const MAX_PINS = 4;
+let pins = [];        // { label, cfg, history } of pinned runs, drawn faded
+let runQueue = [];    // { label, cfg } runs to train and pin one after another
+let pendingPin = null; // label of the queued run now training
 
 const worker = new Worker('./worker.js', { type: 'module' });
 
@@ -64,6 +68,7 @@ function writeHash(cfg) {
   params.set('seed', String(cfg.seed));
   params.set('dataset', cfg.dataset);
   params.set('model', cfg.model);
+  if (pins.length) params.set('pins', JSON.stringify(pins.map((p) => ({ label: p.label, cfg: p.cfg }))));
   window.history.replaceState(null, '', `#${params}`);
 }
 
@@ -78,6 +83,12 @@ function readHash() {
     }
   }
   if (params.has('seed')) $('seed').value = params.get('seed');
+  try {
+    const saved = JSON.parse(params.get('pins') || '[]');
+    runQueue = saved.filter((p) => p && p.cfg && typeof p.label === 'string').slice(0, MAX_PINS);
+  } catch {
+    runQueue = []; // a damaged link still opens the lab
+  }
   for (const id of ['dataset', 'model']) {
     const v = params.get(id);
     if (v && [...$(id).options].some((o) => o.value === v && !o.hidden)) $(id).value = v;
@@ -115,8 +126,9 @@ function drawCharts() {
   const epochs = readConfig().epochs;
   try {
     const json = JSON.stringify(history);
-    draw_accuracy_chart('accuracy-chart', json, epochs, sizeCanvas($('accuracy-chart')));
-    draw_epsilon_chart('epsilon-chart', preview, json, epochs, sizeCanvas($('epsilon-chart')));
+    const pinned = JSON.stringify(pins.map((p) => ({ label: p.label, history: p.history })));
+    draw_accuracy_chart('accuracy-chart', json, pinned, epochs, sizeCanvas($('accuracy-chart')));
+    draw_epsilon_chart('epsilon-chart', preview, json, pinned, epochs, sizeCanvas($('epsilon-chart')));
     draw_noise_chart('noise-chart', json, epochs, sizeCanvas($('noise-chart')));
     drawHistogram();
   } catch (e) {
@@ -145,12 +157,43 @@ function updatePreview(cfg) {
   }
 }
 
-// Starts a fresh run with the current controls; the worker drops the old one at once.
-function restart() {
+function renderPins() {
+  const list = $('pin-list');
+  list.replaceChildren(...pins.map((p) => {
+    const li = document.createElement('li');
+    li.textContent = p.label;
+    return li;
+  }));
+}
+
+function pinRun(label, cfg, runHistory) {
+  if (!runHistory.length) return;
+  pins.push({ label, cfg, history: runHistory.map((r) => ({ epoch: r.epoch, test_acc: r.test_acc, epsilon: r.epsilon })) });
+  if (pins.length > MAX_PINS) pins.shift();
+  renderPins();
+  writeHash(readConfig());
+}
+
+// Trains the next queued run (to be pinned when done), or the controls' run when none is left.
+function nextQueued() {
+  const item = runQueue.shift();
+  if (!item) {
+    pendingPin = null;
+    restart();
+    return;
+  }
+  pendingPin = item;
+  restart(item.cfg);
+  setStatus(`Training "${item.label}" to pin it (${runQueue.length} more queued)…`);
+}
+
+// Starts a fresh run with the current controls (or `override`); the worker drops the old one.
+function restart(override) {
   clearTimeout(debounce);
-  const cfg = readConfig();
-  writeHash(cfg);
+  const cfg = override || readConfig();
+  if (!override) writeHash(cfg);
   generation += 1;
+  $('run-log').dataset.generation = String(generation); // lets tests tell runs apart
   history = [];
   $('run-log').tBodies[0].replaceChildren();
   updatePreview(cfg);
@@ -162,7 +205,8 @@ function restart() {
 worker.onmessage = (ev) => {
   const m = ev.data;
   if (m.type === 'ready') {
-    restart();
+    if (runQueue.length) nextQueued(); // pinned runs from a link, then the link's run
+    else restart();
     return;
   }
   if (m.type === 'own-data') {
@@ -209,6 +253,11 @@ worker.onmessage = (ev) => {
     setStatus(`Epoch ${r.epoch}: test accuracy ${pct(r.test_acc)}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${readConfig().delta.toExponential(0)})`);
   } else if (m.type === 'done') {
     const r = history[history.length - 1];
+    if (pendingPin) {
+      pinRun(pendingPin.label, pendingPin.cfg, history);
+      nextQueued();
+      return;
+    }
     if (r && r.stopped_by_budget) {
       $('run-log').tBodies[0].lastElementChild.classList.add('budget-stop');
       const acc = readConfig().budget_accountant;
@@ -223,6 +272,8 @@ worker.onmessage = (ev) => {
 worker.onerror = (e) => setStatus(`The training worker failed: ${e.message}`, true);
 
 function scheduleRestart() {
+  runQueue = []; // a moved control cancels queued comparisons
+  pendingPin = null;
   readConfig(); // show the new values at once
   clearTimeout(debounce);
   debounce = setTimeout(restart, 150);
@@ -285,7 +336,26 @@ $('play').addEventListener('click', () => {
   worker.postMessage({ type: playing ? 'resume' : 'pause', generation });
   setStatus(playing ? 'Training…' : 'Paused.');
 });
-$('reset').addEventListener('click', restart);
+$('reset').addEventListener('click', () => restart());
+$('pin').addEventListener('click', () => {
+  const c = readConfig();
+  pinRun(`σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history);
+  drawCharts();
+});
+$('clear-pins').addEventListener('click', () => {
+  pins = [];
+  renderPins();
+  writeHash(readConfig());
+  drawCharts();
+});
+$('compare').addEventListener('click', () => {
+  const base = readConfig();
+  pins = [];
+  renderPins();
+  runQueue = [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
+    .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
+  nextQueued();
+});
 window.addEventListener('resize', drawCharts);
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).

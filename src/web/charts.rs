@@ -1,5 +1,6 @@
 //! The two live charts, drawn with plotters on a canvas of the page from the reports the
-//! worker posted: accuracy (train and test) against epochs, and ε against epochs. The views
+//! worker posted: accuracy (train and test) against epochs, and ε against epochs, each with
+//! the pinned runs faded behind. The views
 //! of the mechanism (clipping, noise) are in `views.rs`.
 
 use plotters::prelude::*;
@@ -68,22 +69,59 @@ pub(super) fn log_label(v: &f64) -> String {
     }
 }
 
+/// Colours of pinned runs (the rest of the Okabe–Ito palette, then grey).
+const PIN_COLORS: [RGBColor; 4] = [
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(204, 121, 167),
+    RGBColor(150, 150, 150),
+];
+
+/// A pinned run: its label and its epoch reports.
+#[derive(Deserialize)]
+pub(super) struct Pinned {
+    label: String,
+    history: Vec<serde_json::Value>,
+}
+
+impl Pinned {
+    /// (epoch, value) for a field of the reports (`path` of keys, e.g. ["epsilon", "moments"]).
+    fn series(&self, path: &[&str]) -> Vec<(f64, f64)> {
+        self.history
+            .iter()
+            .filter_map(|r| {
+                let v = path.iter().try_fold(r, |v, k| v.get(k))?.as_f64()?;
+                Some((r.get("epoch")?.as_f64()?, v))
+            })
+            .collect()
+    }
+}
+
 /// Draws train and test accuracy for the finished epochs (`history_json`: array of epoch
-/// reports) on an x axis of `epochs` epochs. `scale` is the device pixel ratio.
+/// reports) on an x axis of `epochs` epochs, with the test accuracy of pinned runs
+/// (`pinned_json`: array of {label, history}) faded behind. `scale` is the device pixel ratio.
 #[wasm_bindgen]
 pub fn draw_accuracy_chart(
     canvas_id: &str,
     history_json: &str,
+    pinned_json: &str,
     epochs: u32,
     scale: f64,
 ) -> Result<(), JsError> {
     let points: Vec<AccuracyPoint> = parse(history_json, "accuracy history")?;
+    let pinned: Vec<Pinned> = parse(pinned_json, "pinned runs")?;
     let root = backend(canvas_id)?.into_drawing_area();
     root.fill(&WHITE).map_err(js_err)?;
     let px = |v: f64| (v * scale).round() as u32;
+    let pinned_accs: Vec<f64> = pinned
+        .iter()
+        .flat_map(|p| p.series(&["test_acc"]))
+        .map(|(_, v)| v)
+        .collect();
     let accs = points
         .iter()
         .flat_map(|p| [p.train_acc, p.test_acc])
+        .chain(pinned_accs)
         .filter(|v| v.is_finite());
     let lo = accs.fold(1.0f64, f64::min);
     let lo = ((lo - 0.02) * 20.0).floor() / 20.0; // to the 0.05 below, with a margin
@@ -105,6 +143,14 @@ pub fn draw_accuracy_chart(
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;
+    for (pin, color) in pinned.iter().zip(PIN_COLORS) {
+        let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));
+        chart
+            .draw_series(LineSeries::new(pin.series(&["test_acc"]), style))
+            .map_err(js_err)?
+            .label(format!("{} (test)", pin.label))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+    }
     for (name, color, get) in [
         (
             "train",
@@ -146,10 +192,12 @@ pub fn draw_epsilon_chart(
     canvas_id: &str,
     preview_json: &str,
     history_json: &str,
+    pinned_json: &str,
     epochs: u32,
     scale: f64,
 ) -> Result<(), JsError> {
     let preview: Vec<EpsilonPoint> = parse(preview_json, "epsilon preview")?;
+    let pinned: Vec<Pinned> = parse(pinned_json, "pinned runs")?;
     #[derive(Deserialize)]
     struct Report {
         epoch: f64,
@@ -243,6 +291,21 @@ pub fn draw_epsilon_chart(
         if let Some(&(x, y)) = whole.last().or(trained.last()) {
             let at = chart.backend_coord(&(x, y));
             labels.push((format!("{name} {}", format_eps(y)), color, at));
+        }
+    }
+    for (pin, color) in pinned.iter().zip(PIN_COLORS) {
+        let pts: Vec<(f64, f64)> = pin
+            .series(&["epsilon", "moments"])
+            .into_iter()
+            .filter(|p| p.1 > 0.0)
+            .collect();
+        let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));
+        chart
+            .draw_series(LineSeries::new(pts.clone(), style))
+            .map_err(js_err)?;
+        if let Some(&(x, y)) = pts.last() {
+            let at = chart.backend_coord(&(x, y.clamp(lo, hi)));
+            labels.push((format!("{} {}", pin.label, format_eps(y)), color, at));
         }
     }
     // Name each curve at its right end, nudged apart so close curves stay readable.

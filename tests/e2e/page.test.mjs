@@ -29,6 +29,13 @@ after(async () => {
 });
 
 const rows = () => page.locator('#run-log tbody tr');
+const generationOf = (p) => p.evaluate(() => Number(document.getElementById('run-log').dataset.generation || 0));
+// Waits for a run newer than generation `after` with at least `n` rows (and, if `done`, finished).
+const waitForRun = (after, n, { done = false, p = page, timeout = 60_000 } = {}) => p.waitForFunction(([g, want, fin]) => {
+  const t = document.getElementById('run-log');
+  return Number(t.dataset.generation) > g && t.tBodies[0].rows.length >= want
+    && (!fin || /^(Done|Stopped)/.test(document.getElementById('status').textContent));
+}, [after, n, done], { timeout });
 const cellsOf = (i) => rows().nth(i).locator('td').allTextContents();
 
 test('the page loads, trains, and fills the run log and both charts', async () => {
@@ -92,14 +99,13 @@ test('the clipping histogram\'s C line follows the slider at once; the run log e
 test('moving the σ slider restarts the run with the new σ', async () => {
   const before = await cellsOf(0);
   const epsMomentsBefore = Number(before[5]);
+  const g = await generationOf(page);
   await page.locator('#sigma').evaluate((el) => {
     el.value = '4';
     el.dispatchEvent(new Event('input', { bubbles: true }));
   });
   assert.equal(await page.locator('#sigma-value').textContent(), '4.00');
-  // The log clears at once (debounced restart), then new rows arrive.
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
+  await waitForRun(g, 2); // a new run (debounced restart), with new rows
   const after = await cellsOf(0);
   const epsMomentsAfter = Number(after[5]);
   assert.equal(after[0], '1');
@@ -114,20 +120,23 @@ test('calibrate σ hits the target ε within 1%; budget mode stops before exceed
     el.value = val;
     el.dispatchEvent(new Event('input', { bubbles: true }));
   }, v);
+  let g = await generationOf(page);
   await setRange('#epochs', '5');
+  await waitForRun(g, 5, { done: true });
   await page.fill('#budget-eps', '1.5');
   await page.selectOption('#budget-accountant', 'moments');
+  g = await generationOf(page);
   await page.click('#calibrate');
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
-  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Done')
-    && document.querySelectorAll('#run-log tbody tr').length === 5, null, { timeout: 60_000 });
+  await waitForRun(g, 5, { done: true });
   const last = await cellsOf(4);
   const eps = Number(last[5]);
   assert.ok(eps <= 1.5 && eps >= 1.485, `calibrated run ended at ε = ${eps} for a target of 1.5`);
 
   await page.fill('#budget-eps', '1.2');
+  g = await generationOf(page);
   await page.check('#until-budget');
-  await page.waitForFunction(() => document.getElementById('status').textContent.startsWith('Stopped by the budget'), null, { timeout: 60_000 });
+  await waitForRun(g, 1, { done: true });
+  assert.match(await page.locator('#status').textContent(), /^Stopped by the budget/);
   const stop = page.locator('#run-log tbody tr.budget-stop');
   assert.equal(await stop.count(), 1);
   const cells = await stop.locator('td').allTextContents();
@@ -139,23 +148,73 @@ test('calibrate σ hits the target ε within 1%; budget mode stops before exceed
   assert.deepEqual(problems, []);
 });
 
+test('pinning keeps a run on the charts; a link reproduces settings, pins and first-epoch numbers', async () => {
+  const setRange = (id, v) => page.locator(id).evaluate((el, val) => {
+    el.value = val;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, v);
+  let g = await generationOf(page);
+  await setRange('#epochs', '3');
+  await waitForRun(g, 3, { done: true });
+  const firstRow = await cellsOf(0);
+  await page.click('#pin');
+  assert.equal(await page.locator('#pin-list li').count(), 1);
+  const pinPixels = () => page.evaluate(() => {
+    const c = document.getElementById('accuracy-chart');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    // The pin colour (86, 180, 233) at 60% over white is about (154, 210, 242).
+    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 154) < 16 && Math.abs(d[i + 1] - 210) < 16 && d[i + 2] > 228) n++;
+    return n;
+  });
+  g = await generationOf(page);
+  await setRange('#sigma', '8'); // the next run trains while the pin stays
+  await waitForRun(g, 1);
+  assert.ok((await pinPixels()) > 30, 'the pinned curve is still drawn');
+  assert.match(page.url(), /pins=/);
+
+  // Open the link in a fresh page: pins re-train, then the link's own run, same numbers.
+  const url = page.url();
+  const other = await context.newPage();
+  other.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await other.goto(url);
+  await other.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, { timeout: 60_000 });
+  await waitForRun(1, 1, { p: other }); // generation 1 trained the pin; the link's run comes after
+  assert.equal(await other.locator('#sigma-value').textContent(), '8.00');
+  assert.equal(await other.locator('#epochs-value').textContent(), '3');
+  const sameSeedRow = await page.locator('#run-log tbody tr').nth(0).locator('td').allTextContents();
+  const reopened = await other.locator('#run-log tbody tr').nth(0).locator('td').allTextContents();
+  assert.deepEqual(reopened, sameSeedRow, 'same settings and seed, same first epoch');
+  assert.notDeepEqual(firstRow, sameSeedRow);
+  await other.close();
+
+  await page.click('#compare');
+  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 4, null, { timeout: 90_000 });
+  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['non-private', 'clip only', 'noise only', 'DP-SGD']);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'page-compare.png'), fullPage: true });
+  await page.click('#clear-pins');
+  await setRange('#sigma', '1');
+  await setRange('#epochs', '20');
+  assert.deepEqual(problems, []);
+});
+
 test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', async () => {
+  const g = await generationOf(page);
   await page.locator('#sigma').evaluate((el) => {
     el.value = '0';
     el.dispatchEvent(new Event('input', { bubbles: true }));
   });
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 1, null, { timeout: 60_000 });
+  await waitForRun(g, 1);
   const cells = await cellsOf(0);
   assert.deepEqual(cells.slice(3, 7), ['∞', '∞', '∞', '∞']);
   assert.deepEqual(problems, []);
 });
 
 test('choosing another data set and model loads it and trains', async () => {
+  const g = await generationOf(page);
   await page.selectOption('#dataset', 'xor');
   await page.selectOption('#model', 'mlp');
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 3, null, { timeout: 60_000 });
+  await waitForRun(g, 3);
   assert.match(page.url(), /dataset=xor/);
   assert.equal(await page.locator('#boundary-figure').isVisible(), true, 'the boundary view shows for 2-D data');
   assert.match(page.url(), /model=mlp/);
@@ -166,10 +225,10 @@ test('choosing another data set and model loads it and trains', async () => {
 });
 
 test('MNIST loads from its gzipped IDX files and trains', async () => {
+  const g = await generationOf(page);
   await page.selectOption('#dataset', 'mnist');
-  await page.waitForFunction(() => document.getElementById('boundary-figure').hidden, null, { timeout: 10_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length === 0, null, { timeout: 5_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
+  await waitForRun(g, 2);
+  assert.equal(await page.locator('#boundary-figure').isHidden(), true);
   const first = await cellsOf(0);
   assert.ok(parseFloat(first[2]) > 50, `MNIST test accuracy after one epoch: ${first[2]}`);
   assert.deepEqual(problems, []);
@@ -192,9 +251,10 @@ test('a bad CSV gets a message naming row and column and changes nothing; a good
   const good = ['x1,x2,label', ...Array.from({ length: 200 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
   await page.setInputFiles('#data-file', { name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
   await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+  const g = await generationOf(page);
   await page.click('#load-data');
-  await page.waitForFunction(() => document.getElementById('dataset').value === 'own', null, { timeout: 10_000 });
-  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 2, null, { timeout: 60_000 });
+  await waitForRun(g, 2);
+  assert.equal(await page.locator('#dataset').inputValue(), 'own');
   assert.match(await page.locator('#own-option').textContent(), /good\.csv \(160 train, 40 test, 2 features\)/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-own-csv.png'), fullPage: true });
   assert.deepEqual(problems, []);
