@@ -395,6 +395,11 @@ $('load-data').addEventListener('click', async () => {
   worker.postMessage({ type: 'own-data', files: bytes, label: $('label-column').value });
 });
 
+// Offline after the first visit (see sw.js); the lab works without it too.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('./sw.js').catch(() => {});
+}
+
 readHash();
 readConfig();
 init().then(() => {

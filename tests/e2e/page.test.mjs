@@ -259,3 +259,19 @@ test('a bad CSV gets a message naming row and column and changes nothing; a good
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-own-csv.png'), fullPage: true });
   assert.deepEqual(problems, []);
 });
+
+test('after the first visit the lab works offline (service worker)', async () => {
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload(); // now controlled by the service worker, which caches what it serves
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 1, null, { timeout: 60_000 });
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await waitForRun(0, 2); // page, wasm and data all from the cache
+    assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'served by the service worker');
+  } finally {
+    await context.setOffline(false);
+  }
+  assert.deepEqual(problems, []);
+});

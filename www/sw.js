@@ -1,0 +1,33 @@
+// Offline support: after the first visit the page, the wasm and every data file fetched are
+// served from a cache, refreshed in the background when the network is there
+// (stale-while-revalidate). Only this origin's GET requests are handled.
+const CACHE = 'dpsgd-lab-v1';
+const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'worker.js', 'pkg/dpsgd_lab.js', 'pkg/dpsgd_lab_bg.wasm'];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener('fetch', (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== 'GET' || url.origin !== self.location.origin) return;
+  event.respondWith(caches.open(CACHE).then(async (cache) => {
+    const key = url.pathname === '/' ? './' : event.request;
+    const cached = await cache.match(key, { ignoreSearch: true });
+    const fresh = fetch(event.request)
+      .then((res) => {
+        if (res.ok) cache.put(key, res.clone());
+        return res;
+      })
+      .catch(() => cached);
+    return cached || fresh;
+  }));
+});
