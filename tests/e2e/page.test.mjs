@@ -260,6 +260,41 @@ test('a bad CSV gets a message naming row and column and changes nothing; a good
   assert.deepEqual(problems, []);
 });
 
+test('keyboard only: a slider, pause, play and reset', async () => {
+  await page.goto(server.url);
+  await waitForRun(0, 1);
+  // Tab from the top of the page to the σ slider, move it with the arrow keys.
+  const tabTo = async (id) => {
+    for (let i = 0; i < 60; i++) {
+      if (await page.evaluate((want) => document.activeElement && document.activeElement.id === want, id)) return;
+      await page.keyboard.press('Tab');
+    }
+    throw new Error(`could not reach #${id} with Tab`);
+  };
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  await tabTo('sigma');
+  let g = await generationOf(page);
+  await page.keyboard.press('ArrowRight');
+  assert.notEqual(await page.locator('#sigma-value').textContent(), '1.00');
+  await waitForRun(g, 1);
+  await tabTo('play');
+  await page.keyboard.press('Enter'); // pause
+  assert.equal(await page.locator('#play').textContent(), 'Play');
+  assert.equal(await page.locator('#play').getAttribute('aria-pressed'), 'false');
+  await page.waitForTimeout(300); // a report already on its way may still land
+  const paused = await rows().count();
+  await page.waitForTimeout(700);
+  assert.equal(await rows().count(), paused, 'no epochs while paused');
+  await page.keyboard.press('Enter'); // play
+  assert.equal(await page.locator('#play').textContent(), 'Pause');
+  await tabTo('reset');
+  g = await generationOf(page);
+  await page.keyboard.press('Enter');
+  await waitForRun(g, 1);
+  assert.match(await page.locator('#status').getAttribute('aria-live'), /polite/);
+  assert.deepEqual(problems, []);
+});
+
 test('after the first visit the lab works offline (service worker)', async () => {
   await page.evaluate(() => navigator.serviceWorker.ready);
   await page.reload(); // now controlled by the service worker, which caches what it serves
