@@ -56,6 +56,9 @@ function readConfig() {
   cfg.model = $('model').value;
   cfg.hidden = [64];
   cfg.data_noise = 0.1;
+  const k = Number($('pca-k').value);
+  cfg.pca = $('pca-on').checked && Number.isInteger(k) && k >= 1 ? k : null;
+  cfg.pca_sigma = Math.max(0, Number($('pca-sigma').value) || 0);
   const budget = Number($('budget-eps').value);
   cfg.budget_accountant = $('budget-accountant').value;
   cfg.budget_epsilon = $('until-budget').checked && budget > 0 ? budget : null;
@@ -68,6 +71,10 @@ function writeHash(cfg) {
   params.set('seed', String(cfg.seed));
   params.set('dataset', cfg.dataset);
   params.set('model', cfg.model);
+  if (cfg.pca) {
+    params.set('pca', String(cfg.pca));
+    params.set('pca_sigma', String(cfg.pca_sigma));
+  }
   if (pins.length) params.set('pins', JSON.stringify(pins.map((p) => ({ label: p.label, cfg: p.cfg }))));
   window.history.replaceState(null, '', `#${params}`);
 }
@@ -83,6 +90,11 @@ function readHash() {
     }
   }
   if (params.has('seed')) $('seed').value = params.get('seed');
+  if (params.has('pca')) {
+    $('pca-on').checked = true;
+    $('pca-k').value = params.get('pca');
+    if (params.has('pca_sigma')) $('pca-sigma').value = params.get('pca_sigma');
+  }
   try {
     const saved = JSON.parse(params.get('pins') || '[]');
     runQueue = saved.filter((p) => p && p.cfg && typeof p.label === 'string').slice(0, MAX_PINS);
@@ -150,7 +162,8 @@ function updatePreview(cfg) {
   const q = cfg.lot_size / nTrain;
   const stepsPerEpoch = Math.max(1, Math.round(nTrain / cfg.lot_size));
   try {
-    preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta);
+    const pcaQ = cfg.pca ? 1.0 : 0; // DP-PCA samples every training example (pca_sample = 1)
+    preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, pcaQ, cfg.pca_sigma);
   } catch (e) {
     preview = '[]';
     setStatus(`Cannot compute ε: ${e.message || e}`, true);
@@ -283,6 +296,7 @@ for (const c of CONTROLS) $(c.id).addEventListener('input', scheduleRestart);
 $('seed').addEventListener('change', scheduleRestart);
 $('clip').addEventListener('input', drawHistogram); // the C line moves at once
 $('until-budget').addEventListener('change', scheduleRestart);
+for (const id of ['pca-on', 'pca-k', 'pca-sigma']) $(id).addEventListener('change', scheduleRestart);
 $('budget-eps').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
 $('budget-accountant').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
 $('calibrate').addEventListener('click', () => {

@@ -3,9 +3,7 @@
 
 use crate::bench;
 use crate::privacy::accountant::calibrate::sigma_for_epsilon;
-use crate::privacy::accountant::{
-    pld_curve, Accountant, Amplification, EpsilonReport, SampledGaussian,
-};
+use crate::privacy::accountant::{compose, pld_curve, Accountant, Amplification, SampledGaussian};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -133,8 +131,10 @@ struct CurvePoint {
     rdp: Option<f64>,
 }
 
-/// ε after each epoch 1..=epochs for every accountant (JSON array; `null` for ∞). It depends
-/// only on (q, σ, steps per epoch, δ), so the page previews it before training.
+/// ε after each epoch 1..=epochs for every accountant (JSON array; `null` for ∞), after a
+/// DP-PCA step with sampling rate `pca_q` and noise `pca_sigma` when `pca_q` > 0 (so the curves
+/// start above zero). It depends only on (q, σ, steps per epoch, δ), so the page previews it
+/// before training.
 #[wasm_bindgen]
 pub fn epsilon_curve(
     q: f64,
@@ -142,13 +142,20 @@ pub fn epsilon_curve(
     steps_per_epoch: f64,
     epochs: u32,
     delta: f64,
+    pca_q: f64,
+    pca_sigma: f64,
 ) -> Result<String, JsError> {
     let finite = |v: f64| v.is_finite().then_some(v);
     let steps: Vec<u64> = (1..=epochs)
         .map(|e| (e as f64 * steps_per_epoch).round() as u64)
         .collect();
+    let prefix = if pca_q > 0.0 {
+        vec![SampledGaussian::new(pca_q, pca_sigma, 1).map_err(js_err)?]
+    } else {
+        Vec::new()
+    };
     let curve =
-        EpsilonReport::curve(q, sigma, &steps, delta, Amplification::Paper).map_err(js_err)?;
+        compose::curve(&prefix, q, sigma, &steps, delta, Amplification::Paper).map_err(js_err)?;
     let points: Vec<CurvePoint> = curve
         .iter()
         .zip(1..)

@@ -225,12 +225,26 @@ test('choosing another data set and model loads it and trains', async () => {
 });
 
 test('MNIST loads from its gzipped IDX files and trains', async () => {
+  await page.locator('#sigma').evaluate((el) => {
+    el.value = '2'; // a private run, so ε is finite
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
   const g = await generationOf(page);
   await page.selectOption('#dataset', 'mnist');
   await waitForRun(g, 2);
   assert.equal(await page.locator('#boundary-figure').isHidden(), true);
   const first = await cellsOf(0);
   assert.ok(parseFloat(first[2]) > 50, `MNIST test accuracy after one epoch: ${first[2]}`);
+  // DP-PCA to 60 dimensions: its cost is in ε from the first epoch on.
+  const g2 = await generationOf(page);
+  await page.check('#pca-on');
+  await waitForRun(g2, 1);
+  const withPca = await cellsOf(0);
+  assert.ok(Number(withPca[5]) > Number(first[5]), `ε moments with PCA ${withPca[5]} vs without ${first[5]}`);
+  assert.match(page.url(), /pca=60/);
+  const g3 = await generationOf(page);
+  await page.uncheck('#pca-on');
+  await waitForRun(g3, 1);
   assert.deepEqual(problems, []);
 });
 

@@ -7,7 +7,7 @@
 use super::moments::{log_moment, LAMBDAS};
 use super::pld::{grid_interval, Direction, Pld, DEFAULT_INTERVAL};
 use super::rdp::{default_orders, rdp_one_step, rdp_to_epsilon};
-use super::{check_delta, AccountError, Accountant, SampledGaussian};
+use super::{check_delta, AccountError, Accountant, Amplification, EpsilonReport, SampledGaussian};
 
 /// ε at δ of all `parts` run in sequence, under `acc`.
 pub fn epsilon(
@@ -83,6 +83,96 @@ pub fn epsilon(
     })
 }
 
+/// Per moment order or Rényi order: (the prefix's total, one training step).
+type PerOrder = Vec<(f64, f64)>;
+
+/// ε of every accountant after `prefix` (e.g. DP-PCA's step) and then each of `steps` steps
+/// of the training mechanism (q, σ): the ε-versus-epoch preview. The per-order RDP and log
+/// moments of both parts are computed once for the whole curve.
+pub fn curve(
+    prefix: &[SampledGaussian],
+    q: f64,
+    sigma: f64,
+    steps: &[u64],
+    delta: f64,
+    amp: Amplification,
+) -> Result<Vec<EpsilonReport>, AccountError> {
+    check_delta(delta)?;
+    SampledGaussian::new(q, sigma, 0)?;
+    let live: Vec<SampledGaussian> = prefix
+        .iter()
+        .copied()
+        .filter(|p| p.trivial_epsilon() != Some(0.0))
+        .collect();
+    let open = live.iter().any(|p| p.trivial_epsilon().is_some()) || (sigma == 0.0 && q > 0.0);
+    let lambdas: Vec<u32> = LAMBDAS.collect();
+    let orders = default_orders();
+    let (mom, ren): (PerOrder, PerOrder) = if open {
+        (Vec::new(), Vec::new())
+    } else {
+        let per = |f: &dyn Fn(&SampledGaussian) -> f64, train: f64| {
+            (
+                live.iter().map(|p| p.steps as f64 * f(p)).sum::<f64>(),
+                train,
+            )
+        };
+        (
+            lambdas
+                .iter()
+                .map(|&l| per(&|p| log_moment(p.q, p.sigma, l), log_moment(q, sigma, l)))
+                .collect(),
+            orders
+                .iter()
+                .map(|&a| {
+                    per(
+                        &|p| rdp_one_step(p.q, p.sigma, a),
+                        rdp_one_step(q, sigma, a),
+                    )
+                })
+                .collect(),
+        )
+    };
+    steps
+        .iter()
+        .map(|&t| {
+            let mut parts = live.clone();
+            parts.push(SampledGaussian::new(q, sigma, t)?);
+            if open
+                && parts
+                    .iter()
+                    .any(|p| p.trivial_epsilon() == Some(f64::INFINITY))
+            {
+                let inf = f64::INFINITY;
+                return Ok(EpsilonReport {
+                    naive: inf,
+                    strong: inf,
+                    moments: inf,
+                    rdp: inf,
+                });
+            }
+            let tf = if q == 0.0 { 0.0 } else { t as f64 };
+            let moments = lambdas
+                .iter()
+                .zip(&mom)
+                .map(|(&l, (pre, one))| (pre + tf * one + (1.0 / delta).ln()) / l as f64)
+                .fold(f64::INFINITY, f64::min);
+            let rdp = orders
+                .iter()
+                .zip(&ren)
+                .map(|(&a, (pre, one))| rdp_to_epsilon(a, pre + tf * one, delta))
+                .fold(f64::INFINITY, f64::min)
+                .max(0.0);
+            let nothing = parts.iter().all(|p| p.trivial_epsilon() == Some(0.0));
+            Ok(EpsilonReport {
+                naive: epsilon(Accountant::Naive(amp), &parts, delta)?,
+                strong: epsilon(Accountant::Strong(amp), &parts, delta)?,
+                moments: if nothing { 0.0 } else { moments },
+                rdp: if nothing { 0.0 } else { rdp },
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +185,33 @@ mod tests {
         Accountant::Rdp,
         Accountant::Pld,
     ];
+
+    #[test]
+    fn the_curve_matches_pointwise_composition() {
+        let pca = SampledGaussian::new(1.0, 7.0, 1).unwrap();
+        let steps = [0u64, 100, 1000, 5000];
+        for prefix in [vec![], vec![pca]] {
+            let c = curve(&prefix, 0.01, 4.0, &steps, 1e-5, Amplification::Paper).unwrap();
+            for (r, &t) in c.iter().zip(&steps) {
+                let mut parts = prefix.clone();
+                parts.push(SampledGaussian::new(0.01, 4.0, t).unwrap());
+                for (acc, got) in [
+                    (Accountant::Naive(Amplification::Paper), r.naive),
+                    (Accountant::Strong(Amplification::Paper), r.strong),
+                    (Accountant::Moments, r.moments),
+                    (Accountant::Rdp, r.rdp),
+                ] {
+                    let want = epsilon(acc, &parts, 1e-5).unwrap();
+                    assert!(
+                        (got - want).abs() <= 1e-9 * want.max(1e-9),
+                        "{acc:?} T={t}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+        let open = curve(&[], 0.01, 0.0, &[10], 1e-5, Amplification::Paper).unwrap();
+        assert_eq!(open[0].moments, f64::INFINITY);
+    }
 
     #[test]
     fn one_part_is_the_plain_accountant_and_an_empty_part_drops_out() {

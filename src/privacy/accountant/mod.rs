@@ -197,27 +197,7 @@ impl EpsilonReport {
         delta: f64,
         amp: Amplification,
     ) -> Result<Vec<Self>, AccountError> {
-        check_delta(delta)?;
-        let mechs = steps
-            .iter()
-            .map(|&t| SampledGaussian::new(q, sigma, t))
-            .collect::<Result<Vec<_>, _>>()?;
-        let (Some(moments), Some(rdp)) = (
-            moments::epsilon_curve(&mechs, delta),
-            rdp::epsilon_curve(&mechs, delta),
-        ) else {
-            return Ok(Vec::new());
-        };
-        Ok(mechs
-            .iter()
-            .zip(moments.into_iter().zip(rdp))
-            .map(|(m, (moments, rdp))| EpsilonReport {
-                naive: naive::epsilon(m, delta, amp),
-                strong: strong::epsilon(m, delta, amp),
-                moments,
-                rdp,
-            })
-            .collect())
+        compose::curve(&[], q, sigma, steps, delta, amp)
     }
 
     /// ε of every accountant for `parts` run in sequence (see [`compose`]).
