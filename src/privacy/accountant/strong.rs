@@ -23,7 +23,7 @@ pub fn epsilon(mech: &SampledGaussian, delta: f64, amp: Amplification) -> f64 {
     // Minimise over u = logit(f) on a grid, then refine the best bracket by golden section.
     let f_of = |u: f64| 1.0 / (1.0 + (-u).exp());
     let eps_of = |u: f64| epsilon_at_split(mech, delta, amp, f_of(u));
-    let (lo, hi, n) = (-30.0, 30.0, 60);
+    let (lo, hi, n) = (-30.0, 30.0, 30);
     let h = (hi - lo) / n as f64;
     let best = (0..=n)
         .map(|i| lo + i as f64 * h)
@@ -33,7 +33,7 @@ pub fn epsilon(mech: &SampledGaussian, delta: f64, amp: Amplification) -> f64 {
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
     let (mut fc, mut fd) = (eps_of(c), eps_of(d));
-    for _ in 0..50 {
+    for _ in 0..45 {
         if fc < fd {
             b = d;
             d = c;
