@@ -309,6 +309,23 @@ test('keyboard only: a slider, pause, play and reset', async () => {
   assert.deepEqual(problems, []);
 });
 
+test('teacher mode from the URL: hidden and locked controls, presenter layout, a lesson', async () => {
+  const other = await context.newPage();
+  other.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await other.goto(`${server.url}#v=1&teacher=1&hide=lr,delta&lock=sigma&big=1&lesson=clipping`);
+  await waitForRun(0, 1, { p: other });
+  assert.equal(await other.locator('#lr').isVisible(), false);
+  assert.equal(await other.locator('#delta').isVisible(), false);
+  assert.equal(await other.locator('#sigma').isDisabled(), true);
+  assert.equal(await other.evaluate(() => document.body.classList.contains('presenter')), true);
+  assert.match(await other.locator('#lesson').textContent(), /What clipping does/);
+  assert.equal(await other.locator('#clip-value').textContent(), '0.1');
+  assert.match(other.url(), /lesson=clipping/, 'the lesson stays in the link as the page rewrites it');
+  await other.screenshot({ path: path.join(ARTIFACTS, 'page-teacher.png'), fullPage: true });
+  await other.close();
+  assert.deepEqual(problems, []);
+});
+
 test('after the first visit the lab works offline (service worker)', async () => {
   await page.evaluate(() => navigator.serviceWorker.ready);
   await page.reload(); // now controlled by the service worker, which caches what it serves
