@@ -82,7 +82,8 @@ pub struct RunConfig {
     /// epochs, then constant (the paper: 0.1 → 0.052 over 10 epochs). No decay when unset.
     pub lr_end: Option<f64>,
     pub lr_decay_epochs: usize,
-    /// The data set: a built-in name (see `data::builtin`) or "csv" for a file of one's own.
+    /// The data set: a built-in name (see `data::builtin`), or "own" on the page for a file of
+    /// one's own (the worker keeps it; the CLI takes `--csv` instead).
     pub dataset: String,
     /// Coordinate noise of the generated 2-D sets (0 to 1).
     pub data_noise: f64,

@@ -97,6 +97,22 @@ impl Pinned {
     }
 }
 
+/// The chart's legend box, in the lab's style.
+pub(super) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    font_px: u32,
+) -> Result<(), JsError> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font(("sans-serif", font_px))
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .draw()
+        .map_err(js_err)
+}
+
 /// Draws train and test accuracy for the finished epochs (`history_json`: array of epoch
 /// reports) on an x axis of `epochs` epochs, with the test accuracy of pinned runs
 /// (`pinned_json`: array of {label, history}) faded behind. `scale` is the device pixel ratio.
@@ -173,14 +189,7 @@ pub fn draw_accuracy_chart(
             .draw_series(series.map(|p| Circle::new(p, px(3.0), color.filled())))
             .map_err(js_err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font(("sans-serif", px(14.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(js_err)?;
+    legend(&mut chart, SeriesLabelPosition::LowerRight, px(14.0))?;
     root.present().map_err(js_err)
 }
 

@@ -2,7 +2,7 @@
 //! norms with the clipping bound C, and the clipped signal against the added noise.
 
 use super::charts::{
-    backend, epoch_label, js_err, log_label, parse, BLUE, GREY, ORANGE, VERMILLION,
+    backend, epoch_label, js_err, legend, log_label, parse, BLUE, ORANGE, VERMILLION,
 };
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -160,14 +160,7 @@ pub fn draw_noise_chart(
             )
             .map_err(js_err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", px(14.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(js_err)?;
+    legend(&mut chart, SeriesLabelPosition::UpperRight, px(14.0))?;
     root.present().map_err(js_err)
 }
 
