@@ -2,7 +2,7 @@
 //! norms with the clipping bound C, and the clipped signal against the added noise.
 
 use super::charts::{
-    backend, epoch_label, js_err, legend, log_label, parse, BLUE, ORANGE, VERMILLION,
+    backend, epoch_label, js_err, legend, log_label, parse, BLUE, GREEN, ORANGE, VERMILLION,
 };
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -88,11 +88,12 @@ struct NormPoint {
     epoch: f64,
     signal_norm: f64,
     noise_norm: f64,
+    clipped_fraction: f64,
 }
 
 /// Per epoch, the mean norm of a lot's clipped gradient sum against the norm of the noise
-/// added to it (expected σC·√d), on a log scale: where the noise line is above the signal, the
-/// noise drowns one lot's signal.
+/// added to it (expected σC·√d), on a log scale — where the noise line is above the signal,
+/// the noise drowns one lot's signal — and the fraction of examples clipped (right axis).
 #[wasm_bindgen]
 pub fn draw_noise_chart(
     canvas_id: &str,
@@ -119,13 +120,30 @@ pub fn draw_noise_chart(
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
         .caption(
-            "Signal ‖Σ clipped g_i‖ and noise ‖N(0, σ²C²I)‖ per lot",
+            "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
             ("sans-serif", px(16.0)),
         )
         .x_label_area_size(px(36.0))
         .y_label_area_size(px(56.0))
+        .right_y_label_area_size(px(48.0))
         .build_cartesian_2d(0f64..(epochs.max(1) as f64), (lo..hi).log_scale())
+        .map_err(js_err)?
+        .set_secondary_coord(0f64..(epochs.max(1) as f64), 0f64..1.0);
+    chart
+        .configure_secondary_axes()
+        .y_desc("fraction clipped")
+        .label_style(("sans-serif", px(13.0)))
+        .draw()
         .map_err(js_err)?;
+    let clipped = ShapeStyle::from(&GREEN).stroke_width(px(2.0));
+    chart
+        .draw_secondary_series(LineSeries::new(
+            points.iter().map(|p| (p.epoch, p.clipped_fraction)),
+            clipped,
+        ))
+        .map_err(js_err)?
+        .label("clipped (right axis)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], clipped));
     chart
         .configure_mesh()
         .x_desc("epoch")
