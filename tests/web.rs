@@ -126,7 +126,8 @@ fn charts_draw_into_a_canvas() {
 
     let eps = canvas("eps-test");
     let preview = epsilon_curve(0.01, 1.0, 100.0, 10, 1e-5, 1.0, 7.0).unwrap();
-    draw_epsilon_chart("eps-test", &preview, history, "[]", 10, 1.0).unwrap();
+    draw_epsilon_chart("eps-test", &preview, history, "[]", 10, false, 1.0).unwrap();
+    draw_epsilon_chart("eps-test", &preview, history, "[]", 10, true, 1.0).unwrap();
     let inked = inked_pixels(&eps);
     assert!(inked > 2000, "epsilon chart drew {inked} pixels");
 

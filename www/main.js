@@ -188,7 +188,7 @@ function drawCharts() {
     const json = JSON.stringify(history);
     const pinned = JSON.stringify(pins.map((p) => ({ label: p.label, history: p.history })));
     draw_accuracy_chart('accuracy-chart', json, pinned, epochs, sizeCanvas($('accuracy-chart')));
-    draw_epsilon_chart('epsilon-chart', preview, json, pinned, epochs, sizeCanvas($('epsilon-chart')));
+    draw_epsilon_chart('epsilon-chart', preview, json, pinned, epochs, $('log-log').checked, sizeCanvas($('epsilon-chart')));
     draw_noise_chart('noise-chart', json, epochs, sizeCanvas($('noise-chart')));
     drawHistogram();
   } catch (e) {
@@ -344,6 +344,7 @@ for (const c of CONTROLS) $(c.id).addEventListener('input', scheduleRestart);
 $('seed').addEventListener('change', scheduleRestart);
 $('clip').addEventListener('input', drawHistogram); // the C line moves at once
 $('until-budget').addEventListener('change', scheduleRestart);
+$('log-log').addEventListener('change', drawCharts);
 for (const id of ['pca-on', 'pca-k', 'pca-sigma']) $(id).addEventListener('change', scheduleRestart);
 $('budget-eps').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
 $('budget-accountant').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });

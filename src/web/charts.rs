@@ -203,10 +203,14 @@ pub fn draw_epsilon_chart(
     history_json: &str,
     pinned_json: &str,
     epochs: u32,
+    log_log: bool,
     scale: f64,
 ) -> Result<(), JsError> {
     let preview: Vec<EpsilonPoint> = parse(preview_json, "epsilon preview")?;
     let pinned: Vec<Pinned> = parse(pinned_json, "pinned runs")?;
+    // Log-log view: x is log10(epoch) on a linear axis, labelled in epochs, so each accountant's
+    // growth shows as a slope (naive 1, strong about ½, the moments accountant much flatter).
+    let ex = |e: f64| if log_log { e.max(1.0).log10() } else { e };
     #[derive(Deserialize)]
     struct Report {
         epoch: f64,
@@ -250,17 +254,33 @@ pub fn draw_epsilon_chart(
     let hi = positive.iter().cloned().fold(0.0, f64::max) * 1.5;
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
-        .margin_right(px(118.0)) // room for the curves' names at their right ends
+        .margin_right(px(if log_log { 170.0 } else { 118.0 })) // room for the curves' names
         .caption("Privacy spent ε (δ fixed)", ("sans-serif", px(18.0)))
         .x_label_area_size(px(36.0))
         .y_label_area_size(px(56.0))
-        .build_cartesian_2d(0f64..(epochs.max(1) as f64), (lo..hi).log_scale())
+        .build_cartesian_2d(
+            if log_log {
+                0.0..ex(epochs.max(2) as f64)
+            } else {
+                0f64..(epochs.max(1) as f64)
+            },
+            (lo..hi).log_scale(),
+        )
         .map_err(js_err)?;
+    let log_epoch_label = |v: &f64| log_label(&10f64.powf(*v));
     chart
         .configure_mesh()
-        .x_desc("epoch")
+        .x_desc(if log_log {
+            "epoch (log scale)"
+        } else {
+            "epoch"
+        })
         .y_desc("ε (log scale)")
-        .x_label_formatter(&epoch_label)
+        .x_label_formatter(if log_log {
+            &log_epoch_label
+        } else {
+            &epoch_label
+        })
         .light_line_style(RGBColor(238, 238, 238))
         .label_style(("sans-serif", px(13.0)))
         .y_label_formatter(&log_label)
@@ -277,7 +297,7 @@ pub fn draw_epsilon_chart(
     for (name, color, get) in accountants {
         let series = |pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
             pts.iter()
-                .filter_map(|p| get(p).filter(|v| *v > 0.0).map(|v| (p.epoch, v)))
+                .filter_map(|p| get(p).filter(|v| *v > 0.0).map(|v| (ex(p.epoch), v)))
                 .collect()
         };
         let thin = ShapeStyle::from(&color.mix(0.45)).stroke_width(px(1.5));
@@ -299,7 +319,18 @@ pub fn draw_epsilon_chart(
             .map_err(js_err)?;
         if let Some(&(x, y)) = whole.last().or(trained.last()) {
             let at = chart.backend_coord(&(x, y));
-            labels.push((format!("{name} {}", format_eps(y)), color, at));
+            let slope = match (log_log, whole.first()) {
+                // Growth exponent over the second half of the run: d ln ε / d ln E.
+                (true, Some(_)) if whole.len() >= 4 => {
+                    let (x0, y0) = whole[whole.len() / 2];
+                    format!(
+                        " (slope {:.2})",
+                        (y.ln() - y0.ln()) / ((x - x0) * std::f64::consts::LN_10)
+                    )
+                }
+                _ => String::new(),
+            };
+            labels.push((format!("{name} {}{slope}", format_eps(y)), color, at));
         }
     }
     for (pin, color) in pinned.iter().zip(PIN_COLORS) {
@@ -307,6 +338,7 @@ pub fn draw_epsilon_chart(
             .series(&["epsilon", "moments"])
             .into_iter()
             .filter(|p| p.1 > 0.0)
+            .map(|(e, v)| (ex(e), v))
             .collect();
         let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));
         chart

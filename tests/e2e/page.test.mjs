@@ -56,6 +56,9 @@ test('the page loads, trains, and fills the run log and both charts', async () =
     assert.ok(inked > 1000, `${id} has only ${inked} drawn pixels`);
   }
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-default.png'), fullPage: true });
+  await page.check('#log-log');
+  await page.locator('#epsilon-chart').screenshot({ path: path.join(ARTIFACTS, 'epsilon-log-log.png') });
+  await page.uncheck('#log-log');
   assert.deepEqual(problems, []);
 });
 
