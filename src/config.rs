@@ -1,5 +1,6 @@
 //! Every knob of a run, validated in one place with errors a person can read.
 
+use crate::privacy::accountant::{Accountant, Amplification};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -280,15 +281,8 @@ impl RunConfig {
                 ));
             }
         }
-        if !["naive", "strong", "moments", "rdp", "pld"].contains(&self.budget_accountant.as_str())
-        {
-            return Err(err(
-                "budget_accountant",
-                format!(
-                    "accountant '{}' is not one of naive, strong, moments, rdp, pld",
-                    self.budget_accountant
-                ),
-            ));
+        if let Err(e) = Accountant::parse(&self.budget_accountant, Amplification::Paper) {
+            return Err(err("budget_accountant", e.0));
         }
         if let Some(end) = self.lr_end {
             if !(end.is_finite() && end > 0.0 && end <= 100.0) {
