@@ -75,6 +75,42 @@ pub fn matmul(
     }
 }
 
+/// Σ v², accumulated in 8 f32 lanes (so the compiler vectorises the loop; a single running
+/// sum would be a serial chain of additions). For rows of up to a few thousand entries.
+pub fn sum_squares(v: &[Real]) -> Real {
+    let mut lanes = [0.0 as Real; 8];
+    let mut it = v.chunks_exact(8);
+    for c in &mut it {
+        for (l, &x) in lanes.iter_mut().zip(c) {
+            *l += x * x;
+        }
+    }
+    lanes.iter().sum::<Real>() + it.remainder().iter().map(|&x| x * x).sum::<Real>()
+}
+
+/// ReLU in place, `v = max(v, 0)`, returning Σ v² of the result. Two sweeps over a row that
+/// stays in L1, each of which the compiler vectorises.
+pub fn relu_sum_squares(v: &mut [Real]) -> Real {
+    for x in v.iter_mut() {
+        *x = x.max(0.0);
+    }
+    sum_squares(v)
+}
+
+/// The ReLU's backward mask, `d = d · 1[a > 0]`, returning Σ d² of the result.
+pub fn relu_mask_sum_squares(d: &mut [Real], a: &[Real]) -> Real {
+    relu_mask(d, a);
+    sum_squares(d)
+}
+
+/// The ReLU's backward mask, `d = d · 1[a > 0]` (branch-free, vectorised).
+pub fn relu_mask(d: &mut [Real], a: &[Real]) {
+    assert_eq!(d.len(), a.len());
+    for (x, &y) in d.iter_mut().zip(a) {
+        *x = if y > 0.0 { *x } else { 0.0 };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +131,33 @@ mod tests {
         assert!(diff < 1e-5, "accumulate: max diff {diff}");
         matmul(&mut c.view_mut(), &a_sub, &bt, false);
         assert!((&c - &want).iter().all(|v| v.abs() < 1e-5));
+    }
+
+    #[test]
+    fn fused_relu_sweeps_match_the_plain_loops() {
+        for n in [0, 3, 8, 17, 1000] {
+            let v: Vec<Real> = (0..n)
+                .map(|i| ((i * 29 % 23) as Real - 11.0) / 3.0)
+                .collect();
+            let a: Vec<Real> = (0..n).map(|i| (i * 7 % 5) as Real - 2.0).collect();
+            let plain = |v: &[Real]| v.iter().map(|&x| x as f64 * x as f64).sum::<f64>();
+            assert!((sum_squares(&v) as f64 - plain(&v)).abs() <= 1e-4 * plain(&v).max(1.0));
+
+            let mut r = v.clone();
+            let sq = relu_sum_squares(&mut r);
+            let want: Vec<Real> = v.iter().map(|&x| x.max(0.0)).collect();
+            assert_eq!(r, want);
+            assert!((sq as f64 - plain(&want)).abs() <= 1e-4 * plain(&want).max(1.0));
+
+            let mut d = v.clone();
+            let sq = relu_mask_sum_squares(&mut d, &a);
+            let want: Vec<Real> = v
+                .iter()
+                .zip(&a)
+                .map(|(&x, &y)| if y > 0.0 { x } else { 0.0 })
+                .collect();
+            assert_eq!(d, want);
+            assert!((sq as f64 - plain(&want)).abs() <= 1e-4 * plain(&want).max(1.0));
+        }
     }
 }

@@ -9,9 +9,9 @@
 //! (Goodfellow 2015; the paper's Section 3.1 and reference [25]).
 
 use super::{softmax_rows, Model};
-use crate::linalg::matmul;
+use crate::linalg::{matmul, relu_mask, relu_mask_sum_squares, relu_sum_squares, sum_squares};
 use crate::Real;
-use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2, Axis};
+use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use std::ops::Range;
@@ -29,6 +29,12 @@ pub struct Mlp {
     acts: Vec<Array2<Real>>,
     /// δ_1 … δ_L of the last batch (capacity rows × layer output).
     deltas: Vec<Array2<Real>>,
+    /// Scratch for a layer input with each row scaled by its clip factor.
+    scaled: Array2<Real>,
+    /// ||a_i||² of each layer's input and ||δ_i||² of each layer's delta, per example, when
+    /// the last pass was asked for norms.
+    input_sq: Vec<Vec<Real>>,
+    delta_sq: Vec<Vec<Real>>,
 }
 
 impl Mlp {
@@ -51,6 +57,9 @@ impl Mlp {
             deltas: sizes[1..].iter().map(|&w| Array2::zeros((0, w))).collect(),
             params: vec![0.0; n_params],
             rows: 0,
+            scaled: Array2::zeros((0, 0)),
+            input_sq: vec![Vec::new(); layers],
+            delta_sq: vec![Vec::new(); layers],
             offsets,
             sizes,
         }
@@ -144,7 +153,12 @@ impl Model for Mlp {
         self.offsets.windows(2).map(|w| w[0]..w[1]).collect()
     }
 
-    fn forward_backward(&mut self, x: ArrayView2<Real>, y: &[usize]) {
+    fn forward_backward(
+        &mut self,
+        x: ArrayView2<Real>,
+        y: &[usize],
+        norms: Option<&mut Array2<Real>>,
+    ) {
         assert_eq!(
             x.ncols(),
             self.sizes[0],
@@ -152,11 +166,22 @@ impl Model for Mlp {
         );
         let n = x.nrows();
         let layers = self.n_layers();
+        let want_norms = norms.is_some();
         self.rows = n;
         let mut acts = std::mem::take(&mut self.acts);
         let mut deltas = std::mem::take(&mut self.deltas);
         for buf in acts.iter_mut().chain(deltas.iter_mut()) {
             ensure_rows(buf, n);
+        }
+        let (mut input_sq, mut delta_sq) = (
+            std::mem::take(&mut self.input_sq),
+            std::mem::take(&mut self.delta_sq),
+        );
+        for v in input_sq.iter_mut().chain(delta_sq.iter_mut()) {
+            v.clear();
+        }
+        if want_norms {
+            input_sq[0].extend(x.rows().into_iter().map(|r| r.dot(&r)));
         }
         // Forward: hidden layers into `acts`, the output layer's logits into the last delta.
         for l in 0..layers {
@@ -169,8 +194,15 @@ impl Model for Mlp {
                 };
                 let mut out = rest[0].slice_mut(s![..n, ..]);
                 dense(input, self.weights(l), self.bias(l), out.view_mut());
-                for v in out.as_slice_mut().expect("contiguous") {
-                    *v = v.max(0.0);
+                let out = out.as_slice_mut().expect("contiguous");
+                for row in out.chunks_exact_mut(self.sizes[l + 1]) {
+                    if want_norms {
+                        input_sq[l + 1].push(relu_sum_squares(row));
+                    } else {
+                        for v in row {
+                            *v = v.max(0.0);
+                        }
+                    }
                 }
             } else {
                 let input = if l == 0 {
@@ -183,6 +215,9 @@ impl Model for Mlp {
                 softmax_rows(&mut out);
                 for (mut row, &label) in out.rows_mut().into_iter().zip(y) {
                     row[label] -= 1.0; // δ_L = p − onehot(y)
+                    if want_norms {
+                        delta_sq[l].push(sum_squares(row.as_slice().expect("contiguous")));
+                    }
                 }
             }
         }
@@ -196,32 +231,36 @@ impl Model for Mlp {
                 &self.weights(l + 1).t(),
                 false,
             );
-            // The rows are contiguous: a flat, branch-free loop the compiler vectorises.
+            let width = self.sizes[l + 1];
             let a = acts[l].slice(s![..n, ..]);
-            let (d, a) = (
-                d.as_slice_mut().expect("contiguous"),
-                a.as_slice().expect("contiguous"),
-            );
-            for (dv, &av) in d.iter_mut().zip(a) {
-                *dv = if av > 0.0 { *dv } else { 0.0 };
+            let rows = d
+                .as_slice_mut()
+                .expect("contiguous")
+                .chunks_exact_mut(width)
+                .zip(a.as_slice().expect("contiguous").chunks_exact(width));
+            for (dr, ar) in rows {
+                if want_norms {
+                    delta_sq[l].push(relu_mask_sum_squares(dr, ar));
+                } else {
+                    relu_mask(dr, ar);
+                }
+            }
+        }
+        // Goodfellow's identity: ||g_i,l||² = ||δ_i,l||² (||a_i,l||² + 1).
+        if let Some(norms) = norms {
+            if norms.dim() != (n, layers) {
+                *norms = Array2::zeros((n, layers));
+            }
+            for l in 0..layers {
+                for (i, (&d, &a)) in delta_sq[l].iter().zip(&input_sq[l]).enumerate() {
+                    norms[[i, l]] = (d * (a + 1.0)).sqrt();
+                }
             }
         }
         self.acts = acts;
         self.deltas = deltas;
-    }
-
-    fn per_example_grad_norms(&self, x: ArrayView2<Real>, norms: &mut Array2<Real>) {
-        let (n, layers) = (self.rows, self.n_layers());
-        if norms.dim() != (n, layers) {
-            *norms = Array2::zeros((n, layers));
-        }
-        for l in 0..layers {
-            let input = self.input(&x, l);
-            let delta = self.deltas[l].slice(s![..n, ..]);
-            for (i, (a, d)) in input.rows().into_iter().zip(delta.rows()).enumerate() {
-                norms[[i, l]] = (d.dot(&d) * (a.dot(&a) + 1.0)).sqrt();
-            }
-        }
+        self.input_sq = input_sq;
+        self.delta_sq = delta_sq;
     }
 
     fn add_grad_sum(
@@ -232,21 +271,47 @@ impl Model for Mlp {
     ) {
         let (n, layers) = (self.rows, self.n_layers());
         let mut deltas = std::mem::take(&mut self.deltas);
+        let mut scaled = std::mem::take(&mut self.scaled);
         for l in 0..layers {
-            let mut delta = deltas[l].slice_mut(s![..n, ..]);
-            if let Some(w) = &weights {
-                for (mut row, &wi) in delta.rows_mut().into_iter().zip(w.column(l)) {
-                    row *= wi;
-                }
-            }
             let (i, o) = (self.sizes[l], self.sizes[l + 1]);
             let (gw, gb) = grad[self.offsets[l]..self.offsets[l + 1]].split_at_mut(i * o);
             let mut gw = ArrayViewMut2::from_shape((i, o), gw).expect("shape");
-            matmul(&mut gw, &self.input(&x, l).t(), &delta.view(), true);
-            for (g, s) in gb.iter_mut().zip(delta.sum_axis(Axis(0))) {
-                *g += s;
+            let mut delta = deltas[l].slice_mut(s![..n, ..]);
+            let input = self.input(&x, l);
+            // Σ_i w_i a_i δ_iᵀ = Aᵀ diag(w) Δ: scale whichever of A (n × in) and Δ (n × out)
+            // is smaller, so clipping costs O(n·min(in, out)) on top of the product.
+            let w = weights.as_ref().map(|w| w.column(l));
+            // The bias part's weights: Σ_i w_i δ_i, unless δ itself gets scaled below.
+            let mut bias_w = None;
+            match w {
+                Some(w) if i < o => {
+                    if scaled.nrows() < n || scaled.ncols() != i {
+                        scaled = Array2::zeros((n, i));
+                    }
+                    let mut a = scaled.slice_mut(s![..n, ..]);
+                    for ((mut dst, src), &wi) in a.rows_mut().into_iter().zip(input.rows()).zip(w) {
+                        dst.zip_mut_with(&src, |d, &s| *d = wi * s);
+                    }
+                    matmul(&mut gw, &a.t(), &delta.view(), true);
+                    bias_w = Some(w);
+                }
+                Some(w) => {
+                    for (mut row, &wi) in delta.rows_mut().into_iter().zip(w) {
+                        row *= wi;
+                    }
+                    matmul(&mut gw, &input.t(), &delta.view(), true);
+                }
+                None => matmul(&mut gw, &input.t(), &delta.view(), true),
+            }
+            for (r, row) in delta.rows().into_iter().enumerate() {
+                let wi = bias_w.map_or(1.0, |w| w[r]);
+                let row = row.to_slice().expect("rows of a standard-layout array");
+                for (g, &d) in gb.iter_mut().zip(row) {
+                    *g += wi * d;
+                }
             }
         }
+        self.scaled = scaled;
         self.deltas = deltas;
     }
 
@@ -269,121 +334,5 @@ impl Model for Mlp {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::evaluate;
-    use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
-
-    fn random_problem(n: usize, d: usize, k: usize, seed: u64) -> (Array2<Real>, Vec<usize>) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let x = Array2::from_shape_fn((n, d), |_| rng.random_range(-1.0..1.0));
-        let y = (0..n).map(|_| rng.random_range(0..k)).collect();
-        (x, y)
-    }
-
-    fn full_grad(
-        m: &mut Mlp,
-        x: &Array2<Real>,
-        y: &[usize],
-        weights: Option<ArrayView2<Real>>,
-    ) -> Vec<Real> {
-        let mut g = vec![0.0; m.n_params()];
-        m.forward_backward(x.view(), y);
-        m.add_grad_sum(x.view(), weights, &mut g);
-        g
-    }
-
-    #[test]
-    fn gradients_match_finite_differences() {
-        for hidden in [vec![], vec![6], vec![5, 4]] {
-            let (n, d, k) = (7, 5, 3);
-            let (x, y) = random_problem(n, d, k, 1);
-            let mut m = Mlp::new(d, &hidden, k, &mut ChaCha8Rng::seed_from_u64(2));
-            for b in m.params_mut() {
-                *b += 0.05; // non-zero biases too
-            }
-            let g = full_grad(&mut m, &x, &y, None);
-            let h = 1e-3f32;
-            let loss = |m: &Mlp| evaluate(m, x.view(), &y).0 * n as f64; // the summed loss
-            let base = loss(&m);
-            let mut kinks = 0;
-            for (j, &gj) in g.iter().enumerate() {
-                let mut plus = m.clone();
-                plus.params_mut()[j] += h;
-                let mut minus = m.clone();
-                minus.params_mut()[j] -= h;
-                let (up, down) = (
-                    (loss(&plus) - base) / h as f64,
-                    (base - loss(&minus)) / h as f64,
-                );
-                let fd = 0.5 * (up + down);
-                // A ReLU switching inside ±h makes the one-sided slopes disagree: skip it.
-                if (up - down).abs() > 2e-3 * (1.0 + fd.abs()) {
-                    kinks += 1;
-                    continue;
-                }
-                assert!(
-                    (fd - gj as f64).abs() < 5e-3 * (1.0 + fd.abs()),
-                    "hidden {hidden:?} param {j}: finite difference {fd} vs analytic {gj}"
-                );
-            }
-            assert!(
-                kinks * 10 <= g.len(),
-                "{kinks} of {} parameters straddle a kink",
-                g.len()
-            );
-        }
-    }
-
-    #[test]
-    fn per_example_norms_and_clipped_sums_match_brute_force() {
-        let mut rng = ChaCha8Rng::seed_from_u64(11);
-        for trial in 0..6 {
-            let (n, d, k) = (
-                rng.random_range(1..20),
-                rng.random_range(1..12),
-                rng.random_range(2..6),
-            );
-            let hidden: Vec<usize> = (0..trial % 3).map(|_| rng.random_range(1..10)).collect();
-            let (x, y) = random_problem(n, d, k, trial);
-            let mut m = Mlp::new(d, &hidden, k, &mut rng);
-            let layers = m.n_layers();
-            m.forward_backward(x.view(), &y);
-            let mut norms = Array2::zeros((0, 0));
-            m.per_example_grad_norms(x.view(), &mut norms);
-            let w = Array2::from_shape_fn((n, layers), |_| rng.random_range(0.0..1.0));
-            let mut clipped = vec![0.0; m.n_params()];
-            m.add_grad_sum(x.view(), Some(w.view()), &mut clipped);
-
-            // Brute force: each example's gradient alone, materialised.
-            let mut want = vec![0.0f64; m.n_params()];
-            for i in 0..n {
-                let xi = x.slice(s![i..i + 1, ..]).to_owned();
-                let gi = full_grad(&mut m.clone(), &xi, &y[i..i + 1], None);
-                for (l, r) in m.layer_ranges().into_iter().enumerate() {
-                    let brute = gi[r.clone()]
-                        .iter()
-                        .map(|v| (*v as f64).powi(2))
-                        .sum::<f64>()
-                        .sqrt();
-                    let trick = norms[[i, l]] as f64;
-                    assert!(
-                        (brute - trick).abs() <= 1e-5 * brute.max(1e-3),
-                        "layer {l}: {brute} vs {trick}"
-                    );
-                    for j in r {
-                        want[j] += w[[i, l]] as f64 * gi[j] as f64;
-                    }
-                }
-            }
-            let scale = want.iter().map(|v| v.abs()).fold(1e-3, f64::max);
-            for (a, b) in clipped.iter().zip(&want) {
-                assert!(
-                    (*a as f64 - b).abs() <= 1e-5 * scale,
-                    "clipped sum {a} vs {b}"
-                );
-            }
-        }
-    }
-}
+#[path = "mlp_tests.rs"]
+mod tests;

@@ -23,12 +23,15 @@ pub trait Model {
     fn layer_ranges(&self) -> Vec<Range<usize>>;
 
     /// Forward and backward pass of the cross-entropy loss on a batch; keeps what
-    /// [`Model::per_example_grad_norms`] and [`Model::add_grad_sum`] need.
-    fn forward_backward(&mut self, x: ArrayView2<Real>, y: &[usize]);
-
-    /// For the batch of the last [`Model::forward_backward`]: `norms[[i, l]]` = the L2 norm of
-    /// example i's gradient with respect to layer l (`norms` is resized to batch × layers).
-    fn per_example_grad_norms(&self, x: ArrayView2<Real>, norms: &mut Array2<Real>);
+    /// [`Model::add_grad_sum`] needs. With `norms`, also sets `norms[[i, l]]` to the L2 norm of
+    /// example i's gradient with respect to layer l (resized to batch × layers), computed in
+    /// the same sweeps over the activations and deltas.
+    fn forward_backward(
+        &mut self,
+        x: ArrayView2<Real>,
+        y: &[usize],
+        norms: Option<&mut Array2<Real>>,
+    );
 
     /// `grad += Σ_i Σ_l w[[i, l]] · ∇_{θ_l} ℓ(θ; x_i, y_i)` over the last batch; `None` means
     /// every weight is 1 (the plain, non-private gradient sum). With

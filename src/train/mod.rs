@@ -18,12 +18,12 @@ use crate::privacy::accountant::{
     compose, Accountant, Amplification, EpsilonReport, SampledGaussian,
 };
 use crate::privacy::sampling::poisson_lot;
-use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights};
+use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights, sum_of_squares};
 use crate::Real;
 use ndarray::{s, Array2};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use rand_chacha::{ChaCha12Rng, ChaCha8Rng};
+use rand_chacha::ChaCha8Rng;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -49,7 +49,7 @@ pub struct Trainer {
     seed: u64,
     data: Arc<Dataset>,
     model: Mlp,
-    rng: ChaCha12Rng,
+    rng: ChaCha8Rng,
     sample_rng: ChaCha8Rng,
     q: f64,
     steps_per_epoch: u64,
@@ -72,6 +72,7 @@ pub struct Trainer {
     total_norms: Vec<Real>,
     lot_norms: Vec<Real>,
     grad: Vec<Real>,
+    noise: Vec<Real>,
 }
 
 impl Trainer {
@@ -80,7 +81,7 @@ impl Trainer {
         let n = data.train.len();
         cfg.validate(n)?;
         let seed = cfg.seed.unwrap_or_else(rand::random);
-        let mut rng = ChaCha12Rng::seed_from_u64(seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let data = match cfg.pca {
             None => data,
             Some(k) if k > data.n_features() => {
@@ -94,7 +95,7 @@ impl Trainer {
             }
             Some(k) => {
                 // Its own random stream, so turning PCA on does not change the training's draws.
-                let mut pca_rng = ChaCha12Rng::seed_from_u64(seed ^ 0x0bca_0bca);
+                let mut pca_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0bca_0bca);
                 let p = dp_pca(
                     &data.train.x,
                     k,
@@ -122,6 +123,7 @@ impl Trainer {
             step_limit: None,
             layer_ranges: model.layer_ranges(),
             grad: vec![0.0; model.n_params()],
+            noise: Vec::new(),
             model,
             data,
             steps: 0,
@@ -238,13 +240,14 @@ impl Trainer {
                 self.batch_y.push(data.train.y[i]);
             }
             let xb = self.batch_x.slice(s![..chunk.len(), ..]);
-            self.model.forward_backward(xb, &self.batch_y);
             self.stats.examples += chunk.len();
             if mode == Mode::NonPrivate {
+                self.model.forward_backward(xb, &self.batch_y, None);
                 self.model.add_grad_sum(xb, None, &mut self.grad);
                 continue;
             }
-            self.model.per_example_grad_norms(xb, &mut self.norms);
+            self.model
+                .forward_backward(xb, &self.batch_y, Some(&mut self.norms));
             self.total_norms.clear();
             self.total_norms
                 .extend(self.norms.rows().into_iter().map(|r| r.dot(&r).sqrt()));
@@ -262,12 +265,7 @@ impl Trainer {
             }
             self.record_norms();
         }
-        let signal = self
-            .grad
-            .iter()
-            .map(|&g| (g as f64).powi(2))
-            .sum::<f64>()
-            .sqrt();
+        let signal = sum_of_squares(&self.grad).sqrt();
         let noise = if matches!(mode, Mode::Dp | Mode::NoiseOnly) {
             self.add_noise()
         } else {
@@ -289,14 +287,22 @@ impl Trainer {
     fn add_noise(&mut self) -> f64 {
         let sigma = self.cfg.sigma;
         match self.cfg.clipping {
-            Clipping::Flat => {
-                add_gaussian_noise(&mut self.grad, sigma * self.clip_bounds[0], &mut self.rng)
-            }
+            Clipping::Flat => add_gaussian_noise(
+                &mut self.grad,
+                sigma * self.clip_bounds[0],
+                &mut self.rng,
+                &mut self.noise,
+            ),
             Clipping::PerLayer => {
                 let mut sq = 0.0;
                 for (r, &c) in self.layer_ranges.iter().zip(&self.clip_bounds) {
-                    sq += add_gaussian_noise(&mut self.grad[r.clone()], sigma * c, &mut self.rng)
-                        .powi(2);
+                    sq += add_gaussian_noise(
+                        &mut self.grad[r.clone()],
+                        sigma * c,
+                        &mut self.rng,
+                        &mut self.noise,
+                    )
+                    .powi(2);
                 }
                 sq.sqrt()
             }

@@ -1,0 +1,118 @@
+//! Tests of the MLP's gradients, norms and clipped sums against finite differences and
+//! brute-force per-example gradients.
+
+use super::*;
+use crate::model::evaluate;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn random_problem(n: usize, d: usize, k: usize, seed: u64) -> (Array2<Real>, Vec<usize>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let x = Array2::from_shape_fn((n, d), |_| rng.random_range(-1.0..1.0));
+    let y = (0..n).map(|_| rng.random_range(0..k)).collect();
+    (x, y)
+}
+
+fn full_grad(
+    m: &mut Mlp,
+    x: &Array2<Real>,
+    y: &[usize],
+    weights: Option<ArrayView2<Real>>,
+) -> Vec<Real> {
+    let mut g = vec![0.0; m.n_params()];
+    m.forward_backward(x.view(), y, None);
+    m.add_grad_sum(x.view(), weights, &mut g);
+    g
+}
+
+#[test]
+fn gradients_match_finite_differences() {
+    for hidden in [vec![], vec![6], vec![5, 4]] {
+        let (n, d, k) = (7, 5, 3);
+        let (x, y) = random_problem(n, d, k, 1);
+        let mut m = Mlp::new(d, &hidden, k, &mut ChaCha8Rng::seed_from_u64(2));
+        for b in m.params_mut() {
+            *b += 0.05; // non-zero biases too
+        }
+        let g = full_grad(&mut m, &x, &y, None);
+        let h = 1e-3f32;
+        let loss = |m: &Mlp| evaluate(m, x.view(), &y).0 * n as f64; // the summed loss
+        let base = loss(&m);
+        let mut kinks = 0;
+        for (j, &gj) in g.iter().enumerate() {
+            let mut plus = m.clone();
+            plus.params_mut()[j] += h;
+            let mut minus = m.clone();
+            minus.params_mut()[j] -= h;
+            let (up, down) = (
+                (loss(&plus) - base) / h as f64,
+                (base - loss(&minus)) / h as f64,
+            );
+            let fd = 0.5 * (up + down);
+            // A ReLU switching inside ±h makes the one-sided slopes disagree: skip it.
+            if (up - down).abs() > 2e-3 * (1.0 + fd.abs()) {
+                kinks += 1;
+                continue;
+            }
+            assert!(
+                (fd - gj as f64).abs() < 5e-3 * (1.0 + fd.abs()),
+                "hidden {hidden:?} param {j}: finite difference {fd} vs analytic {gj}"
+            );
+        }
+        assert!(
+            kinks * 10 <= g.len(),
+            "{kinks} of {} parameters straddle a kink",
+            g.len()
+        );
+    }
+}
+
+#[test]
+fn per_example_norms_and_clipped_sums_match_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for trial in 0..6 {
+        let (n, d, k) = (
+            rng.random_range(1..20),
+            rng.random_range(1..12),
+            rng.random_range(2..6),
+        );
+        let hidden: Vec<usize> = (0..trial % 3).map(|_| rng.random_range(1..10)).collect();
+        let (x, y) = random_problem(n, d, k, trial);
+        let mut m = Mlp::new(d, &hidden, k, &mut rng);
+        let layers = m.n_layers();
+        let mut norms = Array2::zeros((0, 0));
+        m.forward_backward(x.view(), &y, Some(&mut norms));
+        let w = Array2::from_shape_fn((n, layers), |_| rng.random_range(0.0..1.0));
+        let mut clipped = vec![0.0; m.n_params()];
+        m.add_grad_sum(x.view(), Some(w.view()), &mut clipped);
+
+        // Brute force: each example's gradient alone, materialised.
+        let mut want = vec![0.0f64; m.n_params()];
+        for i in 0..n {
+            let xi = x.slice(s![i..i + 1, ..]).to_owned();
+            let gi = full_grad(&mut m.clone(), &xi, &y[i..i + 1], None);
+            for (l, r) in m.layer_ranges().into_iter().enumerate() {
+                let brute = gi[r.clone()]
+                    .iter()
+                    .map(|v| (*v as f64).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let trick = norms[[i, l]] as f64;
+                assert!(
+                    (brute - trick).abs() <= 1e-5 * brute.max(1e-3),
+                    "layer {l}: {brute} vs {trick}"
+                );
+                for j in r {
+                    want[j] += w[[i, l]] as f64 * gi[j] as f64;
+                }
+            }
+        }
+        let scale = want.iter().map(|v| v.abs()).fold(1e-3, f64::max);
+        for (a, b) in clipped.iter().zip(&want) {
+            assert!(
+                (*a as f64 - b).abs() <= 1e-5 * scale,
+                "clipped sum {a} vs {b}"
+            );
+        }
+    }
+}
