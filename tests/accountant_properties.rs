@@ -83,3 +83,74 @@ proptest! {
         prop_assert!(le(base, eps(Accountant::Rdp, q, sigma, t, delta), 1e-6));
     }
 }
+
+/// The seed note's comparison: σ needed for ε = 2 (δ = 1e-5, q = 0.01) as the number of steps
+/// grows. Every entry meets the target, and the growth exponents d ln σ / d ln T show the
+/// three regimes: naive composition about 1, strong composition and the moments bound about ½,
+/// the moments accountant needing far less noise than either.
+#[test]
+fn sigma_needed_grows_as_each_composition_predicts() {
+    use dpsgd_lab::privacy::accountant::calibrate::sigma_needed;
+    let (q, target, delta) = (0.01, 2.0, 1e-5);
+    let steps = [1_000u64, 4_000, 16_000, 64_000];
+    let curve = |acc| sigma_needed(acc, target, delta, q, &steps, 1e-4).unwrap();
+    let naive = curve(Accountant::Naive(Amplification::Paper));
+    let strong = curve(Accountant::Strong(Amplification::Paper));
+    let moments = curve(Accountant::Moments);
+    let rdp = curve(Accountant::Rdp);
+    let exponent =
+        |c: &[Option<f64>], i: usize| (c[i + 1].unwrap() / c[i].unwrap()).ln() / 4f64.ln();
+    for (name, acc, c) in [
+        ("naive", Accountant::Naive(Amplification::Paper), &naive),
+        ("strong", Accountant::Strong(Amplification::Paper), &strong),
+        ("moments", Accountant::Moments, &moments),
+        ("rdp", Accountant::Rdp, &rdp),
+    ] {
+        for (&t, s) in steps.iter().zip(c.iter()) {
+            let s = s.unwrap_or_else(|| panic!("{name}: no σ for T = {t}"));
+            assert!(
+                eps(acc, q, s, t, delta) <= target,
+                "{name} T = {t}: σ = {s} misses ε = {target}"
+            );
+        }
+        assert!(
+            c.windows(2).all(|w| w[0] <= w[1]),
+            "{name}: σ needed must not fall with T: {c:?}"
+        );
+        println!(
+            "{name}: {c:?}, exponents {:.3} {:.3} {:.3}",
+            exponent(c, 0),
+            exponent(c, 1),
+            exponent(c, 2)
+        );
+    }
+    let last = steps.len() - 2;
+    assert!(
+        (0.9..1.1).contains(&exponent(&naive, last)),
+        "naive {naive:?}"
+    );
+    assert!(
+        (0.4..0.6).contains(&exponent(&strong, last)),
+        "strong {strong:?}"
+    );
+    assert!(
+        (0.4..0.6).contains(&exponent(&moments, last)),
+        "moments {moments:?}"
+    );
+    for i in 0..steps.len() {
+        let (n, s, m, r) = (
+            naive[i].unwrap(),
+            strong[i].unwrap(),
+            moments[i].unwrap(),
+            rdp[i].unwrap(),
+        );
+        assert!(
+            m < s && s < n && r <= m * 1.01,
+            "T = {}: naive {n}, strong {s}, moments {m}, rdp {r}",
+            steps[i]
+        );
+    }
+    // Bad input is an error, not a curve of Nones.
+    assert!(sigma_needed(Accountant::Moments, 0.0, delta, q, &steps, 1e-3).is_err());
+    assert!(sigma_needed(Accountant::Moments, 2.0, 1.5, q, &steps, 1e-3).is_err());
+}

@@ -2,8 +2,8 @@
 // draws the worker's epoch reports with the wasm charts. Data flows one way:
 // controls -> config -> worker -> reports -> history -> charts and run log.
 import init, {
-  epsilon_curve, calibrate_sigma, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
-  draw_boundary,
+  epsilon_curve, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
+  draw_boundary, draw_sigma_chart,
 } from './pkg/dpsgd_lab.js';
 
 // One table of the controls: slider id, config field, slider -> value, value -> slider, format.
@@ -34,6 +34,25 @@ let runQueue = [];    // { label, cfg } runs to train and pin one after another
 let pendingPin = null; // label of the queued run now training
 
 const worker = new Worker('./worker.js', { type: 'module' });
+// Slow privacy computations (σ calibration, the σ-needed panel) run in a second worker; each
+// request type keeps the id of its latest request, and older answers are dropped.
+const accounting = new Worker('./accounting-worker.js', { type: 'module' });
+const latestRequest = {};
+const onAnswer = {};
+let requestId = 0;
+function ask(type, args, then) {
+  latestRequest[type] = ++requestId;
+  onAnswer[type] = then;
+  accounting.postMessage({ id: requestId, type, args });
+}
+accounting.onmessage = (ev) => {
+  const m = ev.data;
+  if (m.id === latestRequest[m.type]) onAnswer[m.type](m);
+};
+accounting.onerror = (e) => setStatus(`The accounting worker failed: ${e.message}`, true);
+const SIGMA_PANEL_EPOCHS = 400; // the σ-needed panel's range: 1 to max(400, E) epochs
+let sigmaCurve = null; // sigma_needed_curve JSON for the current (ε, δ, q), or null while computing
+let sigmaCurveKey = '';
 
 function setStatus(text, isError = false) {
   const s = $('status');
@@ -77,7 +96,7 @@ const LESSONS = {
   moments: {
     title: 'Why the moments accountant matters',
     set: { sigma: 4, epochs: 100, lotFraction: 0.01 },
-    text: 'The paper\'s setting: q = 0.01, σ = 4. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34.',
+    text: 'The paper\'s setting: q = 0.01, σ = 4. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
   },
   noise: {
     title: 'When noise drowns the signal',
@@ -181,18 +200,43 @@ function sizeCanvas(canvas) {
   return dpr;
 }
 
+// Each chart is drawn in a task of its own (a few milliseconds each), so a redraw of all of
+// them never holds the main thread for long; a redraw asked for while one is under way
+// restarts the queue with fresh data instead of stacking up.
+const CHART_DRAWS = [
+  () => draw_accuracy_chart('accuracy-chart', JSON.stringify(history), pinnedJson(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
+  () => draw_epsilon_chart('epsilon-chart', preview, JSON.stringify(history), pinnedJson(), readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+  () => draw_noise_chart('noise-chart', JSON.stringify(history), readConfig().epochs, sizeCanvas($('noise-chart'))),
+  () => drawHistogram(),
+  () => drawSigmaChart(),
+];
+let drawQueue = [];
+
+function pinnedJson() {
+  return JSON.stringify(pins.map((p) => ({ label: p.label, history: p.history })));
+}
+
 function drawCharts() {
   if (!wasmReady) return;
-  const epochs = readConfig().epochs;
+  const idle = drawQueue.length === 0;
+  drawQueue = [...CHART_DRAWS];
+  if (idle) setTimeout(drawNextChart, 0);
+}
+
+function drawNextChart() {
+  const draw = drawQueue.shift();
+  if (!draw) return;
   try {
-    const json = JSON.stringify(history);
-    const pinned = JSON.stringify(pins.map((p) => ({ label: p.label, history: p.history })));
-    draw_accuracy_chart('accuracy-chart', json, pinned, epochs, sizeCanvas($('accuracy-chart')));
-    draw_epsilon_chart('epsilon-chart', preview, json, pinned, epochs, $('log-log').checked, sizeCanvas($('epsilon-chart')));
-    draw_noise_chart('noise-chart', json, epochs, sizeCanvas($('noise-chart')));
-    drawHistogram();
+    draw();
   } catch (e) {
     setStatus(`Could not draw the charts: ${e.message || e}`, true);
+  }
+  if (drawQueue.length) {
+    setTimeout(drawNextChart, 0);
+  } else if (!document.body.dataset.ready) {
+    // Loaded and drawn once: from here on the page is interactive (tests wait for this).
+    window.labReadyAt = performance.now();
+    document.body.dataset.ready = '1';
   }
 }
 
@@ -205,6 +249,39 @@ function drawHistogram() {
   }
 }
 
+function drawSigmaChart() {
+  if (!wasmReady || !sigmaCurve) return;
+  const cfg = readConfig();
+  try {
+    draw_sigma_chart('sigma-chart', sigmaCurve, Number($('budget-eps').value), cfg.delta, cfg.epochs, cfg.sigma, sizeCanvas($('sigma-chart')));
+  } catch (e) {
+    setStatus(`Could not draw the σ panel: ${e.message || e}`, true);
+  }
+}
+
+// Asks the accounting worker for the σ-needed curves when (target ε, δ, q, epochs) changed.
+function requestSigmaCurve(cfg) {
+  const target = Number($('budget-eps').value);
+  const q = cfg.lot_size / nTrain;
+  const stepsPerEpoch = Math.max(1, Math.round(nTrain / cfg.lot_size));
+  const maxEpochs = Math.max(SIGMA_PANEL_EPOCHS, cfg.epochs);
+  const key = [target, cfg.delta, q, stepsPerEpoch, maxEpochs].join('|');
+  if (key === sigmaCurveKey) return;
+  sigmaCurveKey = key;
+  if (!(target > 0 && target <= 100)) {
+    setStatus(`Target ε must be a number in (0, 100]; got '${$('budget-eps').value}'.`, true);
+    return;
+  }
+  ask('sigma-curve', [target, cfg.delta, q, stepsPerEpoch, maxEpochs, 14], (m) => {
+    if (m.error) {
+      setStatus(`Cannot compute the σ panel: ${m.error}`, true);
+      return;
+    }
+    sigmaCurve = m.result;
+    drawSigmaChart();
+  });
+}
+
 function updatePreview(cfg) {
   if (!wasmReady) return;
   const q = cfg.lot_size / nTrain;
@@ -212,6 +289,7 @@ function updatePreview(cfg) {
   try {
     const pcaQ = cfg.pca ? 1.0 : 0; // DP-PCA samples every training example (pca_sample = 1)
     preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, pcaQ, cfg.pca_sigma);
+    requestSigmaCurve(cfg);
   } catch (e) {
     preview = '[]';
     setStatus(`Cannot compute ε: ${e.message || e}`, true);
@@ -351,20 +429,25 @@ $('budget-accountant').addEventListener('change', () => { if ($('until-budget').
 $('calibrate').addEventListener('click', () => {
   const cfg = readConfig();
   const target = Number($('budget-eps').value);
+  const acc = $('budget-accountant').value;
   const steps = cfg.epochs * Math.max(1, Math.round(nTrain / cfg.lot_size));
-  try {
-    const sigma = calibrate_sigma($('budget-accountant').value, target, cfg.delta, cfg.lot_size / nTrain, steps);
+  setStatus(`Calibrating σ for ε = ${target} with the ${acc} accountant…`);
+  ask('calibrate', [acc, target, cfg.delta, cfg.lot_size / nTrain, steps], (m) => {
+    if (m.error) {
+      setStatus(`Cannot calibrate: ${m.error}`, true);
+      return;
+    }
+    const sigma = m.result;
     if (sigma > Number($('sigma').max)) {
       setStatus(`σ = ${sigma.toFixed(2)} would be needed for ε = ${target}; the slider stops at ${$('sigma').max}. Try fewer epochs or a smaller lot.`, true);
       return;
     }
     $('sigma').value = String(sigma);
-    setStatus(`σ = ${sigma.toFixed(3)} spends ε = ${target} in ${cfg.epochs} epochs (${$('budget-accountant').value} accountant).`);
+    setStatus(`σ = ${sigma.toFixed(3)} spends ε = ${target} in ${cfg.epochs} epochs (${acc} accountant).`);
     scheduleRestart();
-  } catch (e) {
-    setStatus(`Cannot calibrate: ${e.message || e}`, true);
-  }
+  });
 });
+$('budget-eps').addEventListener('change', () => requestSigmaCurve(readConfig()));
 
 function download(name, href) {
   const a = document.createElement('a');
@@ -386,7 +469,7 @@ $('export-csv').addEventListener('click', () => {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 });
 $('export-png').addEventListener('click', () => {
-  for (const id of ['accuracy-chart', 'epsilon-chart', 'clipping-chart', 'noise-chart']) {
+  for (const id of ['accuracy-chart', 'epsilon-chart', 'clipping-chart', 'noise-chart', 'sigma-chart']) {
     download(`dpsgd-${id}.png`, $(id).toDataURL('image/png'));
   }
 });
@@ -467,6 +550,9 @@ readHash();
 readConfig();
 init().then(() => {
   wasmReady = true;
-  updatePreview(readConfig());
-  drawCharts();
+  // The first preview and drawing in tasks of their own, apart from the wasm instantiation.
+  setTimeout(() => {
+    updatePreview(readConfig());
+    drawCharts();
+  }, 0);
 }).catch((e) => setStatus(`Could not load the lab's WebAssembly: ${e.message || e}`, true));

@@ -2,7 +2,7 @@
 //! accountant. Pure functions of (q, σ, steps, δ), so the page can preview them before training.
 
 use crate::bench;
-use crate::privacy::accountant::calibrate::sigma_for_epsilon;
+use crate::privacy::accountant::calibrate::{sigma_for_epsilon, sigma_needed};
 use crate::privacy::accountant::{compose, pld_curve, Accountant, Amplification, SampledGaussian};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -57,6 +57,69 @@ pub fn calibrate_sigma(
         1e-6,
     )
     .map_err(js_err)
+}
+
+#[derive(Serialize)]
+struct SigmaPoint {
+    epoch: u32,
+    naive: Option<f64>,
+    strong: Option<f64>,
+    moments: Option<f64>,
+    rdp: Option<f64>,
+}
+
+/// About `points` whole epochs from 1 to `max_epochs`, evenly spaced on a log scale.
+fn log_epochs(max_epochs: u32, points: u32) -> Vec<u32> {
+    let max = max_epochs.max(1) as f64;
+    let n = points.max(2);
+    let mut grid: Vec<u32> = (0..n)
+        .map(|i| max.powf(i as f64 / (n - 1) as f64).round() as u32)
+        .collect();
+    grid.dedup();
+    grid
+}
+
+/// The panel "σ needed for a target ε versus T": for about `points` epoch counts E from 1 to
+/// `max_epochs` (T = E · steps per epoch), the σ each analytic accountant needs for
+/// `target_eps` at δ (JSON array of {epoch, naive, strong, moments, rdp}; `null` where no σ up
+/// to 1e6 is enough). Calibrated to 0.2%, enough for a chart; slow enough (RDP ≈ 0.5 ms per
+/// evaluation) that the page runs it in a worker.
+#[wasm_bindgen]
+pub fn sigma_needed_curve(
+    target_eps: f64,
+    delta: f64,
+    q: f64,
+    steps_per_epoch: f64,
+    max_epochs: u32,
+    points: u32,
+) -> Result<String, JsError> {
+    let epochs = log_epochs(max_epochs, points);
+    let steps: Vec<u64> = epochs
+        .iter()
+        .map(|&e| (e as f64 * steps_per_epoch.max(1.0)).round() as u64)
+        .collect();
+    let curve = |name: &str| -> Result<Vec<Option<f64>>, JsError> {
+        let acc = Accountant::parse(name, Amplification::Paper).map_err(js_err)?;
+        sigma_needed(acc, target_eps, delta, q, &steps, 2e-3).map_err(js_err)
+    };
+    let (naive, strong, moments, rdp) = (
+        curve("naive")?,
+        curve("strong")?,
+        curve("moments")?,
+        curve("rdp")?,
+    );
+    let points: Vec<SigmaPoint> = epochs
+        .iter()
+        .enumerate()
+        .map(|(i, &epoch)| SigmaPoint {
+            epoch,
+            naive: naive[i],
+            strong: strong[i],
+            moments: moments[i],
+            rdp: rdp[i],
+        })
+        .collect();
+    Ok(serde_json::to_string(&points).expect("curve serialises"))
 }
 
 /// The PLD accountant's ε after each epoch 1..=epochs (JSON array, `null` for ∞), on a grid of

@@ -113,6 +113,29 @@ pub(super) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTran
         .map_err(js_err)
 }
 
+/// Names each curve at its right end (`labels`: text, colour, backend position), nudged apart
+/// vertically by at least `gap` pixels so close curves stay readable.
+pub(super) fn end_labels(
+    root: &DrawingArea<CanvasBackend, plotters::coord::Shift>,
+    mut labels: Vec<(String, RGBColor, (i32, i32))>,
+    gap: i32,
+    font_px: u32,
+) -> Result<(), JsError> {
+    labels.sort_by_key(|l| l.2 .1);
+    for i in 1..labels.len() {
+        let min_y = labels[i - 1].2 .1 + gap;
+        if labels[i].2 .1 < min_y {
+            labels[i].2 .1 = min_y;
+        }
+    }
+    for (text, color, (x, y)) in labels {
+        let font = ("sans-serif", font_px).into_font().color(&color);
+        let pos = (x + font_px as i32 * 3 / 7, y - font_px as i32 / 2);
+        root.draw(&Text::new(text, pos, font)).map_err(js_err)?;
+    }
+    Ok(())
+}
+
 /// Draws train and test accuracy for the finished epochs (`history_json`: array of epoch
 /// reports) on an x axis of `epochs` epochs, with the test accuracy of pinned runs
 /// (`pinned_json`: array of {label, history}) faded behind. `scale` is the device pixel ratio.
@@ -349,20 +372,7 @@ pub fn draw_epsilon_chart(
             labels.push((format!("{} {}", pin.label, format_eps(y)), color, at));
         }
     }
-    // Name each curve at its right end, nudged apart so close curves stay readable.
-    labels.sort_by_key(|l| l.2 .1);
-    let gap = px(16.0) as i32;
-    for i in 1..labels.len() {
-        let min_y = labels[i - 1].2 .1 + gap;
-        if labels[i].2 .1 < min_y {
-            labels[i].2 .1 = min_y;
-        }
-    }
-    for (text, color, (x, y)) in labels {
-        let font = ("sans-serif", px(14.0)).into_font().color(&color);
-        let pos = (x + px(6.0) as i32, y - px(7.0) as i32);
-        root.draw(&Text::new(text, pos, font)).map_err(js_err)?;
-    }
+    end_labels(&root, labels, px(16.0) as i32, px(14.0))?;
     root.present().map_err(js_err)
 }
 

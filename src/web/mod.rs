@@ -6,14 +6,16 @@
 mod accounting;
 mod charts;
 mod session;
+mod sigma_chart;
 mod views;
 
 pub use accounting::{
     bench_accountants, bench_training, calibrate_sigma, epsilon_curve, epsilon_for,
-    pld_epsilon_curve,
+    pld_epsilon_curve, sigma_needed_curve,
 };
 pub use charts::{draw_accuracy_chart, draw_epsilon_chart};
 pub use session::{LabData, Session};
+pub use sigma_chart::draw_sigma_chart;
 pub use views::{clipped_fraction, draw_boundary, draw_clipping_histogram, draw_noise_chart};
 
 use wasm_bindgen::prelude::*;

@@ -56,6 +56,31 @@ pub fn sigma_for_epsilon(
     Ok(hi)
 }
 
+/// The σ needed for `target_eps` after each of several step counts T, as in the seed note's
+/// comparison of σ_naive, σ_strong and the moments bound (the paper's Theorem 1 shows the
+/// moments accountant needs σ growing like q·sqrt(T log(1/δ))/ε, composition theorems like T
+/// or sqrt(T)). `None` where no σ up to 1e6 reaches the target. Bad (δ, ε, q) are an error.
+pub fn sigma_needed(
+    acc: Accountant,
+    target_eps: f64,
+    delta: f64,
+    q: f64,
+    steps: &[u64],
+    rel_tol: f64,
+) -> Result<Vec<Option<f64>>, AccountError> {
+    check_delta(delta)?;
+    SampledGaussian::new(q, 1.0, 1)?;
+    if !(target_eps > 0.0 && target_eps.is_finite()) {
+        return Err(AccountError(format!(
+            "target epsilon = {target_eps} must be a positive number"
+        )));
+    }
+    Ok(steps
+        .iter()
+        .map(|&t| sigma_for_epsilon(acc, target_eps, delta, q, t, rel_tol).ok())
+        .collect())
+}
+
 /// Largest number of whole epochs (steps = round(epochs/q)) whose ε stays within the budget.
 pub fn max_epochs_within(
     acc: Accountant,
