@@ -72,7 +72,6 @@ pub struct Trainer {
     total_norms: Vec<Real>,
     lot_norms: Vec<Real>,
     grad: Vec<Real>,
-    noise: Vec<Real>,
 }
 
 impl Trainer {
@@ -123,7 +122,6 @@ impl Trainer {
             step_limit: None,
             layer_ranges: model.layer_ranges(),
             grad: vec![0.0; model.n_params()],
-            noise: Vec::new(),
             model,
             data,
             steps: 0,
@@ -287,22 +285,14 @@ impl Trainer {
     fn add_noise(&mut self) -> f64 {
         let sigma = self.cfg.sigma;
         match self.cfg.clipping {
-            Clipping::Flat => add_gaussian_noise(
-                &mut self.grad,
-                sigma * self.clip_bounds[0],
-                &mut self.rng,
-                &mut self.noise,
-            ),
+            Clipping::Flat => {
+                add_gaussian_noise(&mut self.grad, sigma * self.clip_bounds[0], &mut self.rng)
+            }
             Clipping::PerLayer => {
                 let mut sq = 0.0;
                 for (r, &c) in self.layer_ranges.iter().zip(&self.clip_bounds) {
-                    sq += add_gaussian_noise(
-                        &mut self.grad[r.clone()],
-                        sigma * c,
-                        &mut self.rng,
-                        &mut self.noise,
-                    )
-                    .powi(2);
+                    sq += add_gaussian_noise(&mut self.grad[r.clone()], sigma * c, &mut self.rng)
+                        .powi(2);
                 }
                 sq.sqrt()
             }
