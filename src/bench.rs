@@ -183,3 +183,56 @@ pub fn training(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) 
     }
     lines
 }
+
+/// One matrix-product figure: the kernel that dominates training, alone.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelLine {
+    #[serde(rename = "impl")]
+    pub implementation: String,
+    pub kernel: String,
+    /// m×k · k×n.
+    pub shape: String,
+    pub gflops: f64,
+}
+
+/// The three matrix products of one lot of 600 on the MLP 60→1000→10 (forward into the hidden
+/// layer, back-propagation through the output layer, the hidden layer's gradient Xᵀ·Δ), each
+/// repeated for about `budget_ms`: the ceiling training cannot beat, natively and in wasm.
+pub fn kernels(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -> Vec<KernelLine> {
+    use crate::linalg::matmul;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut random = |r: usize, c: usize| Array2::<Real>::from_shape_fn((r, c), |_| rng.random());
+    let (x, w0, d1, w1t) = (
+        random(600, 60),
+        random(60, 1000),
+        random(600, 10),
+        random(10, 1000),
+    );
+    let d0 = random(600, 1000);
+    let cases: [(&str, ndarray::ArrayView2<Real>, ndarray::ArrayView2<Real>); 3] = [
+        ("forward X·W", x.view(), w0.view()),
+        ("backward Δ·Wᵀ", d1.view(), w1t.view()),
+        ("gradient Xᵀ·Δ", x.t(), d0.view()),
+    ];
+    cases
+        .into_iter()
+        .map(|(kernel, a, b)| {
+            let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+            let mut c = Array2::<Real>::zeros((m, n));
+            matmul(&mut c.view_mut(), &a, &b, false);
+            let (start, mut reps) = (now_ms(), 0u64);
+            while reps < 3 || now_ms() - start < budget_ms {
+                matmul(&mut c.view_mut(), &a, &b, true);
+                reps += 1;
+            }
+            let secs = (now_ms() - start) / 1e3;
+            std::hint::black_box(&c);
+            KernelLine {
+                implementation: implementation.into(),
+                kernel: kernel.into(),
+                shape: format!("{m}x{k}·{k}x{n}"),
+                gflops: 2.0 * (m * k * n) as f64 * reps as f64 / secs / 1e9,
+            }
+        })
+        .collect()
+}

@@ -203,6 +203,21 @@ fn mlp_trains_privately_with_per_layer_clipping() {
         "noise {} vs {expected}",
         r[0].noise_norm
     );
+    // The report states that expectation, and samples individual lots for the noise view:
+    // each lot's noise norm has relative std 1/sqrt(2d) < 1%, so 10% is over 10 of those.
+    assert!((r[0].expected_noise_norm / expected - 1.0).abs() < 1e-9);
+    let lots = &r[0].lot_signal_noise;
+    assert!(
+        !lots.is_empty() && lots.len() <= 64,
+        "{} lots sampled",
+        lots.len()
+    );
+    for &[signal, noise] in lots {
+        assert!(
+            signal > 0.0 && (noise as f64 / expected - 1.0).abs() < 0.1,
+            "lot noise {noise}"
+        );
+    }
     // Two layers with noise σC_l each are accounted as one mechanism with σ/√2.
     assert!((r[0].accounted_sigma - 1.0 / 2f64.sqrt()).abs() < 1e-12);
 }
@@ -221,6 +236,7 @@ fn teaching_modes_do_what_they_say() {
         ..base.clone()
     })[0];
     assert_eq!((non.clipped_fraction, non.noise_norm), (0.0, 0.0));
+    assert_eq!(non.expected_noise_norm, 0.0);
     assert!(non.epsilon.rdp.is_infinite() && !non.notes.is_empty());
     let clip = &epochs(RunConfig {
         mode: Mode::ClipOnly,
@@ -229,6 +245,7 @@ fn teaching_modes_do_what_they_say() {
     assert!(
         clip.clipped_fraction > 0.5 && clip.noise_norm == 0.0 && clip.epsilon.moments.is_infinite()
     );
+    assert_eq!(clip.expected_noise_norm, 0.0);
     let noise = &epochs(RunConfig {
         mode: Mode::NoiseOnly,
         ..base.clone()

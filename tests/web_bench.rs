@@ -24,3 +24,12 @@ fn accountant_curves_in_wasm() {
         assert!(v["value"].as_f64().unwrap().is_finite());
     }
 }
+
+#[wasm_bindgen_test]
+fn matrix_products_in_wasm() {
+    for line in dpsgd_lab::web::bench_kernels(300.0).lines() {
+        console_log!("{line}");
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["gflops"].as_f64().unwrap() > 0.0);
+    }
+}

@@ -10,7 +10,7 @@
 //!               [--mode dp|non-private|clip-only|noise-only] [--sampling poisson|shuffle]
 //! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification paper|rigorous]
 //! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
-//! dpsgd bench   [--case all|training|accountants]
+//! dpsgd bench   [--case all|training|accountants|kernels]
 //! ```
 
 use dpsgd_lab::config::RunConfig;
@@ -297,12 +297,20 @@ fn bench(raw: &[String]) {
     let start = std::time::Instant::now();
     let now = move || start.elapsed().as_secs_f64() * 1e3;
     let case = a.0.get("case").map_or("all", String::as_str);
-    if !["all", "training", "accountants"].contains(&case) {
+    if !["all", "training", "accountants", "kernels"].contains(&case) {
         fail(format!(
-            "--case = '{case}' must be all, training or accountants"
+            "--case = '{case}' must be all, training, accountants or kernels"
         ));
     }
-    if case != "accountants" {
+    if case == "all" || case == "kernels" {
+        for l in dpsgd_lab::bench::kernels("native", &now, 300.0) {
+            println!(
+                "{}",
+                serde_json::to_string(&l).expect("bench line serialises")
+            );
+        }
+    }
+    if case == "all" || case == "training" {
         for l in dpsgd_lab::bench::training("native", &now, 1000.0) {
             println!(
                 "{}",
@@ -310,7 +318,7 @@ fn bench(raw: &[String]) {
             );
         }
     }
-    if case != "training" {
+    if case == "all" || case == "accountants" {
         for l in dpsgd_lab::bench::accountant_curves("native", &now) {
             println!(
                 "{}",

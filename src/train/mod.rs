@@ -6,8 +6,10 @@
 //! privacy stand.
 
 mod report;
+mod stats;
 
 pub use report::EpochReport;
+use stats::EpochStats;
 
 use crate::config::{Clipping, ConfigError, Mode, ModelKind, RunConfig, Sampling};
 use crate::data::pca::{dp_pca, project};
@@ -22,26 +24,10 @@ use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights, sum_of_squares
 use crate::Real;
 use ndarray::{s, Array2};
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::ops::Range;
 use std::sync::Arc;
-
-/// How many per-example gradient norms an epoch keeps for its summary (reservoir sample).
-const NORM_SAMPLE: usize = 4096;
-/// How many norms of the last lot a report carries (for the clipping histogram).
-const LOT_NORMS: usize = 512;
-
-/// Statistics accumulated over the lots of the current epoch.
-#[derive(Default)]
-struct EpochStats {
-    examples: usize,
-    clipped: usize,
-    lots: usize,
-    signal_norm: f64,
-    noise_norm: f64,
-    norms: Vec<Real>,
-}
 
 /// A DP-SGD run in progress. Deterministic for a given config (seed included) and dataset.
 pub struct Trainer {
@@ -261,7 +247,8 @@ impl Trainer {
                 self.model
                     .add_grad_sum(xb, Some(self.weights.view()), &mut self.grad);
             }
-            self.record_norms();
+            self.stats
+                .record_norms(&self.total_norms, &mut self.lot_norms, &mut self.sample_rng);
         }
         let signal = sum_of_squares(&self.grad).sqrt();
         let noise = if matches!(mode, Mode::Dp | Mode::NoiseOnly) {
@@ -275,9 +262,7 @@ impl Trainer {
         }
         self.steps += 1;
         self.examples_seen += lot.len() as u64;
-        self.stats.lots += 1;
-        self.stats.signal_norm += signal;
-        self.stats.noise_norm += noise;
+        self.stats.record_lot(signal, noise, self.steps_per_epoch);
     }
 
     /// Algorithm 1's noise: N(0, σ²C²) on every coordinate (per-layer: σC_l on layer l).
@@ -299,23 +284,27 @@ impl Trainer {
         }
     }
 
-    /// Keeps a uniform sample of the epoch's gradient norms (reservoir sampling on an RNG of
-    /// its own, so the statistics never change the training's random stream) and the last
-    /// lot's norms.
-    fn record_norms(&mut self) {
-        for &n in &self.total_norms {
-            if self.lot_norms.len() < LOT_NORMS {
-                self.lot_norms.push(n);
-            }
-            if self.stats.norms.len() < NORM_SAMPLE {
-                self.stats.norms.push(n);
-            } else {
-                let j = self.sample_rng.random_range(0..self.stats.examples);
-                if j < NORM_SAMPLE {
-                    self.stats.norms[j] = n;
-                }
-            }
+    /// E||noise|| ≈ sqrt(Σ_l (σ C_l)² d_l): σC·√d for flat clipping; 0 without noise.
+    fn expected_noise_norm(&self) -> f64 {
+        if !matches!(self.cfg.mode, Mode::Dp | Mode::NoiseOnly) {
+            return 0.0;
         }
+        let sigma = self.cfg.sigma;
+        let per_layer = self.clip_bounds.len() > 1;
+        let sq: f64 = self
+            .layer_ranges
+            .iter()
+            .enumerate()
+            .map(|(l, r)| {
+                let c = if per_layer {
+                    self.clip_bounds[l]
+                } else {
+                    self.clip_bounds[0]
+                };
+                (sigma * c).powi(2) * r.len() as f64
+            })
+            .sum();
+        sq.sqrt()
     }
 
     /// Runs at most `max_steps` steps of the current epoch; returns its report if it ended.
@@ -414,6 +403,8 @@ impl Trainer {
             last_lot_norms: self.lot_norms.clone(),
             signal_norm: stats.signal_norm / lots,
             noise_norm: stats.noise_norm / lots,
+            lot_signal_noise: stats.per_lot,
+            expected_noise_norm: self.expected_noise_norm(),
             mean_lot_size: stats.examples as f64 / lots,
             stopped_by_budget: self.stopped_by_budget(),
             notes,

@@ -33,6 +33,10 @@ pub struct EpochReport {
     /// Mean ||Σ clipped g_i|| and mean ||noise|| per lot, before dividing by L.
     pub signal_norm: f64,
     pub noise_norm: f64,
+    /// (||Σ clipped g_i||, ||noise||) of up to 64 evenly spaced lots of the epoch, in order.
+    pub lot_signal_noise: Vec<[f32; 2]>,
+    /// The noise norm to expect, sqrt(Σ_l (σ C_l)² d_l) (σC·√d with one C); 0 without noise.
+    pub expected_noise_norm: f64,
     pub mean_lot_size: f64,
     /// True when the ε budget stopped the run during (or at the end of) this epoch.
     pub stopped_by_budget: bool,

@@ -185,6 +185,12 @@ pub fn bench_training(budget_ms: f64) -> String {
     json_lines(&bench::training("wasm", &now_ms, budget_ms))
 }
 
+/// The matrix-product benchmark (see `crate::bench::kernels`); one JSON line per product.
+#[wasm_bindgen]
+pub fn bench_kernels(budget_ms: f64) -> String {
+    json_lines(&bench::kernels("wasm", &now_ms, budget_ms))
+}
+
 #[derive(Serialize)]
 struct CurvePoint {
     epoch: u32,

@@ -10,7 +10,7 @@ mod sigma_chart;
 mod views;
 
 pub use accounting::{
-    bench_accountants, bench_training, calibrate_sigma, epsilon_curve, epsilon_for,
+    bench_accountants, bench_kernels, bench_training, calibrate_sigma, epsilon_curve, epsilon_for,
     pld_epsilon_curve, sigma_needed_curve,
 };
 pub use charts::{draw_accuracy_chart, draw_epsilon_chart};

@@ -89,11 +89,28 @@ struct NormPoint {
     signal_norm: f64,
     noise_norm: f64,
     clipped_fraction: f64,
+    /// (signal, noise) of evenly spaced lots of the epoch.
+    #[serde(default)]
+    lot_signal_noise: Vec<[f64; 2]>,
+    #[serde(default)]
+    expected_noise_norm: f64,
 }
 
-/// Per epoch, the mean norm of a lot's clipped gradient sum against the norm of the noise
-/// added to it (expected σC·√d), on a log scale — where the noise line is above the signal,
-/// the noise drowns one lot's signal — and the fraction of examples clipped (right axis).
+impl NormPoint {
+    /// The sampled lots as (x, signal, noise), spread across the epoch (epoch − 1, epoch].
+    fn lots(&self) -> impl Iterator<Item = (f64, f64, f64)> + '_ {
+        let k = self.lot_signal_noise.len().max(1) as f64;
+        self.lot_signal_noise
+            .iter()
+            .enumerate()
+            .map(move |(j, &[s, n])| (self.epoch - 1.0 + (j as f64 + 1.0) / k, s, n))
+    }
+}
+
+/// Per step, the norm of a lot's clipped gradient sum against the norm of the noise added to
+/// it (faded dots, up to 64 lots an epoch), with each epoch's means as lines and the expected
+/// noise norm σC·√d dashed, on a log scale — where the noise is above the signal, the noise
+/// drowns one lot's signal — and the fraction of examples clipped (right axis).
 #[wasm_bindgen]
 pub fn draw_noise_chart(
     canvas_id: &str,
@@ -107,8 +124,13 @@ pub fn draw_noise_chart(
     let px = |v: f64| (v * scale).round() as u32;
     let values: Vec<f64> = points
         .iter()
-        .flat_map(|p| [p.signal_norm, p.noise_norm])
-        .filter(|v| *v > 0.0)
+        .flat_map(|p| {
+            let lots = p.lots().flat_map(|(_, s, n)| [s, n]);
+            [p.signal_norm, p.noise_norm, p.expected_noise_norm]
+                .into_iter()
+                .chain(lots)
+        })
+        .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
     let lo = values
         .iter()
@@ -116,7 +138,8 @@ pub fn draw_noise_chart(
         .fold(f64::INFINITY, f64::min)
         .min(1.0)
         * 0.5;
-    let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 2.0;
+    // A decade and more of headroom above the data, where the legend goes.
+    let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 30.0;
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
         .caption(
@@ -154,6 +177,35 @@ pub fn draw_noise_chart(
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;
+    // The sampled lots, faded, under the epoch means.
+    for (color, pick) in [(BLUE, 0usize), (VERMILLION, 1)] {
+        let dots = points
+            .iter()
+            .flat_map(|p| p.lots())
+            .filter_map(|(x, s, n)| {
+                let v = if pick == 0 { s } else { n };
+                (v > 0.0).then(|| Circle::new((x, v), px(1.5), color.mix(0.3).filled()))
+            });
+        chart.draw_series(dots).map_err(js_err)?;
+    }
+    let expected: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.expected_noise_norm > 0.0)
+        .flat_map(|p| {
+            [
+                (p.epoch - 1.0, p.expected_noise_norm),
+                (p.epoch, p.expected_noise_norm),
+            ]
+        })
+        .collect();
+    if !expected.is_empty() {
+        let dashed = ShapeStyle::from(&VERMILLION.mix(0.8)).stroke_width(px(1.5));
+        chart
+            .draw_series(DashedLineSeries::new(expected, px(6.0), px(4.0), dashed))
+            .map_err(js_err)?
+            .label("expected σC√d")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y)], dashed));
+    }
     type Get = fn(&NormPoint) -> f64;
     let series: [(&str, RGBColor, Get); 2] = [
         ("signal", BLUE, |p| p.signal_norm),
@@ -169,7 +221,7 @@ pub fn draw_noise_chart(
         chart
             .draw_series(LineSeries::new(pts.clone(), style))
             .map_err(js_err)?
-            .label(name)
+            .label(format!("{name}: epoch mean, dots: lots"))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
         chart
             .draw_series(

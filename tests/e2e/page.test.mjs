@@ -70,6 +70,7 @@ test('the page loads, trains, and fills the run log and both charts', async () =
     assert.ok(inked > 1000, `${id} has only ${inked} drawn pixels`);
   }
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-default.png'), fullPage: true });
+  await page.locator('#noise-chart').screenshot({ path: path.join(ARTIFACTS, 'noise-signal.png') });
   await page.check('#log-log');
   await page.locator('#epsilon-chart').screenshot({ path: path.join(ARTIFACTS, 'epsilon-log-log.png') });
   await page.uncheck('#log-log');
