@@ -1,11 +1,11 @@
 // Accounting worker: the privacy computations too slow for the main thread's 50 ms budget —
-// calibrating σ (PLD takes seconds) and the "σ needed versus T" panel (hundreds of ε
-// evaluations) — run here, on a wasm instance of their own, so they never wait behind training
+// calibrating σ (PLD takes seconds), the "σ needed versus T" panel (hundreds of ε
+// evaluations) and the PLD accountant's ε curve (about 90 ms for 400 epochs) — run here, on a wasm instance of their own, so they never wait behind training
 // either. Requests coalesce: of several waiting requests of one type only the newest runs, and
 // the page drops answers older than its latest request.
-import init, { calibrate_sigma, sigma_needed_curve } from './pkg/dpsgd_lab.js';
+import init, { calibrate_sigma, pld_epsilon_curve, sigma_needed_curve } from './pkg/dpsgd_lab.js';
 
-const TASKS = { calibrate: calibrate_sigma, 'sigma-curve': sigma_needed_curve };
+const TASKS = { calibrate: calibrate_sigma, 'sigma-curve': sigma_needed_curve, 'pld-curve': pld_epsilon_curve };
 const pending = new Map(); // type -> newest request not yet run
 let scheduled = false;
 const ready = init();

@@ -53,6 +53,8 @@ accounting.onerror = (e) => setStatus(`The accounting worker failed: ${e.message
 const SIGMA_PANEL_EPOCHS = 400; // the σ-needed panel's range: 1 to max(400, E) epochs
 let sigmaCurve = null; // sigma_needed_curve JSON for the current (ε, δ, q), or null while computing
 let sigmaCurveKey = '';
+let pldCurve = null; // the PLD accountant's ε per epoch for pldKey's settings, or null
+let pldKey = '';
 
 function setStatus(text, isError = false) {
   const s = $('status');
@@ -205,7 +207,7 @@ function sizeCanvas(canvas) {
 // restarts the queue with fresh data instead of stacking up.
 const CHART_DRAWS = [
   () => draw_accuracy_chart('accuracy-chart', JSON.stringify(history), pinnedJson(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
-  () => draw_epsilon_chart('epsilon-chart', preview, JSON.stringify(history), pinnedJson(), readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+  () => draw_epsilon_chart('epsilon-chart', previewWithPld(), JSON.stringify(history), pinnedJson(), readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
   () => draw_noise_chart('noise-chart', JSON.stringify(history), readConfig().epochs, sizeCanvas($('noise-chart'))),
   () => drawHistogram(),
   () => drawSigmaChart(),
@@ -282,6 +284,35 @@ function requestSigmaCurve(cfg) {
   });
 }
 
+// Asks the accounting worker for the PLD accountant's curve when (q, σ, T, δ) changed; with
+// DP-PCA on there is none (the worker's curve has no PCA step), so the chart shows four.
+function requestPldCurve(cfg, q, stepsPerEpoch) {
+  const key = [q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta].join('|');
+  if (cfg.pca || key === pldKey) {
+    if (cfg.pca) pldKey = '';
+    return;
+  }
+  pldKey = key;
+  pldCurve = null;
+  ask('pld-curve', [q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, 1e-3], (m) => {
+    if (m.error) {
+      setStatus(`Cannot compute the PLD curve: ${m.error}`, true);
+      return;
+    }
+    pldCurve = JSON.parse(m.result);
+    drawCharts();
+  });
+}
+
+// The preview with the PLD curve merged in when it is there for the current settings.
+function previewWithPld() {
+  if (!pldCurve || !pldKey) return preview;
+  const points = JSON.parse(preview);
+  if (points.length !== pldCurve.length) return preview;
+  points.forEach((p, i) => { p.pld = pldCurve[i]; });
+  return JSON.stringify(points);
+}
+
 function updatePreview(cfg) {
   if (!wasmReady) return;
   const q = cfg.lot_size / nTrain;
@@ -290,6 +321,7 @@ function updatePreview(cfg) {
     const pcaQ = cfg.pca ? 1.0 : 0; // DP-PCA samples every training example (pca_sample = 1)
     preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, pcaQ, cfg.pca_sigma);
     requestSigmaCurve(cfg);
+    requestPldCurve(cfg, q, stepsPerEpoch);
   } catch (e) {
     preview = '[]';
     setStatus(`Cannot compute ε: ${e.message || e}`, true);

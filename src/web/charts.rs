@@ -32,6 +32,10 @@ struct EpsilonPoint {
     strong: Option<f64>,
     moments: Option<f64>,
     rdp: Option<f64>,
+    /// The PLD accountant's ε: only in the preview, when the page's accounting worker has
+    /// computed it (it takes tens of milliseconds).
+    #[serde(default)]
+    pld: Option<f64>,
 }
 
 pub(super) fn js_err(e: impl std::fmt::Display) -> JsError {
@@ -250,6 +254,7 @@ pub fn draw_epsilon_chart(
                 strong: get("strong"),
                 moments: get("moments"),
                 rdp: get("rdp"),
+                pld: None,
             }
         })
         .collect();
@@ -259,7 +264,7 @@ pub fn draw_epsilon_chart(
     let all = preview
         .iter()
         .chain(&done)
-        .flat_map(|p| [p.naive, p.strong, p.moments, p.rdp])
+        .flat_map(|p| [p.naive, p.strong, p.moments, p.rdp, p.pld])
         .flatten();
     let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
     if positive.is_empty() {
@@ -310,11 +315,12 @@ pub fn draw_epsilon_chart(
         .draw()
         .map_err(js_err)?;
     type Get = fn(&EpsilonPoint) -> Option<f64>;
-    let accountants: [(&str, RGBColor, Get); 4] = [
+    let accountants: [(&str, RGBColor, Get); 5] = [
         ("naive", VERMILLION, |p| p.naive),
         ("strong", PURPLE, |p| p.strong),
         ("moments", BLUE, |p| p.moments),
         ("RDP", GREEN, |p| p.rdp),
+        ("PLD", ORANGE, |p| p.pld),
     ];
     let mut labels: Vec<(String, RGBColor, (i32, i32))> = Vec::new();
     for (name, color, get) in accountants {

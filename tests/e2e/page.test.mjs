@@ -52,7 +52,7 @@ const waitForRun = (after, n, { done = false, p = page, timeout = 60_000 } = {})
 }, [after, n, done], { timeout });
 const cellsOf = (i) => rows().nth(i).locator('td').allTextContents();
 
-test('the page loads, trains, and fills the run log and both charts', async () => {
+test('the page loads, trains, and fills the run log and the charts, PLD included', async () => {
   await page.waitForFunction(() => document.querySelectorAll('#run-log tbody tr').length >= 3, null, { timeout: 60_000 });
   const first = await cellsOf(0);
   assert.equal(first[0], '1');
@@ -69,6 +69,18 @@ test('the page loads, trains, and fills the run log and both charts', async () =
     }, id);
     assert.ok(inked > 1000, `${id} has only ${inked} drawn pixels`);
   }
+  // The PLD curve arrives from the accounting worker and joins the ε chart (orange).
+  await page.waitForFunction(() => {
+    const c = document.getElementById('epsilon-chart');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let label = 0; // the curve's name in full orange
+    let line = 0; // the thin preview line: orange faded to 45%
+    for (let i = 0; i < d.length; i += 4) {
+      if (Math.abs(d[i] - 230) < 25 && Math.abs(d[i + 1] - 159) < 25 && d[i + 2] < 60) label++;
+      if (Math.abs(d[i] - 244) < 6 && Math.abs(d[i + 1] - 212) < 6 && Math.abs(d[i + 2] - 140) < 8) line++;
+    }
+    return label > 40 && line > 60;
+  }, null, { timeout: 30_000 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-default.png'), fullPage: true });
   await page.locator('#noise-chart').screenshot({ path: path.join(ARTIFACTS, 'noise-signal.png') });
   await page.check('#log-log');
