@@ -10,7 +10,8 @@ use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::data::decode_packed;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 use dpsgd_lab::web::{
-    calibrate_sigma, draw_accuracy_chart, draw_epsilon_chart, epsilon_curve, epsilon_for,
+    calibrate_sigma, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart, epsilon_curve,
+    epsilon_for, sigma_needed_curve,
 };
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
@@ -137,4 +138,30 @@ fn charts_draw_into_a_canvas() {
         draw_accuracy_chart("acc-test", "[]", "{}", 10, 1.0).is_err(),
         "pins must be a list"
     );
+}
+
+/// The σ-needed panel in wasm: every σ of the curve spends at most the target ε (checked with
+/// the same wasm accountants), σ never falls as the epochs grow, and the chart draws.
+#[wasm_bindgen_test]
+fn sigma_needed_panel_in_wasm() {
+    let (target, delta, q, spe) = (2.0, 1e-5, 0.01, 100.0);
+    let json = sigma_needed_curve(target, delta, q, spe, 400, 10).unwrap();
+    let points: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert!(points.len() >= 8, "{json}");
+    for name in ["naive", "strong", "moments", "rdp"] {
+        let mut last = 0.0;
+        for p in &points {
+            let sigma = p[name].as_f64().unwrap_or_else(|| panic!("{name}: {p}"));
+            let steps = p["epoch"].as_f64().unwrap() * spe;
+            let eps = epsilon_for(name, "paper", q, sigma, steps, delta).unwrap();
+            assert!(eps <= target * (1.0 + 1e-9), "{name} at {p}: ε = {eps}");
+            assert!(sigma >= last, "{name}: σ fell to {sigma} at {p}");
+            last = sigma;
+        }
+    }
+    assert!(sigma_needed_curve(-1.0, delta, q, spe, 400, 10).is_err());
+    let c = canvas("sigma-test");
+    draw_sigma_chart("sigma-test", &json, target, delta, 20, 1.2, 1.0).unwrap();
+    let inked = inked_pixels(&c);
+    assert!(inked > 2000, "σ chart drew {inked} pixels");
 }
