@@ -191,6 +191,9 @@ function appendRow(r) {
   $('run-log').tBodies[0].appendChild(tr);
 }
 
+// Fits a canvas's pixels to its displayed size and returns the charts' scale: the device pixel
+// ratio, times the growth beyond the 640 px the charts are designed for, so text and lines
+// grow with the chart (a presenter layout on a projector gets large type, not just room).
 function sizeCanvas(canvas) {
   const dpr = window.devicePixelRatio || 1;
   const w = Math.round(canvas.clientWidth * dpr) || 560;
@@ -199,7 +202,7 @@ function sizeCanvas(canvas) {
     canvas.width = w;
     canvas.height = h;
   }
-  return dpr;
+  return dpr * Math.max(1, canvas.clientWidth / 640);
 }
 
 // Each chart is drawn in a task of its own (a few milliseconds each), so a redraw of all of
