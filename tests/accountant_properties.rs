@@ -93,7 +93,7 @@ fn sigma_needed_grows_as_each_composition_predicts() {
     use dpsgd_lab::privacy::accountant::calibrate::sigma_needed;
     let (q, target, delta) = (0.01, 2.0, 1e-5);
     let steps = [1_000u64, 4_000, 16_000, 64_000];
-    let curve = |acc| sigma_needed(acc, target, delta, q, &steps, 1e-4).unwrap();
+    let curve = |acc| sigma_needed(acc, target, delta, &[], q, &steps, 1e-4).unwrap();
     let naive = curve(Accountant::Naive(Amplification::Paper));
     let strong = curve(Accountant::Strong(Amplification::Paper));
     let moments = curve(Accountant::Moments);
@@ -151,6 +151,26 @@ fn sigma_needed_grows_as_each_composition_predicts() {
         );
     }
     // Bad input is an error, not a curve of Nones.
-    assert!(sigma_needed(Accountant::Moments, 0.0, delta, q, &steps, 1e-3).is_err());
-    assert!(sigma_needed(Accountant::Moments, 2.0, 1.5, q, &steps, 1e-3).is_err());
+    assert!(sigma_needed(Accountant::Moments, 0.0, delta, &[], q, &steps, 1e-3).is_err());
+    assert!(sigma_needed(Accountant::Moments, 2.0, 1.5, &[], q, &steps, 1e-3).is_err());
+    assert!(sigma_needed(Accountant::Moments, 2.0, delta, &[], q, &[20_000_000], 1e-3).is_err());
+    // A DP-PCA step first (paper Section 4): every σ meets the target for the composition,
+    // is larger than without it, and a target the PCA step alone exceeds is out of reach.
+    let pca = [SampledGaussian::new(1.0, 7.0, 1).unwrap()];
+    let with_pca = sigma_needed(Accountant::Rdp, target, delta, &pca, q, &steps, 1e-4).unwrap();
+    for (i, (&t, s)) in steps.iter().zip(&with_pca).enumerate() {
+        let s = s.unwrap();
+        let parts = [pca[0], SampledGaussian::new(q, s, t).unwrap()];
+        let composed =
+            dpsgd_lab::privacy::accountant::compose::epsilon(Accountant::Rdp, &parts, delta)
+                .unwrap();
+        assert!(
+            composed <= target && s > rdp[i].unwrap(),
+            "T = {t}: σ {s}, ε {composed}"
+        );
+    }
+    let pca_eps = Accountant::Rdp.epsilon(&pca[0], delta).unwrap();
+    let unreachable =
+        sigma_needed(Accountant::Rdp, pca_eps * 0.9, delta, &pca, q, &steps, 1e-3).unwrap();
+    assert!(unreachable.iter().all(Option::is_none), "{unreachable:?}");
 }

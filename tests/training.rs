@@ -212,7 +212,10 @@ fn mlp_trains_privately_with_per_layer_clipping() {
         "{} lots sampled",
         lots.len()
     );
-    for &[signal, noise] in lots {
+    for w in lots.windows(2) {
+        assert!(w[0][0] < w[1][0] && w[1][0] <= 1.0, "lot positions {w:?}");
+    }
+    for &[_, signal, noise] in lots {
         assert!(
             signal > 0.0 && (noise as f64 / expected - 1.0).abs() < 0.1,
             "lot noise {noise}"
@@ -339,6 +342,14 @@ fn budget_mode_stops_before_the_step_that_would_exceed_it() {
         "one more step would still fit"
     );
     assert!(last.notes.iter().any(|n| n.contains("budget")));
+    // The noise view places the cut epoch's lots where they were: the last before the end.
+    let spe = t.steps_per_epoch();
+    let lots_in_last = last.steps - (reports.len() as u64 - 1) * spe;
+    let position = last.lot_signal_noise.last().unwrap()[0] as f64;
+    assert!(
+        position <= lots_in_last as f64 / spe as f64 + 1e-6 && lots_in_last < spe,
+        "last sampled lot at {position} of an epoch cut after {lots_in_last} of {spe} lots"
+    );
     // A budget the run fits in changes nothing.
     let roomy = RunConfig {
         epochs: 2,

@@ -76,7 +76,7 @@ fn pld_and_calibration_in_wasm() {
     // Reference row q = 0.06, σ = 4, T = 17 (pld 0.227415) and calibration row ε = 2 (σ_rdp 2.27806).
     let pld = epsilon_for("pld", "paper", 0.06, 4.0, 17.0, 1e-5).unwrap();
     assert!((pld / 0.227415 - 1.0).abs() < 0.02, "pld {pld}");
-    let s = calibrate_sigma("rdp", 2.0, 1e-5, 0.01, 10_000.0).unwrap();
+    let s = calibrate_sigma("rdp", 2.0, 1e-5, 0.01, 10_000.0, 0.0, 0.0).unwrap();
     assert!((s / 2.27806 - 1.0).abs() < 2e-3, "σ {s}");
     assert_eq!(
         epsilon_for("moments", "paper", 0.01, 0.0, 100.0, 1e-5).unwrap(),
@@ -145,7 +145,7 @@ fn charts_draw_into_a_canvas() {
 #[wasm_bindgen_test]
 fn sigma_needed_panel_in_wasm() {
     let (target, delta, q, spe) = (2.0, 1e-5, 0.01, 100.0);
-    let json = sigma_needed_curve(target, delta, q, spe, 400, 10).unwrap();
+    let json = sigma_needed_curve(target, delta, q, spe, 400, 0.0, 0.0).unwrap();
     let points: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
     assert!(points.len() >= 8, "{json}");
     for name in ["naive", "strong", "moments", "rdp"] {
@@ -159,7 +159,7 @@ fn sigma_needed_panel_in_wasm() {
             last = sigma;
         }
     }
-    assert!(sigma_needed_curve(-1.0, delta, q, spe, 400, 10).is_err());
+    assert!(sigma_needed_curve(-1.0, delta, q, spe, 400, 0.0, 0.0).is_err());
     let c = canvas("sigma-test");
     draw_sigma_chart("sigma-test", &json, target, delta, 20, 1.2, 1.0).unwrap();
     let inked = inked_pixels(&c);

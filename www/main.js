@@ -45,14 +45,19 @@ function ask(type, args, then) {
   onAnswer[type] = then;
   accounting.postMessage({ id: requestId, type, args });
 }
+// Drops the answer to any request of this type still under way.
+function cancel(type) {
+  latestRequest[type] = ++requestId;
+}
 accounting.onmessage = (ev) => {
   const m = ev.data;
   if (m.id === latestRequest[m.type]) onAnswer[m.type](m);
 };
 accounting.onerror = (e) => setStatus(`The accounting worker failed: ${e.message}`, true);
 const SIGMA_PANEL_EPOCHS = 400; // the σ-needed panel's range: 1 to max(400, E) epochs
-let sigmaCurve = null; // sigma_needed_curve JSON for the current (ε, δ, q), or null while computing
+let sigmaCurve = null; // { json, target, delta } of sigma_needed_curve for sigmaCurveKey, or null
 let sigmaCurveKey = '';
+let sigmaPanelMessage = 'Computing the σ each accountant needs…'; // shown while sigmaCurve is null
 let pldCurve = null; // the PLD accountant's ε per epoch for pldKey's settings, or null
 let pldKey = '';
 
@@ -215,7 +220,9 @@ const CHART_DRAWS = [
   () => drawHistogram(),
   () => drawSigmaChart(),
 ];
-let drawQueue = [];
+let dirtyCharts = new Set(); // indices into CHART_DRAWS waiting to be drawn
+let nextChart = 0;
+let drawing = false;
 
 function pinnedJson() {
   return JSON.stringify(pins.map((p) => ({ label: p.label, history: p.history })));
@@ -223,22 +230,31 @@ function pinnedJson() {
 
 function drawCharts() {
   if (!wasmReady) return;
-  const idle = drawQueue.length === 0;
-  drawQueue = [...CHART_DRAWS];
-  if (idle) setTimeout(drawNextChart, 0);
+  CHART_DRAWS.forEach((_, i) => dirtyCharts.add(i));
+  if (!drawing) {
+    drawing = true;
+    setTimeout(drawNextChart, 0);
+  }
 }
 
+// Draws the next chart waiting, round robin from where the last one left off, so that fast
+// reports cannot starve the charts late in the list.
 function drawNextChart() {
-  const draw = drawQueue.shift();
-  if (!draw) return;
+  let i = nextChart;
+  while (!dirtyCharts.has(i)) i = (i + 1) % CHART_DRAWS.length;
+  dirtyCharts.delete(i);
+  nextChart = (i + 1) % CHART_DRAWS.length;
   try {
-    draw();
+    CHART_DRAWS[i]();
   } catch (e) {
     setStatus(`Could not draw the charts: ${e.message || e}`, true);
   }
-  if (drawQueue.length) {
+  if (dirtyCharts.size) {
     setTimeout(drawNextChart, 0);
-  } else if (!document.body.dataset.ready) {
+    return;
+  }
+  drawing = false;
+  if (!document.body.dataset.ready) {
     // Loaded and drawn once: from here on the page is interactive (tests wait for this).
     window.labReadyAt = performance.now();
     document.body.dataset.ready = '1';
@@ -254,35 +270,64 @@ function drawHistogram() {
   }
 }
 
+// A message on a chart's canvas in place of the chart (while computing, or why there is none).
+function drawCanvasMessage(canvas, text, scale) {
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = '#555';
+  ctx.font = `${Math.round(16 * scale)}px sans-serif`;
+  ctx.textAlign = 'center';
+  ctx.fillText(text, canvas.width / 2, canvas.height / 2);
+}
+
 function drawSigmaChart() {
-  if (!wasmReady || !sigmaCurve) return;
+  if (!wasmReady) return;
   const cfg = readConfig();
+  const scale = sizeCanvas($('sigma-chart'));
+  if (!sigmaCurve) {
+    drawCanvasMessage($('sigma-chart'), sigmaPanelMessage, scale);
+    return;
+  }
   try {
-    draw_sigma_chart('sigma-chart', sigmaCurve, Number($('budget-eps').value), cfg.delta, cfg.epochs, cfg.sigma, sizeCanvas($('sigma-chart')));
+    draw_sigma_chart('sigma-chart', sigmaCurve.json, sigmaCurve.target, sigmaCurve.delta, cfg.epochs, cfg.sigma, scale);
   } catch (e) {
     setStatus(`Could not draw the σ panel: ${e.message || e}`, true);
   }
 }
 
-// Asks the accounting worker for the σ-needed curves when (target ε, δ, q, epochs) changed.
+// DP-PCA's step as the accounting functions take it: sampling rate (every example) and σ_p,
+// or no step.
+const pcaArgs = (cfg) => (cfg.pca ? [1.0, cfg.pca_sigma] : [0, 0]);
+
+// Asks the accounting worker for the σ-needed curves when (target ε, δ, q, epochs, DP-PCA)
+// changed. Until the answer comes the panel says it is computing; answers to older requests
+// are dropped, so a curve is never drawn under another target's caption.
 function requestSigmaCurve(cfg) {
   const target = Number($('budget-eps').value);
   const q = cfg.lot_size / nTrain;
   const stepsPerEpoch = Math.max(1, Math.round(nTrain / cfg.lot_size));
   const maxEpochs = Math.max(SIGMA_PANEL_EPOCHS, cfg.epochs);
-  const key = [target, cfg.delta, q, stepsPerEpoch, maxEpochs].join('|');
+  const args = [target, cfg.delta, q, stepsPerEpoch, maxEpochs, ...pcaArgs(cfg)];
+  const key = JSON.stringify(args);
   if (key === sigmaCurveKey) return;
   sigmaCurveKey = key;
+  sigmaCurve = null;
   if (!(target > 0 && target <= 100)) {
+    cancel('sigma-curve');
+    sigmaPanelMessage = 'Set a target ε in (0, 100] under Privacy budget';
     setStatus(`Target ε must be a number in (0, 100]; got '${$('budget-eps').value}'.`, true);
+    drawSigmaChart();
     return;
   }
-  ask('sigma-curve', [target, cfg.delta, q, stepsPerEpoch, maxEpochs, 14], (m) => {
+  sigmaPanelMessage = 'Computing the σ each accountant needs…';
+  ask('sigma-curve', args, (m) => {
     if (m.error) {
+      sigmaPanelMessage = 'No σ panel for these settings (see the status line)';
       setStatus(`Cannot compute the σ panel: ${m.error}`, true);
-      return;
+    } else {
+      sigmaCurve = { json: m.result, target, delta: cfg.delta };
     }
-    sigmaCurve = m.result;
     drawSigmaChart();
   });
 }
@@ -461,13 +506,23 @@ $('log-log').addEventListener('change', drawCharts);
 for (const id of ['pca-on', 'pca-k', 'pca-sigma']) $(id).addEventListener('change', scheduleRestart);
 $('budget-eps').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
 $('budget-accountant').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
-$('calibrate').addEventListener('click', () => {
+// Calibration's arguments for the current controls (DP-PCA's step included).
+function calibrationArgs() {
   const cfg = readConfig();
-  const target = Number($('budget-eps').value);
-  const acc = $('budget-accountant').value;
   const steps = cfg.epochs * Math.max(1, Math.round(nTrain / cfg.lot_size));
+  return [$('budget-accountant').value, Number($('budget-eps').value), cfg.delta, cfg.lot_size / nTrain, steps, ...pcaArgs(cfg)];
+}
+
+$('calibrate').addEventListener('click', () => {
+  const args = calibrationArgs();
+  const [acc, target] = args;
+  const epochs = readConfig().epochs;
   setStatus(`Calibrating σ for ε = ${target} with the ${acc} accountant…`);
-  ask('calibrate', [acc, target, cfg.delta, cfg.lot_size / nTrain, steps], (m) => {
+  ask('calibrate', args, (m) => {
+    if (JSON.stringify(calibrationArgs()) !== JSON.stringify(args)) {
+      setStatus('The settings changed while σ was being calibrated: press Calibrate σ again.', true);
+      return;
+    }
     if (m.error) {
       setStatus(`Cannot calibrate: ${m.error}`, true);
       return;
@@ -478,7 +533,7 @@ $('calibrate').addEventListener('click', () => {
       return;
     }
     $('sigma').value = String(sigma);
-    setStatus(`σ = ${sigma.toFixed(3)} spends ε = ${target} in ${cfg.epochs} epochs (${acc} accountant).`);
+    setStatus(`σ = ${sigma.toFixed(3)} spends ε = ${target} in ${epochs} epochs (${acc} accountant).`);
     scheduleRestart();
   });
 });

@@ -33,8 +33,10 @@ pub struct EpochReport {
     /// Mean ||Σ clipped g_i|| and mean ||noise|| per lot, before dividing by L.
     pub signal_norm: f64,
     pub noise_norm: f64,
-    /// (||Σ clipped g_i||, ||noise||) of up to 64 evenly spaced lots of the epoch, in order.
-    pub lot_signal_noise: Vec<[f32; 2]>,
+    /// (position in the epoch, ||Σ clipped g_i||, ||noise||) of up to 64 evenly spaced lots,
+    /// in order; lot j's (from 0) position is (j + 1) / steps per epoch, so an epoch the
+    /// budget cut short ends below 1.
+    pub lot_signal_noise: Vec<[f32; 3]>,
     /// The noise norm to expect, sqrt(Σ_l (σ C_l)² d_l) (σC·√d with one C); 0 without noise.
     pub expected_noise_norm: f64,
     pub mean_lot_size: f64,

@@ -24,8 +24,9 @@ pub(super) struct EpochStats {
     pub noise_norm: f64,
     /// A uniform sample of the epoch's per-example gradient norms.
     pub norms: Vec<Real>,
-    /// (||Σ clipped g_i||, ||noise||) of up to `LOT_SAMPLE` evenly spaced lots.
-    pub per_lot: Vec<[f32; 2]>,
+    /// (position in the epoch, ||Σ clipped g_i||, ||noise||) of up to `LOT_SAMPLE` evenly
+    /// spaced lots; the position of lot j (from 0) is (j + 1) / steps per epoch.
+    pub per_lot: Vec<[f32; 3]>,
 }
 
 impl EpochStats {
@@ -58,7 +59,9 @@ impl EpochStats {
     pub fn record_lot(&mut self, signal: f64, noise: f64, steps_per_epoch: u64) {
         let stride = steps_per_epoch.div_ceil(LOT_SAMPLE).max(1) as usize;
         if self.lots.is_multiple_of(stride) {
-            self.per_lot.push([signal as f32, noise as f32]);
+            let position = (self.lots + 1) as f64 / steps_per_epoch.max(1) as f64;
+            self.per_lot
+                .push([position as f32, signal as f32, noise as f32]);
         }
         self.lots += 1;
         self.signal_norm += signal;

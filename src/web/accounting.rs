@@ -2,8 +2,10 @@
 //! accountant. Pure functions of (q, σ, steps, δ), so the page can preview them before training.
 
 use crate::bench;
-use crate::privacy::accountant::calibrate::{sigma_for_epsilon, sigma_needed};
-use crate::privacy::accountant::{compose, pld_curve, Accountant, Amplification, SampledGaussian};
+use crate::privacy::accountant::calibrate::{sigma_for_epsilon_after, sigma_needed};
+use crate::privacy::accountant::{
+    compose, pld_curve, Accountant, Amplification, SampledGaussian, MAX_STEPS,
+};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -38,7 +40,20 @@ pub fn epsilon_for(
     acc.epsilon(&mech, delta).map_err(js_err)
 }
 
-/// The smallest σ whose ε after `steps` steps is at most `target_eps` under `accountant`.
+/// DP-PCA's step (sampling rate `pca_q`, noise `pca_sigma`) as a mechanism run before
+/// training, or none when `pca_q` is 0.
+fn pca_prefix(pca_q: f64, pca_sigma: f64) -> Result<Vec<SampledGaussian>, JsError> {
+    if pca_q > 0.0 {
+        Ok(vec![
+            SampledGaussian::new(pca_q, pca_sigma, 1).map_err(js_err)?
+        ])
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+/// The smallest σ whose ε after `steps` steps (after a DP-PCA step when `pca_q` > 0) is at
+/// most `target_eps` under `accountant`.
 #[wasm_bindgen]
 pub fn calibrate_sigma(
     accountant: &str,
@@ -46,12 +61,15 @@ pub fn calibrate_sigma(
     delta: f64,
     q: f64,
     steps: f64,
+    pca_q: f64,
+    pca_sigma: f64,
 ) -> Result<f64, JsError> {
     let acc = Accountant::parse(accountant, Amplification::Paper).map_err(js_err)?;
-    sigma_for_epsilon(
+    sigma_for_epsilon_after(
         acc,
         target_eps,
         delta,
+        &pca_prefix(pca_q, pca_sigma)?,
         q,
         steps.max(0.0).round() as u64,
         1e-6,
@@ -68,6 +86,9 @@ struct SigmaPoint {
     rdp: Option<f64>,
 }
 
+/// How many epoch counts the σ-needed panel computes (log-spaced).
+const SIGMA_PANEL_POINTS: u32 = 14;
+
 /// About `points` whole epochs from 1 to `max_epochs`, evenly spaced on a log scale.
 fn log_epochs(max_epochs: u32, points: u32) -> Vec<u32> {
     let max = max_epochs.max(1) as f64;
@@ -79,11 +100,12 @@ fn log_epochs(max_epochs: u32, points: u32) -> Vec<u32> {
     grid
 }
 
-/// The panel "σ needed for a target ε versus T": for about `points` epoch counts E from 1 to
+/// The panel "σ needed for a target ε versus T": for about 14 epoch counts E from 1 to
 /// `max_epochs` (T = E · steps per epoch), the σ each analytic accountant needs for
 /// `target_eps` at δ (JSON array of {epoch, naive, strong, moments, rdp}; `null` where no σ up
-/// to 1e6 is enough). Calibrated to 0.2%, enough for a chart; slow enough (RDP ≈ 0.5 ms per
-/// evaluation) that the page runs it in a worker.
+/// to 1e6 is enough), after a DP-PCA step when `pca_q` > 0 (as the run accounts it). Epochs
+/// stop where T would pass the accountants' step limit. Calibrated to 0.2%, enough for a
+/// chart; slow enough (RDP ≈ 0.5 ms per evaluation) that the page runs it in a worker.
 #[wasm_bindgen]
 pub fn sigma_needed_curve(
     target_eps: f64,
@@ -91,16 +113,18 @@ pub fn sigma_needed_curve(
     q: f64,
     steps_per_epoch: f64,
     max_epochs: u32,
-    points: u32,
+    pca_q: f64,
+    pca_sigma: f64,
 ) -> Result<String, JsError> {
-    let epochs = log_epochs(max_epochs, points);
-    let steps: Vec<u64> = epochs
-        .iter()
-        .map(|&e| (e as f64 * steps_per_epoch.max(1.0)).round() as u64)
-        .collect();
+    let spe = steps_per_epoch.max(1.0).round() as u64;
+    // Only as many epochs as the accountants take steps (T ≤ MAX_STEPS).
+    let max_epochs = max_epochs.min((MAX_STEPS / spe).max(1) as u32);
+    let epochs = log_epochs(max_epochs, SIGMA_PANEL_POINTS);
+    let steps: Vec<u64> = epochs.iter().map(|&e| e as u64 * spe).collect();
+    let prefix = pca_prefix(pca_q, pca_sigma)?;
     let curve = |name: &str| -> Result<Vec<Option<f64>>, JsError> {
         let acc = Accountant::parse(name, Amplification::Paper).map_err(js_err)?;
-        sigma_needed(acc, target_eps, delta, q, &steps, 2e-3).map_err(js_err)
+        sigma_needed(acc, target_eps, delta, &prefix, q, &steps, 2e-3).map_err(js_err)
     };
     let (naive, strong, moments, rdp) = (
         curve("naive")?,
@@ -218,11 +242,7 @@ pub fn epsilon_curve(
     let steps: Vec<u64> = (1..=epochs)
         .map(|e| (e as f64 * steps_per_epoch).round() as u64)
         .collect();
-    let prefix = if pca_q > 0.0 {
-        vec![SampledGaussian::new(pca_q, pca_sigma, 1).map_err(js_err)?]
-    } else {
-        Vec::new()
-    };
+    let prefix = pca_prefix(pca_q, pca_sigma)?;
     let curve =
         compose::curve(&prefix, q, sigma, &steps, delta, Amplification::Paper).map_err(js_err)?;
     let points: Vec<CurvePoint> = curve

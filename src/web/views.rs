@@ -89,21 +89,19 @@ struct NormPoint {
     signal_norm: f64,
     noise_norm: f64,
     clipped_fraction: f64,
-    /// (signal, noise) of evenly spaced lots of the epoch.
+    /// (position in the epoch, signal, noise) of evenly spaced lots of the epoch.
     #[serde(default)]
-    lot_signal_noise: Vec<[f64; 2]>,
+    lot_signal_noise: Vec<[f64; 3]>,
     #[serde(default)]
     expected_noise_norm: f64,
 }
 
 impl NormPoint {
-    /// The sampled lots as (x, signal, noise), spread across the epoch (epoch − 1, epoch].
+    /// The sampled lots as (x, signal, noise): x = epoch − 1 + position in the epoch.
     fn lots(&self) -> impl Iterator<Item = (f64, f64, f64)> + '_ {
-        let k = self.lot_signal_noise.len().max(1) as f64;
         self.lot_signal_noise
             .iter()
-            .enumerate()
-            .map(move |(j, &[s, n])| (self.epoch - 1.0 + (j as f64 + 1.0) / k, s, n))
+            .map(move |&[pos, s, n]| (self.epoch - 1.0 + pos, s, n))
     }
 }
 

@@ -379,20 +379,39 @@ test('the σ-needed panel draws every accountant and follows the target ε, off 
   }, null, { timeout: 30_000 });
   const before = await fingerprint();
   await page.locator('#sigma-chart').screenshot({ path: path.join(ARTIFACTS, 'sigma-needed.png') });
-  await page.fill('#budget-eps', '0.5');
-  await page.locator('#budget-eps').dispatchEvent('change');
-  await page.waitForFunction((h) => {
+  // A new target: the panel says it is computing, then draws the new curves.
+  const redrawn = (h) => page.waitForFunction((old) => {
     const c = document.getElementById('sigma-chart');
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let hash = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) hash = (hash * 31 + i) % 1000000007;
-    return hash !== h;
-  }, before.hash, { timeout: 30_000 });
-  const after = await fingerprint();
-  assert.ok(after.inked > 2000, `σ panel has only ${after.inked} drawn pixels`);
+    let inked = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) {
+        inked += 1;
+        hash = (hash * 31 + i) % 1000000007;
+      }
+    }
+    return hash !== old && inked > 2000;
+  }, h, { timeout: 30_000 });
+  await page.fill('#budget-eps', '0.5');
+  await page.locator('#budget-eps').dispatchEvent('change');
+  await redrawn(before.hash);
   await page.locator('#sigma-chart').screenshot({ path: path.join(ARTIFACTS, 'sigma-needed-eps-0.5.png') });
+  // No target: the old curves give way to a message, never stay under a wrong caption.
+  await page.fill('#budget-eps', '');
+  await page.locator('#budget-eps').dispatchEvent('change');
+  await page.waitForFunction(() => {
+    const c = document.getElementById('sigma-chart');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let inked = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) inked += 1;
+    return inked < 1500;
+  }, null, { timeout: 10_000 });
+  assert.match(await page.locator('#status').textContent(), /Target ε must be a number/);
+  const empty = await fingerprint();
   await page.fill('#budget-eps', '2');
   await page.locator('#budget-eps').dispatchEvent('change');
+  await redrawn(empty.hash);
   assert.deepEqual(problems, []);
 });
 

@@ -2,7 +2,10 @@
 //! number of epochs within a budget — one bracketing root-finder for every accountant
 //! (ε is non-increasing in σ and non-decreasing in steps).
 
-use super::{check_delta, AccountError, Accountant, SampledGaussian};
+use super::{check_delta, compose, AccountError, Accountant, SampledGaussian};
+
+/// The largest σ calibration tries; a target that needs more is out of reach.
+pub const SIGMA_MAX: f64 = 1e6;
 
 /// Smallest σ (to `rel_tol` relative) with ε(q, σ, steps, δ) ≤ `target_eps`.
 pub fn sigma_for_epsilon(
@@ -13,14 +16,37 @@ pub fn sigma_for_epsilon(
     steps: u64,
     rel_tol: f64,
 ) -> Result<f64, AccountError> {
+    sigma_for_epsilon_after(acc, target_eps, delta, &[], q, steps, rel_tol)
+}
+
+/// Smallest σ (to `rel_tol` relative) whose T = `steps` steps, run after the mechanisms in
+/// `prefix` (DP-PCA's step, paper Section 4), keep the composed ε within `target_eps`.
+/// An error when no σ up to [`SIGMA_MAX`] is enough (e.g. the prefix alone spends more).
+pub fn sigma_for_epsilon_after(
+    acc: Accountant,
+    target_eps: f64,
+    delta: f64,
+    prefix: &[SampledGaussian],
+    q: f64,
+    steps: u64,
+    rel_tol: f64,
+) -> Result<f64, AccountError> {
     check_delta(delta)?;
     if !(target_eps > 0.0 && target_eps.is_finite()) {
         return Err(AccountError(format!(
             "target epsilon = {target_eps} must be a positive number"
         )));
     }
+    SampledGaussian::new(q, 1.0, steps)?;
     let eps = |sigma: f64| -> Result<f64, AccountError> {
-        acc.epsilon(&SampledGaussian::new(q, sigma, steps)?, delta)
+        let training = SampledGaussian::new(q, sigma, steps)?;
+        if prefix.is_empty() {
+            acc.epsilon(&training, delta)
+        } else {
+            let mut parts = prefix.to_vec();
+            parts.push(training);
+            compose::epsilon(acc, &parts, delta)
+        }
     };
     // Bracket from σ = 1 outwards, so tiny σ (costly for PLD) are only tried when needed.
     const SIGMA_MIN: f64 = 1e-3;
@@ -29,9 +55,9 @@ pub fn sigma_for_epsilon(
         while eps(hi)? > target_eps {
             lo = hi;
             hi *= 2.0;
-            if hi > 1e6 {
+            if hi > SIGMA_MAX {
                 return Err(AccountError(format!(
-                    "no sigma up to 1e6 reaches epsilon {target_eps} with the {} accountant",
+                    "no sigma up to {SIGMA_MAX:e} reaches epsilon {target_eps} with the {} accountant",
                     acc.name()
                 )));
             }
@@ -56,29 +82,52 @@ pub fn sigma_for_epsilon(
     Ok(hi)
 }
 
-/// The σ needed for `target_eps` after each of several step counts T, as in the seed note's
-/// comparison of σ_naive, σ_strong and the moments bound (the paper's Theorem 1 shows the
-/// moments accountant needs σ growing like q·sqrt(T log(1/δ))/ε, composition theorems like T
-/// or sqrt(T)). `None` where no σ up to 1e6 reaches the target. Bad (δ, ε, q) are an error.
+/// The σ needed for `target_eps` after each of several step counts T (after `prefix`, as in
+/// [`sigma_for_epsilon_after`]), as in the seed note's comparison of σ_naive, σ_strong and
+/// the moments bound (the paper's Theorem 1 shows the moments accountant needs σ growing like
+/// q·sqrt(T log(1/δ))/ε, composition theorems like T or sqrt(T)). `None` where no σ up to
+/// [`SIGMA_MAX`] reaches the target; bad inputs (δ, ε, q, T beyond the accountants' range)
+/// are an error.
 pub fn sigma_needed(
     acc: Accountant,
     target_eps: f64,
     delta: f64,
+    prefix: &[SampledGaussian],
     q: f64,
     steps: &[u64],
     rel_tol: f64,
 ) -> Result<Vec<Option<f64>>, AccountError> {
     check_delta(delta)?;
-    SampledGaussian::new(q, 1.0, 1)?;
     if !(target_eps > 0.0 && target_eps.is_finite()) {
         return Err(AccountError(format!(
             "target epsilon = {target_eps} must be a positive number"
         )));
     }
-    Ok(steps
+    steps
         .iter()
-        .map(|&t| sigma_for_epsilon(acc, target_eps, delta, q, t, rel_tol).ok())
-        .collect())
+        .map(|&t| {
+            SampledGaussian::new(q, 1.0, t)?;
+            match sigma_for_epsilon_after(acc, target_eps, delta, prefix, q, t, rel_tol) {
+                Ok(sigma) => Ok(Some(sigma)),
+                // Out of reach: even σ = SIGMA_MAX spends more than the target.
+                Err(_) if reach(acc, delta, prefix, q, t)? > target_eps => Ok(None),
+                Err(e) => Err(e),
+            }
+        })
+        .collect()
+}
+
+/// ε with σ = [`SIGMA_MAX`]: the least any calibration can reach.
+fn reach(
+    acc: Accountant,
+    delta: f64,
+    prefix: &[SampledGaussian],
+    q: f64,
+    steps: u64,
+) -> Result<f64, AccountError> {
+    let mut parts = prefix.to_vec();
+    parts.push(SampledGaussian::new(q, SIGMA_MAX, steps)?);
+    compose::epsilon(acc, &parts, delta)
 }
 
 /// Largest number of whole epochs (steps = round(epochs/q)) whose ε stays within the budget.
