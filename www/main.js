@@ -5,6 +5,10 @@ import init, {
   epsilon_curve, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
   draw_boundary, draw_sigma_chart,
 } from './pkg/dpsgd_lab.js';
+import { Accounting, PldPreview, SigmaPanel, pcaArgs } from './accounting.js';
+import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
+import { setUpOwnData } from './own-data.js';
+import { applyTeacherMode } from './teacher.js';
 
 // One table of the controls: slider id, config field, slider -> value, value -> slider, format.
 const log10 = Math.log10;
@@ -34,32 +38,11 @@ let runQueue = [];    // { label, cfg } runs to train and pin one after another
 let pendingPin = null; // label of the queued run now training
 
 const worker = new Worker('./worker.js', { type: 'module' });
-// Slow privacy computations (σ calibration, the σ-needed panel) run in a second worker; each
-// request type keeps the id of its latest request, and older answers are dropped.
-const accounting = new Worker('./accounting-worker.js', { type: 'module' });
-const latestRequest = {};
-const onAnswer = {};
-let requestId = 0;
-function ask(type, args, then) {
-  latestRequest[type] = ++requestId;
-  onAnswer[type] = then;
-  accounting.postMessage({ id: requestId, type, args });
-}
-// Drops the answer to any request of this type still under way.
-function cancel(type) {
-  latestRequest[type] = ++requestId;
-}
-accounting.onmessage = (ev) => {
-  const m = ev.data;
-  if (m.id === latestRequest[m.type]) onAnswer[m.type](m);
-};
-accounting.onerror = (e) => setStatus(`The accounting worker failed: ${e.message}`, true);
-const SIGMA_PANEL_EPOCHS = 400; // the σ-needed panel's range: 1 to max(400, E) epochs
-let sigmaCurve = null; // { json, target, delta } of sigma_needed_curve for sigmaCurveKey, or null
-let sigmaCurveKey = '';
-let sigmaPanelMessage = 'Computing the σ each accountant needs…'; // shown while sigmaCurve is null
-let pldCurve = null; // the PLD accountant's ε per epoch for pldKey's settings, or null
-let pldKey = '';
+// Slow privacy computations (σ calibration, the σ-needed panel, the PLD curve) run in a
+// second worker (see accounting.js).
+const accounting = new Accounting((message) => setStatus(message, true));
+const sigmaPanel = new SigmaPanel(accounting);
+const pldPreview = new PldPreview(accounting);
 
 function setStatus(text, isError = false) {
   const s = $('status');
@@ -91,51 +74,7 @@ function readConfig() {
   return cfg;
 }
 
-// Teacher mode, from the URL: `hide` and `lock` (comma-separated control ids), `big=1` for a
-// presenter layout, `lesson` for a preset. Kept in the hash as the page rewrites it.
-const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'lesson'];
-const LESSONS = {
-  clipping: {
-    title: 'What clipping does',
-    set: { clip: 0.1, sigma: 1, epochs: 10 },
-    text: 'C is small: most gradients are clipped (orange bars). Drag C up to 5 and watch the histogram and the accuracy: too small a C throws signal away, too large a C lets the noise σC grow.',
-  },
-  moments: {
-    title: 'Why the moments accountant matters',
-    set: { sigma: 4, epochs: 100, lotFraction: 0.01 },
-    text: 'The paper\'s setting: q = 0.01, σ = 4. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
-  },
-  noise: {
-    title: 'When noise drowns the signal',
-    set: { sigma: 8, lot: 32, epochs: 10 },
-    text: 'A small lot with much noise: in the lower right chart the noise is far above the clipped signal. Raise L and watch the gap close, and the accuracy recover, at a price in ε.',
-  },
-};
 let teacherParams = new URLSearchParams();
-
-function applyTeacherMode(params) {
-  teacherParams = new URLSearchParams();
-  for (const k of TEACHER_KEYS) if (params.has(k)) teacherParams.set(k, params.get(k));
-  const ids = (k) => (params.get(k) || '').split(',').map((x) => x.trim()).filter(Boolean);
-  for (const id of ids('hide')) {
-    const el = $(id);
-    const box = el && (el.closest('.control') || el);
-    if (box) box.hidden = true;
-  }
-  for (const id of ids('lock')) if ($(id)) $(id).disabled = true;
-  document.body.classList.toggle('presenter', params.get('big') === '1');
-  const lesson = LESSONS[params.get('lesson')];
-  if (lesson) {
-    const set = (id, v) => { $(id).value = String(v); };
-    if (!params.has('clip') && lesson.set.clip) set('clip', Math.log10(lesson.set.clip));
-    if (!params.has('sigma') && lesson.set.sigma !== undefined) set('sigma', lesson.set.sigma);
-    if (!params.has('epochs') && lesson.set.epochs) set('epochs', lesson.set.epochs);
-    if (!params.has('lot_size') && lesson.set.lot) set('lot-size', Math.log10(lesson.set.lot));
-    if (!params.has('lot_size') && lesson.set.lotFraction) set('lot-size', Math.log10(lesson.set.lotFraction * nTrain));
-    $('lesson').hidden = false;
-    $('lesson').replaceChildren(Object.assign(document.createElement('strong'), { textContent: `${lesson.title}. ` }), lesson.text);
-  }
-}
 
 function writeHash(cfg) {
   const params = new URLSearchParams({ v: '1' });
@@ -154,7 +93,7 @@ function writeHash(cfg) {
 
 function readHash() {
   const params = new URLSearchParams(location.hash.slice(1));
-  applyTeacherMode(params);
+  teacherParams = applyTeacherMode(params, nTrain);
   for (const c of CONTROLS) {
     if (!params.has(c.field)) continue;
     const v = Number(params.get(c.field));
@@ -196,69 +135,26 @@ function appendRow(r) {
   $('run-log').tBodies[0].appendChild(tr);
 }
 
-// Fits a canvas's pixels to its displayed size and returns the charts' scale: the device pixel
-// ratio, times the growth beyond the 640 px the charts are designed for, so text and lines
-// grow with the chart (a presenter layout on a projector gets large type, not just room).
-function sizeCanvas(canvas) {
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.round(canvas.clientWidth * dpr) || 560;
-  const h = Math.round(w * 0.64);
-  if (canvas.width !== w || canvas.height !== h) {
-    canvas.width = w;
-    canvas.height = h;
-  }
-  return dpr * Math.max(1, canvas.clientWidth / 640);
-}
-
-// Each chart is drawn in a task of its own (a few milliseconds each), so a redraw of all of
-// them never holds the main thread for long; a redraw asked for while one is under way
-// restarts the queue with fresh data instead of stacking up.
-const CHART_DRAWS = [
-  () => draw_accuracy_chart('accuracy-chart', JSON.stringify(history), pinnedJson(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
-  () => draw_epsilon_chart('epsilon-chart', previewWithPld(), JSON.stringify(history), pinnedJson(), readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
-  () => draw_noise_chart('noise-chart', JSON.stringify(history), readConfig().epochs, sizeCanvas($('noise-chart'))),
-  () => drawHistogram(),
-  () => drawSigmaChart(),
-];
-let dirtyCharts = new Set(); // indices into CHART_DRAWS waiting to be drawn
-let nextChart = 0;
-let drawing = false;
-
 function pinnedJson() {
   return JSON.stringify(pins.map((p) => ({ label: p.label, history: p.history })));
 }
 
-function drawCharts() {
-  if (!wasmReady) return;
-  CHART_DRAWS.forEach((_, i) => dirtyCharts.add(i));
-  if (!drawing) {
-    drawing = true;
-    setTimeout(drawNextChart, 0);
-  }
-}
-
-// Draws the next chart waiting, round robin from where the last one left off, so that fast
-// reports cannot starve the charts late in the list.
-function drawNextChart() {
-  let i = nextChart;
-  while (!dirtyCharts.has(i)) i = (i + 1) % CHART_DRAWS.length;
-  dirtyCharts.delete(i);
-  nextChart = (i + 1) % CHART_DRAWS.length;
-  try {
-    CHART_DRAWS[i]();
-  } catch (e) {
-    setStatus(`Could not draw the charts: ${e.message || e}`, true);
-  }
-  if (dirtyCharts.size) {
-    setTimeout(drawNextChart, 0);
-    return;
-  }
-  drawing = false;
+const charts = new ChartQueue([
+  () => draw_accuracy_chart('accuracy-chart', JSON.stringify(history), pinnedJson(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
+  () => draw_epsilon_chart('epsilon-chart', pldPreview.merge(preview), JSON.stringify(history), pinnedJson(), readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+  () => draw_noise_chart('noise-chart', JSON.stringify(history), readConfig().epochs, sizeCanvas($('noise-chart'))),
+  () => drawHistogram(),
+  () => drawSigmaChart(),
+], (e) => setStatus(`Could not draw the charts: ${e.message || e}`, true), () => {
   if (!document.body.dataset.ready) {
     // Loaded and drawn once: from here on the page is interactive (tests wait for this).
     window.labReadyAt = performance.now();
     document.body.dataset.ready = '1';
   }
+});
+
+function drawCharts() {
+  if (wasmReady) charts.drawAll();
 }
 
 function drawHistogram() {
@@ -270,106 +166,33 @@ function drawHistogram() {
   }
 }
 
-// A message on a chart's canvas in place of the chart (while computing, or why there is none).
-function drawCanvasMessage(canvas, text, scale) {
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  ctx.fillStyle = '#555';
-  ctx.font = `${Math.round(16 * scale)}px sans-serif`;
-  ctx.textAlign = 'center';
-  ctx.fillText(text, canvas.width / 2, canvas.height / 2);
-}
-
 function drawSigmaChart() {
   if (!wasmReady) return;
-  const cfg = readConfig();
-  const scale = sizeCanvas($('sigma-chart'));
-  if (!sigmaCurve) {
-    drawCanvasMessage($('sigma-chart'), sigmaPanelMessage, scale);
+  const canvas = $('sigma-chart');
+  const curve = sigmaPanel.curve;
+  if (!curve) {
+    drawCanvasMessage(canvas, sigmaPanel.message);
     return;
   }
+  const cfg = readConfig();
   try {
-    draw_sigma_chart('sigma-chart', sigmaCurve.json, sigmaCurve.target, sigmaCurve.delta, cfg.epochs, cfg.sigma, scale);
+    draw_sigma_chart('sigma-chart', curve.json, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
   } catch (e) {
     setStatus(`Could not draw the σ panel: ${e.message || e}`, true);
   }
 }
 
-// DP-PCA's step as the accounting functions take it: sampling rate (every example) and σ_p,
-// or no step.
-const pcaArgs = (cfg) => (cfg.pca ? [1.0, cfg.pca_sigma] : [0, 0]);
-
-// Asks the accounting worker for the σ-needed curves when (target ε, δ, q, epochs, DP-PCA)
-// changed. Until the answer comes the panel says it is computing; answers to older requests
-// are dropped, so a curve is never drawn under another target's caption.
-function requestSigmaCurve(cfg) {
-  const target = Number($('budget-eps').value);
-  const q = cfg.lot_size / nTrain;
-  const stepsPerEpoch = Math.max(1, Math.round(nTrain / cfg.lot_size));
-  const maxEpochs = Math.max(SIGMA_PANEL_EPOCHS, cfg.epochs);
-  const args = [target, cfg.delta, q, stepsPerEpoch, maxEpochs, ...pcaArgs(cfg)];
-  const key = JSON.stringify(args);
-  if (key === sigmaCurveKey) return;
-  sigmaCurveKey = key;
-  sigmaCurve = null;
-  if (!(target > 0 && target <= 100)) {
-    cancel('sigma-curve');
-    sigmaPanelMessage = 'Set a target ε in (0, 100] under Privacy budget';
-    setStatus(`Target ε must be a number in (0, 100]; got '${$('budget-eps').value}'.`, true);
-    drawSigmaChart();
-    return;
-  }
-  sigmaPanelMessage = 'Computing the σ each accountant needs…';
-  ask('sigma-curve', args, (m) => {
-    if (m.error) {
-      sigmaPanelMessage = 'No σ panel for these settings (see the status line)';
-      setStatus(`Cannot compute the σ panel: ${m.error}`, true);
-    } else {
-      sigmaCurve = { json: m.result, target, delta: cfg.delta };
-    }
-    drawSigmaChart();
-  });
-}
-
-// Asks the accounting worker for the PLD accountant's curve when (q, σ, T, δ) changed; with
-// DP-PCA on there is none (the worker's curve has no PCA step), so the chart shows four.
-function requestPldCurve(cfg, q, stepsPerEpoch) {
-  const key = [q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta].join('|');
-  if (cfg.pca || key === pldKey) {
-    if (cfg.pca) pldKey = '';
-    return;
-  }
-  pldKey = key;
-  pldCurve = null;
-  ask('pld-curve', [q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, 1e-3], (m) => {
-    if (m.error) {
-      setStatus(`Cannot compute the PLD curve: ${m.error}`, true);
-      return;
-    }
-    pldCurve = JSON.parse(m.result);
-    drawCharts();
-  });
-}
-
-// The preview with the PLD curve merged in when it is there for the current settings.
-function previewWithPld() {
-  if (!pldCurve || !pldKey) return preview;
-  const points = JSON.parse(preview);
-  if (points.length !== pldCurve.length) return preview;
-  points.forEach((p, i) => { p.pld = pldCurve[i]; });
-  return JSON.stringify(points);
-}
+const statusError = (message) => setStatus(message, true);
+const requestSigmaCurve = (cfg) => sigmaPanel.request(cfg, Number($('budget-eps').value), nTrain, drawSigmaChart, statusError);
 
 function updatePreview(cfg) {
   if (!wasmReady) return;
   const q = cfg.lot_size / nTrain;
   const stepsPerEpoch = Math.max(1, Math.round(nTrain / cfg.lot_size));
   try {
-    const pcaQ = cfg.pca ? 1.0 : 0; // DP-PCA samples every training example (pca_sample = 1)
-    preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, pcaQ, cfg.pca_sigma);
+    preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, ...pcaArgs(cfg));
     requestSigmaCurve(cfg);
-    requestPldCurve(cfg, q, stepsPerEpoch);
+    pldPreview.request(cfg, q, stepsPerEpoch, drawCharts, statusError);
   } catch (e) {
     preview = '[]';
     setStatus(`Cannot compute ε: ${e.message || e}`, true);
@@ -431,7 +254,7 @@ worker.onmessage = (ev) => {
   if (m.type === 'own-data') {
     if (m.ok) {
       $('own-option').hidden = false;
-      $('own-option').textContent = `Your data: ${ownName} (${m.n_train} train, ${m.n_test} test, ${m.n_features} features)`;
+      $('own-option').textContent = `Your data: ${ownDataName()} (${m.n_train} train, ${m.n_test} test, ${m.n_features} features)`;
       $('dataset').value = 'own';
       restart();
     } else {
@@ -518,7 +341,7 @@ $('calibrate').addEventListener('click', () => {
   const [acc, target] = args;
   const epochs = readConfig().epochs;
   setStatus(`Calibrating σ for ε = ${target} with the ${acc} accountant…`);
-  ask('calibrate', args, (m) => {
+  accounting.ask('calibrate', args, (m) => {
     if (JSON.stringify(calibrationArgs()) !== JSON.stringify(args)) {
       setStatus('The settings changed while σ was being calibrated: press Calibrate σ again.', true);
       return;
@@ -595,41 +418,7 @@ $('compare').addEventListener('click', () => {
 window.addEventListener('resize', drawCharts);
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
-const MAX_FILE_BYTES = 100 * 1024 * 1024;
-let ownName = '';
-$('data-file').addEventListener('change', async () => {
-  const files = [...$('data-file').files];
-  const select = $('label-column');
-  select.replaceChildren();
-  select.disabled = true;
-  $('load-data').disabled = files.length === 0;
-  if (files.length === 1 && !/\.(gz|idx|ubyte)$/i.test(files[0].name)) {
-    const head = (await files[0].slice(0, 65536).text()).split(/\r?\n/)[0] || '';
-    for (const name of head.split(',').map((c) => c.trim().replace(/^"|"$/g, ''))) {
-      const o = document.createElement('option');
-      o.value = name;
-      o.textContent = name;
-      select.appendChild(o);
-    }
-    select.value = select.options.length ? select.options[select.options.length - 1].value : '';
-    select.disabled = select.options.length === 0;
-  }
-});
-$('load-data').addEventListener('click', async () => {
-  const files = [...$('data-file').files];
-  if (files.length < 1 || files.length > 2) {
-    setStatus('Choose one CSV file, or two IDX files (images and labels).', true);
-    return;
-  }
-  const big = files.find((f) => f.size > MAX_FILE_BYTES);
-  if (big) {
-    setStatus(`${big.name} is ${(big.size / 1048576).toFixed(0)} MB; the limit is 100 MB. Nothing changed.`, true);
-    return;
-  }
-  ownName = files.map((f) => f.name).join(' + ');
-  const bytes = await Promise.all(files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
-  worker.postMessage({ type: 'own-data', files: bytes, label: $('label-column').value });
-});
+const ownDataName = setUpOwnData(worker, setStatus);
 
 // Offline after the first visit (see sw.js); the lab works without it too.
 if ('serviceWorker' in navigator) {

@@ -1,0 +1,69 @@
+// Drawing helpers of the page: canvas sizing, a message in place of a chart, and the queue
+// that draws the charts one per task so the main thread is never held for long.
+
+// Fits a canvas's pixels to its displayed size and returns the charts' scale: the device pixel
+// ratio, times the growth beyond the 640 px the charts are designed for, so text and lines
+// grow with the chart (a presenter layout on a projector gets large type, not just room).
+export function sizeCanvas(canvas) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.round(canvas.clientWidth * dpr) || 560;
+  const h = Math.round(w * 0.64);
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+  }
+  return dpr * Math.max(1, canvas.clientWidth / 640);
+}
+
+// A message on a chart's canvas in place of the chart (while computing, or why there is none).
+export function drawCanvasMessage(canvas, text) {
+  const scale = sizeCanvas(canvas);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = '#555';
+  ctx.font = `${Math.round(16 * scale)}px sans-serif`;
+  ctx.textAlign = 'center';
+  ctx.fillText(text, canvas.width / 2, canvas.height / 2);
+}
+
+// Draws `draws` (functions, one per chart) each in a task of its own (a few milliseconds each).
+// A redraw asked for while one is under way marks every chart again and carries on round robin
+// from where it was, so fast reports can neither stack work up nor starve the later charts.
+// `onIdle` runs whenever every chart is up to date.
+export class ChartQueue {
+  constructor(draws, onError, onIdle) {
+    this.draws = draws;
+    this.onError = onError;
+    this.onIdle = onIdle;
+    this.dirty = new Set();
+    this.next = 0;
+    this.busy = false;
+  }
+
+  drawAll() {
+    this.draws.forEach((_, i) => this.dirty.add(i));
+    if (!this.busy) {
+      this.busy = true;
+      setTimeout(() => this.drawNext(), 0);
+    }
+  }
+
+  drawNext() {
+    let i = this.next;
+    while (!this.dirty.has(i)) i = (i + 1) % this.draws.length;
+    this.dirty.delete(i);
+    this.next = (i + 1) % this.draws.length;
+    try {
+      this.draws[i]();
+    } catch (e) {
+      this.onError(e);
+    }
+    if (this.dirty.size) {
+      setTimeout(() => this.drawNext(), 0);
+    } else {
+      this.busy = false;
+      this.onIdle();
+    }
+  }
+}
