@@ -1,6 +1,6 @@
 // Accounting worker: the privacy computations too slow for the main thread's 50 ms budget —
 // calibrating σ (PLD takes seconds), the "σ needed versus T" panel (hundreds of ε
-// evaluations) and the PLD accountant's ε curve (about 90 ms for 400 epochs) — run here, on a wasm instance of their own, so they never wait behind training
+// evaluations) and the PLD accountant's ε curve (up to seconds; the page gives it a worker of its own) — run here, on a wasm instance of their own, so they never wait behind training
 // either. Requests coalesce: of several waiting requests of one type only the newest runs, and
 // the page drops answers older than its latest request.
 import init, { calibrate_sigma, pld_epsilon_curve, sigma_needed_curve } from './pkg/dpsgd_lab.js';

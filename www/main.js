@@ -38,11 +38,11 @@ let runQueue = [];    // { label, cfg } runs to train and pin one after another
 let pendingPin = null; // label of the queued run now training
 
 const worker = new Worker('./worker.js', { type: 'module' });
-// Slow privacy computations (σ calibration, the σ-needed panel, the PLD curve) run in a
-// second worker (see accounting.js).
+// Slow privacy computations run in workers of their own (see accounting.js): σ calibration
+// and the σ-needed panel in one, the PLD curve (up to seconds) in another.
 const accounting = new Accounting((message) => setStatus(message, true));
 const sigmaPanel = new SigmaPanel(accounting);
-const pldPreview = new PldPreview(accounting);
+const pldPreview = new PldPreview(new Accounting((message) => setStatus(message, true)));
 
 function setStatus(text, isError = false) {
   const s = $('status');

@@ -175,11 +175,16 @@ pub fn draw_noise_chart(
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;
-    // The sampled lots, faded, under the epoch means.
+    // The sampled lots, faded, under the epoch means: at most about MAX_DOTS per series (every
+    // k-th lot on long runs), since each dot is a canvas call and the draw must stay short.
+    const MAX_DOTS: usize = 600;
+    let total: usize = points.iter().map(|p| p.lot_signal_noise.len()).sum();
+    let every = total.div_ceil(MAX_DOTS).max(1);
     for (color, pick) in [(BLUE, 0usize), (VERMILLION, 1)] {
         let dots = points
             .iter()
             .flat_map(|p| p.lots())
+            .step_by(every)
             .filter_map(|(x, s, n)| {
                 let v = if pick == 0 { s } else { n };
                 (v > 0.0).then(|| Circle::new((x, v), px(1.5), color.mix(0.3).filled()))
