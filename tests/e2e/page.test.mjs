@@ -17,6 +17,34 @@ before(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   server = await serveWww();
   context = await launch();
+  // Pixel helpers for every page: ink(id) counts a canvas's non-white pixels (and hashes where
+  // they are, to tell redraws apart); near(id, rgb, tol) counts pixels within tol of a colour.
+  await context.addInitScript(() => {
+    const pixels = (id) => {
+      const c = document.getElementById(id);
+      return c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    };
+    window.ink = (id) => {
+      const d = pixels(id);
+      let inked = 0;
+      let hash = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) {
+          inked += 1;
+          hash = (hash * 31 + i) % 1000000007;
+        }
+      }
+      return { inked, hash };
+    };
+    window.near = (id, rgb, tol) => {
+      const d = pixels(id);
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        if ([0, 1, 2].every((k) => Math.abs(d[i + k] - rgb[k]) < tol[k])) n += 1;
+      }
+      return n;
+    };
+  });
   page = await context.newPage();
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -68,27 +96,13 @@ test('the page loads, trains, and fills the run log and the charts, PLD included
   assert.ok(!/NaN|undefined/.test(text), `run log shows ${text}`);
   // The charts drew something other than white: sample the canvases' pixels.
   for (const id of ['accuracy-chart', 'epsilon-chart']) {
-    const inked = await page.evaluate((cid) => {
-      const c = document.getElementById(cid);
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
-      return n;
-    }, id);
+    const { inked } = await page.evaluate((cid) => window.ink(cid), id);
     assert.ok(inked > 1000, `${id} has only ${inked} drawn pixels`);
   }
   // The PLD curve arrives from the accounting worker and joins the ε chart (orange).
-  await page.waitForFunction(() => {
-    const c = document.getElementById('epsilon-chart');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let label = 0; // the curve's name in full orange
-    let line = 0; // the thin preview line: orange faded to 45%
-    for (let i = 0; i < d.length; i += 4) {
-      if (Math.abs(d[i] - 230) < 25 && Math.abs(d[i + 1] - 159) < 25 && d[i + 2] < 60) label++;
-      if (Math.abs(d[i] - 244) < 6 && Math.abs(d[i + 1] - 212) < 6 && Math.abs(d[i + 2] - 140) < 8) line++;
-    }
-    return label > 40 && line > 60;
-  }, null, { timeout: 30_000 });
+  // Its name in full orange (230, 159, 0), its thin line orange faded to 45% (244, 212, 140).
+  await page.waitForFunction(() => window.near('epsilon-chart', [230, 159, 30], [25, 25, 30]) > 40
+    && window.near('epsilon-chart', [244, 212, 140], [6, 6, 8]) > 60, null, { timeout: 30_000 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-default.png'), fullPage: true });
   await page.locator('#noise-chart').screenshot({ path: path.join(ARTIFACTS, 'noise-signal.png') });
   await page.check('#log-log');
@@ -197,14 +211,8 @@ test('pinning keeps a run on the charts; a link reproduces settings, pins and fi
   const firstRow = await cellsOf(0);
   await page.click('#pin');
   assert.equal(await page.locator('#pin-list li').count(), 1);
-  const pinPixels = () => page.evaluate(() => {
-    const c = document.getElementById('accuracy-chart');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    // The pin colour (86, 180, 233) at 60% over white is about (154, 210, 242).
-    for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - 154) < 16 && Math.abs(d[i + 1] - 210) < 16 && d[i + 2] > 228) n++;
-    return n;
-  });
+  // The pin colour (86, 180, 233) at 60% over white is about (154, 210, 242).
+  const pinPixels = () => page.evaluate(() => window.near('accuracy-chart', [154, 210, 242], [16, 16, 14]));
   g = await generationOf(page);
   await setRange('#sigma', '8'); // the next run trains while the pin stays
   await waitForRun(g, 1);
@@ -365,41 +373,14 @@ test('teacher mode from the URL: hidden and locked controls, presenter layout, a
 });
 
 test('the σ-needed panel draws every accountant and follows the target ε, off the main thread', async () => {
-  const fingerprint = () => page.evaluate(() => {
-    const c = document.getElementById('sigma-chart');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let inked = 0;
-    let hash = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) {
-        inked += 1;
-        hash = (hash * 31 + i) % 1000000007;
-      }
-    }
-    return { inked, hash };
-  });
-  await page.waitForFunction(() => {
-    const c = document.getElementById('sigma-chart');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] < 200) n++;
-    return n > 2000;
-  }, null, { timeout: 30_000 });
+  const fingerprint = () => page.evaluate(() => window.ink('sigma-chart'));
+  await page.waitForFunction(() => window.ink('sigma-chart').inked > 2000, null, { timeout: 30_000 });
   const before = await fingerprint();
   await page.locator('#sigma-chart').screenshot({ path: path.join(ARTIFACTS, 'sigma-needed.png') });
   // A new target: the panel says it is computing, then draws the new curves.
   const redrawn = (h) => page.waitForFunction((old) => {
-    const c = document.getElementById('sigma-chart');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let hash = 0;
-    let inked = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) {
-        inked += 1;
-        hash = (hash * 31 + i) % 1000000007;
-      }
-    }
-    return hash !== old && inked > 2000;
+    const now = window.ink('sigma-chart');
+    return now.hash !== old && now.inked > 2000;
   }, h, { timeout: 30_000 });
   await page.fill('#budget-eps', '0.5');
   await page.locator('#budget-eps').dispatchEvent('change');
@@ -408,13 +389,7 @@ test('the σ-needed panel draws every accountant and follows the target ε, off 
   // No target: the old curves give way to a message, never stay under a wrong caption.
   await page.fill('#budget-eps', '');
   await page.locator('#budget-eps').dispatchEvent('change');
-  await page.waitForFunction(() => {
-    const c = document.getElementById('sigma-chart');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let inked = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) inked += 1;
-    return inked < 1500;
-  }, null, { timeout: 10_000 });
+  await page.waitForFunction(() => window.ink('sigma-chart').inked < 1500, null, { timeout: 10_000 });
   assert.match(await page.locator('#status').textContent(), /Target ε must be a number/);
   const empty = await fingerprint();
   await page.fill('#budget-eps', '2');
