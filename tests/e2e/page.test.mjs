@@ -400,7 +400,7 @@ test('the σ-needed panel draws every accountant and follows the target ε, off 
 
 // Each main-thread task of the page is a few to 15 ms here (one chart, one report); with
 // training and two accounting workers busy on a 2-core machine the OS can stretch one past
-// 50 ms now and then (seen: 52 ms once in six runs). So: none over 100 ms, and at most two
+// 50 ms now and then (seen: 52 ms once in eleven runs). So: none over 100 ms, and at most two
 // over 50 ms in the whole suite, every one of them printed.
 test('once loaded, the main thread never blocks: no task over 100 ms, at most two over 50 ms (every test above)', async (t) => {
   t.diagnostic(`long animation frames: ${JSON.stringify(longTasks.filter((x) => x.loaf))}`);
