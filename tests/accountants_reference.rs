@@ -17,32 +17,7 @@ fn every_reference_row_matches() {
     let (header, rows) = common::read_csv(ACCOUNTANTS);
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     assert!(rows.len() >= 20, "reference table has {} rows", rows.len());
-    let cases = [
-        (
-            "naive_paper",
-            Accountant::Naive(Amplification::Paper),
-            0.005,
-        ),
-        (
-            "naive_rigorous",
-            Accountant::Naive(Amplification::Rigorous),
-            0.005,
-        ),
-        (
-            "strong_paper",
-            Accountant::Strong(Amplification::Paper),
-            0.005,
-        ),
-        (
-            "strong_rigorous",
-            Accountant::Strong(Amplification::Rigorous),
-            0.005,
-        ),
-        ("moments", Accountant::Moments, 0.001),
-        ("rdp", Accountant::Rdp, 0.005),
-        // PLD with h = 1e-4, connect-the-dots: its discretisation error is far below 2%.
-        ("pld", Accountant::Pld, 0.02),
-    ];
+    let cases = common::reference::COLUMNS;
     let mut failures = Vec::new();
     for row in &rows {
         let f = |name: &str| row[col(name)].parse::<f64>().unwrap();

@@ -1,6 +1,8 @@
 //! Helpers shared by the native integration tests.
 #![allow(dead_code)]
 
+pub mod reference;
+
 use dpsgd_lab::data::{decode_packed, Dataset};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
