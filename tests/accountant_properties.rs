@@ -93,16 +93,21 @@ fn sigma_needed_grows_as_each_composition_predicts() {
     use dpsgd_lab::privacy::accountant::calibrate::sigma_needed;
     let (q, target, delta) = (0.01, 2.0, 1e-5);
     let steps = [1_000u64, 4_000, 16_000, 64_000];
-    let curve = |acc| sigma_needed(acc, target, delta, &[], q, &steps, 1e-4).unwrap();
-    let naive = curve(Accountant::Naive(Amplification::Paper));
-    let strong = curve(Accountant::Strong(Amplification::Paper));
+    let plain = |sigma: f64, t: u64| vec![SampledGaussian { q, sigma, steps: t }];
+    let curve = |acc| sigma_needed(acc, target, delta, &plain, &steps, 1e-4).unwrap();
+    let naive = curve(Accountant::Naive(Amplification::Rigorous));
+    let strong = curve(Accountant::Strong(Amplification::Rigorous));
     let moments = curve(Accountant::Moments);
     let rdp = curve(Accountant::Rdp);
     let exponent =
         |c: &[Option<f64>], i: usize| (c[i + 1].unwrap() / c[i].unwrap()).ln() / 4f64.ln();
     for (name, acc, c) in [
-        ("naive", Accountant::Naive(Amplification::Paper), &naive),
-        ("strong", Accountant::Strong(Amplification::Paper), &strong),
+        ("naive", Accountant::Naive(Amplification::Rigorous), &naive),
+        (
+            "strong",
+            Accountant::Strong(Amplification::Rigorous),
+            &strong,
+        ),
         ("moments", Accountant::Moments, &moments),
         ("rdp", Accountant::Rdp, &rdp),
     ] {
@@ -151,13 +156,14 @@ fn sigma_needed_grows_as_each_composition_predicts() {
         );
     }
     // Bad input is an error, not a curve of Nones.
-    assert!(sigma_needed(Accountant::Moments, 0.0, delta, &[], q, &steps, 1e-3).is_err());
-    assert!(sigma_needed(Accountant::Moments, 2.0, 1.5, &[], q, &steps, 1e-3).is_err());
-    assert!(sigma_needed(Accountant::Moments, 2.0, delta, &[], q, &[20_000_000], 1e-3).is_err());
+    assert!(sigma_needed(Accountant::Moments, 0.0, delta, &plain, &steps, 1e-3).is_err());
+    assert!(sigma_needed(Accountant::Moments, 2.0, 1.5, &plain, &steps, 1e-3).is_err());
+    assert!(sigma_needed(Accountant::Moments, 2.0, delta, &plain, &[20_000_000], 1e-3).is_err());
     // A DP-PCA step first (paper Section 4): every σ meets the target for the composition,
     // is larger than without it, and a target the PCA step alone exceeds is out of reach.
     let pca = [SampledGaussian::new(1.0, 7.0, 1).unwrap()];
-    let with_pca = sigma_needed(Accountant::Rdp, target, delta, &pca, q, &steps, 1e-4).unwrap();
+    let after_pca = |sigma: f64, t: u64| vec![pca[0], SampledGaussian { q, sigma, steps: t }];
+    let with_pca = sigma_needed(Accountant::Rdp, target, delta, &after_pca, &steps, 1e-4).unwrap();
     for (i, (&t, s)) in steps.iter().zip(&with_pca).enumerate() {
         let s = s.unwrap();
         let parts = [pca[0], SampledGaussian::new(q, s, t).unwrap()];
@@ -170,7 +176,14 @@ fn sigma_needed_grows_as_each_composition_predicts() {
         );
     }
     let pca_eps = Accountant::Rdp.epsilon(&pca[0], delta).unwrap();
-    let unreachable =
-        sigma_needed(Accountant::Rdp, pca_eps * 0.9, delta, &pca, q, &steps, 1e-3).unwrap();
+    let unreachable = sigma_needed(
+        Accountant::Rdp,
+        pca_eps * 0.9,
+        delta,
+        &after_pca,
+        &steps,
+        1e-3,
+    )
+    .unwrap();
     assert!(unreachable.iter().all(Option::is_none), "{unreachable:?}");
 }

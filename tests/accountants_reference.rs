@@ -26,8 +26,8 @@ fn every_reference_row_matches() {
             mech.steps,
             SampledGaussian::steps_for_epochs(mech.q, f("epochs"))
         );
-        for (name, acc, tol) in cases {
-            let ours = acc.epsilon(&mech, f("delta")).unwrap();
+        for (name, ours, tol) in cases {
+            let ours = ours.epsilon(&mech, f("delta"));
             let want = f(name);
             if rel_err(ours, want).is_nan() || rel_err(ours, want) > tol {
                 failures.push(format!(
@@ -35,6 +35,18 @@ fn every_reference_row_matches() {
                     mech.q, mech.sigma, mech.steps
                 ));
             }
+        }
+        // Our RDP minimises over more orders than the table's: never looser, never below PLD.
+        let rdp = Accountant::Rdp.epsilon(&mech, f("delta")).unwrap();
+        if !(rdp <= f("rdp") * (1.0 + 0.005) && rdp >= f("pld") * (1.0 - 0.02)) {
+            failures.push(format!(
+                "rdp (all orders) q={} σ={} T={}: {rdp} vs table {} and PLD {}",
+                mech.q,
+                mech.sigma,
+                mech.steps,
+                f("rdp"),
+                f("pld")
+            ));
         }
     }
     assert!(
@@ -106,8 +118,10 @@ fn calibration_matches_reference_sigmas() {
 fn edge_cases_give_numbers_not_panics() {
     let all = [
         Accountant::Naive(Amplification::Paper),
+        Accountant::Naive(Amplification::Classical),
         Accountant::Naive(Amplification::Rigorous),
         Accountant::Strong(Amplification::Paper),
+        Accountant::Strong(Amplification::Classical),
         Accountant::Strong(Amplification::Rigorous),
         Accountant::Moments,
         Accountant::Rdp,
@@ -142,42 +156,20 @@ fn edge_cases_give_numbers_not_panics() {
 }
 
 #[test]
-fn budget_epochs_and_the_dptrain_question() {
-    use dpsgd_lab::privacy::accountant::calibrate::{max_epochs_within, PrivacyBudget};
+fn budget_steps_and_the_dptrain_question() {
+    use dpsgd_lab::privacy::accountant::calibrate::max_steps_within;
     let (q, sigma, delta) = (0.01, 4.0, 1e-5);
-    let eps_at = |epochs: u64| {
-        let m = SampledGaussian::new(
-            q,
-            sigma,
-            SampledGaussian::steps_for_epochs(q, epochs as f64),
-        )
-        .unwrap();
-        Accountant::Moments.epsilon(&m, delta).unwrap()
+    let eps_at = |steps: u64| {
+        Accountant::Moments.epsilon(&SampledGaussian::new(q, sigma, steps).unwrap(), delta)
     };
-    // The paper's setting: ε = 1.26 at E = 100, so a budget of 1.26 allows 100 epochs, not 101.
-    let e = max_epochs_within(Accountant::Moments, 1.26, delta, q, sigma, 1000).unwrap();
-    assert!(eps_at(e) <= 1.26 && eps_at(e + 1) > 1.26, "{e} epochs");
-    assert_eq!(e, 100);
-    assert_eq!(
-        max_epochs_within(Accountant::Moments, 0.01, delta, q, sigma, 1000).unwrap(),
-        0
-    );
-    assert_eq!(
-        max_epochs_within(Accountant::Moments, 1e6, delta, q, sigma, 50).unwrap(),
-        50
-    );
-    // DPTrain asks before every step: allowed up to the budget's last step, refused after.
-    let budget = PrivacyBudget {
-        accountant: Accountant::Moments,
-        epsilon: eps_at(10),
-        delta,
-    };
+    // The paper's setting: ε = 1.26 at E = 100 (10,000 steps), so a budget of 1.26 allows
+    // those steps and a few more, not 10,100.
+    let t = max_steps_within(&eps_at, 1.26, 100_000).unwrap();
     assert!(
-        budget.allows_step(q, sigma, 999).unwrap(),
-        "step 1000 = epoch 10 is within"
+        eps_at(t).unwrap() <= 1.26 && eps_at(t + 1).unwrap() > 1.26,
+        "{t} steps"
     );
-    assert!(
-        !budget.allows_step(q, sigma, 1000).unwrap(),
-        "step 1001 is over"
-    );
+    assert!((10_000..10_100).contains(&t), "{t} steps");
+    assert_eq!(max_steps_within(&eps_at, 1e-9, 1000).unwrap(), 0);
+    assert_eq!(max_steps_within(&eps_at, 1e6, 5000).unwrap(), 5000);
 }

@@ -6,18 +6,23 @@
 //!
 //! | accountant | what it computes |
 //! |---|---|
-//! | [`naive`] | basic composition of (ε0, δ0)-DP steps, paper or rigorous amplification |
-//! | [`strong`] | advanced composition (Dwork–Rothblum–Vadhan), same two amplifications |
+//! | [`naive`] | basic composition of (ε0, δ0)-DP steps, exact (rigorous) or paper conventions |
+//! | [`strong`] | advanced composition (Dwork–Rothblum–Vadhan), same conventions |
 //! | [`moments`] | the paper's moments accountant (Section 3.2, Eq. (3)-(4), Theorem 2) |
 //! | [`rdp`] | Rényi DP over fractional and integer orders (Mironov et al.), improved conversion |
 //! | [`pld`] | privacy loss distribution composed by FFT: the tightest, and the slowest |
+//!
+//! Every accountant is used the same way, as dp_accounting's `PrivacyAccountant`: start one
+//! ([`Accountant::start`]), [`PrivacyAccountant::compose`] the releases of a run (see
+//! `privacy::mechanism`) in any order and amount, and read ε(δ) — or δ(ε) where the
+//! accountant has it — at any point. [`compose`] builds ε and ε-curves on that.
 
 pub mod calibrate;
 pub mod compose;
 pub mod moments;
 pub mod naive;
 pub mod pld;
-pub mod pld_curve;
+pub mod pld_accountant;
 pub mod rdp;
 pub mod strong;
 
@@ -91,6 +96,11 @@ impl SampledGaussian {
     }
 }
 
+/// Checks a part's q, σ and steps as [`SampledGaussian::new`] does.
+pub(crate) fn mechanism_check(p: &SampledGaussian) -> Result<(), AccountError> {
+    SampledGaussian::new(p.q, p.sigma, p.steps).map(|_| ())
+}
+
 /// Checks δ ∈ (0, 1).
 pub fn check_delta(delta: f64) -> Result<(), AccountError> {
     if delta > 0.0 && delta < 1.0 {
@@ -102,32 +112,105 @@ pub fn check_delta(delta: f64) -> Result<(), AccountError> {
     }
 }
 
-/// How one sampled step's (ε0, δ0) is amplified by sampling with rate q.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How naive and strong composition bound one sampled step: the (unsampled) Gaussian step's
+/// ε0 at δ0, and its amplification by sampling with rate q.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Amplification {
-    /// ε' = q·ε0: the paper's "(O(qε), qδ)" read literally. Optimistic: not a valid bound.
+    /// ε0 of Dwork & Roth's Theorem A.1 amplified as ε' = q·ε0: the paper's "(O(qε), qδ)"
+    /// read literally, which reproduces its Fig. 2. Optimistic: not a valid bound.
     Paper,
-    /// ε' = ln(1 + q(e^ε0 − 1)): the valid amplification-by-subsampling bound.
+    /// ε0 of Theorem A.1 with the valid amplification ε' = ln(1 + q(e^ε0 − 1)): the textbook
+    /// composition (and the reference table's `*_rigorous` columns). A bound only while
+    /// ε0 < 1, i.e. not for small σ.
+    Classical,
+    /// The exact ε0 of the analytic Gaussian mechanism (Balle & Wang 2018) with the valid
+    /// amplification: an upper bound for every σ. The default wherever ε decides something.
+    #[default]
     Rigorous,
 }
 
 impl Amplification {
-    /// ε' of one sampled step.
+    /// ε' of one sampled step amplified from the unsampled step's ε0.
     pub fn amplify(self, q: f64, eps0: f64) -> f64 {
         match self {
             Amplification::Paper => q * eps0,
-            Amplification::Rigorous if eps0 > 700.0 => eps0 + q.ln(), // e^ε0 overflows
-            Amplification::Rigorous => (q * eps0.exp_m1()).ln_1p(),
+            _ if eps0 > 700.0 => eps0 + q.ln(), // e^ε0 overflows
+            _ => (q * eps0.exp_m1()).ln_1p(),
         }
+    }
+
+    /// ε' of one step of the Gaussian mechanism with noise multiplier σ, sampled with rate q,
+    /// whose unsampled step spends δ0.
+    pub fn step_epsilon(self, q: f64, sigma: f64, delta0: f64) -> f64 {
+        let eps0 = match self {
+            Amplification::Paper | Amplification::Classical => naive::gaussian_eps0(sigma, delta0),
+            Amplification::Rigorous => naive::analytic_gaussian_eps0(sigma, delta0),
+        };
+        self.amplify(q, eps0)
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Amplification::Paper => "paper",
+            Amplification::Classical => "classical",
             Amplification::Rigorous => "rigorous",
         }
     }
+
+    /// Parses "paper", "classical" or "rigorous".
+    pub fn parse(name: &str) -> Result<Amplification, AccountError> {
+        match name {
+            "paper" => Ok(Amplification::Paper),
+            "classical" => Ok(Amplification::Classical),
+            "rigorous" => Ok(Amplification::Rigorous),
+            other => Err(AccountError(format!(
+                "amplification '{other}' is not one of paper, classical, rigorous"
+            ))),
+        }
+    }
+
+    /// Whether naive and strong composition under this convention are an upper bound on ε
+    /// for every σ.
+    pub fn is_valid_bound(self) -> bool {
+        self == Amplification::Rigorous
+    }
+}
+
+/// A running composition of releases: compose mechanisms one after another, read ε or δ.
+pub trait PrivacyAccountant {
+    /// Adds `part` (a sampled Gaussian, `part.steps` times) to the composition. A part
+    /// without noise makes ε infinite; one that samples nothing changes nothing.
+    fn compose(&mut self, part: &SampledGaussian);
+    /// The smallest ε the composition so far is (ε, δ)-DP for, by this accountant.
+    fn epsilon(&mut self, delta: f64) -> f64;
+    /// The δ at `eps` by this accountant, where it has a δ(ε) (moments, RDP, PLD).
+    fn delta(&mut self, eps: f64) -> Option<f64>;
+}
+
+/// Whether a running composition must account `part`: not when it spends nothing (no step, or
+/// nothing sampled); and a part without noise marks the composition `open` (ε = ∞) instead.
+pub(crate) fn needs_accounting(part: &SampledGaussian, open: &mut bool) -> bool {
+    match part.trivial_epsilon() {
+        None => true,
+        Some(e) => {
+            *open |= e.is_infinite();
+            false
+        }
+    }
+}
+
+/// `parts` with those that spend nothing left out and identical mechanisms (same q and σ)
+/// merged into one with their steps added, in order of first appearance.
+pub fn merge_parts(parts: &[SampledGaussian]) -> Vec<SampledGaussian> {
+    let mut merged: Vec<SampledGaussian> = Vec::new();
+    for p in parts.iter().filter(|p| p.trivial_epsilon() != Some(0.0)) {
+        match merged.iter_mut().find(|m| (m.q, m.sigma) == (p.q, p.sigma)) {
+            Some(m) => m.steps = m.steps.saturating_add(p.steps),
+            None => merged.push(*p),
+        }
+    }
+    merged
 }
 
 /// The accountants the lab offers.
@@ -140,8 +223,12 @@ pub enum Accountant {
     Pld,
 }
 
+/// The accountants of a report, in the order the page and the CLI show them.
+pub const REPORTED: [&str; 5] = ["naive", "strong", "moments", "rdp", "pld"];
+
 impl Accountant {
-    /// Parses "naive", "strong", "moments" or "rdp" with the given amplification.
+    /// Parses "naive", "strong", "moments", "rdp" or "pld"; naive and strong with the given
+    /// amplification.
     pub fn parse(name: &str, amp: Amplification) -> Result<Accountant, AccountError> {
         match name {
             "naive" => Ok(Accountant::Naive(amp)),
@@ -165,66 +252,67 @@ impl Accountant {
         }
     }
 
+    /// An empty composition under this accountant. `capacity` is the most of each mechanism
+    /// that will be composed (the PLD accountant plans its grid for it; the others ignore it).
+    pub fn start(self, capacity: &[SampledGaussian]) -> Box<dyn PrivacyAccountant> {
+        match self {
+            Accountant::Naive(a) => Box::new(compose::BasicComposition::naive(a)),
+            Accountant::Strong(a) => Box::new(compose::BasicComposition::strong(a)),
+            Accountant::Moments => Box::new(moments::MomentsAccountant::default()),
+            Accountant::Rdp => Box::new(rdp::RdpAccountant::default()),
+            Accountant::Pld => Box::new(pld_accountant::PldAccountant::new(capacity)),
+        }
+    }
+
     /// ε of `mech` at `delta` under this accountant (∞ when σ = 0).
     pub fn epsilon(self, mech: &SampledGaussian, delta: f64) -> Result<f64, AccountError> {
-        check_delta(delta)?;
-        Ok(match self {
-            Accountant::Naive(a) => naive::epsilon(mech, delta, a),
-            Accountant::Strong(a) => strong::epsilon(mech, delta, a),
-            Accountant::Moments => moments::epsilon(mech, delta),
-            Accountant::Rdp => rdp::epsilon(mech, delta),
-            Accountant::Pld => pld::epsilon(mech, delta),
-        })
+        compose::epsilon(self, std::slice::from_ref(mech), delta)
     }
 }
 
-/// ε of every accountant for one mechanism, in the shape the CLI and the page report.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// ε of every accountant for one composition, in the shape the CLI and the page report. PLD is
+/// `None` where it was not computed (it costs milliseconds to seconds).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EpsilonReport {
     pub naive: f64,
     pub strong: f64,
     pub moments: f64,
     pub rdp: f64,
+    pub pld: Option<f64>,
 }
 
 impl EpsilonReport {
-    /// ε of every accountant after each of `steps` (one report per entry). The per-step RDP
-    /// and log moments do not depend on T, so they are computed once for the whole curve.
-    pub fn curve(
-        q: f64,
-        sigma: f64,
-        steps: &[u64],
-        delta: f64,
-        amp: Amplification,
-    ) -> Result<Vec<Self>, AccountError> {
-        compose::curve(&[], q, sigma, steps, delta, amp)
+    /// The value of accountant `name` (one of [`REPORTED`]).
+    pub fn get(&self, name: &str) -> Option<f64> {
+        match name {
+            "naive" => Some(self.naive),
+            "strong" => Some(self.strong),
+            "moments" => Some(self.moments),
+            "rdp" => Some(self.rdp),
+            "pld" => self.pld,
+            _ => None,
+        }
     }
 
-    /// ε of every accountant for `parts` run in sequence (see [`compose`]).
-    pub fn compute_parts(
+    /// ε of every accountant for `parts` composed (naive and strong with `amp`), PLD included
+    /// when `with_pld`.
+    pub fn compute(
         parts: &[SampledGaussian],
         delta: f64,
         amp: Amplification,
+        with_pld: bool,
     ) -> Result<Self, AccountError> {
+        let eps = |acc| compose::epsilon(acc, parts, delta);
         Ok(EpsilonReport {
-            naive: compose::epsilon(Accountant::Naive(amp), parts, delta)?,
-            strong: compose::epsilon(Accountant::Strong(amp), parts, delta)?,
-            moments: compose::epsilon(Accountant::Moments, parts, delta)?,
-            rdp: compose::epsilon(Accountant::Rdp, parts, delta)?,
-        })
-    }
-
-    pub fn compute(
-        mech: &SampledGaussian,
-        delta: f64,
-        amp: Amplification,
-    ) -> Result<Self, AccountError> {
-        check_delta(delta)?;
-        Ok(EpsilonReport {
-            naive: naive::epsilon(mech, delta, amp),
-            strong: strong::epsilon(mech, delta, amp),
-            moments: moments::epsilon(mech, delta),
-            rdp: rdp::epsilon(mech, delta),
+            naive: eps(Accountant::Naive(amp))?,
+            strong: eps(Accountant::Strong(amp))?,
+            moments: eps(Accountant::Moments)?,
+            rdp: eps(Accountant::Rdp)?,
+            pld: if with_pld {
+                Some(eps(Accountant::Pld)?)
+            } else {
+                None
+            },
         })
     }
 }

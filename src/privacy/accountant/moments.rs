@@ -14,7 +14,7 @@
 //! prints 2.55 there, about 1% below what its own method gives.
 
 use super::special::log_add;
-use super::SampledGaussian;
+use super::{needs_accounting, PrivacyAccountant, SampledGaussian};
 
 /// The moment orders λ the paper uses.
 pub const LAMBDAS: std::ops::RangeInclusive<u32> = 1..=32;
@@ -54,7 +54,16 @@ pub fn log_moment(q: f64, sigma: f64, lambda: u32) -> f64 {
         .map(|&(c, e)| c + e)
         .fold(f64::NEG_INFINITY, f64::max);
     if max_log < 600.0 && q < 1.0 {
-        let excess: f64 = terms.iter().map(|&(c, e)| c.exp() * e.exp_m1()).sum();
+        // c.exp()·e.exp_m1() would be 0·∞ = NaN for a large order's far terms (e past 709
+        // while c is far below −709); there e^e − 1 = e^e to double precision.
+        let term = |c: f64, e: f64| {
+            if e > 36.0 {
+                (c + e).exp()
+            } else {
+                c.exp() * e.exp_m1()
+            }
+        };
+        let excess: f64 = terms.iter().map(|&(c, e)| term(c, e)).sum();
         excess.ln_1p()
     } else {
         terms
@@ -116,51 +125,82 @@ pub fn log_moment_numerical(q: f64, sigma: f64, lambda: u32) -> f64 {
 
 /// ε at δ for `mech.steps` steps: min over λ of (T·α(λ) + ln(1/δ)) / λ.
 pub fn epsilon(mech: &SampledGaussian, delta: f64) -> f64 {
-    if let Some(e) = mech.trivial_epsilon() {
-        return e;
-    }
-    let alphas: Vec<f64> = LAMBDAS.map(|l| log_moment(mech.q, mech.sigma, l)).collect();
-    epsilon_from_moments(&alphas, mech.steps, delta)
-}
-
-fn epsilon_from_moments(alphas: &[f64], steps: u64, delta: f64) -> f64 {
-    let t = steps as f64;
-    LAMBDAS
-        .zip(alphas)
-        .map(|(l, a)| (t * a + (1.0 / delta).ln()) / l as f64)
-        .fold(f64::INFINITY, f64::min)
-}
-
-/// [`epsilon`] for mechanisms that share q and σ (the first one's), α(λ) computed once.
-/// `None` when `mechs` is empty.
-pub fn epsilon_curve(mechs: &[SampledGaussian], delta: f64) -> Option<Vec<f64>> {
-    let first = mechs.first()?;
-    let alphas: Vec<f64> = LAMBDAS
-        .map(|l| log_moment(first.q, first.sigma, l))
-        .collect();
-    Some(
-        mechs
-            .iter()
-            .map(|m| {
-                m.trivial_epsilon()
-                    .unwrap_or_else(|| epsilon_from_moments(&alphas, m.steps, delta))
-            })
-            .collect(),
-    )
+    let mut acc = MomentsAccountant::default();
+    acc.compose(mech);
+    acc.epsilon(delta)
 }
 
 /// δ at ε for `mech.steps` steps (Theorem 2's tail bound): min over λ of exp(T·α(λ) − λε),
 /// at most 1.
 pub fn delta(mech: &SampledGaussian, eps: f64) -> f64 {
-    match mech.trivial_epsilon() {
-        Some(0.0) => return 0.0,
-        Some(_) => return 1.0,
-        None => {}
+    let mut acc = MomentsAccountant::default();
+    acc.compose(mech);
+    acc.delta(eps).expect("the moments accountant has δ(ε)")
+}
+
+/// The moments accountant as a running composition: the log moments α(λ) of every composed
+/// step add up (Theorem 2, composability), per λ = 1..32.
+#[derive(Default)]
+pub struct MomentsAccountant {
+    /// Σ over composed parts of steps·α(λ), for λ = 1..32 (empty before anything noisy).
+    totals: Vec<f64>,
+    open: bool,
+    /// α(λ) per (q, σ) already computed.
+    cache: Vec<((f64, f64), Vec<f64>)>,
+}
+
+impl PrivacyAccountant for MomentsAccountant {
+    fn compose(&mut self, part: &SampledGaussian) {
+        if !needs_accounting(part, &mut self.open) {
+            return;
+        }
+        let key = (part.q, part.sigma);
+        if !self.cache.iter().any(|(k, _)| *k == key) {
+            let alphas = LAMBDAS.map(|l| log_moment(part.q, part.sigma, l)).collect();
+            self.cache.push((key, alphas));
+        }
+        let alphas = &self
+            .cache
+            .iter()
+            .find(|(k, _)| *k == key)
+            .expect("cached")
+            .1;
+        if self.totals.is_empty() {
+            self.totals = vec![0.0; alphas.len()];
+        }
+        let t = part.steps as f64;
+        for (total, a) in self.totals.iter_mut().zip(alphas) {
+            *total += t * a;
+        }
     }
-    let t = mech.steps as f64;
-    LAMBDAS
-        .map(|l| (t * log_moment(mech.q, mech.sigma, l) - l as f64 * eps).exp())
-        .fold(1.0, f64::min)
+
+    fn epsilon(&mut self, delta: f64) -> f64 {
+        if self.open {
+            return f64::INFINITY;
+        }
+        if self.totals.is_empty() {
+            return 0.0;
+        }
+        LAMBDAS
+            .zip(&self.totals)
+            .map(|(l, a)| (a + (1.0 / delta).ln()) / l as f64)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    fn delta(&mut self, eps: f64) -> Option<f64> {
+        if self.open {
+            return Some(1.0);
+        }
+        if self.totals.is_empty() {
+            return Some(0.0);
+        }
+        Some(
+            LAMBDAS
+                .zip(&self.totals)
+                .map(|(l, a)| (a - l as f64 * eps).exp())
+                .fold(1.0, f64::min),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +219,20 @@ mod tests {
                         "q {q} σ {sigma} λ {lambda}: closed {a:e} vs numerical {b:e}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn large_orders_stay_finite_and_grow() {
+        // Orders in the thousands for a small q and a large σ (the RDP accountant's orders up
+        // to 8,192): every log moment finite, positive and increasing in λ.
+        for &(q, sigma) in &[(0.001, 8.0), (1e-4, 16.0), (0.01, 2.0)] {
+            let mut last = 0.0;
+            for lambda in [255, 303, 511, 1023, 4095, 8191] {
+                let a = log_moment(q, sigma, lambda);
+                assert!(a.is_finite() && a > last, "q {q} σ {sigma} λ {lambda}: {a}");
+                last = a;
             }
         }
     }

@@ -9,27 +9,30 @@
 //!
 //! Both directions of add/remove-one neighbours are accounted, and the larger ε is reported:
 //! remove: P = (1 − q)N(0, σ²) + qN(1, σ²), Q = N(0, σ²); add: P and Q swapped.
-//! The ε-versus-epoch curve is in [`super::pld_curve`].
+//!
+//! This file is the distribution: one step, and δ(ε) / ε(δ) of any discretised PLD. Composing
+//! several mechanisms, step by step or epoch by epoch, is [`super::pld_accountant`].
 
+use super::pld_accountant::PldAccountant;
 use super::special::log_add;
-use super::SampledGaussian;
+use super::{PrivacyAccountant, SampledGaussian};
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner;
 
 /// The discretisation interval h of the loss grid (dp_accounting's default is 1e-4).
 pub const DEFAULT_INTERVAL: f64 = 1e-4;
 /// Probability mass dropped at each truncation (counted as infinite loss).
-const TAIL: f64 = 1e-15;
+pub(crate) const TAIL: f64 = 1e-15;
 /// Truncation of the Gaussian in units of σ (Φ(−9) ≈ 1e-19).
 const Z_TAIL: f64 = 9.0;
 
 /// A discretised PLD: mass `pmf[i]` at loss (offset + i)·h, and `inf_mass` at L = +∞.
 #[derive(Clone, Debug)]
 pub struct Pld {
-    h: f64,
-    offset: i64,
-    pmf: Vec<f64>,
-    inf_mass: f64,
+    pub h: f64,
+    pub offset: i64,
+    pub pmf: Vec<f64>,
+    pub inf_mass: f64,
 }
 
 /// Which neighbour is P (the distribution the loss is drawn from).
@@ -37,6 +40,16 @@ pub struct Pld {
 pub enum Direction {
     Remove,
     Add,
+}
+
+impl Direction {
+    /// The other direction: P and Q swapped.
+    pub fn other(self) -> Direction {
+        match self {
+            Direction::Remove => Direction::Add,
+            Direction::Add => Direction::Remove,
+        }
+    }
 }
 
 fn normal_cdf(x: f64) -> f64 {
@@ -53,7 +66,13 @@ pub fn one_step_delta(q: f64, sigma: f64, dir: Direction, eps: f64) -> f64 {
     let s2 = sigma * sigma;
     // The z where ln(μ/μ0)(z) = ln(1 − q + q·exp((2z − 1)/(2σ²))) equals r (−∞ if r ≤ ln(1 − q)).
     let z_of_ratio = |r: f64| {
-        let a = r.exp_m1() + q; // e^r − (1 − q)
+        // e^r − (1 − q), accurate both ways: for r ≪ 0 expm1 would round e^r away (and with
+        // q = 1 every loss above 37 would vanish), for r near 0 exp would lose e^r − 1.
+        let a = if r < 0.0 {
+            r.exp() - (1.0 - q)
+        } else {
+            r.exp_m1() + q
+        };
         if a <= 0.0 {
             f64::NEG_INFINITY
         } else {
@@ -78,7 +97,7 @@ pub fn one_step_delta(q: f64, sigma: f64, dir: Direction, eps: f64) -> f64 {
 }
 
 /// The losses at the noise's truncation points (±9σ): beyond them δ is below 1e-19.
-fn one_step_loss_range(q: f64, sigma: f64, dir: Direction) -> (f64, f64) {
+pub(crate) fn one_step_loss_range(q: f64, sigma: f64, dir: Direction) -> (f64, f64) {
     let log_ratio = |z: f64| {
         let t = (2.0 * z - 1.0) / (2.0 * sigma * sigma);
         if q == 1.0 {
@@ -95,116 +114,96 @@ fn one_step_loss_range(q: f64, sigma: f64, dir: Direction) -> (f64, f64) {
 }
 
 impl Pld {
-    /// Number of grid points of the finite part.
-    pub(crate) fn grid_points(&self) -> usize {
-        self.pmf.len()
-    }
-
     /// One step of the subsampled Gaussian on a loss grid of spacing `h`, by the pessimistic
     /// "connect the dots" construction (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022): the
     /// discrete PLD whose δ(ε) equals the exact one at every grid point and is linear in e^ε
     /// between them — above the exact curve, which is convex in e^ε. Unlike rounding every
     /// loss up, its error does not grow linearly with the number of compositions.
+    ///
+    /// The masses are dp_accounting's fixed-gap form, differences of δ over e^h − 1 (never
+    /// divided by e^ε). Where ε < 0, δ(ε) is close to 1 and its differences would be lost to
+    /// rounding, so they are taken from 1 − δ(ε) = e^ε (1 − δ'(−ε)), δ' the other direction's
+    /// (the identity H_α(P‖Q) = 1 − α + α·H_{1/α}(Q‖P)), which keeps its precision.
     pub fn subsampled_gaussian(q: f64, sigma: f64, h: f64, dir: Direction) -> Pld {
         let (loss_lo, loss_hi) = one_step_loss_range(q, sigma, dir);
         let k_min = (loss_lo / h).floor() as i64;
         let k_max = ((loss_hi / h).ceil() as i64).max(k_min + 1);
-        let deltas: Vec<f64> = (k_min..=k_max)
-            .map(|k| one_step_delta(q, sigma, dir, k as f64 * h))
-            .collect();
-        // On [ε_k, ε_k+1] the discrete δ(ε) = A − e^ε B; B_k is the slope in e^ε, and each
-        // grid point's mass is e^{ε_k}(B_{k−1} − B_k).
+        // (δ_k, 1 − δ_k) at every grid point, each computed where it is accurate.
+        let (deltas, complements): (Vec<f64>, Vec<f64>) = (k_min..=k_max)
+            .map(|k| {
+                let eps = k as f64 * h;
+                if eps >= 0.0 {
+                    let d = one_step_delta(q, sigma, dir, eps);
+                    (d, 1.0 - d)
+                } else {
+                    let c = eps.exp() * (1.0 - one_step_delta(q, sigma, dir.other(), -eps));
+                    (1.0 - c, c)
+                }
+            })
+            .unzip();
         let n = deltas.len();
-        let slope: Vec<f64> = (0..n - 1)
+        // d_i = δ_i − δ_{i+1} ≥ 0.
+        let diffs: Vec<f64> = (0..n - 1)
             .map(|i| {
-                let e_k = (k_min + i as i64) as f64 * h;
-                ((deltas[i] - deltas[i + 1]) / (e_k.exp() * h.exp_m1())).max(0.0)
+                let below_zero = (k_min + i as i64 + 1) < 0;
+                let d = if below_zero {
+                    complements[i + 1] - complements[i]
+                } else {
+                    deltas[i] - deltas[i + 1]
+                };
+                d.max(0.0)
             })
             .collect();
+        let g = h.exp_m1();
         let mut pmf = vec![0.0; n];
-        for i in 1..n {
-            let e_k = (k_min + i as i64) as f64 * h;
-            let next = if i < n - 1 { slope[i] } else { 0.0 };
-            pmf[i] = (e_k.exp() * (slope[i - 1] - next)).max(0.0);
+        pmf[0] = (complements[0] - diffs[0] / g).max(0.0);
+        for i in 1..n - 1 {
+            pmf[i] = (diffs[i - 1] * (g + 1.0) - diffs[i]).max(0.0) / g;
         }
-        let inf_mass = deltas[n - 1];
-        pmf[0] = (1.0 - inf_mass - pmf[1..].iter().sum::<f64>()).max(0.0);
+        pmf[n - 1] = diffs[n - 2] * (g + 1.0) / g;
         Pld {
             h,
             offset: k_min,
             pmf,
-            inf_mass,
+            inf_mass: deltas[n - 1],
         }
     }
 
-    /// ln E[e^{u·i}] over the finite part, i the grid index (for Chernoff tail bounds).
-    fn log_mgf(&self, u: f64) -> f64 {
-        let shift = if u > 0.0 {
-            self.offset as f64 + self.pmf.len() as f64
-        } else {
-            self.offset as f64
-        };
-        let s: f64 = self
+    /// (u, ln M(u), ln M(−u)) with M(u) = E[e^{u·i}] over the finite part, i the grid index,
+    /// on the grid of u the Chernoff bounds search (λ = u/h from 1e-3 to 1e3 in loss units, a
+    /// quarter decade apart). Independent of the number of compositions.
+    ///
+    /// Each ln M is a log-sum-exp shifted by its largest term, so it never underflows: a plain
+    /// Σ p·e^{u·i} does for a wide distribution (a small σ), and a ln M of −∞ would collapse
+    /// the window to one point and hide all the loss (ε = 0 for σ = 0.1 — a bug once).
+    pub(crate) fn mgf_table(&self) -> Vec<(f64, f64, f64)> {
+        let terms: Vec<(f64, f64)> = self
             .pmf
             .iter()
             .enumerate()
-            .map(|(i, &p)| p * (u * ((self.offset + i as i64) as f64 - shift)).exp())
-            .sum();
-        s.ln() + u * shift
-    }
-
-    /// (u, ln M(u), ln M(−u)) on the grid of u the Chernoff bounds search (λ = u/h from 1e-3
-    /// to 800 in loss units). Independent of the number of compositions.
-    pub(crate) fn mgf_table(&self) -> Vec<(f64, f64, f64)> {
-        (0..60)
-            .map(|i| {
-                let u = 10f64.powf(-3.0 + i as f64 * 0.1) * self.h;
-                (u, self.log_mgf(u), self.log_mgf(-u))
+            .filter(|(_, &p)| p > 0.0)
+            .map(|(i, &p)| (p.ln(), (self.offset + i as i64) as f64))
+            .collect();
+        let log_mgf = |u: f64| {
+            let top = terms
+                .iter()
+                .map(|&(lp, i)| lp + u * i)
+                .fold(f64::NEG_INFINITY, f64::max);
+            if top == f64::NEG_INFINITY {
+                return top;
+            }
+            top + terms
+                .iter()
+                .map(|&(lp, i)| (lp + u * i - top).exp())
+                .sum::<f64>()
+                .ln()
+        };
+        (0..25)
+            .map(|k| {
+                let u = 10f64.powf(-3.0 + k as f64 * 0.25) * self.h;
+                (u, log_mgf(u), log_mgf(-u))
             })
             .collect()
-    }
-
-    /// Index window [lo, hi] outside which the T-fold sum has mass below TAIL (Chernoff:
-    /// P[S ≥ a] ≤ exp(T ln M(u) − u a), P[S ≤ a] ≤ exp(T ln M(−u) + u a)).
-    pub(crate) fn window(&self, mgf: &[(f64, f64, f64)], t: u64) -> (i64, i64) {
-        let (tf, ln_tail) = (t as f64, TAIL.ln());
-        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-        for &(u, pos, neg) in mgf {
-            hi = hi.min((tf * pos - ln_tail) / u);
-            lo = lo.max((ln_tail - tf * neg) / u);
-        }
-        let n = self.pmf.len() as i64;
-        let lo = (lo.floor() as i64).max(t as i64 * self.offset);
-        let hi = (hi.ceil() as i64).min(t as i64 * (self.offset + n - 1));
-        (lo, hi.max(lo))
-    }
-
-    fn composed_window(&self, t: u64) -> (i64, i64) {
-        self.window(&self.mgf_table(), t)
-    }
-
-    /// The t-fold composition read off a cyclic convolution result `buf` (length `size`, not
-    /// yet divided by it) of the pmf padded from index 0: index j holds the sums S with
-    /// S − t·offset ≡ j (mod size); only the window [lo, hi] is kept.
-    pub(crate) fn composed_from_cyclic(
-        &self,
-        buf: &[Complex<f64>],
-        t: u64,
-        (lo, hi): (i64, i64),
-    ) -> Pld {
-        let size = buf.len();
-        let base = t as i64 * self.offset;
-        let pmf: Vec<f64> = (lo..=hi)
-            .map(|s| (buf[(s - base).rem_euclid(size as i64) as usize].re / size as f64).max(0.0))
-            .collect();
-        let finite_one_step = 1.0 - self.inf_mass;
-        let inf_mass = (1.0 - finite_one_step.powf(t as f64) + 2.0 * TAIL).min(1.0);
-        Pld {
-            h: self.h,
-            offset: lo,
-            pmf,
-            inf_mass,
-        }
     }
 
     /// The pmf zero-padded to `size` and transformed.
@@ -215,61 +214,6 @@ impl Pld {
         }
         planner.plan_fft_forward(size).process(&mut buf);
         buf
-    }
-
-    /// The PLD of `t` independent copies composed, by FFT of the pmf raised to the t-th power.
-    pub fn compose(&self, t: u64) -> Pld {
-        if t == 1 {
-            return self.clone();
-        }
-        if t == 0 {
-            return Pld {
-                h: self.h,
-                offset: 0,
-                pmf: vec![1.0],
-                inf_mass: 0.0,
-            };
-        }
-        let window = self.composed_window(t);
-        let size = ((window.1 - window.0 + 1) as usize)
-            .max(self.pmf.len())
-            .next_power_of_two();
-        let mut planner = FftPlanner::new();
-        let mut buf = self.spectrum(size, &mut planner);
-        for c in buf.iter_mut() {
-            *c = complex_pow(*c, t as f64);
-        }
-        planner.plan_fft_inverse(size).process(&mut buf);
-        self.composed_from_cyclic(&buf, t, window)
-    }
-
-    /// The PLD of this mechanism followed by `other` (same grid): the convolution of the two
-    /// loss distributions, by FFT.
-    pub fn convolve(&self, other: &Pld) -> Pld {
-        assert!(
-            (self.h - other.h).abs() <= 1e-12 * self.h,
-            "PLDs on different grids"
-        );
-        let len = self.pmf.len() + other.pmf.len() - 1;
-        let size = len.next_power_of_two();
-        let mut planner = FftPlanner::new();
-        let mut a = self.spectrum(size, &mut planner);
-        let b = other.spectrum(size, &mut planner);
-        for (x, y) in a.iter_mut().zip(&b) {
-            *x *= y;
-        }
-        planner.plan_fft_inverse(size).process(&mut a);
-        let pmf = a[..len]
-            .iter()
-            .map(|c| (c.re / size as f64).max(0.0))
-            .collect();
-        let inf_mass = 1.0 - (1.0 - self.inf_mass) * (1.0 - other.inf_mass);
-        Pld {
-            h: self.h,
-            offset: self.offset + other.offset,
-            pmf,
-            inf_mass,
-        }
     }
 
     /// δ(ε) = P[L = ∞] + Σ_{l > ε} p(l)(1 − e^{ε − l}).
@@ -325,39 +269,17 @@ pub fn epsilon(mech: &SampledGaussian, delta: f64) -> f64 {
     epsilon_with_interval(mech, delta, DEFAULT_INTERVAL)
 }
 
-/// [`epsilon`] with a chosen discretisation interval h (smaller is tighter and slower).
-///
-/// When the composed distribution would need more than [`MAX_GRID`] points at h (long runs
-/// with little noise), h is widened to fit: the estimate stays a valid upper bound, only less
-/// tight.
+/// [`epsilon`] with a chosen discretisation interval h (smaller is tighter and slower). Long
+/// runs with little noise may widen h to keep the grid within [`MAX_GRID`] points: the
+/// estimate stays an upper bound, only less tight.
 pub fn epsilon_with_interval(mech: &SampledGaussian, delta: f64, h: f64) -> f64 {
-    if let Some(e) = mech.trivial_epsilon() {
-        return e;
-    }
-    [Direction::Remove, Direction::Add]
-        .into_iter()
-        .map(|d| {
-            let h = grid_interval(mech, d, h);
-            Pld::subsampled_gaussian(mech.q, mech.sigma, h, d)
-                .compose(mech.steps)
-                .epsilon_for_delta(delta)
-        })
-        .fold(0.0, f64::max)
+    let mut acc = PldAccountant::with_interval(h, std::slice::from_ref(mech));
+    acc.compose(mech);
+    acc.epsilon(delta)
 }
 
 /// Most grid points of one step's or the composed distribution (memory and FFT time bound).
 pub const MAX_GRID: f64 = (1u64 << 21) as f64;
-
-/// The interval to use: `h`, or wider when one step or the composition would not fit in
-/// [`MAX_GRID`] points (the width of both is estimated on a coarse grid first).
-pub(crate) fn grid_interval(mech: &SampledGaussian, dir: Direction, h: f64) -> f64 {
-    let (lo, hi) = one_step_loss_range(mech.q, mech.sigma, dir);
-    let coarse_h = 1e-2f64.max(h).max((hi - lo) / MAX_GRID);
-    let coarse = Pld::subsampled_gaussian(mech.q, mech.sigma, coarse_h, dir);
-    let (lo, hi) = coarse.composed_window(mech.steps);
-    let width = ((hi - lo + 1) as f64).max(coarse.pmf.len() as f64) * coarse_h;
-    h.max(width / MAX_GRID)
-}
 
 #[cfg(test)]
 mod tests {
@@ -370,6 +292,29 @@ mod tests {
             let total: f64 = p.pmf.iter().sum::<f64>() + p.inf_mass;
             assert!((total - 1.0).abs() < 1e-9, "{dir:?}: total mass {total}");
             assert!(p.pmf.iter().all(|&m| m >= 0.0));
+        }
+    }
+
+    #[test]
+    fn small_sigma_keeps_a_distribution_and_matches_the_exact_gaussian() {
+        // q = 1: one step is the Gaussian mechanism, whose exact ε at δ = 1e-5 is known in
+        // closed form (Balle & Wang; mpmath): σ = 0.1 → 91.8173, σ = 0.2 → 33.1037. The PLD
+        // must keep its mass (it once summed to 6,520 in the add direction) and meet them.
+        for (sigma, exact) in [(0.1, 91.81728962466374), (0.2, 33.10373233592247)] {
+            for dir in [Direction::Remove, Direction::Add] {
+                let h = 2e-4;
+                let p = Pld::subsampled_gaussian(1.0, sigma, h, dir);
+                let total: f64 = p.pmf.iter().sum::<f64>() + p.inf_mass;
+                assert!(
+                    (total - 1.0).abs() < 1e-9,
+                    "σ {sigma} {dir:?}: mass {total}"
+                );
+                let e = p.epsilon_for_delta(1e-5);
+                assert!(
+                    e >= exact - 1e-9 && e < exact + 2e-3,
+                    "σ {sigma} {dir:?}: {e} vs {exact}"
+                );
+            }
         }
     }
 
@@ -399,7 +344,9 @@ mod tests {
         let (sigma, t, eps) = (2.0f64, 16u64, 1.0f64);
         let s = (t as f64).sqrt() / sigma;
         let exact = normal_cdf(-eps / s + s / 2.0) - eps.exp() * normal_cdf(-eps / s - s / 2.0);
-        let pld = Pld::subsampled_gaussian(1.0, sigma, 1e-4, Direction::Remove).compose(t);
+        let mut acc = PldAccountant::with_interval(1e-4, &[]);
+        acc.compose(&SampledGaussian::new(1.0, sigma, t).unwrap());
+        let pld = acc.composed(Direction::Remove).expect("composed");
         let ours = pld.delta_for_epsilon(eps);
         assert!(
             ours >= exact * (1.0 - 1e-9),

@@ -1,4 +1,5 @@
-//! Numerical helpers shared by the accountants: stable log-space sums and log erfc.
+//! Numerical helpers shared by the accountants: stable log-space sums, log erfc and the
+//! normal distribution's log CDF.
 
 /// ln(e^a + e^b), exact for infinities.
 pub fn log_add(a: f64, b: f64) -> f64 {
@@ -33,6 +34,11 @@ pub fn log_erfc(x: f64) -> f64 {
     }
 }
 
+/// ln Φ(x), Φ the standard normal CDF, without underflow far in the lower tail.
+pub fn log_normal_cdf(x: f64) -> f64 {
+    std::f64::consts::LN_2.mul_add(-1.0, log_erfc(-x / std::f64::consts::SQRT_2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +63,16 @@ mod tests {
         assert!((below - series).abs() < 1e-9, "{below} vs {series}");
         assert!(log_erfc(40.0).is_finite() && log_erfc(40.0) < -1600.0);
         assert!((log_erfc(0.0) - 0.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn log_normal_cdf_matches_known_values() {
+        // Φ(0) = 1/2, Φ(−1.959963985) = 0.025, and Φ(−40) = 3.655893540915e-350 (by the
+        // asymptotic series), far below f64's smallest number.
+        assert!((log_normal_cdf(0.0) - 0.5f64.ln()).abs() < 1e-15);
+        assert!((log_normal_cdf(-1.959963985) - 0.025f64.ln()).abs() < 1e-8);
+        let tail = log_normal_cdf(-40.0);
+        assert!((tail - (-804.608442013754)).abs() < 1e-6, "{tail}");
+        assert!(log_normal_cdf(40.0).abs() < 1e-300);
     }
 }
