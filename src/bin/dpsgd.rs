@@ -4,23 +4,36 @@
 //!
 //! ```text
 //! dpsgd train   [--dataset adult|mnist|breast-cancer|blobs|circle|xor|spiral [--noise 0.1]]
-//!               [--csv PATH --label COLUMN [--test-csv PATH] [--scale standard|none]] [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
+//!               [--csv PATH --label COLUMN [--test-csv PATH] [--scale bounds|standard|none]
+//!                [--bounds age=17:90,...] [--bounds-noise 5]]
+//!               [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
 //!               [--delta δ] [--seed N] [--batch-size B] [--model logistic|mlp] [--hidden 1000]
 //!               [--clipping flat|per-layer] [--layer-clips 2,2] [--lr-end η] [--lr-decay-epochs K]
 //!               [--mode dp|non-private|clip-only|noise-only] [--sampling poisson|shuffle]
-//! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification paper|rigorous]
+//!               [--report private|teaching] [--amplification rigorous|classical|paper]
+//!               [--clip-quantile γ [--clip-lr η_C]] [--count-noise σ_b] [--eval-noise σ_e]
+//!               [--budget-epsilon ε [--budget-accountant moments|rdp|pld|strong|naive]]
+//! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification rigorous|classical|paper]
 //! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
+//!               [--amplification rigorous|classical|paper]
 //! dpsgd bench   [--case all|training|accountants|kernels]
 //! ```
+//!
+//! A file of one's own (`--csv`) is private data: the report defaults to the private level,
+//! numeric columns are clipped to stated (`--bounds`) or privately estimated ranges, and the
+//! seed is random unless given (a fixed seed prints a warning).
 
-use dpsgd_lab::config::RunConfig;
+use dpsgd_lab::config::{fmt_num, ReleaseLevel, RunConfig};
+use dpsgd_lab::data::bounds::{parse_stated, DEFAULT_BOUNDS_NOISE};
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin};
 use dpsgd_lab::data::csv::parse_csv_pair;
-use dpsgd_lab::data::split::{dataset_from_tables, Scale};
+use dpsgd_lab::data::split::{dataset_from_tables, private_dataset, PrivatePrep, Scale};
 use dpsgd_lab::data::Dataset;
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, EpsilonReport, SampledGaussian};
 use dpsgd_lab::train::Trainer;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::exit;
@@ -122,12 +135,11 @@ fn mechanism_args(a: &Args) -> (f64, u64, f64) {
     (q, steps, delta)
 }
 
-/// `--amplification paper|rigorous` (default paper).
+/// `--amplification rigorous|classical|paper` (default rigorous: a valid bound).
 fn amplification(a: &Args) -> Amplification {
-    match a.0.get("amplification").map(String::as_str) {
-        None | Some("paper") => Amplification::Paper,
-        Some("rigorous") => Amplification::Rigorous,
-        Some(o) => fail(format!("--amplification = '{o}' must be paper or rigorous")),
+    match a.0.get("amplification") {
+        None => Amplification::Rigorous,
+        Some(o) => Amplification::parse(o).unwrap_or_else(|e| fail(format!("--{e}"))),
     }
 }
 
@@ -140,13 +152,12 @@ fn epsilon(raw: &[String]) {
     let sigma: f64 = a.need("sigma", "a noise multiplier ≥ 0");
     let amp = amplification(&a);
     let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
-    let r = EpsilonReport::compute(&mech, delta, amp).unwrap_or_else(|e| fail(e));
-    let pld = Accountant::Pld
-        .epsilon(&mech, delta)
-        .unwrap_or_else(|e| fail(e));
+    let r = EpsilonReport::compute(&[mech], delta, amp, true).unwrap_or_else(|e| fail(e));
     let out = serde_json::json!({
         "naive": json_number(r.naive), "strong": json_number(r.strong),
-        "moments": json_number(r.moments), "rdp": json_number(r.rdp), "pld": json_number(pld),
+        "moments": json_number(r.moments), "rdp": json_number(r.rdp),
+        "pld": json_number(r.pld.unwrap_or(f64::INFINITY)),
+        "amplification": amp.name(), "steps": steps,
     });
     println!("{out}");
 }
@@ -170,7 +181,15 @@ fn sigma(raw: &[String]) {
     let name = a.0.get("accountant").map_or("moments", String::as_str);
     let acc = Accountant::parse(name, amp).unwrap_or_else(|e| fail(format!("--accountant: {e}")));
     let s = sigma_for_epsilon(acc, target, delta, q, steps, 1e-6).unwrap_or_else(|e| fail(e));
-    println!("{}", serde_json::json!({ "sigma": s }));
+    let mut out = serde_json::json!({ "sigma": s, "accountant": name });
+    if matches!(acc, Accountant::Naive(_) | Accountant::Strong(_)) && !amp.is_valid_bound() {
+        out["warning"] = serde_json::json!(format!(
+            "the {} convention is not always a valid bound: this σ may spend more than ε = {}",
+            amp.name(),
+            fmt_num(target)
+        ));
+    }
+    println!("{out}");
 }
 
 fn data_dir(a: &Args) -> PathBuf {
@@ -208,6 +227,14 @@ const TRAIN_OPTIONS: &[(&str, &str, Kind)] = &[
     ("pca", "pca", Kind::Number),
     ("pca-sigma", "pca_sigma", Kind::Number),
     ("pca-sample", "pca_sample", Kind::Number),
+    ("report", "report", Kind::Text),
+    ("amplification", "amplification", Kind::Text),
+    ("clip-quantile", "clip_quantile", Kind::Number),
+    ("clip-lr", "clip_lr", Kind::Number),
+    ("count-noise", "count_noise", Kind::Number),
+    ("eval-noise", "eval_noise", Kind::Number),
+    ("budget-epsilon", "budget_epsilon", Kind::Number),
+    ("budget-accountant", "budget_accountant", Kind::Text),
 ];
 
 #[derive(Clone, Copy)]
@@ -235,13 +262,31 @@ fn train_config(a: &Args) -> RunConfig {
         };
         obj.insert(field.into(), value);
     }
+    // A file of one's own is private data: the private release level unless asked otherwise.
+    if a.0.contains_key("csv") && !obj.contains_key("report") {
+        obj.insert("report".into(), "private".into());
+    }
     let json = serde_json::Value::Object(obj).to_string();
-    RunConfig::from_json(&json).unwrap_or_else(|e| fail(format!("bad option: {}", e.message)))
+    RunConfig::from_json(&json).unwrap_or_else(|e| {
+        let flag = TRAIN_OPTIONS
+            .iter()
+            .find(|o| o.1 == e.field)
+            .map_or(e.field.to_string(), |o| o.0.to_string());
+        fail(format!("--{flag}: {}", e.message))
+    })
 }
 
 fn train(raw: &[String]) {
     let mut allowed: Vec<&str> = TRAIN_OPTIONS.iter().map(|o| o.0).collect();
-    allowed.extend(["data-dir", "csv", "test-csv", "label", "scale"]);
+    allowed.extend([
+        "data-dir",
+        "csv",
+        "test-csv",
+        "label",
+        "scale",
+        "bounds",
+        "bounds-noise",
+    ]);
     let a = Args::parse(raw, &allowed);
     let cfg = train_config(&a);
     let data = Arc::new(load_data(&a, &cfg));
@@ -268,17 +313,66 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
         let label =
             a.0.get("label")
                 .unwrap_or_else(|| fail("--csv needs --label COLUMN (the class column)"));
-        let scale = match a.0.get("scale").map(String::as_str) {
-            None | Some("standard") => Scale::Standard,
-            Some("none") => Scale::None,
-            Some(o) => fail(format!("--scale = '{o}' must be standard or none")),
-        };
         let test_bytes = a.0.get("test-csv").map(|p| read(p));
         let (train, test) = parse_csv_pair(&read(path), test_bytes.as_deref(), label)
             .unwrap_or_else(|e| fail(format!("{path}: {e}")));
-        return dataset_from_tables(path, train, test, scale, cfg.seed.unwrap_or(0));
+        if cfg.seed.is_some() {
+            eprintln!(
+                "dpsgd: warning: --seed makes the run's noise reproducible; anyone who knows the \
+                 seed can subtract it. Leave it out for a private run of your own data."
+            );
+        }
+        let mut rng = match cfg.seed {
+            Some(seed) => ChaCha8Rng::seed_from_u64(seed ^ 0xda7a_da7a),
+            None => ChaCha8Rng::from_os_rng(),
+        };
+        let private = cfg.report == ReleaseLevel::Private;
+        return match a.0.get("scale").map(String::as_str) {
+            None | Some("bounds") => {
+                let prep = PrivatePrep {
+                    stated: a
+                        .0
+                        .get("bounds")
+                        .map(|b| parse_stated(b).unwrap_or_else(|e| fail(format!("--bounds: {e}"))))
+                        .unwrap_or_default(),
+                    bounds_noise: a
+                        .get("bounds-noise", "a positive number")
+                        .unwrap_or(DEFAULT_BOUNDS_NOISE),
+                    ..PrivatePrep::default()
+                };
+                private_dataset(path, train, test, &prep, &mut rng)
+                    .unwrap_or_else(|e| fail(format!("{path}: {e}")))
+            }
+            Some(other @ ("standard" | "none")) => {
+                for flag in ["bounds", "bounds-noise"] {
+                    if a.0.contains_key(flag) {
+                        fail(format!("--{flag} goes with --scale bounds"));
+                    }
+                }
+                if other == "none" {
+                    let prep = PrivatePrep {
+                        scale: false,
+                        ..PrivatePrep::default()
+                    };
+                    return private_dataset(path, train, test, &prep, &mut rng)
+                        .unwrap_or_else(|e| fail(format!("{path}: {e}")));
+                }
+                if private {
+                    fail("--scale standard fits the mean and spread of your data without noise, \
+                          which ε does not cover; use --scale bounds (the default) or --report teaching");
+                }
+                eprintln!(
+                    "dpsgd: warning: --scale standard fits your data's mean and spread without \
+                     noise; ε does not cover it"
+                );
+                let mut d = dataset_from_tables(path, train, test, Scale::Standard, rand::random());
+                d.private = true;
+                d
+            }
+            Some(o) => fail(format!("--scale = '{o}' must be bounds, standard or none")),
+        };
     }
-    for flag in ["label", "test-csv", "scale"] {
+    for flag in ["label", "test-csv", "scale", "bounds", "bounds-noise"] {
         if a.0.contains_key(flag) {
             fail(format!("--{flag} goes with --csv"));
         }

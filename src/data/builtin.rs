@@ -81,6 +81,8 @@ pub fn load_builtin(
                 class_names: (0..k1.max(k2)).map(|k| k.to_string()).collect(),
                 train,
                 test,
+                private: false,
+                releases: Vec::new(),
             })
         }
         shape if SHAPES.contains(&shape) => two_d(shape, TWO_D_POINTS, noise, seed),

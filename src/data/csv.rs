@@ -17,6 +17,8 @@ pub struct Table {
     pub feature_names: Vec<String>,
     /// Whether each feature is a numeric column (the others are one-hot indicators).
     pub numeric: Vec<bool>,
+    /// Feature columns of the file (a one-hot column's indicators count once).
+    pub columns: usize,
     pub class_names: Vec<String>,
     pub x: Array2<Real>,
     pub y: Vec<usize>,
@@ -92,6 +94,21 @@ fn read_raw(bytes: &[u8], what: &str) -> Result<Raw, DataError> {
         return Err(bad(format!("{what} has a header but no data rows")));
     }
     Ok(Raw { header, rows })
+}
+
+/// A numeric cell as the models' f32: a finite number within f32's range (±3.4e38), or why
+/// not — a value beyond it would become infinite and break the sanitizer's bound.
+fn parse_number(v: &str) -> Result<f64, String> {
+    let shown = || v.chars().take(40).collect::<String>();
+    match v.parse::<f64>() {
+        Ok(n) if n.is_finite() && n.abs() <= f32::MAX as f64 => Ok(n),
+        Ok(n) if n.is_nan() => Err(format!("'{}' is not a number", shown())),
+        Ok(_) => Err(format!(
+            "'{}' is beyond the range of the lab's numbers (±3.4e38)",
+            shown()
+        )),
+        Err(_) => Err(format!("expected a number, found '{}'", shown())),
+    }
 }
 
 /// How one feature column is encoded: as a number, or one-hot over its categories.
@@ -176,57 +193,54 @@ pub fn parse_csv_pair(
             encodings.push((c, Encoding::OneHot(cats)));
         }
     }
-    let encode =
-        |raw: &Raw, what: &str| -> Result<Table, DataError> {
-            let mut x = Array2::<Real>::zeros((raw.rows.len(), names.len()));
-            let mut y = Vec::with_capacity(raw.rows.len());
-            for (i, row) in raw.rows.iter().enumerate() {
-                let mut j = 0;
-                for (c, enc) in &encodings {
-                    let v = &row[*c];
-                    match enc {
-                        Encoding::Numeric => {
-                            let num = v.parse::<f64>().ok().filter(|n| n.is_finite()).ok_or_else(
-                                || {
-                                    bad(format!(
-                                "{what}, row {}, column '{}': expected a number, found '{}'",
+    let encode = |raw: &Raw, what: &str| -> Result<Table, DataError> {
+        let mut x = Array2::<Real>::zeros((raw.rows.len(), names.len()));
+        let mut y = Vec::with_capacity(raw.rows.len());
+        for (i, row) in raw.rows.iter().enumerate() {
+            let mut j = 0;
+            for (c, enc) in &encodings {
+                let v = &row[*c];
+                match enc {
+                    Encoding::Numeric => {
+                        let num = parse_number(v).map_err(|why| {
+                            bad(format!(
+                                "{what}, row {}, column '{}': {why}",
                                 i + 2,
-                                raw.header[*c],
-                                v.chars().take(40).collect::<String>()
+                                raw.header[*c]
                             ))
-                                },
-                            )?;
-                            x[[i, j]] = num as Real;
-                            j += 1;
+                        })?;
+                        x[[i, j]] = num as Real;
+                        j += 1;
+                    }
+                    Encoding::OneHot(cats) => {
+                        if let Some(k) = cats.iter().position(|cat| cat == v) {
+                            x[[i, j + k]] = 1.0;
                         }
-                        Encoding::OneHot(cats) => {
-                            if let Some(k) = cats.iter().position(|cat| cat == v) {
-                                x[[i, j + k]] = 1.0;
-                            }
-                            j += cats.len();
-                        }
+                        j += cats.len();
                     }
                 }
-                let class = classes
-                    .iter()
-                    .position(|cl| *cl == row[label_col])
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "{what}, row {}: class '{}' does not occur in the training file",
-                            i + 2,
-                            row[label_col]
-                        ))
-                    })?;
-                y.push(class);
             }
-            Ok(Table {
-                feature_names: names.clone(),
-                numeric: numeric.clone(),
-                class_names: classes.clone(),
-                x,
-                y,
-            })
-        };
+            let class = classes
+                .iter()
+                .position(|cl| *cl == row[label_col])
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{what}, row {}: class '{}' does not occur in the training file",
+                        i + 2,
+                        row[label_col]
+                    ))
+                })?;
+            y.push(class);
+        }
+        Ok(Table {
+            feature_names: names.clone(),
+            numeric: numeric.clone(),
+            columns: encodings.len(),
+            class_names: classes.clone(),
+            x,
+            y,
+        })
+    };
     let train_table = encode(&raw, "the CSV file")?;
     let test_table = test_raw
         .as_ref()

@@ -1,6 +1,7 @@
 //! Datasets: feature matrices with labels, split into train and test, and the decoders of the
 //! files the lab ships under `www/data/`.
 
+pub mod bounds;
 pub mod builtin;
 pub mod csv;
 pub mod idx;
@@ -11,8 +12,10 @@ pub mod synthetic;
 
 pub use packed::{decode_packed, DataError};
 
+use crate::privacy::mechanism::Release;
 use crate::Real;
 use ndarray::Array2;
+use serde::{Deserialize, Serialize};
 
 /// Examples of one split: one row of `x` per example, `y` holds class indices.
 #[derive(Clone, Debug)]
@@ -43,9 +46,54 @@ pub struct Dataset {
     pub class_names: Vec<String>,
     pub train: Split,
     pub test: Split,
+    /// Whether the examples are private — a file of one's own — so that the test split is
+    /// protected too and nothing may be fitted on the data without noise. The built-in sets
+    /// are public benchmarks whose preprocessing is fixed from their documentation.
+    pub private: bool,
+    /// Releases made while preparing the data that ε must cover (a private estimate of the
+    /// columns' ranges).
+    pub releases: Vec<Release>,
+}
+
+/// What the rest of the lab may know of a data set without looking at its examples: its
+/// sizes (N is treated as public, as in the paper), whether it is private, and what its
+/// preparation released. The page's previews of ε are computed from these.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DataFacts {
+    pub n_train: usize,
+    pub n_test: usize,
+    pub n_features: usize,
+    pub n_classes: usize,
+    pub private: bool,
+    pub releases: Vec<Release>,
 }
 
 impl Dataset {
+    pub fn facts(&self) -> DataFacts {
+        DataFacts {
+            n_train: self.train.len(),
+            n_test: self.test.len(),
+            n_features: self.n_features(),
+            n_classes: self.n_classes(),
+            private: self.private,
+            releases: self.releases.clone(),
+        }
+    }
+
+    /// The first non-finite feature value, as (split, row, feature name), if any: the
+    /// sanitizer's bound on one example's influence needs finite inputs.
+    pub fn first_non_finite(&self) -> Option<(&'static str, usize, &str)> {
+        for (what, split) in [("training", &self.train), ("test", &self.test)] {
+            for (i, row) in split.x.rows().into_iter().enumerate() {
+                if let Some(j) = row.iter().position(|v| !v.is_finite()) {
+                    let name = self.feature_names.get(j).map_or("?", String::as_str);
+                    return Some((what, i, name));
+                }
+            }
+        }
+        None
+    }
+
     pub fn n_classes(&self) -> usize {
         self.class_names.len()
     }

@@ -2,9 +2,11 @@
 //! is documented there): raw integers and category indices, column-major, with a JSON header.
 //!
 //! Encoding, as a teacher would expect for logistic regression: categorical columns one-hot,
-//! numeric columns (after an optional log1p) min-max scaled to [0, 1] on the training split
-//! (test values clamped to that range), and the whole vector divided by sqrt(#columns) so every
-//! example has ||x||₂ ≤ 1 — a bounded norm keeps per-example gradients comparable to C.
+//! numeric columns (after an optional log1p) scaled to [0, 1] between the public bounds the
+//! file declares (from the data's documentation, never from its records: for Adult, age
+//! 17–90, hours 1–99, …; see `scripts/prepare_adult.py`), and the whole vector divided by
+//! sqrt(#columns) so every example has ||x||₂ ≤ 1 — a bounded norm keeps per-example
+//! gradients comparable to C.
 
 use super::{Dataset, Split};
 use crate::Real;
@@ -44,6 +46,9 @@ struct Column {
     values: Vec<String>,
     #[serde(default)]
     transform: Option<String>,
+    /// Public bounds [min, max] of a numeric column, before the transform.
+    #[serde(default)]
+    bounds: Option<[f64; 2]>,
 }
 
 fn bad(msg: impl Into<String>) -> DataError {
@@ -98,14 +103,19 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
         match col.kind.as_str() {
             "numeric" => {
                 let log = col.transform.as_deref() == Some("log1p");
-                let vals: Vec<f64> = raw
-                    .iter()
-                    .map(|&v| if log { (v as f64).ln_1p() } else { v as f64 })
-                    .collect();
-                let train = &vals[..header.n_train];
-                let lo = train.iter().cloned().fold(f64::INFINITY, f64::min);
-                let hi = train.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let span = if hi > lo { hi - lo } else { 1.0 };
+                let f = |v: f64| if log { v.ln_1p() } else { v };
+                let [lo, hi] = col
+                    .bounds
+                    .filter(|[a, b]| a < b && *a >= 0.0)
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "column {}: a numeric column needs public bounds [min, max]",
+                            col.name
+                        ))
+                    })?;
+                let (lo, hi) = (f(lo), f(hi));
+                let span = hi - lo;
+                let vals: Vec<f64> = raw.iter().map(|&v| f(v as f64)).collect();
                 let j = names.len();
                 names.push(col.name.clone());
                 for (i, v) in vals.iter().enumerate() {
@@ -157,6 +167,8 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
         class_names: header.label.values,
         train: build(0..header.n_train),
         test: build(header.n_train..n),
+        private: false,
+        releases: Vec::new(),
     })
 }
 
@@ -175,7 +187,7 @@ mod tests {
 
     #[test]
     fn decodes_a_tiny_file() {
-        let header = br#"{"name":"t","n_train":2,"n_test":1,"label":{"name":"y","kind":"categorical","width":1,"values":["a","b"]},"columns":[{"name":"n","kind":"numeric","width":2,"transform":"identity"},{"name":"c","kind":"categorical","width":1,"values":["u","v","w"]}]}"#;
+        let header = br#"{"name":"t","n_train":2,"n_test":1,"label":{"name":"y","kind":"categorical","width":1,"values":["a","b"]},"columns":[{"name":"n","kind":"numeric","width":2,"transform":"identity","bounds":[10,20]},{"name":"c","kind":"categorical","width":1,"values":["u","v","w"]}]}"#;
         let mut f = MAGIC.to_vec();
         f.extend_from_slice(&(header.len() as u32).to_le_bytes());
         f.extend_from_slice(header);
@@ -194,7 +206,16 @@ mod tests {
         assert_eq!(
             d.test.x.row(0).to_vec(),
             [s, 0.0, s, 0.0],
-            "test clamped to train range"
+            "clamped to the public bounds"
         );
+        // No public bounds: refused, never fitted on the records.
+        let text =
+            String::from_utf8(f[MAGIC.len() + 4..MAGIC.len() + 4 + header.len()].to_vec()).unwrap();
+        let unbounded = text.replace(r#","bounds":[10,20]"#, "");
+        let mut g = MAGIC.to_vec();
+        g.extend_from_slice(&(unbounded.len() as u32).to_le_bytes());
+        g.extend_from_slice(unbounded.as_bytes());
+        g.extend_from_slice(&f[MAGIC.len() + 4 + header.len()..]);
+        assert!(decode_packed(&g).unwrap_err().0.contains("public bounds"));
     }
 }

@@ -88,6 +88,8 @@ pub fn project(data: &Dataset, p: &Projection) -> Dataset {
         class_names: data.class_names.clone(),
         train: proj(&data.train),
         test: proj(&data.test),
+        private: data.private,
+        releases: data.releases.clone(),
     }
 }
 
@@ -159,6 +161,8 @@ mod tests {
                 x: x.slice(ndarray::s![..5, ..]).to_owned(),
                 y: vec![1; 5],
             },
+            private: false,
+            releases: Vec::new(),
         };
         let p = dp_pca(&data.train.x, 2, 1.0, 0.5, &mut rng);
         assert!(

@@ -1,12 +1,21 @@
-//! From a parsed table to a training-ready dataset: a seeded train/test split (or a given test
-//! table) and standardisation of the numeric features on the training split.
+//! From a parsed table to a training-ready dataset.
+//!
+//! - Public benchmarks (breast cancer): a seeded 80/20 split (or a given test table), and the
+//!   numeric features standardised on the training split — a convention of the benchmark,
+//!   stated in the README, outside any ε.
+//! - Private files (a user's own): nothing is fitted in the clear. Rows go to the test split
+//!   by an independent coin each (20%), so adding or removing one row moves no other;
+//!   numeric columns are clipped to stated or privately estimated ranges ([`super::bounds`])
+//!   and scaled to [0, 1]; every example is divided by √(columns) so ‖x‖ ≤ 1, as for Adult.
+//!   The file's column names, categories and classes are treated as public.
 
+use super::bounds::{self, Range};
 use super::csv::Table;
-use super::{Dataset, Split};
+use super::{DataError, Dataset, Split};
 use crate::Real;
-use ndarray::Axis;
+use ndarray::{Array2, Axis};
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -77,7 +86,166 @@ pub fn dataset_from_tables(
         class_names: train.class_names,
         train: tr,
         test: te,
+        private: false,
+        releases: Vec::new(),
     }
+}
+
+/// Fewest training rows a private file may leave after the split.
+const MIN_TRAIN: usize = 10;
+
+/// How a private file is prepared: stated bounds of numeric columns by name, the noise
+/// multiplier of the private estimate of the others, and whether numeric columns are scaled
+/// to their ranges and every example divided by √(columns) at all (not for pixels, already in
+/// [0, 1], nor when asked to use the values as they are).
+#[derive(Clone, Debug)]
+pub struct PrivatePrep {
+    pub stated: Vec<(String, Range)>,
+    pub bounds_noise: f64,
+    pub scale: bool,
+}
+
+impl Default for PrivatePrep {
+    fn default() -> Self {
+        PrivatePrep {
+            stated: Vec::new(),
+            bounds_noise: bounds::DEFAULT_BOUNDS_NOISE,
+            scale: true,
+        }
+    }
+}
+
+/// Rows of `table` by an independent coin each: (training rows, test rows), 20% to the test
+/// side in expectation.
+fn coin_split<R: Rng + ?Sized>(table: &Table, rng: &mut R) -> (Split, Split) {
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    for i in 0..table.y.len() {
+        if rng.random::<f64>() < 0.2 {
+            test.push(i);
+        } else {
+            train.push(i);
+        }
+    }
+    let take = |rows: &[usize]| Split {
+        x: table.x.select(Axis(0), rows),
+        y: rows.iter().map(|&i| table.y[i]).collect(),
+    };
+    (take(&train), take(&test))
+}
+
+/// A private data set from a user's table (and optional test table), prepared as the module
+/// says with randomness from `rng` (the split and the estimate's noise). Errors name what is
+/// wrong: too few rows, bounds for an unknown column, a column too sparse to estimate.
+pub fn private_dataset<R: Rng + ?Sized>(
+    name: &str,
+    table: Table,
+    test: Option<Table>,
+    prep: &PrivatePrep,
+    rng: &mut R,
+) -> Result<Dataset, DataError> {
+    let (mut tr, mut te) = match test {
+        Some(t) => (
+            Split {
+                x: table.x.clone(),
+                y: table.y.clone(),
+            },
+            Split { x: t.x, y: t.y },
+        ),
+        None => coin_split(&table, rng),
+    };
+    if tr.len() < MIN_TRAIN || te.is_empty() {
+        return Err(DataError(format!(
+            "{} rows leave {} for training and {} for testing; the lab needs at least {MIN_TRAIN} and 1",
+            table.y.len(),
+            tr.len(),
+            te.len()
+        )));
+    }
+    let numeric: Vec<usize> = (0..table.numeric.len())
+        .filter(|&j| table.numeric[j] && prep.scale)
+        .collect();
+    if let Some((unknown, _)) = prep
+        .stated
+        .iter()
+        .find(|(n, _)| !numeric.iter().any(|&j| table.feature_names[j] == *n))
+    {
+        let names: Vec<&str> = numeric
+            .iter()
+            .map(|&j| table.feature_names[j].as_str())
+            .collect();
+        return Err(DataError(format!(
+            "bounds are given for '{unknown}', which is not a numeric column; the numeric columns are: {}",
+            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        )));
+    }
+    let stated = |j: usize| {
+        prep.stated
+            .iter()
+            .find(|(n, _)| *n == table.feature_names[j])
+            .map(|(_, r)| *r)
+    };
+    let unstated: Vec<usize> = numeric
+        .iter()
+        .copied()
+        .filter(|&j| stated(j).is_none())
+        .collect();
+    let mut releases = Vec::new();
+    let mut ranges: Vec<(usize, Range)> = numeric
+        .iter()
+        .filter_map(|&j| stated(j).map(|r| (j, r)))
+        .collect();
+    if !unstated.is_empty() {
+        let columns: Vec<(&str, Vec<f64>)> = unstated
+            .iter()
+            .map(|&j| {
+                let values = tr.x.column(j).iter().map(|&v| v as f64).collect();
+                (table.feature_names[j].as_str(), values)
+            })
+            .collect();
+        let (estimated, release) = bounds::estimate(&columns, prep.bounds_noise, rng)?;
+        ranges.extend(unstated.iter().copied().zip(estimated));
+        releases.push(release);
+    }
+    let norm = if prep.scale {
+        1.0 / (table.columns.max(1) as f64).sqrt()
+    } else {
+        1.0
+    };
+    for x in [&mut tr.x, &mut te.x] {
+        scale_columns(x, &ranges, norm);
+    }
+    Ok(Dataset {
+        name: name.into(),
+        feature_names: table.feature_names,
+        class_names: table.class_names,
+        train: tr,
+        test: te,
+        private: true,
+        releases,
+    })
+}
+
+/// Clips and scales the ranged columns to [0, 1], then multiplies everything by `norm`.
+fn scale_columns(x: &mut Array2<Real>, ranges: &[(usize, Range)], norm: f64) {
+    for &(j, r) in ranges {
+        x.column_mut(j)
+            .mapv_inplace(|v| bounds::scale(v as f64, r) as Real);
+    }
+    x.mapv_inplace(|v| v * norm as Real);
+}
+
+/// A private data set of pixels already in [0, 1] (a user's IDX pair): split by coins, no
+/// ranges to estimate, no scaling.
+pub fn private_images<R: Rng + ?Sized>(
+    name: &str,
+    table: Table,
+    rng: &mut R,
+) -> Result<Dataset, DataError> {
+    let prep = PrivatePrep {
+        scale: false,
+        ..PrivatePrep::default()
+    };
+    private_dataset(name, table, None, &prep, rng)
 }
 
 #[cfg(test)]
@@ -122,5 +290,61 @@ mod tests {
             d.train.x.column(1).iter().all(|&v| v == 0.0 || v == 1.0),
             "one-hot untouched"
         );
+    }
+
+    #[test]
+    fn a_private_file_is_split_by_coins_clipped_to_its_bounds_and_never_standardised() {
+        let text: String = std::iter::once("age,colour,y\n".to_string())
+            .chain((0..500).map(|i| format!("{},{},{}\n", 17 + i % 80, ["r", "g"][i % 2], i % 3)))
+            .collect();
+        let t = parse_csv(text.as_bytes(), "y").unwrap();
+        assert_eq!(t.columns, 2);
+        let prep = PrivatePrep {
+            stated: vec![("age".into(), Range { lo: 20.0, hi: 60.0 })],
+            ..PrivatePrep::default()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let d = private_dataset("own", t.clone(), None, &prep, &mut rng).unwrap();
+        assert!(
+            d.private && d.releases.is_empty(),
+            "stated bounds cost nothing"
+        );
+        let n = d.train.len() as f64;
+        assert!((n / 500.0 - 0.8).abs() < 0.06, "{n} training rows");
+        let s = 1.0 / (2.0 as Real).sqrt();
+        // Ages below 20 clip to 0, above 60 to 1 (times 1/√2); one-hot stays 0 or 1/√2.
+        assert!(d
+            .train
+            .x
+            .column(0)
+            .iter()
+            .all(|&v| (0.0..=s + 1e-6).contains(&v)));
+        assert!(d.train.x.iter().all(|&v| v.is_finite()));
+        let norms_ok = d
+            .train
+            .x
+            .rows()
+            .into_iter()
+            .all(|r| r.dot(&r) <= 1.0 + 1e-5);
+        assert!(norms_ok, "every example has norm at most 1");
+        // Without stated bounds the range is estimated, and that release is recorded.
+        let d = private_dataset("own", t.clone(), None, &PrivatePrep::default(), &mut rng).unwrap();
+        assert_eq!(d.releases.len(), 1);
+        let bad = PrivatePrep {
+            stated: vec![("colour".into(), Range { lo: 0.0, hi: 1.0 })],
+            ..PrivatePrep::default()
+        };
+        let e = private_dataset("own", t, None, &bad, &mut rng)
+            .unwrap_err()
+            .0;
+        assert!(
+            e.contains("'colour', which is not a numeric column") && e.contains("age"),
+            "{e}"
+        );
+        let tiny = parse_csv(b"a,y\n1,0\n2,1\n", "y").unwrap();
+        let e = private_dataset("own", tiny, None, &PrivatePrep::default(), &mut rng)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("at least 10"), "{e}");
     }
 }

@@ -54,6 +54,8 @@ pub fn two_d(shape: &str, n: usize, noise: f64, seed: u64) -> Result<Dataset, Da
         class_names: vec!["orange".into(), "blue".into()],
         train,
         test,
+        private: false,
+        releases: Vec::new(),
     })
 }
 

@@ -276,11 +276,22 @@ impl Model for Mlp {
             let (i, o) = (self.sizes[l], self.sizes[l + 1]);
             let (gw, gb) = grad[self.offsets[l]..self.offsets[l + 1]].split_at_mut(i * o);
             let mut gw = ArrayViewMut2::from_shape((i, o), gw).expect("shape");
+            let w = weights.as_ref().map(|w| w.column(l));
+            // An example of weight 0 (dropped by the sanitizer: its norm was not finite) gets
+            // zero rows written, never multiplied — 0·∞ would be NaN — in its delta and, for
+            // a hidden layer, its input activation (which may have overflowed).
+            if let Some(w) = w {
+                for r in (0..n).filter(|&r| w[r] == 0.0) {
+                    deltas[l].row_mut(r).fill(0.0);
+                    if l > 0 {
+                        self.acts[l - 1].row_mut(r).fill(0.0);
+                    }
+                }
+            }
             let mut delta = deltas[l].slice_mut(s![..n, ..]);
             let input = self.input(&x, l);
             // Σ_i w_i a_i δ_iᵀ = Aᵀ diag(w) Δ: scale whichever of A (n × in) and Δ (n × out)
             // is smaller, so clipping costs O(n·min(in, out)) on top of the product.
-            let w = weights.as_ref().map(|w| w.column(l));
             // The bias part's weights: Σ_i w_i δ_i, unless δ itself gets scaled below.
             let mut bias_w = None;
             match w {
@@ -290,7 +301,11 @@ impl Model for Mlp {
                     }
                     let mut a = scaled.slice_mut(s![..n, ..]);
                     for ((mut dst, src), &wi) in a.rows_mut().into_iter().zip(input.rows()).zip(w) {
-                        dst.zip_mut_with(&src, |d, &s| *d = wi * s);
+                        if wi == 0.0 {
+                            dst.fill(0.0);
+                        } else {
+                            dst.zip_mut_with(&src, |d, &s| *d = wi * s);
+                        }
                     }
                     matmul(&mut gw, &a.t(), &delta.view(), true);
                     bias_w = Some(w);

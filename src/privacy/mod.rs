@@ -3,5 +3,7 @@
 //! accountants never see a gradient.
 
 pub mod accountant;
+pub mod adaptive;
+pub mod mechanism;
 pub mod sampling;
 pub mod sanitizer;

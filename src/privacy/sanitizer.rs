@@ -1,5 +1,10 @@
 //! The sanitizer of Algorithm 1 (paper Section 3.1): clip each per-example gradient to L2 norm
 //! C, sum, add Gaussian noise N(0, σ²C²I). Works on flat parameter-sized slices.
+//!
+//! An example whose gradient norm is not a finite number (an overflow, a NaN) is clipped to
+//! no contribution at all — weight 0, which the model applies by writing zeros, never by
+//! multiplying (0·∞ is NaN) — so one bad example can never move the sum by more than C, nor
+//! reveal itself by turning the update into NaN.
 
 use crate::linalg::sum_squares;
 use crate::Real;
@@ -8,20 +13,29 @@ use rand::Rng;
 use rand_distr::StandardNormal;
 
 /// Algorithm 1, "Clip gradient": ḡ(x_i) = g(x_i) / max(1, ||g(x_i)||₂ / C), as the factor
-/// 1 / max(1, ||g||/C) that multiplies g. Exactly 1 when ||g|| ≤ C.
+/// 1 / max(1, ||g||/C) that multiplies g. Exactly 1 when ||g|| ≤ C; 0 when ||g|| is not a
+/// finite number.
 pub fn clip_factor(norm: Real, clip: Real) -> Real {
-    if norm > clip {
+    if !norm.is_finite() {
+        0.0
+    } else if norm > clip {
         clip / norm
     } else {
         1.0
     }
 }
 
+/// Whether clipping to `clip` leaves this norm as it is (a non-finite norm never is).
+pub fn is_unclipped(norm: Real, clip: Real) -> bool {
+    norm <= clip
+}
+
 /// Clip factors of a batch into `weights` (batch × layers), from the per-layer gradient norms
 /// `norms` (batch × layers) and each example's whole-gradient norm `totals`.
 /// Flat clipping (`bounds` = [C]): every layer of example i gets 1/max(1, ||g_i||/C).
 /// Per-layer clipping (`bounds` = [C_1, …]): layer l gets 1/max(1, ||g_i,l||/C_l).
-/// Returns how many examples were clipped (in any layer).
+/// An example with a non-finite norm (whole or any layer's) gets weight 0 in every layer.
+/// Returns how many examples were clipped (in any layer; a dropped example counts).
 pub fn clip_weights(
     norms: ArrayView2<Real>,
     totals: &[Real],
@@ -34,16 +48,19 @@ pub fn clip_weights(
     }
     let mut clipped = 0;
     for i in 0..n {
-        let any = if let [c] = bounds {
+        let any = if !totals[i].is_finite() || norms.row(i).iter().any(|v| !v.is_finite()) {
+            weights.row_mut(i).fill(0.0);
+            true
+        } else if let [c] = bounds {
             let c = *c as Real;
             weights.row_mut(i).fill(clip_factor(totals[i], c));
-            totals[i] > c
+            !is_unclipped(totals[i], c)
         } else {
             let mut any = false;
             for (l, &c) in bounds.iter().enumerate() {
                 let c = c as Real;
                 weights[[i, l]] = clip_factor(norms[[i, l]], c);
-                any |= norms[[i, l]] > c;
+                any |= !is_unclipped(norms[[i, l]], c);
             }
             any
         };
@@ -148,6 +165,23 @@ mod tests {
             (norm / (sigma * c * n.sqrt()) - 1.0).abs() < 0.01,
             "noise norm {norm}"
         );
+    }
+
+    #[test]
+    fn a_non_finite_norm_contributes_nothing() {
+        assert_eq!(clip_factor(Real::NAN, 1.0), 0.0);
+        assert_eq!(clip_factor(Real::INFINITY, 1.0), 0.0);
+        assert!(!is_unclipped(Real::NAN, 1.0));
+        let norms: Array2<Real> =
+            ndarray::array![[0.5, 0.5], [Real::INFINITY, 0.1], [0.2, Real::NAN]];
+        let totals: Vec<Real> = vec![0.7, Real::INFINITY, Real::NAN];
+        let mut w = Array2::zeros((0, 0));
+        for bounds in [&[1.0][..], &[1.0, 1.0][..]] {
+            assert_eq!(clip_weights(norms.view(), &totals, bounds, &mut w), 2);
+            assert_eq!(w.row(0).to_vec(), [1.0, 1.0]);
+            assert_eq!(w.row(1).to_vec(), [0.0, 0.0]);
+            assert_eq!(w.row(2).to_vec(), [0.0, 0.0]);
+        }
     }
 
     #[test]

@@ -1,8 +1,57 @@
-//! What an epoch reports: accuracy, loss and privacy so far, and what clipping and noise did.
-//! Serialised as the JSON the CLI prints and the worker posts.
+//! What an epoch reports, at one of two release levels (see the README, "What ε covers"):
+//!
+//! - `private`: only what the guarantee covers — ε per accountant and what it was computed
+//!   from, the schedule, C (with adaptive clipping moved only by noisy counts), the model's
+//!   metrics on a public held-out test set, and statistics released with accounted noise
+//!   (`private_test_acc`, `private_clipped_fraction`).
+//! - `teaching`: the same, plus the [`Diagnostics`] computed from the training data without
+//!   noise, every such field named in `not_private` (and so is the exact test accuracy when the
+//!   test set is private data).
+//!
+//! [`COVERED`] and [`NOT_PRIVATE`] are the code's own list of fields; a test checks that every
+//! field a report can carry is in exactly one of them.
 
-use crate::privacy::accountant::EpsilonReport;
+use crate::config::ReleaseLevel;
+use crate::privacy::accountant::{Amplification, EpsilonReport, REPORTED};
 use serde::{Serialize, Serializer};
+
+/// Report fields that ε covers (or that depend on the configuration alone).
+pub const COVERED: [&str; 17] = [
+    "epoch",
+    "steps",
+    "release",
+    "epsilon",
+    "delta",
+    "amplification",
+    "accounted_sigma",
+    "sampling_rate",
+    "lr",
+    "clip",
+    "expected_noise_norm",
+    "test_acc",
+    "test_loss",
+    "private_test_acc",
+    "private_clipped_fraction",
+    "stopped_by_budget",
+    "notes",
+];
+
+/// Report fields computed from the training data without noise: released at the teaching
+/// level only, and named in its `not_private` list.
+pub const NOT_PRIVATE: [&str; 9] = [
+    "train_acc",
+    "train_loss",
+    "clipped_fraction",
+    "median_grad_norm",
+    "last_lot_norms",
+    "signal_norm",
+    "noise_norm",
+    "lot_signal_noise",
+    "mean_lot_size",
+];
+
+/// The test-set fields, which are outside the guarantee when the test set is private data.
+pub const TEST_METRICS: [&str; 2] = ["test_acc", "test_loss"];
 
 /// One epoch's report.
 #[derive(Clone, Debug, Serialize)]
@@ -10,19 +59,55 @@ pub struct EpochReport {
     pub epoch: usize,
     /// Lots (noisy steps) taken since the start of the run.
     pub steps: u64,
-    pub train_acc: f64,
-    pub train_loss: f64,
-    pub test_acc: f64,
-    pub test_loss: f64,
-    /// ε at the run's δ after `steps` steps, per accountant (paper amplification for naive
-    /// and strong), for the noise multiplier in `accounted_sigma`; ∞ is written "inf".
+    pub release: ReleaseLevel,
+    /// ε at `delta` after `steps` steps (and everything released before and between), per
+    /// accountant; ∞ is written "inf".
     #[serde(serialize_with = "serialize_epsilons")]
     pub epsilon: EpsilonReport,
-    /// The noise multiplier the accountants used (σ, σ/√layers for per-layer clipping, 0 for
-    /// the teaching modes without a guarantee).
+    pub delta: f64,
+    /// The convention of the naive and strong values.
+    pub amplification: Amplification,
+    /// The noise multiplier the accountants used for a training step (σ; σ/√layers for
+    /// per-layer clipping; lower with a noisy clipped count; 0 without a guarantee).
     pub accounted_sigma: f64,
+    /// q = L/N.
+    pub sampling_rate: f64,
     /// Learning rate used during this epoch.
     pub lr: f64,
+    /// The clipping norm C at the end of the epoch (moved by adaptive clipping's noisy counts).
+    pub clip: f64,
+    /// The noise norm to expect, sqrt(Σ_l (σ C_l)² d_l) (σC·√d with one C); 0 without noise.
+    pub expected_noise_norm: f64,
+    /// Accuracy and mean loss on the test set (absent when it is private and not released).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_acc: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_loss: Option<f64>,
+    /// The accuracy on a private test set released from a noisy, accounted count of correct
+    /// predictions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub private_test_acc: Option<f64>,
+    /// The epoch's mean fraction of clipped examples from the lots' noisy, accounted counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub private_clipped_fraction: Option<f64>,
+    /// True when the ε budget stopped the run during (or at the end of) this epoch.
+    pub stopped_by_budget: bool,
+    /// Caveats a reader must see (e.g. shuffled lots are not what the accountants assume).
+    pub notes: Vec<String>,
+    /// The teaching diagnostics (teaching level only).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Diagnostics>,
+    /// The fields of this report that ε does not cover.
+    pub not_private: Vec<&'static str>,
+}
+
+/// What clipping and noise did, measured on the training data without noise: for a lesson,
+/// never covered by ε.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Diagnostics {
+    /// Accuracy and mean loss on the whole training set.
+    pub train_acc: f64,
+    pub train_loss: f64,
     /// Fraction of the epoch's examples whose gradient was clipped.
     pub clipped_fraction: f64,
     /// Median per-example gradient norm (before clipping) over the epoch (0 when the mode
@@ -37,13 +122,28 @@ pub struct EpochReport {
     /// in order; lot j's (from 0) position is (j + 1) / steps per epoch, so an epoch the
     /// budget cut short ends below 1.
     pub lot_signal_noise: Vec<[f32; 3]>,
-    /// The noise norm to expect, sqrt(Σ_l (σ C_l)² d_l) (σC·√d with one C); 0 without noise.
-    pub expected_noise_norm: f64,
     pub mean_lot_size: f64,
-    /// True when the ε budget stopped the run during (or at the end of) this epoch.
-    pub stopped_by_budget: bool,
-    /// Caveats a reader must see (e.g. shuffled lots are not what the accountants assume).
-    pub notes: Vec<String>,
+}
+
+impl EpochReport {
+    /// The teaching diagnostics; panics at the private level (for tests and benchmarks).
+    pub fn diag(&self) -> &Diagnostics {
+        self.diagnostics
+            .as_ref()
+            .expect("diagnostics are released at the teaching level only")
+    }
+
+    /// Fills `not_private` from what the report carries: the diagnostics, and the exact test
+    /// metrics when `test_is_private`.
+    pub(super) fn list_not_private(&mut self, test_is_private: bool) {
+        self.not_private.clear();
+        if self.diagnostics.is_some() {
+            self.not_private.extend(NOT_PRIVATE);
+        }
+        if test_is_private && self.test_acc.is_some() {
+            self.not_private.extend(TEST_METRICS);
+        }
+    }
 }
 
 fn finite_or_inf<S: Serializer>(v: f64, s: S) -> Result<S::Ok, S::Error> {
@@ -62,14 +162,34 @@ fn serialize_epsilons<S: Serializer>(e: &EpsilonReport, s: S) -> Result<S::Ok, S
             finite_or_inf(self.0, s)
         }
     }
-    let mut m = s.serialize_map(Some(4))?;
-    for (k, v) in [
-        ("naive", e.naive),
-        ("strong", e.strong),
-        ("moments", e.moments),
-        ("rdp", e.rdp),
-    ] {
-        m.serialize_entry(k, &Eps(v))?;
+    let mut m = s.serialize_map(None)?;
+    for name in REPORTED {
+        if let Some(v) = e.get(name) {
+            m.serialize_entry(name, &Eps(v))?;
+        }
     }
     m.end()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_diagnostic_is_listed_and_no_field_is_both() {
+        let keys = |v: serde_json::Value| -> Vec<String> {
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        let d = keys(serde_json::to_value(Diagnostics::default()).unwrap());
+        let mut listed: Vec<String> = NOT_PRIVATE.iter().map(|s| s.to_string()).collect();
+        let mut d_sorted = d.clone();
+        d_sorted.sort();
+        listed.sort();
+        assert_eq!(
+            d_sorted, listed,
+            "Diagnostics and NOT_PRIVATE must name the same fields"
+        );
+        assert!(NOT_PRIVATE.iter().all(|k| !COVERED.contains(k)));
+        assert!(TEST_METRICS.iter().all(|k| COVERED.contains(k)));
+    }
 }

@@ -19,6 +19,9 @@ pub(super) struct EpochStats {
     pub examples: usize,
     pub clipped: usize,
     pub lots: usize,
+    /// Sum over the epoch's lots of the released (noisy) unclipped fraction b̃, and how many.
+    pub noisy_unclipped: f64,
+    pub noisy_counts: usize,
     /// Sums over the epoch's lots of ||Σ clipped g_i|| and ||noise||.
     pub signal_norm: f64,
     pub noise_norm: f64,
