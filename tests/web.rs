@@ -9,14 +9,15 @@ mod golden;
 mod reference;
 
 use dpsgd_lab::config::RunConfig;
-use dpsgd_lab::data::decode_packed;
+use dpsgd_lab::data::{decode_packed, DataFacts};
 use dpsgd_lab::privacy::accountant::SampledGaussian;
 use dpsgd_lab::web::{
-    calibrate_sigma, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart, epsilon_curve,
-    epsilon_for, sigma_needed_curve,
+    calibrate, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart, epsilon_for,
+    epsilon_preview, format_epsilon, sigma_needed,
 };
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -48,13 +49,19 @@ fn accountants_match_the_reference_table_in_wasm() {
         let f: Vec<&str> = line.split(',').collect();
         let v = |n: &str| f[col(n)].parse::<f64>().unwrap();
         let m = SampledGaussian::new(v("q"), v("sigma"), v("steps") as u64).unwrap();
-        // The analytic accountants with the paper's amplification (PLD has a test of its own).
-        let analytic = ["naive_paper", "strong_paper", "moments", "rdp"];
-        for (name, acc, tol) in reference::COLUMNS {
+        // The analytic accountants (PLD has a test of its own).
+        let analytic = [
+            "naive_paper",
+            "naive_rigorous",
+            "strong_paper",
+            "moments",
+            "rdp",
+        ];
+        for (name, ours, tol) in reference::COLUMNS {
             if !analytic.contains(&name) {
                 continue;
             }
-            let ours = acc.epsilon(&m, v("delta")).unwrap();
+            let ours = ours.epsilon(&m, v("delta"));
             assert!(
                 (ours - v(name)).abs() <= tol * v(name),
                 "{name} row {line}: {ours}"
@@ -65,19 +72,63 @@ fn accountants_match_the_reference_table_in_wasm() {
     assert!(rows >= 20);
 }
 
+/// The facts of Adult and a config object, as the page would send them.
+fn adult_facts() -> JsValue {
+    let facts = DataFacts {
+        n_train: 32561,
+        n_test: 16281,
+        n_features: 104,
+        n_classes: 2,
+        private: false,
+        releases: Vec::new(),
+    };
+    serde_wasm_bindgen::to_value(&facts).unwrap()
+}
+
+fn config(cfg: RunConfig) -> JsValue {
+    let json = serde_json::to_string(&cfg).unwrap();
+    js_sys::JSON::parse(&json).unwrap()
+}
+
 #[wasm_bindgen_test]
 fn pld_and_calibration_in_wasm() {
-    // Reference row q = 0.06, σ = 4, T = 17 (pld 0.227415) and calibration row ε = 2 (σ_rdp 2.27806).
-    let pld = epsilon_for("pld", "paper", 0.06, 4.0, 17.0, 1e-5).unwrap();
+    // Reference row q = 0.06, σ = 4, T = 17 (pld 0.227415).
+    let pld = epsilon_for("pld", "rigorous", 0.06, 4.0, 17.0, 1e-5).unwrap();
     assert!((pld / 0.227415 - 1.0).abs() < 0.02, "pld {pld}");
-    let s = calibrate_sigma("rdp", 2.0, 1e-5, 0.01, 10_000.0, 0.0, 0.0).unwrap();
-    assert!((s / 2.27806 - 1.0).abs() < 2e-3, "σ {s}");
+    // Calibration of the page's default run: σ rounded up, its ε within the target.
+    let cfg = RunConfig {
+        epochs: 5,
+        ..RunConfig::default()
+    };
+    let r = calibrate(config(cfg.clone()), adult_facts(), "rdp", 1.5).unwrap();
+    let sigma = js_sys::Reflect::get(&r, &"sigma".into())
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    let eps = js_sys::Reflect::get(&r, &"epsilon".into())
+        .unwrap()
+        .as_f64()
+        .unwrap();
+    assert!(eps <= 1.5 && eps > 1.45, "σ {sigma} spends {eps}");
     assert_eq!(
-        epsilon_for("moments", "paper", 0.01, 0.0, 100.0, 1e-5).unwrap(),
+        format!("{sigma:.4}").parse::<f64>().unwrap(),
+        sigma,
+        "4 decimals"
+    );
+    assert_eq!(
+        epsilon_for("moments", "rigorous", 0.01, 0.0, 100.0, 1e-5).unwrap(),
         f64::INFINITY
     );
-    assert!(epsilon_for("moments", "paper", 1.5, 1.0, 100.0, 1e-5).is_err());
-    assert!(epsilon_for("bogus", "paper", 0.1, 1.0, 100.0, 1e-5).is_err());
+    assert!(epsilon_for("moments", "rigorous", 1.5, 1.0, 100.0, 1e-5).is_err());
+    assert!(epsilon_for("bogus", "rigorous", 0.1, 1.0, 100.0, 1e-5).is_err());
+    assert!(calibrate(config(cfg), JsValue::from_str("not facts"), "rdp", 1.5).is_err());
+    assert_eq!(format_epsilon(JsValue::from_str("inf")), "∞");
+    assert_eq!(format_epsilon(JsValue::from_f64(1.4996)), "1.500");
+    assert_eq!(
+        format_epsilon(JsValue::from_f64(1.5001)),
+        "1.501",
+        "rounded up, never down"
+    );
 }
 
 fn canvas(id: &str) -> web_sys::HtmlCanvasElement {
@@ -100,19 +151,21 @@ fn inked_pixels(c: &web_sys::HtmlCanvasElement) -> usize {
         .count()
 }
 
+fn js(json: &str) -> JsValue {
+    js_sys::JSON::parse(json).unwrap()
+}
+
 #[wasm_bindgen_test]
 fn charts_draw_into_a_canvas() {
     let acc = canvas("acc-test");
-    let history = r#"[{"epoch":1,"train_acc":0.80,"test_acc":0.79,"epsilon":{"naive":4.8,"strong":2.4,"moments":1.5,"rdp":1.1}},
-                      {"epoch":2,"train_acc":0.83,"test_acc":0.82,"epsilon":{"naive":9.9,"strong":3.6,"moments":1.6,"rdp":1.2}}]"#;
-    draw_accuracy_chart(
-        "acc-test",
-        history,
+    let history = js(
+        r#"[{"epoch":1,"train_acc":0.80,"test_acc":0.79,"epsilon":{"naive":4.8,"strong":2.4,"moments":1.5,"rdp":1.1,"pld":1.0}},
+                      {"epoch":2,"train_acc":0.83,"test_acc":0.82,"epsilon":{"naive":9.9,"strong":3.6,"moments":1.6,"rdp":1.2,"pld":1.1}}]"#,
+    );
+    let pins = js(
         r#"[{"label":"pin","history":[{"epoch":1,"test_acc":0.7,"epsilon":{"moments":"inf"}}]}]"#,
-        10,
-        1.0,
-    )
-    .unwrap();
+    );
+    draw_accuracy_chart("acc-test", history.clone(), pins, 10, 1.0).unwrap();
     assert!(
         inked_pixels(&acc) > 2000,
         "accuracy chart drew {} pixels",
@@ -120,16 +173,41 @@ fn charts_draw_into_a_canvas() {
     );
 
     let eps = canvas("eps-test");
-    let preview = epsilon_curve(0.01, 1.0, 100.0, 10, 1e-5, 1.0, 7.0).unwrap();
-    draw_epsilon_chart("eps-test", &preview, history, "[]", 10, false, 1.0).unwrap();
-    draw_epsilon_chart("eps-test", &preview, history, "[]", 10, true, 1.0).unwrap();
+    let cfg = RunConfig {
+        epochs: 10,
+        pca: Some(20),
+        ..RunConfig::default()
+    };
+    let preview = epsilon_preview(config(cfg), adult_facts()).unwrap();
+    let empty = js("[]");
+    for log_log in [false, true] {
+        draw_epsilon_chart(
+            "eps-test",
+            preview.clone(),
+            JsValue::NULL,
+            history.clone(),
+            empty.clone(),
+            "paper",
+            10,
+            log_log,
+            1.0,
+        )
+        .unwrap();
+    }
     let inked = inked_pixels(&eps);
     assert!(inked > 2000, "epsilon chart drew {inked} pixels");
 
-    assert!(draw_accuracy_chart("no-such-canvas", "[]", "[]", 10, 1.0).is_err());
-    assert!(draw_accuracy_chart("acc-test", "not json", "[]", 10, 1.0).is_err());
+    assert!(draw_accuracy_chart("no-such-canvas", empty.clone(), empty.clone(), 10, 1.0).is_err());
+    assert!(draw_accuracy_chart(
+        "acc-test",
+        JsValue::from_str("not a list"),
+        empty.clone(),
+        10,
+        1.0
+    )
+    .is_err());
     assert!(
-        draw_accuracy_chart("acc-test", "[]", "{}", 10, 1.0).is_err(),
+        draw_accuracy_chart("acc-test", empty, js("{}"), 10, 1.0).is_err(),
         "pins must be a list"
     );
 }
@@ -138,24 +216,27 @@ fn charts_draw_into_a_canvas() {
 /// the same wasm accountants), σ never falls as the epochs grow, and the chart draws.
 #[wasm_bindgen_test]
 fn sigma_needed_panel_in_wasm() {
-    let (target, delta, q, spe) = (2.0, 1e-5, 0.01, 100.0);
-    let json = sigma_needed_curve(target, delta, q, spe, 400, 0.0, 0.0).unwrap();
-    let points: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
-    assert!(points.len() >= 8, "{json}");
+    let (target, delta) = (2.0, 1e-5);
+    let (q, spe) = (256.0 / 32561.0, 127.0);
+    let curve = sigma_needed(config(RunConfig::default()), adult_facts(), target).unwrap();
+    let points: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(curve.clone()).unwrap();
+    assert!(points.len() >= 8, "{points:?}");
     for name in ["naive", "strong", "moments", "rdp"] {
         let mut last = 0.0;
         for p in &points {
-            let sigma = p[name].as_f64().unwrap_or_else(|| panic!("{name}: {p}"));
+            let Some(sigma) = p[name].as_f64() else {
+                continue; // no σ reaches the target there
+            };
             let steps = p["epoch"].as_f64().unwrap() * spe;
-            let eps = epsilon_for(name, "paper", q, sigma, steps, delta).unwrap();
+            let eps = epsilon_for(name, "rigorous", q, sigma, steps, delta).unwrap();
             assert!(eps <= target * (1.0 + 1e-9), "{name} at {p}: ε = {eps}");
             assert!(sigma >= last, "{name}: σ fell to {sigma} at {p}");
             last = sigma;
         }
     }
-    assert!(sigma_needed_curve(-1.0, delta, q, spe, 400, 0.0, 0.0).is_err());
+    assert!(sigma_needed(config(RunConfig::default()), adult_facts(), -1.0).is_err());
     let c = canvas("sigma-test");
-    draw_sigma_chart("sigma-test", &json, target, delta, 20, 1.2, 1.0).unwrap();
+    draw_sigma_chart("sigma-test", curve, target, delta, 20, 1.2, 1.0).unwrap();
     let inked = inked_pixels(&c);
     assert!(inked > 2000, "σ chart drew {inked} pixels");
 }

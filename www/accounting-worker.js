@@ -1,11 +1,16 @@
 // Accounting worker: the privacy computations too slow for the main thread's 50 ms budget —
-// calibrating σ (PLD takes seconds), the "σ needed versus T" panel (hundreds of ε
-// evaluations) and the PLD accountant's ε curve (up to seconds; the page gives it a worker of its own) — run here, on a wasm instance of their own, so they never wait behind training
-// either. Requests coalesce: of several waiting requests of one type only the newest runs, and
-// the page drops answers older than its latest request.
-import init, { calibrate_sigma, pld_epsilon_curve, sigma_needed_curve } from './pkg/dpsgd_lab.js';
+// calibrating σ (PLD takes seconds), the "σ needed versus T" panel (hundreds of ε evaluations)
+// and the PLD accountant's ε curve — on a wasm instance of their own, so they never wait
+// behind training. Every request names its fields (protocol.js): the run's settings and the
+// data's public facts, from which Rust derives the mechanism. Requests coalesce: of several
+// waiting requests of one type only the newest runs, and the page drops older answers.
+import init, { calibrate, pld_preview, sigma_needed } from './pkg/dpsgd_lab.js';
 
-const TASKS = { calibrate: calibrate_sigma, 'sigma-curve': sigma_needed_curve, 'pld-curve': pld_epsilon_curve };
+const TASKS = new Map([
+  ['calibrate', (m) => calibrate(m.config, m.facts, String(m.accountant), Number(m.target))],
+  ['sigma-needed', (m) => sigma_needed(m.config, m.facts, Number(m.target))],
+  ['pld-curve', (m) => pld_preview(m.config, m.facts)],
+]);
 const pending = new Map(); // type -> newest request not yet run
 let scheduled = false;
 const ready = init();
@@ -22,7 +27,7 @@ async function drain() {
   for (const [type, m] of pending) {
     pending.delete(type);
     try {
-      postMessage({ id: m.id, type, result: TASKS[type](...m.args) });
+      postMessage({ id: m.id, type, result: TASKS.get(type)(m) });
     } catch (e) {
       postMessage({ id: m.id, type, error: e.message || String(e) });
     }
@@ -33,8 +38,8 @@ async function drain() {
 
 onmessage = (ev) => {
   const m = ev.data;
-  if (!TASKS[m.type]) {
-    postMessage({ id: m.id, type: m.type, error: `unknown request '${m.type}'` });
+  if (!m || typeof m !== 'object' || !TASKS.has(m.type)) {
+    postMessage({ id: m && m.id, type: m && m.type, error: `unknown request '${String(m && m.type).slice(0, 30)}'` });
     return;
   }
   pending.set(m.type, m);

@@ -1,151 +1,79 @@
-// DP-SGD Lab page: reads the controls into a config, runs training in a module worker, and
-// draws the worker's epoch reports with the wasm charts. Data flows one way:
-// controls -> config -> worker -> reports -> history -> charts and run log.
+// DP-SGD Lab page: wiring only. The settings live in state.js, the messages in protocol.js;
+// training runs in a module worker, the slow privacy computations in accounting workers, and
+// every privacy quantity comes from Rust. Data flows one way:
+// controls -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
-  epsilon_curve, draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
-  draw_boundary, draw_sigma_chart,
+  draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
+  draw_boundary, draw_sigma_chart, epsilon_preview, format_epsilon, run_defaults,
 } from './pkg/dpsgd_lab.js';
-import { Accounting, PldPreview, SigmaPanel, pcaArgs } from './accounting.js';
+import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
+import { renderCoverage } from './coverage.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { setUpOwnData } from './own-data.js';
+import { TO_WORKER, checkFromWorker } from './protocol.js';
+import { RunLog, csvOf } from './runlog.js';
+import {
+  SLIDERS, fromHash, ownData, readConfig, seedProblem, setDefaults, setLotRange, setSigma, toHash,
+} from './state.js';
 import { applyTeacherMode } from './teacher.js';
 
-// One table of the controls: slider id, config field, slider -> value, value -> slider, format.
-const log10 = Math.log10;
-const CONTROLS = [
-  { id: 'sigma', field: 'sigma', toValue: (s) => +s.toFixed(4), toSlider: (v) => v, fmt: (v) => v.toFixed(2) },
-  { id: 'clip', field: 'clip', toValue: (s) => +(10 ** s).toPrecision(3), toSlider: log10, fmt: (v) => String(v) },
-  { id: 'lot-size', field: 'lot_size', toValue: (s) => Math.max(1, Math.round(10 ** s)), toSlider: log10, fmt: (v) => String(v) },
-  { id: 'lr', field: 'lr', toValue: (s) => +(10 ** s).toPrecision(3), toSlider: log10, fmt: (v) => String(v) },
-  { id: 'epochs', field: 'epochs', toValue: (s) => Math.round(s), toSlider: (v) => v, fmt: (v) => String(v) },
-  { id: 'delta', field: 'delta', toValue: (s) => 10 ** Math.round(s), toSlider: (v) => Math.round(log10(v)), fmt: (v) => v.toExponential(0) },
-];
-const ACCOUNTANTS = ['naive', 'strong', 'moments', 'rdp'];
 const $ = (id) => document.getElementById(id);
+const MAX_PINS = 4;
+const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
-let nTrain = 32561;        // replaced by the worker's count once the data is loaded
-let generation = 0;        // every message carries it; reports of older runs are dropped
-let history = [];          // epoch reports of the current run
-let preview = '[]';        // epsilon_curve JSON of the current settings
+let wasmReady = false;
+let workerReady = false;
+let facts = null;      // DataFacts of the data set the last run loaded (from the worker)
+let generation = 0;    // every run-scoped message carries it; older runs' messages are dropped
+let run = null;        // { cfg, history, mechanism, plane, pin } of the run now training
+let preview = [];      // epsilon_preview of the current settings
 let playing = true;
 let debounce = null;
-let wasmReady = false;
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
-let plane = null; // 2-D data: { bounds, points } of the current run, else null
-const MAX_PINS = 4;
-let pins = [];        // { label, cfg, history } of pinned runs, drawn faded
-let runQueue = [];    // { label, cfg } runs to train and pin one after another
-let pendingPin = null; // label of the queued run now training
-
-const worker = new Worker('./worker.js', { type: 'module' });
-// Slow privacy computations run in workers of their own (see accounting.js): σ calibration
-// and the σ-needed panel in one, the PLD curve (up to seconds) in another.
-const accounting = new Accounting((message) => setStatus(message, true));
-const sigmaPanel = new SigmaPanel(accounting);
-const pldPreview = new PldPreview(new Accounting((message) => setStatus(message, true)));
-
-function setStatus(text, isError = false) {
-  const s = $('status');
-  s.textContent = text;
-  s.classList.toggle('error', isError);
-}
-
-function readConfig() {
-  const cfg = {};
-  for (const c of CONTROLS) {
-    const el = $(c.id);
-    const v = c.toValue(Number(el.value));
-    cfg[c.field] = v;
-    $(`${c.id}-value`).textContent = c.fmt(v);
-  }
-  cfg.lot_size = Math.min(cfg.lot_size, nTrain);
-  const seed = Number($('seed').value);
-  cfg.seed = Number.isInteger(seed) && seed >= 0 && seed <= 4294967295 ? seed : 1;
-  cfg.dataset = $('dataset').value;
-  cfg.model = $('model').value;
-  cfg.hidden = [64];
-  cfg.data_noise = 0.1;
-  const k = Number($('pca-k').value);
-  cfg.pca = $('pca-on').checked && Number.isInteger(k) && k >= 1 ? k : null;
-  cfg.pca_sigma = Math.max(0, Number($('pca-sigma').value) || 0);
-  const budget = Number($('budget-eps').value);
-  cfg.budget_accountant = $('budget-accountant').value;
-  cfg.budget_epsilon = $('until-budget').checked && budget > 0 ? budget : null;
-  return cfg;
-}
-
+let pins = [];         // { label, cfg, history } of pinned runs, drawn faded
+let runQueue = [];     // { label, cfg } runs to train and pin one after another
 let teacherParams = new URLSearchParams();
 
+const fmtEps = (v) => (wasmReady ? format_epsilon(v) : '…');
+
+function setStatus(text) {
+  $('status').textContent = text;
+}
+
+// Errors and confirmations stay until dismissed or until the user's next action.
+function showMessage(text) {
+  $('message-text').textContent = text;
+  $('message').hidden = false;
+}
+function clearMessage() {
+  $('message').hidden = true;
+}
+$('message-close').addEventListener('click', clearMessage);
+
+const log = new RunLog(fmtEps);
+const accounting = new Accounting(showMessage);
+const sigmaPanel = new SigmaPanel(accounting);
+const pldPreview = new PldPreview(new Accounting(showMessage));
+let worker = null;
+
 function writeHash(cfg) {
-  const params = new URLSearchParams({ v: '1' });
-  for (const [k, v] of teacherParams) params.set(k, v);
-  for (const c of CONTROLS) params.set(c.field, String(cfg[c.field]));
-  params.set('seed', String(cfg.seed));
-  params.set('dataset', cfg.dataset);
-  params.set('model', cfg.model);
-  if (cfg.pca) {
-    params.set('pca', String(cfg.pca));
-    params.set('pca_sigma', String(cfg.pca_sigma));
-  }
+  const params = toHash(cfg, teacherParams);
   if (pins.length) params.set('pins', JSON.stringify(pins.map((p) => ({ label: p.label, cfg: p.cfg }))));
   window.history.replaceState(null, '', `#${params}`);
 }
 
-function readHash() {
-  const params = new URLSearchParams(location.hash.slice(1));
-  teacherParams = applyTeacherMode(params, nTrain);
-  for (const c of CONTROLS) {
-    if (!params.has(c.field)) continue;
-    const v = Number(params.get(c.field));
-    if (Number.isFinite(v) && (v > 0 || (c.field === 'sigma' && v === 0))) {
-      const el = $(c.id);
-      el.value = String(Math.min(Number(el.max), Math.max(Number(el.min), c.toSlider(v))));
-    }
-  }
-  if (params.has('seed')) $('seed').value = params.get('seed');
-  if (params.has('pca')) {
-    $('pca-on').checked = true;
-    $('pca-k').value = params.get('pca');
-    if (params.has('pca_sigma')) $('pca-sigma').value = params.get('pca_sigma');
-  }
-  try {
-    const saved = JSON.parse(params.get('pins') || '[]');
-    runQueue = saved.filter((p) => p && p.cfg && typeof p.label === 'string').slice(0, MAX_PINS);
-  } catch {
-    runQueue = []; // a damaged link still opens the lab
-  }
-  for (const id of ['dataset', 'model']) {
-    const v = params.get(id);
-    if (v && [...$(id).options].some((o) => o.value === v && !o.hidden)) $(id).value = v;
-  }
-}
-
-const fmtEps = (v) => (v === 'inf' || v === null || v === undefined ? '∞' : v < 10 ? v.toFixed(3) : v.toFixed(1));
-const pct = (v) => `${(100 * v).toFixed(2)}%`;
-
-function appendRow(r) {
-  const tr = document.createElement('tr');
-  const cells = [r.epoch, pct(r.train_acc), pct(r.test_acc), ...ACCOUNTANTS.map((a) => fmtEps(r.epsilon[a])),
-    pct(r.clipped_fraction), r.median_grad_norm.toFixed(3)];
-  for (const c of cells) {
-    const td = document.createElement('td');
-    td.textContent = String(c);
-    tr.appendChild(td);
-  }
-  $('run-log').tBodies[0].appendChild(tr);
-}
-
-function pinnedJson() {
-  return JSON.stringify(pins.map((p) => ({ label: p.label, history: p.history })));
-}
+const history = () => (run ? run.history : []);
+const pinned = () => pins.map((p) => ({ label: p.label, history: p.history }));
+const teaching = () => $('report').value === 'teaching';
 
 const charts = new ChartQueue([
-  () => draw_accuracy_chart('accuracy-chart', JSON.stringify(history), pinnedJson(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
-  () => draw_epsilon_chart('epsilon-chart', pldPreview.merge(preview), JSON.stringify(history), pinnedJson(), readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
-  () => draw_noise_chart('noise-chart', JSON.stringify(history), readConfig().epochs, sizeCanvas($('noise-chart'))),
+  () => draw_accuracy_chart('accuracy-chart', history(), pinned(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
+  () => draw_epsilon_chart('epsilon-chart', preview, pldPreview.curve, history(), pinned(), $('amplification').value,
+    readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+  () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', history(), readConfig().epochs, sizeCanvas($('noise-chart')))),
   () => drawHistogram(),
   () => drawSigmaChart(),
-], (e) => setStatus(`Could not draw the charts: ${e.message || e}`, true), () => {
+], (e) => showMessage(`Could not draw the charts: ${e.message || e}`), () => {
   if (!document.body.dataset.ready) {
     // Loaded and drawn once: from here on the page is interactive (tests wait for this).
     window.labReadyAt = performance.now();
@@ -157,13 +85,15 @@ function drawCharts() {
   if (wasmReady) charts.drawAll();
 }
 
+// A teaching view draws only at the teaching level; at the private level it says why not.
+function drawTeachingView(id, draw) {
+  if (teaching()) draw();
+  else drawCanvasMessage($(id), 'Not released: measured on the training data without noise');
+}
+
 function drawHistogram() {
   if (!wasmReady) return;
-  try {
-    draw_clipping_histogram('clipping-chart', lastNorms, readConfig().clip, sizeCanvas($('clipping-chart')));
-  } catch (e) {
-    setStatus(`Could not draw the histogram: ${e.message || e}`, true);
-  }
+  drawTeachingView('clipping-chart', () => draw_clipping_histogram('clipping-chart', lastNorms, readConfig().clip, sizeCanvas($('clipping-chart'))));
 }
 
 function drawSigmaChart() {
@@ -175,192 +105,257 @@ function drawSigmaChart() {
     return;
   }
   const cfg = readConfig();
-  try {
-    draw_sigma_chart('sigma-chart', curve.json, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
-  } catch (e) {
-    setStatus(`Could not draw the σ panel: ${e.message || e}`, true);
-  }
+  draw_sigma_chart('sigma-chart', curve.points, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
 }
 
-const statusError = (message) => setStatus(message, true);
-const requestSigmaCurve = (cfg) => sigmaPanel.request(cfg, Number($('budget-eps').value), nTrain, drawSigmaChart, statusError);
-
+// The ε preview (here), the σ panel and the PLD curve (in workers) for `cfg` on the data last
+// loaded: all from Rust, from the settings and the data's facts.
 function updatePreview(cfg) {
-  if (!wasmReady) return;
-  const q = cfg.lot_size / nTrain;
-  const stepsPerEpoch = Math.max(1, Math.round(nTrain / cfg.lot_size));
+  if (!wasmReady || !facts) return;
   try {
-    preview = epsilon_curve(q, cfg.sigma, stepsPerEpoch, cfg.epochs, cfg.delta, ...pcaArgs(cfg));
-    requestSigmaCurve(cfg);
-    pldPreview.request(cfg, q, stepsPerEpoch, drawCharts, statusError);
+    preview = epsilon_preview(cfg, facts);
   } catch (e) {
-    preview = '[]';
-    setStatus(`Cannot compute ε: ${e.message || e}`, true);
+    preview = [];
+    showMessage(`Cannot compute ε: ${e.message || e}`);
+    return;
   }
+  sigmaPanel.request(cfg, facts, Number($('budget-eps').value), drawSigmaChart, showMessage);
+  pldPreview.request(cfg, facts, drawCharts, showMessage);
 }
 
 function renderPins() {
-  const list = $('pin-list');
-  list.replaceChildren(...pins.map((p) => {
-    const li = document.createElement('li');
-    li.textContent = p.label;
-    return li;
-  }));
+  $('pin-list').replaceChildren(...pins.map((p) => Object.assign(document.createElement('li'), { textContent: p.label })));
 }
 
 function pinRun(label, cfg, runHistory) {
   if (!runHistory.length) return;
-  pins.push({ label, cfg, history: runHistory.map((r) => ({ epoch: r.epoch, test_acc: r.test_acc, epsilon: r.epsilon })) });
+  const keep = (r) => ({ epoch: r.epoch, test_acc: r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon });
+  pins.push({ label, cfg, history: runHistory.map(keep) });
   if (pins.length > MAX_PINS) pins.shift();
   renderPins();
-  writeHash(readConfig());
+  writeHash(readConfig(facts?.n_train));
 }
 
 // Trains the next queued run (to be pinned when done), or the controls' run when none is left.
 function nextQueued() {
   const item = runQueue.shift();
   if (!item) {
-    pendingPin = null;
     restart();
     return;
   }
-  pendingPin = item;
-  restart(item.cfg);
+  restart(item);
   setStatus(`Training "${item.label}" to pin it (${runQueue.length} more queued)…`);
 }
 
-// Starts a fresh run with the current controls (or `override`); the worker drops the old one.
-function restart(override) {
+// Starts a fresh run with the current controls (or a queued pin); the worker drops the old one.
+function restart(pin) {
   clearTimeout(debounce);
-  const cfg = override || readConfig();
-  if (!override) writeHash(cfg);
+  const cfg = pin ? pin.cfg : readConfig(facts?.n_train);
+  if (!pin) writeHash(cfg);
   generation += 1;
-  $('run-log').dataset.generation = String(generation); // lets tests tell runs apart
-  history = [];
-  $('run-log').tBodies[0].replaceChildren();
+  run = { cfg, history: [], mechanism: null, plane: null, pin: pin || null };
+  log.clear(generation);
   updatePreview(cfg);
   drawCharts();
-  worker.postMessage({ type: 'start', generation, config: cfg, play: playing });
+  worker.postMessage(TO_WORKER.start(generation, cfg, playing));
+  const problem = pin ? null : seedProblem();
+  if (problem) showMessage(`Seed: ${problem}.`);
   setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
 }
 
-worker.onmessage = (ev) => {
-  const m = ev.data;
+function onReport(m) {
+  const r = m.report;
+  run.history.push(r);
+  if (run.plane && m.boundary) {
+    draw_boundary('boundary-chart', run.plane.bounds, m.boundary.res, m.boundary.probs, run.plane.points, sizeCanvas($('boundary-chart')));
+  }
+  if (r.last_lot_norms && r.last_lot_norms.length) lastNorms = Float32Array.from(r.last_lot_norms);
+  log.append(r, r.stopped_by_budget);
+  drawCharts();
+  const acc = r.test_acc ?? r.private_test_acc;
+  const shown = acc === undefined ? 'test accuracy not released' : `test accuracy ${pct(acc)}`;
+  setStatus(`Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`);
+}
+
+function onDone() {
+  const r = run.history[run.history.length - 1];
+  if (run.pin) {
+    pinRun(run.pin.label, run.pin.cfg, run.history);
+    nextQueued();
+    return;
+  }
+  if (!r) return;
+  if (r.stopped_by_budget) {
+    const accountant = run.cfg.budget_accountant;
+    setStatus(`Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ε = ${fmtEps(r.epsilon[accountant])} with the ${accountant} accountant; one more step would exceed ${run.cfg.budget_epsilon}.`);
+    return;
+  }
+  const acc = r.test_acc ?? r.private_test_acc;
+  setStatus(`Done: ${run.history.length} epochs${acc === undefined ? '' : `, test accuracy ${pct(acc)}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`);
+}
+
+function onWorkerMessage(ev) {
+  const m = checkFromWorker(ev.data);
+  if (!m) {
+    showMessage('The training worker sent a message the page does not understand; it was ignored.');
+    return;
+  }
   if (m.type === 'ready') {
-    if (runQueue.length) nextQueued(); // pinned runs from a link, then the link's run
-    else restart();
+    workerReady = true;
+    startWhenReady();
     return;
   }
-  if (m.type === 'own-data') {
-    if (m.ok) {
-      $('own-option').hidden = false;
-      $('own-option').textContent = `Your data: ${ownDataName()} (${m.n_train} train, ${m.n_test} test, ${m.n_features} features)`;
-      $('dataset').value = 'own';
-      restart();
-    } else {
-      setStatus(`Your file was not loaded (the current data and run are unchanged): ${m.message}`, true);
-    }
+  if (m.type === 'init-error') {
+    showMessage(m.message);
+    setStatus('The lab could not start.');
     return;
   }
-  if (m.generation !== generation) return; // a cancelled run
+  if (m.type === 'own-data-loaded') {
+    ownDataLoaded(m.facts);
+    return;
+  }
+  if (m.type === 'own-data-rejected') {
+    showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`);
+    return;
+  }
+  if (m.generation !== generation || !run) return; // a cancelled run
   if (m.type === 'data') {
-    if (m.n_train !== nTrain) {
-      nTrain = m.n_train;
-      $('lot-size').max = String(log10(nTrain));
-      readConfig();
-      updatePreview(readConfig());
+    const fresh = !facts || facts.n_train !== m.facts.n_train || facts.private !== m.facts.private;
+    facts = m.facts;
+    if (fresh && !run.pin) {
+      setLotRange(facts.n_train);
+      updatePreview(run.cfg);
       drawCharts();
     }
   } else if (m.type === 'resize') {
-    // The lot was larger than the new data set: use the whole set and start again.
-    $('lot-size').value = String(log10(m.n_train));
-    setStatus(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
+    if (run.pin) {
+      // A pin's lot larger than its data: that pin uses the whole set; the controls stay.
+      restart({ ...run.pin, cfg: { ...run.pin.cfg, lot_size: m.n_train } });
+      return;
+    }
+    setLotRange(m.n_train, m.n_train);
+    showMessage(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
     restart();
   } else if (m.type === 'started') {
-    plane = m.plane;
-    $('boundary-figure').hidden = !plane;
+    run.mechanism = m.mechanism;
+    run.plane = m.plane;
+    $('boundary-figure').hidden = !m.plane;
+    if (facts && !run.pin) renderCoverage(m.mechanism, run.cfg, facts);
   } else if (m.type === 'report') {
-    history.push(m.report);
-    if (plane && m.boundary) {
-      try {
-        draw_boundary('boundary-chart', plane.bounds, m.boundary.res, m.boundary.probs, plane.points, sizeCanvas($('boundary-chart')));
-      } catch (e) {
-        setStatus(`Could not draw the decision boundary: ${e.message || e}`, true);
-      }
-    }
-    if (m.report.last_lot_norms.length) lastNorms = Float32Array.from(m.report.last_lot_norms);
-    appendRow(m.report);
-    drawCharts();
-    const r = m.report;
-    setStatus(`Epoch ${r.epoch}: test accuracy ${pct(r.test_acc)}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${readConfig().delta.toExponential(0)})`);
+    onReport(m);
   } else if (m.type === 'done') {
-    const r = history[history.length - 1];
-    if (pendingPin) {
-      pinRun(pendingPin.label, pendingPin.cfg, history);
-      nextQueued();
-      return;
-    }
-    if (r && r.stopped_by_budget) {
-      $('run-log').tBodies[0].lastElementChild.classList.add('budget-stop');
-      const acc = readConfig().budget_accountant;
-      setStatus(`Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ε = ${fmtEps(r.epsilon[acc] ?? r.epsilon.moments)} with the ${acc} accountant; one more step would exceed ${$('budget-eps').value}.`);
-      return;
-    }
-    setStatus(`Done: ${history.length} epochs, test accuracy ${pct(r.test_acc)}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.rdp)} (RDP).`);
+    onDone();
   } else if (m.type === 'error') {
-    setStatus(m.message, true);
+    if (run.pin) {
+      showMessage(`Pinned run "${run.pin.label}" cannot run: ${m.message}. It was skipped.`);
+      nextQueued();
+    } else {
+      showMessage(m.message);
+      setStatus('Stopped.');
+    }
   }
-};
-worker.onerror = (e) => setStatus(`The training worker failed: ${e.message}`, true);
+}
+
+function startWorker() {
+  worker = new Worker('./worker.js', { type: 'module' });
+  worker.onmessage = onWorkerMessage;
+  worker.onerror = (e) => {
+    e.preventDefault();
+    showMessage(`The training worker failed (${e.message || 'no message'}); it was restarted with the last settings.`);
+    worker.terminate();
+    workerReady = false;
+    startWorker();
+  };
+}
+
+let started = false;
+function startWhenReady() {
+  if (!wasmReady || !workerReady) return;
+  if (started) {
+    restart(); // a restarted worker re-runs the last settings
+    return;
+  }
+  started = true;
+  nextQueued(); // pinned runs from a link, then the link's run
+}
 
 function scheduleRestart() {
   runQueue = []; // a moved control cancels queued comparisons
-  pendingPin = null;
-  readConfig(); // show the new values at once
+  clearMessage();
+  readConfig(facts?.n_train); // show the new values at once
   clearTimeout(debounce);
   debounce = setTimeout(restart, 150);
 }
 
-for (const c of CONTROLS) $(c.id).addEventListener('input', scheduleRestart);
-$('seed').addEventListener('change', scheduleRestart);
+// A student's file is private data: the private release level, a hidden random seed.
+function ownDataLoaded(own) {
+  $('own-option').hidden = false;
+  $('own-option').textContent = `Your data: ${ownDataName()} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
+  $('dataset').value = 'own';
+  $('report').value = 'private';
+  showSeedMode();
+  showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
+    + 'You may switch "What the lab shows" to teaching: what ε does not cover is then marked.');
+  scheduleRestart();
+}
+
+function showSeedMode() {
+  const own = ownData();
+  for (const el of document.querySelectorAll('#seed-control .own-only')) el.hidden = !own;
+  $('seed-help').hidden = own;
+  $('seed').hidden = own && !$('fixed-seed').checked;
+}
+
+for (const s of SLIDERS) $(s.id).addEventListener('input', scheduleRestart);
+for (const id of ['seed', 'until-budget', 'pca-on', 'pca-k', 'pca-sigma', 'adapt-on', 'adapt-quantile', 'report', 'model']) {
+  $(id).addEventListener('change', scheduleRestart);
+}
+$('dataset').addEventListener('change', () => {
+  showSeedMode();
+  scheduleRestart();
+});
+$('fixed-seed').addEventListener('change', () => {
+  showSeedMode();
+  if ($('fixed-seed').checked) showMessage('With a fixed seed the noise can be reproduced — and subtracted — by anyone who knows it: this run is not private.');
+  scheduleRestart();
+});
 $('clip').addEventListener('input', drawHistogram); // the C line moves at once
-$('until-budget').addEventListener('change', scheduleRestart);
 $('log-log').addEventListener('change', drawCharts);
-for (const id of ['pca-on', 'pca-k', 'pca-sigma']) $(id).addEventListener('change', scheduleRestart);
-$('budget-eps').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
-$('budget-accountant').addEventListener('change', () => { if ($('until-budget').checked) scheduleRestart(); });
-// Calibration's arguments for the current controls (DP-PCA's step included).
-function calibrationArgs() {
-  const cfg = readConfig();
-  const steps = cfg.epochs * Math.max(1, Math.round(nTrain / cfg.lot_size));
-  return [$('budget-accountant').value, Number($('budget-eps').value), cfg.delta, cfg.lot_size / nTrain, steps, ...pcaArgs(cfg)];
+$('amplification').addEventListener('change', scheduleRestart);
+for (const id of ['budget-eps', 'budget-accountant']) {
+  $(id).addEventListener('change', () => {
+    if ($('until-budget').checked) scheduleRestart();
+    else updatePreview(readConfig(facts?.n_train));
+  });
 }
 
 $('calibrate').addEventListener('click', () => {
-  const args = calibrationArgs();
-  const [acc, target] = args;
-  const epochs = readConfig().epochs;
-  setStatus(`Calibrating σ for ε = ${target} with the ${acc} accountant…`);
-  accounting.ask('calibrate', args, (m) => {
-    if (JSON.stringify(calibrationArgs()) !== JSON.stringify(args)) {
-      setStatus('The settings changed while σ was being calibrated: press Calibrate σ again.', true);
+  if (!facts) return;
+  const cfg = readConfig(facts.n_train);
+  const accountant = $('budget-accountant').value;
+  const target = Number($('budget-eps').value);
+  const asked = JSON.stringify([cfg, facts]);
+  clearMessage();
+  setStatus(`Calibrating σ for ε = ${target} with the ${accountant} accountant…`);
+  accounting.ask('calibrate', { config: cfg, facts, accountant, target }, (m) => {
+    if (JSON.stringify([readConfig(facts.n_train), facts]) !== asked) {
+      showMessage('The settings changed while σ was being calibrated: press Calibrate σ again.');
       return;
     }
     if (m.error) {
-      setStatus(`Cannot calibrate: ${m.error}`, true);
+      showMessage(`Cannot calibrate: ${m.error}`);
       return;
     }
-    const sigma = m.result;
+    const { sigma, epsilon } = m.result;
     if (sigma > Number($('sigma').max)) {
-      setStatus(`σ = ${sigma.toFixed(2)} would be needed for ε = ${target}; the slider stops at ${$('sigma').max}. Try fewer epochs or a smaller lot.`, true);
+      showMessage(`σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${$('sigma').max}. Try fewer epochs or a smaller lot.`);
       return;
     }
-    $('sigma').value = String(sigma);
-    setStatus(`σ = ${sigma.toFixed(3)} spends ε = ${target} in ${epochs} epochs (${acc} accountant).`);
+    setSigma(sigma);
     scheduleRestart();
+    showMessage(`σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} in ${cfg.epochs} epochs (${m.result.accountant} accountant).`);
   });
 });
-$('budget-eps').addEventListener('change', () => requestSigmaCurve(readConfig()));
 
 function download(name, href) {
   const a = document.createElement('a');
@@ -371,13 +366,8 @@ function download(name, href) {
   a.remove();
 }
 $('export-csv').addEventListener('click', () => {
-  const cols = ['epoch', 'steps', 'train_acc', 'test_acc', 'train_loss', 'test_loss', 'clipped_fraction', 'median_grad_norm', 'signal_norm', 'noise_norm', 'lr'];
-  const lines = [[...cols, ...ACCOUNTANTS.map((a) => `epsilon_${a}`), 'delta', 'sigma', 'clip', 'lot_size', 'seed'].join(',')];
-  const cfg = readConfig();
-  for (const r of history) {
-    lines.push([...cols.map((c) => r[c]), ...ACCOUNTANTS.map((a) => r.epsilon[a]), cfg.delta, cfg.sigma, cfg.clip, cfg.lot_size, cfg.seed].join(','));
-  }
-  const url = URL.createObjectURL(new Blob([lines.join('\n') + '\n'], { type: 'text/csv' }));
+  if (!run) return;
+  const url = URL.createObjectURL(new Blob([csvOf(run.history, run.cfg)], { type: 'text/csv' }));
   download('dpsgd-run-log.csv', url);
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 });
@@ -386,29 +376,27 @@ $('export-png').addEventListener('click', () => {
     download(`dpsgd-${id}.png`, $(id).toDataURL('image/png'));
   }
 });
-$('dataset').addEventListener('change', scheduleRestart);
-$('model').addEventListener('change', scheduleRestart);
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';
   $('play').setAttribute('aria-pressed', String(playing));
-  worker.postMessage({ type: playing ? 'resume' : 'pause', generation });
+  worker.postMessage(playing ? TO_WORKER.resume(generation) : TO_WORKER.pause(generation));
   setStatus(playing ? 'Training…' : 'Paused.');
 });
 $('reset').addEventListener('click', () => restart());
 $('pin').addEventListener('click', () => {
-  const c = readConfig();
-  pinRun(`σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history);
+  const c = readConfig(facts?.n_train);
+  pinRun(`σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history());
   drawCharts();
 });
 $('clear-pins').addEventListener('click', () => {
   pins = [];
   renderPins();
-  writeHash(readConfig());
+  writeHash(readConfig(facts?.n_train));
   drawCharts();
 });
 $('compare').addEventListener('click', () => {
-  const base = readConfig();
+  const base = readConfig(facts?.n_train);
   pins = [];
   renderPins();
   runQueue = [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
@@ -418,20 +406,40 @@ $('compare').addEventListener('click', () => {
 window.addEventListener('resize', drawCharts);
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
-const ownDataName = setUpOwnData(worker, setStatus);
+const ownDataName = setUpOwnData(() => worker, showMessage);
 
 // Offline after the first visit (see sw.js); the lab works without it too.
 if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('./sw.js').catch(() => {});
 }
 
-readHash();
-readConfig();
+// The link's settings (and teacher mode) once Rust's defaults are on the controls.
+function readHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  teacherParams = applyTeacherMode(params);
+  const problems = fromHash(params);
+  try {
+    const saved = JSON.parse(params.get('pins') || '[]');
+    const list = Array.isArray(saved) ? saved : [];
+    runQueue = list.filter((p) => p && typeof p === 'object' && p.cfg && typeof p.cfg === 'object' && typeof p.label === 'string')
+      .slice(0, MAX_PINS).map((p) => ({ label: p.label.slice(0, 60), cfg: p.cfg }));
+    if (runQueue.length < list.length) problems.push(`${list.length - runQueue.length} pinned run(s) in the link are damaged and were skipped`);
+  } catch {
+    problems.push('the pinned runs in the link are damaged and were skipped');
+  }
+  if (problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${problems.join('; ')}.`);
+}
+
+startWorker();
 init().then(() => {
+  setDefaults(run_defaults());
+  readHash();
+  showSeedMode();
+  readConfig();
   wasmReady = true;
-  // The first preview and drawing in tasks of their own, apart from the wasm instantiation.
-  setTimeout(() => {
-    updatePreview(readConfig());
-    drawCharts();
-  }, 0);
-}).catch((e) => setStatus(`Could not load the lab's WebAssembly: ${e.message || e}`, true));
+  startWhenReady();
+  setTimeout(drawCharts, 0); // the first drawing in a task of its own
+}).catch((e) => {
+  showMessage(`Could not load the lab's WebAssembly: ${e.message || e}`);
+  setStatus('The lab could not start.');
+});

@@ -1,10 +1,14 @@
-// A student's own data on the page: the file picker and the label column are read here, the
-// file(s) parsed in the training worker (wasm), which answers with an 'own-data' message.
+// A student's own data on the page: the file picker, the label column and the stated column
+// ranges are read here, the file(s) parsed in the training worker (wasm), which answers with
+// 'own-data-loaded' or 'own-data-rejected' (protocol.js).
+import { TO_WORKER } from './protocol.js';
+
 const $ = (id) => document.getElementById(id);
 const MAX_FILE_BYTES = 100 * 1024 * 1024;
 
-// Wires the picker to `worker`; returns the loaded files' names, for the data set's label.
-export function setUpOwnData(worker, setStatus) {
+// Wires the picker to the training worker (`currentWorker()`: it may have been restarted);
+// returns the loaded files' names, for the data set's label.
+export function setUpOwnData(currentWorker, showMessage) {
   let name = '';
   $('data-file').addEventListener('change', async () => {
     const files = [...$('data-file').files];
@@ -27,17 +31,17 @@ export function setUpOwnData(worker, setStatus) {
   $('load-data').addEventListener('click', async () => {
     const files = [...$('data-file').files];
     if (files.length < 1 || files.length > 2) {
-      setStatus('Choose one CSV file, or two IDX files (images and labels).', true);
+      showMessage('Choose one CSV file, or two IDX files (images and labels).');
       return;
     }
     const big = files.find((f) => f.size > MAX_FILE_BYTES);
     if (big) {
-      setStatus(`${big.name} is ${(big.size / 1048576).toFixed(0)} MB; the limit is 100 MB. Nothing changed.`, true);
+      showMessage(`${big.name} is ${(big.size / 1048576).toFixed(0)} MB; the limit is 100 MB. Nothing changed.`);
       return;
     }
     name = files.map((f) => f.name).join(' + ');
     const bytes = await Promise.all(files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
-    worker.postMessage({ type: 'own-data', files: bytes, label: $('label-column').value });
+    currentWorker().postMessage(TO_WORKER.ownData(bytes, $('label-column').value, $('bounds').value));
   });
   return () => name;
 }

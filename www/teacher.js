@@ -4,7 +4,7 @@ const $ = (id) => document.getElementById(id);
 // Teacher mode, from the URL: `hide` and `lock` (comma-separated control ids), `big=1` for a
 // presenter layout, `lesson` for a preset. Kept in the hash as the page rewrites it.
 export const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'lesson'];
-const LESSONS = {
+const LESSONS = new Map(Object.entries({
   clipping: {
     title: 'What clipping does',
     set: { clip: 0.1, sigma: 1, epochs: 10 },
@@ -12,7 +12,7 @@ const LESSONS = {
   },
   moments: {
     title: 'Why the moments accountant matters',
-    set: { sigma: 4, epochs: 100, lotFraction: 0.01 },
+    set: { sigma: 4, epochs: 100, lot: 326 }, // q ≈ 0.01 on Adult
     text: 'The paper\'s setting: q = 0.01, σ = 4. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
   },
   noise: {
@@ -20,10 +20,11 @@ const LESSONS = {
     set: { sigma: 8, lot: 32, epochs: 10 },
     text: 'A small lot with much noise: in the lower right chart the noise is far above the clipped signal. Raise L and watch the gap close, and the accuracy recover, at a price in ε.',
   },
-};
-// Applies the teacher keys of `params` to the page (the lesson's lot fraction needs `nTrain`)
-// and returns them, to be kept in the hash as the page rewrites it.
-export function applyTeacherMode(params, nTrain) {
+}));
+// Applies the teacher keys of `params` to the page and returns them, to be kept in the hash as
+// the page rewrites it. Lessons are looked up in a Map: a user's string never reaches an
+// object's prototype keys.
+export function applyTeacherMode(params) {
   const kept = new URLSearchParams();
   for (const k of TEACHER_KEYS) if (params.has(k)) kept.set(k, params.get(k));
   const ids = (k) => (params.get(k) || '').split(',').map((x) => x.trim()).filter(Boolean);
@@ -34,14 +35,13 @@ export function applyTeacherMode(params, nTrain) {
   }
   for (const id of ids('lock')) if ($(id)) $(id).disabled = true;
   document.body.classList.toggle('presenter', params.get('big') === '1');
-  const lesson = LESSONS[params.get('lesson')];
+  const lesson = LESSONS.get(params.get('lesson'));
   if (lesson) {
     const set = (id, v) => { $(id).value = String(v); };
     if (!params.has('clip') && lesson.set.clip) set('clip', Math.log10(lesson.set.clip));
     if (!params.has('sigma') && lesson.set.sigma !== undefined) set('sigma', lesson.set.sigma);
     if (!params.has('epochs') && lesson.set.epochs) set('epochs', lesson.set.epochs);
     if (!params.has('lot_size') && lesson.set.lot) set('lot-size', Math.log10(lesson.set.lot));
-    if (!params.has('lot_size') && lesson.set.lotFraction) set('lot-size', Math.log10(lesson.set.lotFraction * nTrain));
     $('lesson').hidden = false;
     $('lesson').replaceChildren(Object.assign(document.createElement('strong'), { textContent: `${lesson.title}. ` }), lesson.text);
   }

@@ -1,6 +1,7 @@
 // Training worker: loads the wasm core, loads the chosen data set on demand, runs one run at a
-// time in short chunks, and posts a report after every epoch. A newer generation (a restarted
-// run) stops the old one at the next chunk, so a cancelled run never keeps computing.
+// time in short chunks, and posts a report after every epoch (messages: protocol.js). A newer
+// generation (a restarted run) stops the old one at the next chunk, so a cancelled run never
+// keeps computing.
 import init, { LabData, Session } from './pkg/dpsgd_lab.js';
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
@@ -9,13 +10,17 @@ let data = null;
 let dataKey = '';
 let ownData = null; // a student's own data set, kept until replaced
 let session = null;
+let plane = null;
 let generation = -1;
 let running = false;
 let loopToken = 0;
 
 const ready = init().then(
   () => postMessage({ type: 'ready' }),
-  (e) => postMessage({ type: 'error', generation: -1, message: `Loading the lab failed: ${e.message || e}` }),
+  (e) => {
+    postMessage({ type: 'init-error', message: `Loading the lab's WebAssembly failed: ${e.message || e}` });
+    throw e;
+  },
 );
 
 const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -36,7 +41,7 @@ async function loadData(config) {
     if (!res.ok) throw new Error(`cannot load data/${file} (HTTP ${res.status})`);
     return new Uint8Array(await res.arrayBuffer());
   }));
-  const fresh = LabData.builtin(config.dataset, bytes, config.seed, config.data_noise);
+  const fresh = LabData.builtin(config.dataset, bytes, config.seed ?? 0, config.data_noise);
   if (data && data !== ownData) data.free();
   data = fresh;
   dataKey = key;
@@ -59,8 +64,8 @@ async function loop(gen) {
     // Adapt the chunk so each call takes about CHUNK_MS.
     steps = Math.max(1, Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))));
     if (report) {
-      const msg = { type: 'report', generation: gen, report: JSON.parse(report) };
-      if (session.is_2d()) msg.boundary = { res: BOUNDARY_RES, probs: session.boundary(BOUNDARY_RES) };
+      const msg = { type: 'report', generation: gen, report };
+      if (plane) msg.boundary = { res: BOUNDARY_RES, probs: session.boundary(plane.bounds, BOUNDARY_RES) };
       postMessage(msg);
     }
     await yieldToEvents();
@@ -76,6 +81,7 @@ async function start(m) {
   loopToken += 1;
   if (session) session.free();
   session = null;
+  plane = null;
   try {
     await loadData(m.config);
   } catch (e) {
@@ -83,44 +89,53 @@ async function start(m) {
     return;
   }
   if (m.generation !== generation) return; // superseded while loading
-  const n = data.n_train();
-  postMessage({ type: 'data', generation: m.generation, n_train: n, n_test: data.n_test(), n_features: data.n_features() });
-  if (m.config.lot_size > n) {
-    postMessage({ type: 'resize', generation: m.generation, n_train: n });
+  const facts = data.facts();
+  postMessage({ type: 'data', generation: m.generation, facts });
+  if (m.config.lot_size > facts.n_train) {
+    postMessage({ type: 'resize', generation: m.generation, n_train: facts.n_train });
     return;
   }
   try {
-    session = new Session(data, JSON.stringify(m.config));
+    session = new Session(data, m.config);
+    plane = session.plane();
   } catch (e) {
     postMessage({ type: 'error', generation: m.generation, message: e.message || String(e) });
     return;
   }
-  const plane = session.is_2d() ? { bounds: session.bounds(), points: session.points(600) } : null;
-  postMessage({ type: 'started', generation: m.generation, seed: session.seed(), q: session.sampling_rate(), steps_per_epoch: session.steps_per_epoch(), plane });
+  postMessage({ type: 'started', generation: m.generation, mechanism: session.mechanism(), plane });
   running = m.play !== false;
   if (running) loop(m.generation);
 }
 
+function loadOwnData(m) {
+  // Parse a student's file; on any error the current data and run stay as they were.
+  try {
+    const fresh = m.files.length === 2
+      ? LabData.fromIdx(m.files[0], m.files[1])
+      : LabData.fromCsv(m.files[0], String(m.label), String(m.bounds || ''));
+    if (ownData && ownData !== data) ownData.free();
+    ownData = fresh;
+    if (dataKey === 'own') dataKey = ''; // reload on the next start
+    postMessage({ type: 'own-data-loaded', facts: fresh.facts() });
+  } catch (e) {
+    postMessage({ type: 'own-data-rejected', message: e.message || String(e) });
+  }
+}
+
 onmessage = async (ev) => {
   const m = ev.data;
-  if (m.type === 'start') generation = m.generation; // drop the old run before waiting
-  await ready;
-  if (m.type === 'start') {
+  if (!m || typeof m !== 'object') return;
+  if (m.type === 'start' && Number.isInteger(m.generation)) generation = m.generation; // drop the old run at once
+  try {
+    await ready;
+  } catch {
+    return; // 'init-error' has been posted
+  }
+  if (m.type === 'start' && m.config && typeof m.config === 'object') {
     if (m.generation === generation) await start(m);
-  } else if (m.type === 'own-data') {
-    // Parse a student's file; on any error the current data and run stay as they were.
-    try {
-      const fresh = m.files.length === 2
-        ? LabData.fromIdx(m.files[0], m.files[1], 1)
-        : LabData.fromCsv(m.files[0], m.label, 1);
-      if (ownData && ownData !== data) ownData.free();
-      ownData = fresh;
-      if (dataKey === 'own') dataKey = ''; // reload on the next start
-      postMessage({ type: 'own-data', ok: true, n_train: fresh.n_train(), n_test: fresh.n_test(), n_features: fresh.n_features() });
-    } catch (e) {
-      postMessage({ type: 'own-data', ok: false, message: e.message || String(e) });
-    }
-  } else if (m.type === 'pause') {
+  } else if (m.type === 'own-data' && Array.isArray(m.files) && m.files.length >= 1) {
+    loadOwnData(m);
+  } else if (m.type === 'pause' && m.generation === generation) {
     running = false;
     loopToken += 1;
   } else if (m.type === 'resume' && session && !running && m.generation === generation) {

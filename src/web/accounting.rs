@@ -1,80 +1,152 @@
-//! Privacy accounting for the page: ε curves, single ε values and σ calibration, under every
-//! accountant. Pure functions of (q, σ, steps, δ), so the page can preview them before training.
+//! What the page and its accounting worker ask of the accountants. Every function takes the
+//! run's settings (a `RunConfig` object) and the data's public facts (`DataFacts`, from the
+//! training worker) and derives the run's mechanism with `RunConfig::mechanism` — the one place
+//! q, the steps, σ_eff, DP-PCA's step and the private evaluations come from. The page sends
+//! settings and receives numbers.
 
-use crate::bench;
-use crate::privacy::accountant::calibrate::{sigma_for_epsilon_after, sigma_needed};
-use crate::privacy::accountant::{
-    compose, pld_curve, Accountant, Amplification, SampledGaussian, MAX_STEPS,
-};
-use serde::Serialize;
+use super::{config_from_js, from_js, js_err, to_js};
+use crate::config::{Mode, RunConfig};
+use crate::data::DataFacts;
+use crate::privacy::accountant::calibrate::{self, round_up};
+use crate::privacy::accountant::{compose, Accountant, Amplification, SampledGaussian, MAX_STEPS};
+use serde::{Serialize, Serializer};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-fn js_err(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
-}
+/// ε as the reports write it: a number, or "inf".
+struct Eps(f64);
 
-fn amplification(name: &str) -> Result<Amplification, JsError> {
-    match name {
-        "paper" | "" => Ok(Amplification::Paper),
-        "rigorous" => Ok(Amplification::Rigorous),
-        other => Err(JsError::new(&format!(
-            "amplification '{other}' must be paper or rigorous"
-        ))),
+impl Serialize for Eps {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.is_finite() {
+            s.serialize_f64(self.0)
+        } else {
+            s.serialize_str("inf")
+        }
     }
 }
 
-/// ε of one accountant ("naive", "strong", "moments", "rdp", "pld") after `steps` steps;
-/// `Infinity` when σ = 0.
+/// The defaults of every setting (`RunConfig::default()`): the page's controls start here.
+#[wasm_bindgen]
+pub fn run_defaults() -> Result<JsValue, JsError> {
+    to_js(&RunConfig::default())
+}
+
+fn inputs(config: &JsValue, facts: JsValue) -> Result<(RunConfig, DataFacts), JsError> {
+    Ok((config_from_js(config)?, from_js(facts, "data facts")?))
+}
+
+/// What the run with these settings on this data releases (for the page's "what ε covers").
+#[wasm_bindgen]
+pub fn run_mechanism(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
+    let (cfg, facts) = inputs(&config, facts)?;
+    to_js(&cfg.mechanism(&facts))
+}
+
+/// ε of one accountant (naive and strong under `amplification`) after `steps` steps of one
+/// sampled Gaussian; `Infinity` when σ = 0.
 #[wasm_bindgen]
 pub fn epsilon_for(
     accountant: &str,
-    amp: &str,
+    amplification: &str,
     q: f64,
     sigma: f64,
     steps: f64,
     delta: f64,
 ) -> Result<f64, JsError> {
-    let acc = Accountant::parse(accountant, amplification(amp)?).map_err(js_err)?;
+    let amp = Amplification::parse(amplification).map_err(js_err)?;
+    let acc = Accountant::parse(accountant, amp).map_err(js_err)?;
     let mech = SampledGaussian::new(q, sigma, steps.max(0.0).round() as u64).map_err(js_err)?;
     acc.epsilon(&mech, delta).map_err(js_err)
 }
 
-/// DP-PCA's step (sampling rate `pca_q`, noise `pca_sigma`) as a mechanism run before
-/// training, or none when `pca_q` is 0.
-fn pca_prefix(pca_q: f64, pca_sigma: f64) -> Result<Vec<SampledGaussian>, JsError> {
-    if pca_q > 0.0 {
-        Ok(vec![
-            SampledGaussian::new(pca_q, pca_sigma, 1).map_err(js_err)?
-        ])
-    } else {
-        Ok(Vec::new())
+#[derive(Serialize)]
+struct PreviewPoint {
+    epoch: u64,
+    naive: Eps,
+    strong: Eps,
+    moments: Eps,
+    rdp: Eps,
+}
+
+/// ε after each epoch 1..=epochs of the run, under the four analytic accountants (naive and
+/// strong in the run's convention): the ε chart's preview, computed before training. A few
+/// milliseconds, so the page runs it itself.
+#[wasm_bindgen]
+pub fn epsilon_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
+    let (cfg, facts) = inputs(&config, facts)?;
+    let mech = cfg.mechanism(&facts);
+    let curve =
+        compose::report_curve(&mech, cfg.delta, cfg.amplification, false).map_err(js_err)?;
+    let points: Vec<PreviewPoint> = curve
+        .iter()
+        .zip(1..)
+        .map(|(r, epoch)| PreviewPoint {
+            epoch,
+            naive: Eps(r.naive),
+            strong: Eps(r.strong),
+            moments: Eps(r.moments),
+            rdp: Eps(r.rdp),
+        })
+        .collect();
+    to_js(&points)
+}
+
+/// The PLD accountant's ε after each epoch (h = 1e-4): milliseconds to seconds, so the page
+/// asks its accounting worker.
+#[wasm_bindgen]
+pub fn pld_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
+    let (cfg, facts) = inputs(&config, facts)?;
+    let curve =
+        compose::curve(Accountant::Pld, &cfg.mechanism(&facts), cfg.delta).map_err(js_err)?;
+    to_js(&curve.into_iter().map(Eps).collect::<Vec<_>>())
+}
+
+/// The run with noise multiplier σ and `epochs` epochs, as a private run (calibration and the
+/// σ panel are about the DP mode whatever mode the page shows).
+fn with_sigma(cfg: &RunConfig, sigma: f64, epochs: u64) -> RunConfig {
+    RunConfig {
+        sigma,
+        mode: Mode::Dp,
+        epochs: epochs as usize,
+        ..cfg.clone()
     }
 }
 
-/// The smallest σ whose ε after `steps` steps (after a DP-PCA step when `pca_q` > 0) is at
-/// most `target_eps` under `accountant`.
+#[derive(Serialize)]
+struct Calibrated {
+    /// The smallest σ, rounded up to 4 decimals (as the slider applies it).
+    sigma: f64,
+    /// ε at that σ under the accountant: never above the target.
+    epsilon: Eps,
+    accountant: &'static str,
+}
+
+/// The smallest σ, rounded up to 4 decimals, whose run (these settings, every release of the
+/// mechanism included) spends at most `target` ε under `accountant` (naive and strong
+/// rigorous: calibration decides something).
 #[wasm_bindgen]
-pub fn calibrate_sigma(
+pub fn calibrate(
+    config: JsValue,
+    facts: JsValue,
     accountant: &str,
-    target_eps: f64,
-    delta: f64,
-    q: f64,
-    steps: f64,
-    pca_q: f64,
-    pca_sigma: f64,
-) -> Result<f64, JsError> {
-    let acc = Accountant::parse(accountant, Amplification::Paper).map_err(js_err)?;
-    sigma_for_epsilon_after(
-        acc,
-        target_eps,
-        delta,
-        &pca_prefix(pca_q, pca_sigma)?,
-        q,
-        steps.max(0.0).round() as u64,
-        1e-6,
-    )
-    .map_err(js_err)
+    target: f64,
+) -> Result<JsValue, JsError> {
+    let (cfg, facts) = inputs(&config, facts)?;
+    let acc = Accountant::parse(accountant, Amplification::Rigorous).map_err(js_err)?;
+    let epochs = cfg.epochs as u64;
+    let event = |sigma: f64| {
+        with_sigma(&cfg, sigma, epochs)
+            .mechanism(&facts)
+            .after_epochs(epochs)
+    };
+    let exact = calibrate::calibrate(acc, target, cfg.delta, &event, 1e-6).map_err(js_err)?;
+    let sigma = round_up(exact, 4);
+    let epsilon = compose::epsilon(acc, &event(sigma), cfg.delta).map_err(js_err)?;
+    to_js(&Calibrated {
+        sigma,
+        epsilon: Eps(epsilon),
+        accountant: acc.name(),
+    })
 }
 
 #[derive(Serialize)]
@@ -86,45 +158,41 @@ struct SigmaPoint {
     rdp: Option<f64>,
 }
 
-/// How many epoch counts the σ-needed panel computes (log-spaced).
+/// How many epoch counts the σ-needed panel computes (log-spaced), and its least range.
 const SIGMA_PANEL_POINTS: u32 = 14;
+const SIGMA_PANEL_EPOCHS: u64 = 400;
 
 /// About `points` whole epochs from 1 to `max_epochs`, evenly spaced on a log scale.
-fn log_epochs(max_epochs: u32, points: u32) -> Vec<u32> {
+fn log_epochs(max_epochs: u64, points: u32) -> Vec<u64> {
     let max = max_epochs.max(1) as f64;
     let n = points.max(2);
-    let mut grid: Vec<u32> = (0..n)
-        .map(|i| max.powf(i as f64 / (n - 1) as f64).round() as u32)
+    let mut grid: Vec<u64> = (0..n)
+        .map(|i| max.powf(i as f64 / (n - 1) as f64).round() as u64)
         .collect();
     grid.dedup();
     grid
 }
 
 /// The panel "σ needed for a target ε versus T": for about 14 epoch counts E from 1 to
-/// `max_epochs` (T = E · steps per epoch), the σ each analytic accountant needs for
-/// `target_eps` at δ (JSON array of {epoch, naive, strong, moments, rdp}; `null` where no σ up
-/// to 1e6 is enough), after a DP-PCA step when `pca_q` > 0 (as the run accounts it). Epochs
-/// stop where T would pass the accountants' step limit. Calibrated to 0.2%, enough for a
-/// chart; slow enough (RDP ≈ 0.5 ms per evaluation) that the page runs it in a worker.
+/// max(400, the run's epochs), the σ each analytic accountant (naive and strong rigorous)
+/// needs so that the run — every release of its mechanism included — spends `target` ε;
+/// `null` where no σ up to 1e6 is enough. Epochs stop where T would pass the accountants'
+/// step limit. Calibrated to 0.2%, enough for a chart; hundreds of ε evaluations, so the page
+/// runs it in its accounting worker.
 #[wasm_bindgen]
-pub fn sigma_needed_curve(
-    target_eps: f64,
-    delta: f64,
-    q: f64,
-    steps_per_epoch: f64,
-    max_epochs: u32,
-    pca_q: f64,
-    pca_sigma: f64,
-) -> Result<String, JsError> {
-    let spe = steps_per_epoch.max(1.0).round() as u64;
-    // Only as many epochs as the accountants take steps (T ≤ MAX_STEPS).
-    let max_epochs = max_epochs.min((MAX_STEPS / spe).max(1) as u32);
+pub fn sigma_needed(config: JsValue, facts: JsValue, target: f64) -> Result<JsValue, JsError> {
+    let (cfg, facts) = inputs(&config, facts)?;
+    let spe = cfg.steps_per_epoch(facts.n_train);
+    let max_epochs = SIGMA_PANEL_EPOCHS
+        .max(cfg.epochs as u64)
+        .min((MAX_STEPS / spe).max(1));
     let epochs = log_epochs(max_epochs, SIGMA_PANEL_POINTS);
-    let steps: Vec<u64> = epochs.iter().map(|&e| e as u64 * spe).collect();
-    let prefix = pca_prefix(pca_q, pca_sigma)?;
+    let event = |sigma: f64, e: u64| -> Vec<SampledGaussian> {
+        with_sigma(&cfg, sigma, e).mechanism(&facts).after_epochs(e)
+    };
     let curve = |name: &str| -> Result<Vec<Option<f64>>, JsError> {
-        let acc = Accountant::parse(name, Amplification::Paper).map_err(js_err)?;
-        sigma_needed(acc, target_eps, delta, &prefix, q, &steps, 2e-3).map_err(js_err)
+        let acc = Accountant::parse(name, Amplification::Rigorous).map_err(js_err)?;
+        calibrate::sigma_needed(acc, target, cfg.delta, &event, &epochs, 2e-3).map_err(js_err)
     };
     let (naive, strong, moments, rdp) = (
         curve("naive")?,
@@ -136,125 +204,37 @@ pub fn sigma_needed_curve(
         .iter()
         .enumerate()
         .map(|(i, &epoch)| SigmaPoint {
-            epoch,
+            epoch: epoch as u32,
             naive: naive[i],
             strong: strong[i],
             moments: moments[i],
             rdp: rdp[i],
         })
         .collect();
-    Ok(serde_json::to_string(&points).expect("curve serialises"))
+    to_js(&points)
 }
 
-/// The PLD accountant's ε after each epoch 1..=epochs (JSON array, `null` for ∞), on a grid of
-/// interval `h` (1e-3 is within about 1.5% of 1e-4 and ten times faster).
+/// ε for people: three significant figures, rounded up — a shown ε is never below the true
+/// one — and "∞" for no guarantee (a report's "inf", or any non-number).
 #[wasm_bindgen]
-pub fn pld_epsilon_curve(
-    q: f64,
-    sigma: f64,
-    steps_per_epoch: f64,
-    epochs: u32,
-    delta: f64,
-    h: f64,
-) -> Result<String, JsError> {
-    SampledGaussian::new(q, sigma, 0).map_err(js_err)?;
-    crate::privacy::accountant::check_delta(delta).map_err(js_err)?;
-    if !(h > 0.0 && h <= 0.1) {
-        return Err(JsError::new(&format!(
-            "grid interval h = {h} must be in (0, 0.1]"
-        )));
+pub fn format_epsilon(v: JsValue) -> String {
+    match v.as_f64() {
+        Some(e) if e.is_finite() && e >= 0.0 => format_eps(e),
+        _ => "∞".into(),
     }
-    let curve = pld_curve::epsilon_curve(
-        q,
-        sigma,
-        steps_per_epoch.max(1.0).round() as u64,
-        epochs,
-        delta,
-        h,
-    );
-    let values: Vec<Option<f64>> = curve
-        .into_iter()
-        .map(|v| v.is_finite().then_some(v))
-        .collect();
-    Ok(serde_json::to_string(&values).expect("curve serialises"))
 }
 
-/// `performance.now()` (in a window or a worker), or `Date.now()` where there is none.
-fn now_ms() -> f64 {
-    let global = js_sys::global();
-    let perf = js_sys::Reflect::get(&global, &"performance".into())
-        .ok()
-        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
-    perf.map_or_else(js_sys::Date::now, |p| p.now())
-}
-
-fn json_lines<T: Serialize>(lines: &[T]) -> String {
-    lines
-        .iter()
-        .map(|l| serde_json::to_string(l).expect("bench line serialises"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The accountant benchmark (see `crate::bench`); one JSON line per case.
-#[wasm_bindgen]
-pub fn bench_accountants() -> String {
-    json_lines(&bench::accountant_curves("wasm", &now_ms))
-}
-
-/// The training-throughput benchmark (see `crate::bench`), about `budget_ms` per case; one
-/// JSON line per case.
-#[wasm_bindgen]
-pub fn bench_training(budget_ms: f64) -> String {
-    json_lines(&bench::training("wasm", &now_ms, budget_ms))
-}
-
-/// The matrix-product benchmark (see `crate::bench::kernels`); one JSON line per product.
-#[wasm_bindgen]
-pub fn bench_kernels(budget_ms: f64) -> String {
-    json_lines(&bench::kernels("wasm", &now_ms, budget_ms))
-}
-
-#[derive(Serialize)]
-struct CurvePoint {
-    epoch: u32,
-    naive: Option<f64>,
-    strong: Option<f64>,
-    moments: Option<f64>,
-    rdp: Option<f64>,
-}
-
-/// ε after each epoch 1..=epochs for every accountant (JSON array; `null` for ∞), after a
-/// DP-PCA step with sampling rate `pca_q` and noise `pca_sigma` when `pca_q` > 0 (so the curves
-/// start above zero). It depends only on (q, σ, steps per epoch, δ), so the page previews it
-/// before training.
-#[wasm_bindgen]
-pub fn epsilon_curve(
-    q: f64,
-    sigma: f64,
-    steps_per_epoch: f64,
-    epochs: u32,
-    delta: f64,
-    pca_q: f64,
-    pca_sigma: f64,
-) -> Result<String, JsError> {
-    let finite = |v: f64| v.is_finite().then_some(v);
-    let steps: Vec<u64> = (1..=epochs)
-        .map(|e| (e as f64 * steps_per_epoch).round() as u64)
-        .collect();
-    let prefix = pca_prefix(pca_q, pca_sigma)?;
-    let curve =
-        compose::curve(&prefix, q, sigma, &steps, delta, Amplification::Paper).map_err(js_err)?;
-    let points: Vec<CurvePoint> = curve
-        .iter()
-        .zip(1..)
-        .map(|(r, epoch)| CurvePoint {
-            epoch,
-            naive: finite(r.naive),
-            strong: finite(r.strong),
-            moments: finite(r.moments),
-            rdp: finite(r.rdp),
-        })
-        .collect();
-    Ok(serde_json::to_string(&points).expect("curve serialises"))
+/// [`format_epsilon`] for Rust callers (the charts).
+pub(crate) fn format_eps(e: f64) -> String {
+    let up = |digits: i32| {
+        let s = 10f64.powi(digits);
+        (e * s).ceil() / s
+    };
+    if e < 10.0 {
+        format!("{:.3}", up(3))
+    } else if e < 100.0 {
+        format!("{:.1}", up(1))
+    } else {
+        format!("{:.0}", e.ceil())
+    }
 }

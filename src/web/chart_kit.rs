@@ -1,8 +1,8 @@
-//! The two live charts, drawn with plotters on a canvas of the page from the reports the
-//! worker posted: accuracy (train and test) against epochs, and ε against epochs, each with
-//! the pinned runs faded behind. The views
-//! of the mechanism (clipping, noise) are in `views.rs`.
+//! The charts' toolkit: the colour-blind-safe palette, a canvas backend by id, axis label
+//! formatters, legends and end-of-line labels, pinned runs, and reading values out of the
+//! reports the page passes in (JS objects; ε may be "inf").
 
+use super::js_err;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use serde::Deserialize;
@@ -15,36 +15,6 @@ pub(super) const GREEN: RGBColor = RGBColor(0, 158, 115);
 pub(super) const VERMILLION: RGBColor = RGBColor(213, 94, 0);
 pub(super) const PURPLE: RGBColor = RGBColor(204, 121, 167);
 pub(super) const GREY: RGBColor = RGBColor(90, 90, 90);
-
-/// The part of an epoch report the accuracy chart reads.
-#[derive(Deserialize)]
-struct AccuracyPoint {
-    epoch: f64,
-    train_acc: f64,
-    test_acc: f64,
-}
-
-/// One epoch's ε per accountant; `null` (∞) or missing is skipped.
-#[derive(Deserialize)]
-struct EpsilonPoint {
-    epoch: f64,
-    naive: Option<f64>,
-    strong: Option<f64>,
-    moments: Option<f64>,
-    rdp: Option<f64>,
-    /// The PLD accountant's ε: only in the preview, when the page's accounting worker has
-    /// computed it (it takes tens of milliseconds).
-    #[serde(default)]
-    pld: Option<f64>,
-}
-
-pub(super) fn js_err(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
-}
-
-pub(super) fn parse<T: for<'a> Deserialize<'a>>(json: &str, what: &str) -> Result<T, JsError> {
-    serde_json::from_str(json).map_err(|e| JsError::new(&format!("{what}: {e}")))
-}
 
 pub(super) fn backend(canvas_id: &str) -> Result<CanvasBackend, JsError> {
     CanvasBackend::new(canvas_id)
@@ -74,30 +44,72 @@ pub(super) fn log_label(v: &f64) -> String {
 }
 
 /// Colours of pinned runs (the rest of the Okabe–Ito palette, then grey).
-const PIN_COLORS: [RGBColor; 4] = [
+pub(super) const PIN_COLORS: [RGBColor; 4] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
     RGBColor(204, 121, 167),
     RGBColor(150, 150, 150),
 ];
 
+/// ε as a report writes it: a number, or "inf" (no bound) and null — both `None` here.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Eps(pub Option<f64>);
+
+impl<'de> Deserialize<'de> for Eps {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Eps(serde_json::Value::deserialize(d)?.as_f64()))
+    }
+}
+
+/// Every accountant's ε of a report or a preview point.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Epsilons {
+    pub naive: Eps,
+    pub strong: Eps,
+    pub moments: Eps,
+    pub rdp: Eps,
+    pub pld: Eps,
+}
+
+/// The fields of an epoch report the accuracy and ε charts read (only these cross from JS:
+/// a report's lists of norms stay where they are).
+#[derive(Clone, Debug, Deserialize)]
+pub(super) struct Point {
+    pub epoch: f64,
+    #[serde(default)]
+    pub train_acc: Option<f64>,
+    #[serde(default)]
+    pub test_acc: Option<f64>,
+    #[serde(default)]
+    pub private_test_acc: Option<f64>,
+    #[serde(default)]
+    pub epsilon: Epsilons,
+}
+
+impl Point {
+    /// The test accuracy the report released: exact, or from the noisy private count.
+    pub fn test(&self) -> Option<f64> {
+        self.test_acc.or(self.private_test_acc)
+    }
+}
+
+/// The points of a JS array of reports.
+pub(super) fn points(v: JsValue, what: &str) -> Result<Vec<Point>, JsError> {
+    super::from_js(v, what)
+}
+
 /// A pinned run: its label and its epoch reports.
 #[derive(Deserialize)]
 pub(super) struct Pinned {
-    label: String,
-    history: Vec<serde_json::Value>,
+    pub label: String,
+    pub history: Vec<Point>,
 }
 
 impl Pinned {
-    /// (epoch, value) for a field of the reports (`path` of keys, e.g. ["epsilon", "moments"]).
-    fn series(&self, path: &[&str]) -> Vec<(f64, f64)> {
-        self.history
-            .iter()
-            .filter_map(|r| {
-                let v = path.iter().try_fold(r, |v, k| v.get(k))?.as_f64()?;
-                Some((r.get("epoch")?.as_f64()?, v))
-            })
-            .collect()
+    /// The pinned runs from a JS array of {label, history}.
+    pub fn list(v: JsValue) -> Result<Vec<Pinned>, JsError> {
+        super::from_js(v, "pinned runs")
     }
 }
 
@@ -140,253 +152,29 @@ pub(super) fn end_labels(
     Ok(())
 }
 
-/// Draws train and test accuracy for the finished epochs (`history_json`: array of epoch
-/// reports) on an x axis of `epochs` epochs, with the test accuracy of pinned runs
-/// (`pinned_json`: array of {label, history}) faded behind. `scale` is the device pixel ratio.
-#[wasm_bindgen]
-pub fn draw_accuracy_chart(
-    canvas_id: &str,
-    history_json: &str,
-    pinned_json: &str,
-    epochs: u32,
+/// A "not private" mark in the chart's top-left corner, saying what in the chart was computed
+/// from the training data without noise (which ε does not cover).
+pub(super) fn not_private_badge(
+    root: &DrawingArea<CanvasBackend, plotters::coord::Shift>,
     scale: f64,
+    text: &str,
 ) -> Result<(), JsError> {
-    let points: Vec<AccuracyPoint> = parse(history_json, "accuracy history")?;
-    let pinned: Vec<Pinned> = parse(pinned_json, "pinned runs")?;
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
-    let pinned_accs: Vec<f64> = pinned
-        .iter()
-        .flat_map(|p| p.series(&["test_acc"]))
-        .map(|(_, v)| v)
-        .collect();
-    let accs = points
-        .iter()
-        .flat_map(|p| [p.train_acc, p.test_acc])
-        .chain(pinned_accs)
-        .filter(|v| v.is_finite());
-    let lo = accs.fold(1.0f64, f64::min);
-    let lo = ((lo - 0.02) * 20.0).floor() / 20.0; // to the 0.05 below, with a margin
-    let lo = lo.clamp(0.0, 0.9);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .caption("Accuracy", ("sans-serif", px(18.0)))
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(48.0))
-        .build_cartesian_2d(0f64..(epochs.max(1) as f64), lo..1.0)
-        .map_err(js_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("epoch")
-        .y_desc("accuracy")
-        .x_label_formatter(&epoch_label)
-        .y_labels(8)
-        .light_line_style(RGBColor(238, 238, 238))
-        .label_style(("sans-serif", px(13.0)))
-        .draw()
-        .map_err(js_err)?;
-    for (pin, color) in pinned.iter().zip(PIN_COLORS) {
-        let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));
-        chart
-            .draw_series(LineSeries::new(pin.series(&["test_acc"]), style))
-            .map_err(js_err)?
-            .label(format!("{} (test)", pin.label))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-    }
-    for (name, color, get) in [
-        (
-            "train",
-            BLUE,
-            (|p: &AccuracyPoint| p.train_acc) as fn(&AccuracyPoint) -> f64,
-        ),
-        ("test", ORANGE, |p: &AccuracyPoint| p.test_acc),
-    ] {
-        let style = ShapeStyle::from(&color).stroke_width(px(2.5));
-        let series = points
-            .iter()
-            .map(|p| (p.epoch, get(p)))
-            .filter(|(_, v)| v.is_finite());
-        chart
-            .draw_series(LineSeries::new(series.clone(), style))
-            .map_err(js_err)?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-        chart
-            .draw_series(series.map(|p| Circle::new(p, px(3.0), color.filled())))
-            .map_err(js_err)?;
-    }
-    legend(&mut chart, SeriesLabelPosition::LowerRight, px(14.0))?;
-    root.present().map_err(js_err)
-}
-
-/// Draws ε (log scale) against epochs for each accountant: the whole predicted curve
-/// (`preview_json`, from `epsilon_curve`) thin, and the epochs trained so far (`history_json`,
-/// epoch reports) thick with markers. When every ε is ∞ (σ = 0) it says "∞ — no privacy".
-#[wasm_bindgen]
-pub fn draw_epsilon_chart(
-    canvas_id: &str,
-    preview_json: &str,
-    history_json: &str,
-    pinned_json: &str,
-    epochs: u32,
-    log_log: bool,
-    scale: f64,
-) -> Result<(), JsError> {
-    let preview: Vec<EpsilonPoint> = parse(preview_json, "epsilon preview")?;
-    let pinned: Vec<Pinned> = parse(pinned_json, "pinned runs")?;
-    // Log-log view: x is log10(epoch) on a linear axis, labelled in epochs, so each accountant's
-    // growth shows as a slope (naive 1, strong about ½, the moments accountant much flatter).
-    let ex = |e: f64| if log_log { e.max(1.0).log10() } else { e };
-    #[derive(Deserialize)]
-    struct Report {
-        epoch: f64,
-        epsilon: serde_json::Value,
-    }
-    let history: Vec<Report> = parse(history_json, "epsilon history")?;
-    let done: Vec<EpsilonPoint> = history
-        .iter()
-        .map(|r| {
-            let get = |k: &str| r.epsilon.get(k).and_then(|v| v.as_f64());
-            EpsilonPoint {
-                epoch: r.epoch,
-                naive: get("naive"),
-                strong: get("strong"),
-                moments: get("moments"),
-                rdp: get("rdp"),
-                pld: None,
-            }
-        })
-        .collect();
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
-    let all = preview
-        .iter()
-        .chain(&done)
-        .flat_map(|p| [p.naive, p.strong, p.moments, p.rdp, p.pld])
-        .flatten();
-    let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
-    if positive.is_empty() {
-        let (w, h) = root.dim_in_pixel();
-        let style = ("sans-serif", px(22.0)).into_font().color(&VERMILLION);
-        root.draw(&Text::new(
-            "ε = ∞ — no privacy (σ = 0)",
-            (w as i32 / 6, h as i32 / 2),
-            style,
-        ))
-        .map_err(js_err)?;
-        return root.present().map_err(js_err);
-    }
-    let lo = positive.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
-    let hi = positive.iter().cloned().fold(0.0, f64::max) * 1.5;
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_right(px(if log_log { 170.0 } else { 118.0 })) // room for the curves' names
-        .caption("Privacy spent ε (δ fixed)", ("sans-serif", px(18.0)))
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(56.0))
-        .build_cartesian_2d(
-            if log_log {
-                0.0..ex(epochs.max(2) as f64)
-            } else {
-                0f64..(epochs.max(1) as f64)
-            },
-            (lo..hi).log_scale(),
-        )
-        .map_err(js_err)?;
-    let log_epoch_label = |v: &f64| log_label(&10f64.powf(*v));
-    chart
-        .configure_mesh()
-        .x_desc(if log_log {
-            "epoch (log scale)"
-        } else {
-            "epoch"
-        })
-        .y_desc("ε (log scale)")
-        .x_label_formatter(if log_log {
-            &log_epoch_label
-        } else {
-            &epoch_label
-        })
-        .light_line_style(RGBColor(238, 238, 238))
-        .label_style(("sans-serif", px(13.0)))
-        .y_label_formatter(&log_label)
-        .draw()
-        .map_err(js_err)?;
-    type Get = fn(&EpsilonPoint) -> Option<f64>;
-    let accountants: [(&str, RGBColor, Get); 5] = [
-        ("naive", VERMILLION, |p| p.naive),
-        ("strong", PURPLE, |p| p.strong),
-        ("moments", BLUE, |p| p.moments),
-        ("RDP", GREEN, |p| p.rdp),
-        ("PLD", ORANGE, |p| p.pld),
-    ];
-    let mut labels: Vec<(String, RGBColor, (i32, i32))> = Vec::new();
-    for (name, color, get) in accountants {
-        let series = |pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
-            pts.iter()
-                .filter_map(|p| get(p).filter(|v| *v > 0.0).map(|v| (ex(p.epoch), v)))
-                .collect()
-        };
-        let thin = ShapeStyle::from(&color.mix(0.45)).stroke_width(px(1.5));
-        let whole = series(&preview);
-        chart
-            .draw_series(LineSeries::new(whole.clone(), thin))
-            .map_err(js_err)?;
-        let thick = ShapeStyle::from(&color).stroke_width(px(3.0));
-        let trained = series(&done);
-        chart
-            .draw_series(LineSeries::new(trained.clone(), thick))
-            .map_err(js_err)?;
-        chart
-            .draw_series(
-                trained
-                    .iter()
-                    .map(|&p| Circle::new(p, px(3.0), color.filled())),
-            )
-            .map_err(js_err)?;
-        if let Some(&(x, y)) = whole.last().or(trained.last()) {
-            let at = chart.backend_coord(&(x, y));
-            let slope = match (log_log, whole.first()) {
-                // Growth exponent over the second half of the run: d ln ε / d ln E.
-                (true, Some(_)) if whole.len() >= 4 => {
-                    let (x0, y0) = whole[whole.len() / 2];
-                    format!(
-                        " (slope {:.2})",
-                        (y.ln() - y0.ln()) / ((x - x0) * std::f64::consts::LN_10)
-                    )
-                }
-                _ => String::new(),
-            };
-            labels.push((format!("{name} {}{slope}", format_eps(y)), color, at));
-        }
-    }
-    for (pin, color) in pinned.iter().zip(PIN_COLORS) {
-        let pts: Vec<(f64, f64)> = pin
-            .series(&["epsilon", "moments"])
-            .into_iter()
-            .filter(|p| p.1 > 0.0)
-            .map(|(e, v)| (ex(e), v))
-            .collect();
-        let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));
-        chart
-            .draw_series(LineSeries::new(pts.clone(), style))
-            .map_err(js_err)?;
-        if let Some(&(x, y)) = pts.last() {
-            let at = chart.backend_coord(&(x, y.clamp(lo, hi)));
-            labels.push((format!("{} {}", pin.label, format_eps(y)), color, at));
-        }
-    }
-    end_labels(&root, labels, px(16.0) as i32, px(14.0))?;
-    root.present().map_err(js_err)
-}
-
-/// ε with three significant digits (as the run log shows it).
-fn format_eps(v: f64) -> String {
-    if v < 10.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.0}")
-    }
+    let px = |v: f64| (v * scale).round() as i32;
+    let (w, h) = (px(6.6 * text.chars().count() as f64 + 12.0), px(20.0));
+    let at = (px(4.0), px(4.0));
+    root.draw(&Rectangle::new(
+        [at, (at.0 + w, at.1 + h)],
+        ShapeStyle::from(&RGBColor(253, 233, 220)).filled(),
+    ))
+    .map_err(js_err)?;
+    root.draw(&Rectangle::new(
+        [at, (at.0 + w, at.1 + h)],
+        ShapeStyle::from(&VERMILLION).stroke_width(1),
+    ))
+    .map_err(js_err)?;
+    let font = ("sans-serif", px(12.0) as u32)
+        .into_font()
+        .color(&VERMILLION);
+    root.draw(&Text::new(text, (at.0 + px(6.0), at.1 + px(4.0)), font))
+        .map_err(js_err)
 }

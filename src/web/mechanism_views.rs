@@ -1,9 +1,12 @@
 //! Views of the mechanism, from the real run's reports: the histogram of per-example gradient
-//! norms with the clipping bound C, and the clipped signal against the added noise.
+//! norms with the clipping bound C, the clipped signal against the added noise, and the
+//! decision boundary of 2-D data. The first two show what was measured on the training data
+//! without noise — teaching diagnostics outside ε — and say so on the chart.
 
-use super::charts::{
-    backend, epoch_label, js_err, legend, log_label, parse, BLUE, GREEN, ORANGE, VERMILLION,
+use super::chart_kit::{
+    backend, epoch_label, legend, log_label, not_private_badge, BLUE, GREEN, ORANGE, VERMILLION,
 };
+use super::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -49,6 +52,7 @@ pub fn draw_clipping_histogram(
     };
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
+        .margin_top(px(30.0)) // room for the "not private" badge
         .caption(caption, ("sans-serif", px(16.0)))
         .x_label_area_size(px(36.0))
         .y_label_area_size(px(48.0))
@@ -80,6 +84,7 @@ pub fn draw_clipping_histogram(
             line,
         ))
         .map_err(js_err)?;
+    not_private_badge(&root, scale, "not private: training data without noise")?;
     root.present().map_err(js_err)
 }
 
@@ -112,11 +117,11 @@ impl NormPoint {
 #[wasm_bindgen]
 pub fn draw_noise_chart(
     canvas_id: &str,
-    history_json: &str,
+    history: JsValue,
     epochs: u32,
     scale: f64,
 ) -> Result<(), JsError> {
-    let points: Vec<NormPoint> = parse(history_json, "noise history")?;
+    let points: Vec<NormPoint> = from_js(history, "noise history")?;
     let root = backend(canvas_id)?.into_drawing_area();
     root.fill(&WHITE).map_err(js_err)?;
     let px = |v: f64| (v * scale).round() as u32;
@@ -140,6 +145,7 @@ pub fn draw_noise_chart(
     let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 30.0;
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
+        .margin_top(px(30.0)) // room for the "not private" badge
         .caption(
             "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
             ("sans-serif", px(16.0)),
@@ -234,6 +240,7 @@ pub fn draw_noise_chart(
             .map_err(js_err)?;
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight, px(14.0))?;
+    not_private_badge(&root, scale, "not private: training data without noise")?;
     root.present().map_err(js_err)
 }
 

@@ -1,27 +1,68 @@
-//! The browser facade (wasm32 only): a thin `#[wasm_bindgen]` layer over the core. The worker
-//! uses [`LabData`] and [`Session`] to train; the page uses [`epsilon_curve`] and the chart
-//! functions to draw the reports the worker posts (plotters-canvas needs the DOM, so charts
-//! are drawn on the main thread).
+//! The browser facade (wasm32 only): a thin `#[wasm_bindgen]` layer over the core.
+//!
+//! - [`session`]: the training worker's [`LabData`] and [`Session`].
+//! - [`accounting`]: what the page and its accounting worker ask of the accountants — the ε
+//!   preview, the PLD curve, calibration, the σ-needed panel — always from the run's settings
+//!   and the data's public facts, so the page never derives a privacy quantity itself.
+//! - one file per chart, on the toolkit in [`chart_kit`]; [`bench`] for `make bench`.
+//!
+//! Values cross the boundary as JS objects (serde-wasm-bindgen), with ∞ written "inf" as in
+//! the CLI's JSON.
 
 mod accounting;
-mod charts;
+mod accuracy_chart;
+mod bench;
+mod chart_kit;
+mod epsilon_chart;
+mod mechanism_views;
 mod session;
 mod sigma_chart;
-mod views;
 
 pub use accounting::{
-    bench_accountants, bench_kernels, bench_training, calibrate_sigma, epsilon_curve, epsilon_for,
-    pld_epsilon_curve, sigma_needed_curve,
+    calibrate, epsilon_for, epsilon_preview, format_epsilon, pld_preview, run_defaults,
+    run_mechanism, sigma_needed,
 };
-pub use charts::{draw_accuracy_chart, draw_epsilon_chart};
+pub use accuracy_chart::draw_accuracy_chart;
+pub use bench::{bench_accountants, bench_kernels, bench_training};
+pub use epsilon_chart::draw_epsilon_chart;
+pub use mechanism_views::{
+    clipped_fraction, draw_boundary, draw_clipping_histogram, draw_noise_chart,
+};
 pub use session::{LabData, Session};
 pub use sigma_chart::draw_sigma_chart;
-pub use views::{clipped_fraction, draw_boundary, draw_clipping_histogram, draw_noise_chart};
 
+use crate::config::RunConfig;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 /// Panics show up in the browser console with their message instead of "unreachable".
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+}
+
+pub(crate) fn js_err(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// A Rust value as a plain JS object (maps as objects, `None` as null).
+pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(js_err)
+}
+
+/// A JS value as a Rust value; the error names `what` was malformed.
+pub(crate) fn from_js<T: DeserializeOwned>(v: JsValue, what: &str) -> Result<T, JsError> {
+    serde_wasm_bindgen::from_value(v).map_err(|e| JsError::new(&format!("{what}: {e}")))
+}
+
+/// A run's settings from a JS object, with the same readable, field-naming errors as the CLI
+/// (one conversion when a run starts).
+pub(crate) fn config_from_js(v: &JsValue) -> Result<RunConfig, JsError> {
+    let text = js_sys::JSON::stringify(v)
+        .map_err(|_| JsError::new("config: not a plain object"))?
+        .as_string()
+        .unwrap_or_default();
+    RunConfig::from_json(&text).map_err(js_err)
 }

@@ -1,14 +1,20 @@
-//! Training and accounting entry points for the worker and the page. Reports cross the
-//! boundary as JSON strings (the same JSON the CLI prints).
+//! The training worker's side of the core: data sets ([`LabData`]) and one run in progress
+//! ([`Session`]), advanced a few steps at a time so the worker stays responsive. Reports cross
+//! as JS objects at the run's release level.
 
-use crate::config::RunConfig;
+use super::{config_from_js, js_err, to_js};
+use crate::config::ReleaseLevel;
+use crate::data::bounds::parse_stated;
 use crate::data::builtin::{builtin_files, load_builtin};
 use crate::data::csv::{parse_csv, Table};
 use crate::data::idx::{decode_idx, images_and_labels};
-use crate::data::split::{dataset_from_tables, Scale};
+use crate::data::split::{private_dataset, private_images, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
 use crate::model::Model;
 use crate::train::Trainer;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
@@ -18,12 +24,18 @@ pub struct LabData {
     inner: Arc<Dataset>,
 }
 
+/// Randomness for preparing a private file (its split, its range estimate): the browser's
+/// cryptographic source, never a seed anyone can see.
+fn private_rng() -> ChaCha8Rng {
+    ChaCha8Rng::from_os_rng()
+}
+
 #[wasm_bindgen]
 impl LabData {
     /// Decodes a packed dataset file (`www/data/*.bin`).
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<LabData, JsError> {
-        let inner = decode_packed(bytes).map_err(|e| JsError::new(&e.to_string()))?;
+        let inner = decode_packed(bytes).map_err(js_err)?;
         Ok(LabData {
             inner: Arc::new(inner),
         })
@@ -43,8 +55,12 @@ impl LabData {
             .map(|f| js_sys::Uint8Array::new(&f).to_vec())
             .collect();
         let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
-        let inner = load_builtin(name, &files, seed.max(0.0) as u64, noise)
-            .map_err(|e| JsError::new(&e.to_string()))?;
+        let seed = if seed.is_finite() && seed >= 0.0 {
+            seed as u64
+        } else {
+            0
+        };
+        let inner = load_builtin(name, &files, seed, noise).map_err(js_err)?;
         Ok(LabData {
             inner: Arc::new(inner),
         })
@@ -56,37 +72,47 @@ impl LabData {
         builtin_files(name).iter().map(|f| f.to_string()).collect()
     }
 
-    /// A student's own CSV with `label` as the class column: split 80/20 with `seed`, numeric
-    /// features standardised on the training part. Errors name the row and column.
+    /// A student's own CSV with `label` as the class column — private data: rows split by a
+    /// coin each, numeric columns clipped to the `bounds` stated ("age=17:90, …") or to ranges
+    /// estimated with an accounted Gaussian release, nothing fitted in the clear. Errors name
+    /// the row and column.
     #[wasm_bindgen(js_name = fromCsv)]
-    pub fn from_csv(bytes: &[u8], label: &str, seed: f64) -> Result<LabData, JsError> {
-        let table = parse_csv(bytes, label).map_err(|e| JsError::new(&e.to_string()))?;
-        let inner = dataset_from_tables("csv", table, None, Scale::Standard, seed.max(0.0) as u64);
+    pub fn from_csv(bytes: &[u8], label: &str, bounds: &str) -> Result<LabData, JsError> {
+        let table = parse_csv(bytes, label).map_err(js_err)?;
+        let prep = PrivatePrep {
+            stated: parse_stated(bounds).map_err(js_err)?,
+            ..PrivatePrep::default()
+        };
+        let inner =
+            private_dataset("csv", table, None, &prep, &mut private_rng()).map_err(js_err)?;
         Ok(LabData {
             inner: Arc::new(inner),
         })
     }
 
     /// A student's own MNIST-style IDX pair (images n × …, labels n; gzip accepted), in
-    /// either order: pixels scaled to [0, 1], split 80/20 with `seed`.
+    /// either order: pixels scaled to [0, 1] (public bounds), rows split by a coin each.
     #[wasm_bindgen(js_name = fromIdx)]
-    pub fn from_idx(first: &[u8], second: &[u8], seed: f64) -> Result<LabData, JsError> {
-        let err = |e: crate::data::DataError| JsError::new(&e.to_string());
-        let first_dims = decode_idx(first, "the first file").map_err(err)?.dims.len();
+    pub fn from_idx(first: &[u8], second: &[u8]) -> Result<LabData, JsError> {
+        let first_dims = decode_idx(first, "the first file")
+            .map_err(js_err)?
+            .dims
+            .len();
         let (images, labels) = if first_dims == 1 {
             (second, first)
         } else {
             (first, second)
         };
-        let (split, classes) = images_and_labels(images, labels).map_err(err)?;
+        let (split, classes) = images_and_labels(images, labels).map_err(js_err)?;
         let table = Table {
             feature_names: (0..split.n_features()).map(|j| format!("px{j}")).collect(),
             numeric: vec![false; split.n_features()], // pixels stay in [0, 1]
+            columns: split.n_features(),
             class_names: (0..classes).map(|k| k.to_string()).collect(),
             x: split.x,
             y: split.y,
         };
-        let inner = dataset_from_tables("idx", table, None, Scale::None, seed.max(0.0) as u64);
+        let inner = private_images("idx", table, &mut private_rng()).map_err(js_err)?;
         Ok(LabData {
             inner: Arc::new(inner),
         })
@@ -96,17 +122,17 @@ impl LabData {
         self.inner.name.clone()
     }
 
-    pub fn n_train(&self) -> usize {
-        self.inner.train.len()
+    /// Sizes, privacy and preparation releases (`DataFacts`): what the page's previews need.
+    pub fn facts(&self) -> Result<JsValue, JsError> {
+        to_js(&self.inner.facts())
     }
+}
 
-    pub fn n_test(&self) -> usize {
-        self.inner.test.len()
-    }
-
-    pub fn n_features(&self) -> usize {
-        self.inner.n_features()
-    }
+/// The plane of the decision-boundary view: its bounds and the points drawn on it.
+#[derive(Serialize)]
+struct Plane {
+    bounds: [f32; 4],
+    points: Vec<f32>,
 }
 
 /// One DP-SGD run, advanced a few steps at a time so the worker stays responsive.
@@ -117,68 +143,81 @@ pub struct Session {
 
 #[wasm_bindgen]
 impl Session {
-    /// Validates the configuration (a JSON object of [`RunConfig`] fields) against the data.
+    /// Validates the configuration (a JS object of `RunConfig` fields) against the data.
     #[wasm_bindgen(constructor)]
-    pub fn new(data: &LabData, config_json: &str) -> Result<Session, JsError> {
-        let cfg = RunConfig::from_json(config_json).map_err(|e| JsError::new(&e.to_string()))?;
-        let trainer =
-            Trainer::new(cfg, Arc::clone(&data.inner)).map_err(|e| JsError::new(&e.to_string()))?;
+    pub fn new(data: &LabData, config: JsValue) -> Result<Session, JsError> {
+        let cfg = config_from_js(&config)?;
+        let trainer = Trainer::new(cfg, Arc::clone(&data.inner)).map_err(js_err)?;
         Ok(Session { trainer })
     }
 
-    /// Runs at most `max_steps` lots; returns the epoch's report (JSON) when an epoch ended.
-    pub fn advance(&mut self, max_steps: u32) -> Option<String> {
-        self.trainer
-            .advance(max_steps as u64)
-            .map(|r| serde_json::to_string(&r).expect("report serialises"))
+    /// Runs at most `max_steps` lots; returns the epoch's report when an epoch ended, else
+    /// null.
+    pub fn advance(&mut self, max_steps: u32) -> Result<JsValue, JsError> {
+        match self.trainer.advance(max_steps as u64) {
+            Some(report) => to_js(&report),
+            None => Ok(JsValue::NULL),
+        }
     }
 
     pub fn is_finished(&self) -> bool {
         self.trainer.is_finished()
     }
 
-    /// The run's seed as a decimal string (drawn at random when the config had none).
-    pub fn seed(&self) -> String {
-        self.trainer.seed().to_string()
+    /// What the run releases (`Mechanism`): its every ε is computed from this.
+    pub fn mechanism(&self) -> Result<JsValue, JsError> {
+        to_js(self.trainer.mechanism())
     }
 
-    pub fn sampling_rate(&self) -> f64 {
-        self.trainer.sampling_rate()
-    }
-
-    pub fn steps_per_epoch(&self) -> f64 {
-        self.trainer.steps_per_epoch() as f64
-    }
-
-    /// Whether the data has exactly two features (the decision-boundary view).
-    pub fn is_2d(&self) -> bool {
-        self.trainer.data().n_features() == 2
-    }
-
-    /// The plane the boundary view shows: [x_min, x_max, y_min, y_max], the training points'
-    /// range with a margin.
-    pub fn bounds(&self) -> Vec<f32> {
-        let x = &self.trainer.data().train.x;
-        let mut b = Vec::new();
-        for col in x.columns() {
-            let (lo, hi) = col
-                .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| {
-                    (l.min(v), h.max(v))
-                });
-            let pad = 0.1 * (hi - lo).max(1e-3);
-            b.extend([lo - pad, hi + pad]);
+    /// The decision-boundary plane for 2-D data (null otherwise): the training points and
+    /// their range — or, when the data is private and the run releases only what ε covers,
+    /// no points and the public square [0, 1]² every private example is scaled into.
+    pub fn plane(&self) -> Result<JsValue, JsError> {
+        let d = self.trainer.data();
+        if d.n_features() != 2 {
+            return Ok(JsValue::NULL);
         }
-        b
+        let private =
+            self.trainer.facts().private && self.trainer.config().report == ReleaseLevel::Private;
+        let plane = if private {
+            Plane {
+                bounds: [-0.1, 1.1, -0.1, 1.1],
+                points: Vec::new(),
+            }
+        } else {
+            let mut bounds = [0.0f32; 4];
+            for (j, col) in d.train.x.columns().into_iter().enumerate() {
+                let (lo, hi) = col
+                    .iter()
+                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| {
+                        (l.min(v), h.max(v))
+                    });
+                let pad = 0.1 * (hi - lo).max(1e-3);
+                bounds[2 * j] = lo - pad;
+                bounds[2 * j + 1] = hi + pad;
+            }
+            let points = d
+                .train
+                .x
+                .rows()
+                .into_iter()
+                .zip(&d.train.y)
+                .take(600)
+                .flat_map(|(r, &y)| [r[0], r[1], y as f32])
+                .collect();
+            Plane { bounds, points }
+        };
+        to_js(&plane)
     }
 
-    /// The model's probability of class 1 on a `res` × `res` grid over [`Session::bounds`],
-    /// row by row from y_min up, each row from x_min right.
-    pub fn boundary(&self, res: u32) -> Vec<f32> {
-        let (b, res) = (self.bounds(), res.clamp(2, 200) as usize);
-        if b.len() != 4 {
+    /// The model's probability of class 1 on a `res` × `res` grid over `bounds`
+    /// ([x_min, x_max, y_min, y_max]), row by row from y_min up, each row from x_min right.
+    pub fn boundary(&self, bounds: &[f32], res: u32) -> Vec<f32> {
+        let res = res.clamp(2, 200) as usize;
+        if bounds.len() != 4 || self.trainer.data().n_features() != 2 {
             return Vec::new();
         }
+        let b = bounds;
         let step = |lo: f32, hi: f32, i: usize| lo + (hi - lo) * (i as f32 + 0.5) / res as f32;
         let grid = ndarray::Array2::from_shape_fn((res * res, 2), |(k, j)| {
             if j == 0 {
@@ -192,18 +231,5 @@ impl Session {
             .predict_proba(grid.view())
             .column(1)
             .to_vec()
-    }
-
-    /// Up to `max` training points as [x, y, label, …] for the boundary view.
-    pub fn points(&self, max: u32) -> Vec<f32> {
-        let d = self.trainer.data();
-        d.train
-            .x
-            .rows()
-            .into_iter()
-            .zip(&d.train.y)
-            .take(max as usize)
-            .flat_map(|(r, &y)| [r[0], r[1], y as f32])
-            .collect()
     }
 }

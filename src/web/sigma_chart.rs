@@ -3,9 +3,8 @@
 //! epochs and σ slider) marked. It makes the seed note's comparison visible: naive composition
 //! needs σ growing like T, strong composition like √T, the moments accountant far less.
 
-use super::charts::{
-    backend, end_labels, js_err, log_label, parse, BLUE, GREEN, GREY, PURPLE, VERMILLION,
-};
+use super::chart_kit::{backend, end_labels, log_label, BLUE, GREEN, GREY, PURPLE, VERMILLION};
+use super::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -20,20 +19,20 @@ struct SigmaPoint {
     rdp: Option<f64>,
 }
 
-/// Draws `curve_json` (from `sigma_needed_curve`) with the current run at (`epochs`, `sigma`)
+/// Draws `curve` (from `sigma_needed`) with the current run at (`epochs`, `sigma`)
 /// as a black dot: below an accountant's curve the run spends more than `target_eps` by that
 /// accountant's reckoning, above it less. `scale` is the device pixel ratio.
 #[wasm_bindgen]
 pub fn draw_sigma_chart(
     canvas_id: &str,
-    curve_json: &str,
+    curve: JsValue,
     target_eps: f64,
     delta: f64,
     epochs: u32,
     sigma: f64,
     scale: f64,
 ) -> Result<(), JsError> {
-    let curve: Vec<SigmaPoint> = parse(curve_json, "σ curve")?;
+    let curve: Vec<SigmaPoint> = from_js(curve, "σ curve")?;
     let root = backend(canvas_id)?.into_drawing_area();
     root.fill(&WHITE).map_err(js_err)?;
     let px = |v: f64| (v * scale).round() as u32;

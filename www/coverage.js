@@ -1,0 +1,50 @@
+// "What ε covers": the run's releases, read from the mechanism Rust derived for it, and what
+// lies outside the guarantee — so the page shows where the guarantee ends instead of hiding it.
+
+const $ = (id) => document.getElementById(id);
+const num = (v) => (Number.isInteger(v) ? String(v) : Number(v).toPrecision(3));
+
+function item(text) {
+  const li = document.createElement('li');
+  li.textContent = text;
+  return li;
+}
+
+// Fills the two lists from the run's `mechanism`, its settings `cfg` and the data's `facts`.
+export function renderCoverage(mechanism, cfg, facts) {
+  const covered = [];
+  const outside = [];
+  const step = mechanism.step;
+  const steps = mechanism.steps_per_epoch * mechanism.epochs;
+  if (step.sigma > 0) {
+    covered.push(`The model after each of the ${num(steps)} training steps: a Poisson-sampled lot `
+      + `(q = ${num(step.q)}) whose clipped gradients get Gaussian noise, accounted with noise `
+      + `multiplier σ = ${num(step.sigma)}${cfg.clip_quantile ? ' (with the noisy count of unclipped examples that adapts C)' : ''} — and so anything computed from the model alone.`);
+  } else {
+    outside.push('Everything: this mode does not both clip and add noise, so ε = ∞.');
+  }
+  for (const r of mechanism.before) {
+    if (r.what === 'dp-pca') covered.push(`DP-PCA's projection: one Gaussian release (σ_p = ${num(r.sigma)}), before training.`);
+    if (r.what === 'bounds') covered.push(`The ranges of your numeric columns: one Gaussian release over their histograms (σ = ${num(r.sigma)}).`);
+  }
+  for (const r of mechanism.per_epoch) {
+    if (r.what === 'evaluation') covered.push(`The test accuracy after each epoch, from a count of correct predictions with Gaussian noise (σ = ${num(r.sigma)}).`);
+  }
+  if (!facts.private) covered.push('The accuracy on the held-out test set: public data, not protected by training.');
+  if (cfg.report === 'teaching') {
+    outside.push('Train accuracy, the gradient-norm histogram, signal against noise, the clipped fraction and the median gradient norm: measured on the training data without noise (marked "not private").');
+    if (facts.private) outside.push('The exact test accuracy of your held-out rows (choose "only what ε covers" to release it from a noisy count instead).');
+  }
+  if (cfg.amplification === 'paper') outside.push('Naive and strong composition in the paper\'s convention (q·ε₀): optimistic, not a bound.');
+  if (facts.private) {
+    outside.push('Your file\'s column names, categories and classes: treated as public.');
+    if (cfg.seed !== null) outside.push('The fixed seed you chose: whoever has it can subtract the noise.');
+  } else {
+    outside.push('How the built-in data were scaled: fixed from their documentation (Adult\'s public bounds), or standardised on the training split (breast cancer, a benchmark convention).');
+  }
+  outside.push('Trying many settings and keeping the best (hyperparameter search), or running again: each run\'s ε covers that one run.');
+  outside.push('The number of examples N, treated as public (as in the paper).');
+  outside.push('The noise is drawn in floating point; floating-point noise can leak in ways the maths does not model (see the README).');
+  $('covered').replaceChildren(...covered.map(item));
+  $('not-covered').replaceChildren(...outside.map(item));
+}

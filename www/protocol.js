@@ -1,0 +1,56 @@
+// Every message between the page and its workers, in one place. A run-scoped message carries
+// the generation of the run it belongs to; the page drops those of older runs. Errors are
+// always delivered, and a message that does not have the shape below is reported, not obeyed.
+//
+// Page → training worker (worker.js):
+/** @typedef {{type: 'start', generation: number, config: object, play: boolean}} Start */
+/** @typedef {{type: 'pause' | 'resume', generation: number}} PauseResume */
+/** @typedef {{type: 'own-data', files: Uint8Array[], label: string, bounds: string}} OwnData */
+//
+// Training worker → page:
+/** @typedef {{type: 'ready'}} Ready — the wasm core is loaded */
+/** @typedef {{type: 'init-error', message: string}} InitError — it could not be */
+/** @typedef {{type: 'data', generation: number, facts: DataFacts}} Data — the run's data set */
+/** @typedef {{type: 'resize', generation: number, n_train: number}} Resize — lot > N */
+/** @typedef {{type: 'started', generation: number, mechanism: object, plane: object|null}} Started */
+/** @typedef {{type: 'report', generation: number, report: object, boundary?: Float32Array}} Report */
+/** @typedef {{type: 'done', generation: number}} Done */
+/** @typedef {{type: 'error', generation: number, message: string}} RunError */
+/** @typedef {{type: 'own-data-loaded', facts: DataFacts} | {type: 'own-data-rejected', message: string}} OwnDataAnswer */
+/**
+ * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
+ *   private: boolean, releases: object[]}} DataFacts
+ */
+//
+// Page ↔ accounting worker (accounting-worker.js): {id, type, config, facts, target?} asks;
+// {id, type, result} or {id, type, error} answers. Types: 'calibrate' (target, accountant),
+// 'sigma-needed' (target), 'pld-curve'.
+
+export const TO_WORKER = Object.freeze({
+  start: (generation, config, play) => ({ type: 'start', generation, config, play }),
+  pause: (generation) => ({ type: 'pause', generation }),
+  resume: (generation) => ({ type: 'resume', generation }),
+  ownData: (files, label, bounds) => ({ type: 'own-data', files, label, bounds }),
+});
+
+// The fields each training-worker message must have, by type.
+const SHAPES = new Map([
+  ['ready', []],
+  ['init-error', ['message']],
+  ['data', ['generation', 'facts']],
+  ['resize', ['generation', 'n_train']],
+  ['started', ['generation', 'mechanism']],
+  ['report', ['generation', 'report']],
+  ['done', ['generation']],
+  ['error', ['generation', 'message']],
+  ['own-data-loaded', ['facts']],
+  ['own-data-rejected', ['message']],
+]);
+
+// The message if it has a known type and the fields that type needs, else null.
+export function checkFromWorker(m) {
+  if (!m || typeof m !== 'object' || typeof m.type !== 'string') return null;
+  const fields = SHAPES.get(m.type);
+  if (!fields) return null;
+  return fields.every((f) => Object.prototype.hasOwnProperty.call(m, f)) ? m : null;
+}

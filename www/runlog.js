@@ -1,0 +1,102 @@
+// The run log (the charts' text alternative: one row per epoch) and its CSV export. Which
+// fields a report carries and which of them ε does not cover both come from the report itself
+// (Rust's release level and its `not_private` list); columns outside the guarantee are marked
+// in the table and named so in the export.
+
+const $ = (id) => document.getElementById(id);
+const pct = (v) => `${(100 * v).toFixed(2)}%`;
+
+// Every column the log can show, in order: the report field (a path), its heading, its format.
+// A column is shown when the run's reports carry its field.
+const COLUMNS = [
+  { key: 'epoch', label: 'epoch', fmt: String },
+  { key: 'test_acc', label: 'test acc', fmt: pct },
+  { key: 'private_test_acc', label: 'test acc (noisy count)', fmt: pct },
+  { key: 'epsilon.naive', label: 'ε naive', eps: true },
+  { key: 'epsilon.strong', label: 'ε strong', eps: true },
+  { key: 'epsilon.moments', label: 'ε moments', eps: true },
+  { key: 'epsilon.rdp', label: 'ε RDP', eps: true },
+  { key: 'epsilon.pld', label: 'ε PLD', eps: true },
+  { key: 'clip', label: 'C', fmt: (v) => v.toPrecision(3) },
+  { key: 'private_clipped_fraction', label: 'clipped (noisy count)', fmt: pct },
+  { key: 'train_acc', label: 'train acc', fmt: pct },
+  { key: 'clipped_fraction', label: 'clipped', fmt: pct },
+  { key: 'median_grad_norm', label: 'median ‖g‖', fmt: (v) => v.toFixed(3) },
+];
+
+const get = (r, key) => key.split('.').reduce((v, k) => (v && Object.prototype.hasOwnProperty.call(v, k) ? v[k] : undefined), r);
+const topKey = (key) => key.split('.')[0];
+const badge = () => Object.assign(document.createElement('span'), { className: 'badge', textContent: 'not private' });
+
+export class RunLog {
+  // `fmtEps` formats an ε the one way the lab does (Rust's format_epsilon).
+  constructor(fmtEps) {
+    this.fmtEps = fmtEps;
+    this.columns = [];
+    this.table = $('run-log');
+  }
+
+  clear(generation) {
+    this.table.dataset.generation = String(generation); // lets tests tell runs apart
+    this.table.tBodies[0].replaceChildren();
+    this.table.tHead.rows[0].replaceChildren();
+    this.columns = [];
+  }
+
+  // The header, from the first report of a run.
+  header(report) {
+    const notPrivate = new Set(report.not_private || []);
+    this.columns = COLUMNS.filter((c) => get(report, c.key) !== undefined)
+      .map((c) => ({ ...c, notPrivate: notPrivate.has(topKey(c.key)) }));
+    this.table.tHead.rows[0].replaceChildren(...this.columns.map((c) => {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = c.label;
+      th.dataset.key = c.key;
+      if (c.notPrivate) th.append(badge());
+      return th;
+    }));
+  }
+
+  append(report, budgetStop) {
+    if (!this.columns.length) this.header(report);
+    const tr = document.createElement('tr');
+    for (const c of this.columns) {
+      const td = document.createElement('td');
+      const v = get(report, c.key);
+      td.textContent = c.eps ? this.fmtEps(v) : (typeof v === 'number' ? c.fmt(v) : '—');
+      td.dataset.key = c.key;
+      if (c.notPrivate) td.classList.add('not-private');
+      tr.appendChild(td);
+    }
+    if (budgetStop) tr.classList.add('budget-stop');
+    this.table.tBodies[0].appendChild(tr);
+  }
+}
+
+// Scalar fields of a report, flattened ("epsilon.moments"); lists and notes are left out.
+function scalarFields(r, prefix = '') {
+  const out = [];
+  for (const [k, v] of Object.entries(r)) {
+    if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') out.push([`${prefix}${k}`, v]);
+    else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...scalarFields(v, `${prefix}${k}.`));
+  }
+  return out;
+}
+
+// The run's reports as CSV: every scalar field they carry, those outside the guarantee headed
+// "(not private)", then the settings — with no seed for a private data set.
+export function csvOf(history, cfg) {
+  const first = history[0] || {};
+  const notPrivate = new Set(first.not_private || []);
+  const keys = [];
+  for (const r of history) for (const [k] of scalarFields(r)) if (!keys.includes(k)) keys.push(k);
+  const settings = [['sigma', cfg.sigma], ['lot_size', cfg.lot_size], ['lr', cfg.lr]];
+  if (cfg.dataset !== 'own' && cfg.seed !== null) settings.push(['seed', cfg.seed]);
+  const head = keys.map((k) => (notPrivate.has(topKey(k)) ? `${k} (not private)` : k));
+  const lines = [[...head, ...settings.map(([k]) => k)].join(',')];
+  for (const r of history) {
+    lines.push([...keys.map((k) => String(get(r, k) ?? '')), ...settings.map(([, v]) => String(v))].join(','));
+  }
+  return `${lines.join('\n')}\n`;
+}
