@@ -102,6 +102,21 @@ fn cli_reports_bad_csv_in_one_line_with_status_2() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("row 3") && err.contains("2 fields"), "{err}");
+    // A value beyond f32's range would become ∞ and NaN downstream: refused where it is.
+    let big = dir.join("big.csv");
+    std::fs::write(&big, "a,b,y\n1,2,0\n1e39,2,1\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
+        .args(["train", "--csv", big.to_str().unwrap(), "--label", "y"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("row 3, column 'a'")
+            && err.contains("beyond the range")
+            && err.lines().count() == 1,
+        "{err}"
+    );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
         .args([
             "epsilon", "--q", "1.5", "--sigma", "1", "--epochs", "1", "--delta", "1e-5",

@@ -171,7 +171,8 @@ impl Pld {
 
     /// (u, ln M(u), ln M(−u)) with M(u) = E[e^{u·i}] over the finite part, i the grid index,
     /// on the grid of u the Chernoff bounds search (λ = u/h from 1e-3 to 1e3 in loss units, a
-    /// quarter decade apart). Independent of the number of compositions.
+    /// tenth of a decade apart: a coarser grid loosens the window and can double the FFT).
+    /// Independent of the number of compositions.
     ///
     /// Each ln M is a log-sum-exp shifted by its largest term, so it never underflows: a plain
     /// Σ p·e^{u·i} does for a wide distribution (a small σ), and a ln M of −∞ would collapse
@@ -198,9 +199,9 @@ impl Pld {
                 .sum::<f64>()
                 .ln()
         };
-        (0..25)
+        (0..61)
             .map(|k| {
-                let u = 10f64.powf(-3.0 + k as f64 * 0.25) * self.h;
+                let u = 10f64.powf(-3.0 + k as f64 * 0.1) * self.h;
                 (u, log_mgf(u), log_mgf(-u))
             })
             .collect()
