@@ -14,6 +14,7 @@ const TASKS = new Map([
 const pending = new Map(); // type -> newest request not yet run
 let scheduled = false;
 const ready = init();
+ready.catch(() => {}); // a failed load is answered request by request, below
 
 async function drain() {
   scheduled = false;

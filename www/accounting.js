@@ -9,6 +9,7 @@ export class Accounting {
     this.latest = new Map(); // type -> id of the newest request
     this.handlers = new Map(); // type -> what to do with its answer
     this.id = 0;
+    this.restarts = 0;
     this.start();
   }
 
@@ -21,6 +22,11 @@ export class Accounting {
     };
     this.worker.onerror = (e) => {
       e.preventDefault();
+      if (this.restarts >= 3) {
+        this.onError(`The accounting worker failed again (${e.message || 'no message'}); reload the page to try again.`);
+        return;
+      }
+      this.restarts += 1;
       this.onError(`The accounting worker failed (${e.message || 'no message'}); it was restarted.`);
       this.restart();
     };

@@ -15,7 +15,7 @@ export function renderCoverage(mechanism, cfg, facts) {
   const covered = [];
   const outside = [];
   const step = mechanism.step;
-  const steps = mechanism.steps_per_epoch * mechanism.epochs;
+  const steps = mechanism.total_steps;
   if (step.sigma > 0) {
     covered.push(`The model after each of the ${num(steps)} training steps: a Poisson-sampled lot `
       + `(q = ${num(step.q)}) whose clipped gradients get Gaussian noise, accounted with noise `
@@ -32,7 +32,7 @@ export function renderCoverage(mechanism, cfg, facts) {
   }
   if (!facts.private) covered.push('The accuracy on the held-out test set: public data, not protected by training.');
   if (cfg.report === 'teaching') {
-    outside.push('Train accuracy, the gradient-norm histogram, signal against noise, the clipped fraction and the median gradient norm: measured on the training data without noise (marked "not private").');
+    outside.push('Train accuracy, the gradient-norm histogram, signal against noise, the clipped fraction, the median gradient norm and the training points of the decision-boundary view: the training data itself, or measured on it without noise (marked "not private").');
     if (facts.private) outside.push('The exact test accuracy of your held-out rows (choose "only what ε covers" to release it from a noisy count instead).');
   }
   if (cfg.amplification === 'paper') outside.push('Naive and strong composition in the paper\'s convention (q·ε₀): optimistic, not a bound.');

@@ -24,6 +24,7 @@ const pct = (v) => `${(100 * v).toFixed(2)}%`;
 let wasmReady = false;
 let workerReady = false;
 let facts = null;      // DataFacts of the data set the last run loaded (from the worker)
+let factsOf = '';      // …and which data set that was: previews wait for the facts of theirs
 let generation = 0;    // every run-scoped message carries it; older runs' messages are dropped
 let run = null;        // { cfg, history, mechanism, plane, pin } of the run now training
 let preview = [];      // epsilon_preview of the current settings
@@ -58,13 +59,16 @@ let worker = null;
 
 function writeHash(cfg) {
   const params = toHash(cfg, teacherParams);
-  if (pins.length) params.set('pins', JSON.stringify(pins.map((p) => ({ label: p.label, cfg: p.cfg }))));
+  // A run on your own data cannot be reopened from a link, and its settings (a fixed seed
+  // among them) never go into one.
+  const shared = pins.filter((p) => p.cfg.dataset !== 'own');
+  if (shared.length) params.set('pins', JSON.stringify(shared.map((p) => ({ label: p.label, cfg: p.cfg }))));
   window.history.replaceState(null, '', `#${params}`);
 }
 
 const history = () => (run ? run.history : []);
 const pinned = () => pins.map((p) => ({ label: p.label, history: p.history }));
-const teaching = () => $('report').value === 'teaching';
+const teaching = () => (run ? run.cfg.report : $('report').value) === 'teaching';
 
 const charts = new ChartQueue([
   () => draw_accuracy_chart('accuracy-chart', history(), pinned(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
@@ -108,10 +112,14 @@ function drawSigmaChart() {
   draw_sigma_chart('sigma-chart', curve.points, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
 }
 
-// The ε preview (here), the σ panel and the PLD curve (in workers) for `cfg` on the data last
-// loaded: all from Rust, from the settings and the data's facts.
+// The ε preview (here), the σ panel and the PLD curve (in workers) for `cfg`: all from Rust,
+// from the settings and the facts of the run's data set (until those arrive, no preview rather
+// than one for another data set's N).
 function updatePreview(cfg) {
-  if (!wasmReady || !facts) return;
+  if (!wasmReady || !facts || factsOf !== cfg.dataset) {
+    preview = [];
+    return;
+  }
   try {
     preview = epsilon_preview(cfg, facts);
   } catch (e) {
@@ -119,8 +127,17 @@ function updatePreview(cfg) {
     showMessage(`Cannot compute ε: ${e.message || e}`);
     return;
   }
+  describeEpsilon(preview[preview.length - 1]);
   sigmaPanel.request(cfg, facts, Number($('budget-eps').value), drawSigmaChart, showMessage);
   pldPreview.request(cfg, facts, drawCharts, showMessage);
+}
+
+// The ε chart's text alternative: ε for the whole run, by accountant.
+function describeEpsilon(last) {
+  const text = last
+    ? `for the whole run (${last.epoch} epochs): naive ${fmtEps(last.naive)}, strong ${fmtEps(last.strong)}, moments ${fmtEps(last.moments)}, RDP ${fmtEps(last.rdp)}`
+    : 'not computed yet';
+  $('epsilon-chart').setAttribute('aria-label', `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`);
 }
 
 function renderPins() {
@@ -129,7 +146,11 @@ function renderPins() {
 
 function pinRun(label, cfg, runHistory) {
   if (!runHistory.length) return;
-  const keep = (r) => ({ epoch: r.epoch, test_acc: r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon });
+  // A pin keeps only what ε covers: it stays on the charts whatever the release level.
+  const keep = (r) => {
+    const outside = new Set(r.not_private || []);
+    return { epoch: r.epoch, test_acc: outside.has('test_acc') ? undefined : r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon };
+  };
   pins.push({ label, cfg, history: runHistory.map(keep) });
   if (pins.length > MAX_PINS) pins.shift();
   renderPins();
@@ -152,6 +173,7 @@ function restart(pin) {
   clearTimeout(debounce);
   const cfg = pin ? pin.cfg : readConfig(facts?.n_train);
   if (!pin) writeHash(cfg);
+  if (!run || run.cfg.dataset !== cfg.dataset || cfg.report !== 'teaching') lastNorms = new Float32Array(0);
   generation += 1;
   run = { cfg, history: [], mechanism: null, plane: null, pin: pin || null };
   log.clear(generation);
@@ -173,7 +195,8 @@ function onReport(m) {
   log.append(r, r.stopped_by_budget);
   drawCharts();
   const acc = r.test_acc ?? r.private_test_acc;
-  const shown = acc === undefined ? 'test accuracy not released' : `test accuracy ${pct(acc)}`;
+  const outside = (r.not_private || []).includes('test_acc') ? ' (not private: your held-out rows, exactly)' : '';
+  const shown = acc === undefined ? 'test accuracy not released' : `test accuracy ${pct(acc)}${outside}`;
   setStatus(`Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`);
 }
 
@@ -220,10 +243,11 @@ function onWorkerMessage(ev) {
   }
   if (m.generation !== generation || !run) return; // a cancelled run
   if (m.type === 'data') {
-    const fresh = !facts || facts.n_train !== m.facts.n_train || facts.private !== m.facts.private;
+    const fresh = factsOf !== run.cfg.dataset || JSON.stringify(facts) !== JSON.stringify(m.facts);
     facts = m.facts;
-    if (fresh && !run.pin) {
-      setLotRange(facts.n_train);
+    factsOf = run.cfg.dataset;
+    if (fresh) {
+      if (!run.pin) setLotRange(facts.n_train);
       updatePreview(run.cfg);
       drawCharts();
     }
@@ -240,7 +264,8 @@ function onWorkerMessage(ev) {
     run.mechanism = m.mechanism;
     run.plane = m.plane;
     $('boundary-figure').hidden = !m.plane;
-    if (facts && !run.pin) renderCoverage(m.mechanism, run.cfg, facts);
+    $('boundary-badge').hidden = !(m.plane && m.plane.training_points);
+    if (facts) renderCoverage(m.mechanism, run.cfg, facts);
   } else if (m.type === 'report') {
     onReport(m);
   } else if (m.type === 'done') {
@@ -256,14 +281,20 @@ function onWorkerMessage(ev) {
   }
 }
 
+let workerRestarts = 0;
 function startWorker() {
   worker = new Worker('./worker.js', { type: 'module' });
   worker.onmessage = onWorkerMessage;
   worker.onerror = (e) => {
     e.preventDefault();
-    showMessage(`The training worker failed (${e.message || 'no message'}); it was restarted with the last settings.`);
     worker.terminate();
     workerReady = false;
+    if (workerRestarts >= 3) {
+      showMessage(`The training worker failed again (${e.message || 'no message'}); reload the page to try again.`);
+      return;
+    }
+    workerRestarts += 1;
+    showMessage(`The training worker failed (${e.message || 'no message'}); it was restarted with the last settings.`);
     startWorker();
   };
 }
@@ -289,6 +320,8 @@ function scheduleRestart() {
 
 // A student's file is private data: the private release level, a hidden random seed.
 function ownDataLoaded(own) {
+  facts = own;
+  factsOf = 'own';
   $('own-option').hidden = false;
   $('own-option').textContent = `Your data: ${ownDataName()} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
   $('dataset').value = 'own';
@@ -330,8 +363,11 @@ for (const id of ['budget-eps', 'budget-accountant']) {
 }
 
 $('calibrate').addEventListener('click', () => {
-  if (!facts) return;
-  const cfg = readConfig(facts.n_train);
+  const cfg = readConfig(facts?.n_train);
+  if (!facts || factsOf !== cfg.dataset) {
+    showMessage('The data set is still loading: press Calibrate σ again in a moment.');
+    return;
+  }
   const accountant = $('budget-accountant').value;
   const target = Number($('budget-eps').value);
   const asked = JSON.stringify([cfg, facts]);

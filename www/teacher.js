@@ -12,8 +12,8 @@ const LESSONS = new Map(Object.entries({
   },
   moments: {
     title: 'Why the moments accountant matters',
-    set: { sigma: 4, epochs: 100, lot: 326 }, // q ≈ 0.01 on Adult
-    text: 'The paper\'s setting: q = 0.01, σ = 4. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
+    set: { sigma: 4, epochs: 100, lot: 326, amplification: 'paper' }, // q ≈ 0.01 on Adult
+    text: 'The paper\'s setting: q = 0.01, σ = 4, with naive and strong composition in the paper\'s own (optimistic) convention, as in its Fig. 2. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34 — and the exact strong bound (switch the ε chart to it) is larger still. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
   },
   noise: {
     title: 'When noise drowns the signal',
@@ -42,6 +42,7 @@ export function applyTeacherMode(params) {
     if (!params.has('sigma') && lesson.set.sigma !== undefined) set('sigma', lesson.set.sigma);
     if (!params.has('epochs') && lesson.set.epochs) set('epochs', lesson.set.epochs);
     if (!params.has('lot_size') && lesson.set.lot) set('lot-size', Math.log10(lesson.set.lot));
+    if (!params.has('amp') && lesson.set.amplification) set('amplification', lesson.set.amplification);
     $('lesson').hidden = false;
     $('lesson').replaceChildren(Object.assign(document.createElement('strong'), { textContent: `${lesson.title}. ` }), lesson.text);
   }

@@ -15,12 +15,13 @@ let generation = -1;
 let running = false;
 let loopToken = 0;
 
+let loaded = false;
 const ready = init().then(
-  () => postMessage({ type: 'ready' }),
-  (e) => {
-    postMessage({ type: 'init-error', message: `Loading the lab's WebAssembly failed: ${e.message || e}` });
-    throw e;
+  () => {
+    loaded = true;
+    postMessage({ type: 'ready' });
   },
+  (e) => postMessage({ type: 'init-error', message: `Loading the lab's WebAssembly failed: ${e.message || e}` }),
 );
 
 const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -126,11 +127,8 @@ onmessage = async (ev) => {
   const m = ev.data;
   if (!m || typeof m !== 'object') return;
   if (m.type === 'start' && Number.isInteger(m.generation)) generation = m.generation; // drop the old run at once
-  try {
-    await ready;
-  } catch {
-    return; // 'init-error' has been posted
-  }
+  await ready;
+  if (!loaded) return; // 'init-error' has been posted
   if (m.type === 'start' && m.config && typeof m.config === 'object') {
     if (m.generation === generation) await start(m);
   } else if (m.type === 'own-data' && Array.isArray(m.files) && m.files.length >= 1) {

@@ -204,80 +204,71 @@ fn data_dir(a: &Args) -> PathBuf {
     }
 }
 
-/// The `train` options: (flag, RunConfig field, how the value is written in JSON).
-const TRAIN_OPTIONS: &[(&str, &str, Kind)] = &[
-    ("sigma", "sigma", Kind::Number),
-    ("clip", "clip", Kind::Number),
-    ("lot-size", "lot_size", Kind::Number),
-    ("lr", "lr", Kind::Number),
-    ("lr-end", "lr_end", Kind::Number),
-    ("lr-decay-epochs", "lr_decay_epochs", Kind::Number),
-    ("epochs", "epochs", Kind::Number),
-    ("delta", "delta", Kind::Number),
-    ("seed", "seed", Kind::Number),
-    ("batch-size", "batch_size", Kind::Number),
-    ("model", "model", Kind::Text),
-    ("hidden", "hidden", Kind::List),
-    ("clipping", "clipping", Kind::Text),
-    ("layer-clips", "layer_clips", Kind::List),
-    ("mode", "mode", Kind::Text),
-    ("sampling", "sampling", Kind::Text),
-    ("dataset", "dataset", Kind::Text),
-    ("noise", "data_noise", Kind::Number),
-    ("pca", "pca", Kind::Number),
-    ("pca-sigma", "pca_sigma", Kind::Number),
-    ("pca-sample", "pca_sample", Kind::Number),
-    ("report", "report", Kind::Text),
-    ("amplification", "amplification", Kind::Text),
-    ("clip-quantile", "clip_quantile", Kind::Number),
-    ("clip-lr", "clip_lr", Kind::Number),
-    ("count-noise", "count_noise", Kind::Number),
-    ("eval-noise", "eval_noise", Kind::Number),
-    ("budget-epsilon", "budget_epsilon", Kind::Number),
-    ("budget-accountant", "budget_accountant", Kind::Text),
-];
+/// The `train` options are RunConfig's own fields, each as `--field-name` (`--noise` for
+/// `data_noise`), the value read by the JSON type of its default — so every setting of the page
+/// and the config is a flag, under one name, with one set of checks.
+fn flag_of(field: &str) -> String {
+    if field == "data_noise" {
+        "noise".into()
+    } else {
+        field.replace('_', "-")
+    }
+}
 
-#[derive(Clone, Copy)]
-enum Kind {
-    Number,
-    Text,
-    List,
+/// Optional fields whose value is a list (their default, null, does not say so).
+const LIST_FIELDS: [&str; 1] = ["layer_clips"];
+
+/// (flag, field, default) of every RunConfig field.
+fn config_options() -> Vec<(String, String, serde_json::Value)> {
+    let defaults = serde_json::to_value(RunConfig::default()).expect("RunConfig serialises");
+    let fields = defaults
+        .as_object()
+        .expect("RunConfig is an object")
+        .clone();
+    fields
+        .into_iter()
+        .map(|(field, default)| (flag_of(&field), field, default))
+        .collect()
 }
 
 /// Builds the run's configuration from the flags through RunConfig's own JSON form, so the
 /// CLI, the page and the tests share one set of names, defaults and checks.
 fn train_config(a: &Args) -> RunConfig {
+    let options = config_options();
     let mut obj = serde_json::Map::new();
-    for &(flag, field, kind) in TRAIN_OPTIONS {
-        let Some(v) = a.0.get(flag) else { continue };
+    for (flag, field, default) in &options {
+        let Some(v) = a.0.get(flag.as_str()) else {
+            continue;
+        };
         let number = |t: &str| -> serde_json::Value {
             serde_json::from_str::<serde_json::Number>(t.trim())
                 .map(serde_json::Value::Number)
                 .unwrap_or_else(|_| fail(format!("--{flag} = '{v}' is not a number")))
         };
-        let value = match kind {
-            Kind::Number => number(v),
-            Kind::Text => serde_json::Value::String(v.clone()),
-            Kind::List => serde_json::Value::Array(v.split(',').map(number).collect()),
+        let value = match default {
+            serde_json::Value::String(_) => serde_json::Value::String(v.clone()),
+            serde_json::Value::Array(_) => {
+                serde_json::Value::Array(v.split(',').map(number).collect())
+            }
+            _ if LIST_FIELDS.contains(&field.as_str()) => {
+                serde_json::Value::Array(v.split(',').map(number).collect())
+            }
+            _ => number(v),
         };
-        obj.insert(field.into(), value);
+        obj.insert(field.clone(), value);
     }
     // A file of one's own is private data: the private release level unless asked otherwise.
     if a.0.contains_key("csv") && !obj.contains_key("report") {
         obj.insert("report".into(), "private".into());
     }
     let json = serde_json::Value::Object(obj).to_string();
-    RunConfig::from_json(&json).unwrap_or_else(|e| {
-        let flag = TRAIN_OPTIONS
-            .iter()
-            .find(|o| o.1 == e.field)
-            .map_or(e.field.to_string(), |o| o.0.to_string());
-        fail(format!("--{flag}: {}", e.message))
-    })
+    RunConfig::from_json(&json)
+        .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)))
 }
 
 fn train(raw: &[String]) {
-    let mut allowed: Vec<&str> = TRAIN_OPTIONS.iter().map(|o| o.0).collect();
+    let flags: Vec<String> = config_options().into_iter().map(|o| o.0).collect();
+    let mut allowed: Vec<&str> = flags.iter().map(String::as_str).collect();
     allowed.extend([
         "data-dir",
         "csv",
@@ -291,8 +282,16 @@ fn train(raw: &[String]) {
     let cfg = train_config(&a);
     let data = Arc::new(load_data(&a, &cfg));
     let mut trainer = Trainer::new(cfg, data)
-        .unwrap_or_else(|e| fail(format!("--{}: {}", e.field.replace('_', "-"), e.message)));
-    while let Some(report) = trainer.run_epoch() {
+        .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
+    // Standardising one's own data fits it without noise: everything after it is outside ε.
+    let standardised =
+        a.0.contains_key("csv") && a.0.get("scale").map(String::as_str) == Some("standard");
+    while let Some(mut report) = trainer.run_epoch() {
+        if standardised {
+            report.notes.push(
+                "--scale standard fitted the mean and spread of your data without noise: ε does not cover this run".into(),
+            );
+        }
         println!(
             "{}",
             serde_json::to_string(&report).expect("report serialises")

@@ -5,11 +5,11 @@
 mod kinds;
 mod validate;
 
-pub use kinds::{Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
+pub use kinds::{AccountantName, Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
 pub use validate::{fmt_num, ConfigError, MAX_EPOCHS, MAX_SIGMA};
 
 use crate::data::DataFacts;
-use crate::privacy::accountant::{AccountError, Accountant, Amplification};
+use crate::privacy::accountant::{Accountant, Amplification};
 use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
 use serde::{Deserialize, Serialize};
 
@@ -67,7 +67,7 @@ pub struct RunConfig {
     pub budget_epsilon: Option<f64>,
     /// The accountant the budget is measured with: naive, strong, moments, rdp or pld
     /// (naive and strong always with the rigorous convention: a budget decides something).
-    pub budget_accountant: String,
+    pub budget_accountant: AccountantName,
     /// How naive and strong composition bound a step in the reports: `rigorous` (exact ε0,
     /// a valid bound), `classical` or `paper` (the paper's optimistic convention, for Fig. 2).
     pub amplification: Amplification,
@@ -113,7 +113,7 @@ impl Default for RunConfig {
             pca_sigma: 7.0,
             pca_sample: 1.0,
             budget_epsilon: None,
-            budget_accountant: "moments".into(),
+            budget_accountant: AccountantName::Moments,
             amplification: Amplification::Rigorous,
             report: ReleaseLevel::Teaching,
             clip_quantile: None,
@@ -269,9 +269,16 @@ impl RunConfig {
         }
     }
 
-    /// The accountant a budget is measured with; naive and strong with the rigorous convention.
-    pub fn budget_accountant(&self) -> Result<Accountant, AccountError> {
-        Accountant::parse(&self.budget_accountant, Amplification::Rigorous)
+    /// The accountant a budget is measured with; naive and strong with the rigorous convention
+    /// (a budget decides something).
+    pub fn budget_accountant(&self) -> Accountant {
+        match self.budget_accountant {
+            AccountantName::Naive => Accountant::Naive(Amplification::Rigorous),
+            AccountantName::Strong => Accountant::Strong(Amplification::Rigorous),
+            AccountantName::Moments => Accountant::Moments,
+            AccountantName::Rdp => Accountant::Rdp,
+            AccountantName::Pld => Accountant::Pld,
+        }
     }
 }
 

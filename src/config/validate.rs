@@ -211,9 +211,6 @@ const RULES: &[Rule] = &[
     ("budget_epsilon", |c, _| {
         positive(c.budget_epsilon?, 1e6, "the ε budget")
     }),
-    ("budget_accountant", |c, _| {
-        c.budget_accountant().err().map(|e| e.0)
-    }),
     ("lr_end", |c, _| {
         positive(c.lr_end?, 100.0, "final learning rate")
     }),

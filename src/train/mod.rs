@@ -221,9 +221,19 @@ impl Trainer {
             field: "budget_accountant",
             message: e.0,
         };
-        let acc = self.cfg.budget_accountant().map_err(as_config)?;
+        let acc = self.cfg.budget_accountant();
         let limit = self.mechanism.total_steps();
-        let eps = |t: u64| compose::epsilon(acc, &self.mechanism.after_steps(t), self.cfg.delta);
+        // Planned like the reports' running compositions (the whole run), so the ε at the stop
+        // is the ε the report shows.
+        let whole_run = self.mechanism.after_epochs(self.mechanism.epochs);
+        let eps = |t: u64| {
+            compose::epsilon_planned(
+                acc,
+                &self.mechanism.after_steps(t),
+                &whole_run,
+                self.cfg.delta,
+            )
+        };
         let within = max_steps_within(&eps, budget, limit).map_err(as_config)?;
         if within == 0 {
             let first = eps(1).map_err(as_config)?;
@@ -538,7 +548,7 @@ impl Trainer {
             notes.push(format!(
                 "stopped by the ε budget ({} with the {} accountant) after {} steps",
                 self.cfg.budget_epsilon.unwrap_or(f64::NAN),
-                self.cfg.budget_accountant,
+                self.cfg.budget_accountant.name(),
                 self.steps
             ));
         }

@@ -39,7 +39,7 @@ fn inputs(config: &JsValue, facts: JsValue) -> Result<(RunConfig, DataFacts), Js
 #[wasm_bindgen]
 pub fn run_mechanism(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
     let (cfg, facts) = inputs(&config, facts)?;
-    to_js(&cfg.mechanism(&facts))
+    to_js(&super::session::MechanismView::of(&cfg.mechanism(&facts)))
 }
 
 /// ε of one accountant (naive and strong under `amplification`) after `steps` steps of one
@@ -214,8 +214,9 @@ pub fn sigma_needed(config: JsValue, facts: JsValue, target: f64) -> Result<JsVa
     to_js(&points)
 }
 
-/// ε for people: three significant figures, rounded up — a shown ε is never below the true
-/// one — and "∞" for no guarantee (a report's "inf", or any non-number).
+/// ε for people: three decimals below 10, one below 100, none above, always rounded up — a
+/// shown ε is never below the true one — and "∞" for no guarantee (a report's "inf", or any
+/// non-number).
 #[wasm_bindgen]
 pub fn format_epsilon(v: JsValue) -> String {
     match v.as_f64() {

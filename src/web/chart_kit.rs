@@ -85,6 +85,9 @@ pub(super) struct Point {
     pub private_test_acc: Option<f64>,
     #[serde(default)]
     pub epsilon: Epsilons,
+    /// The report's fields outside the guarantee.
+    #[serde(default)]
+    pub not_private: Vec<String>,
 }
 
 impl Point {

@@ -88,11 +88,15 @@ pub fn draw_clipping_histogram(
     root.present().map_err(js_err)
 }
 
+/// What the noise chart reads of a report (missing fields — a private-level report — read as 0).
 #[derive(Deserialize)]
 struct NormPoint {
     epoch: f64,
+    #[serde(default)]
     signal_norm: f64,
+    #[serde(default)]
     noise_norm: f64,
+    #[serde(default)]
     clipped_fraction: f64,
     /// (position in the epoch, signal, noise) of evenly spaced lots of the epoch.
     #[serde(default)]

@@ -11,6 +11,7 @@ use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{private_dataset, private_images, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
 use crate::model::Model;
+use crate::privacy::mechanism::Mechanism;
 use crate::train::Trainer;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -128,11 +129,54 @@ impl LabData {
     }
 }
 
-/// The plane of the decision-boundary view: its bounds and the points drawn on it.
+/// A mechanism as the page shows it: its releases and the training steps they add up to.
+#[derive(Serialize)]
+pub(super) struct MechanismView<'a> {
+    #[serde(flatten)]
+    mechanism: &'a Mechanism,
+    total_steps: u64,
+}
+
+impl<'a> MechanismView<'a> {
+    pub(super) fn of(mechanism: &'a Mechanism) -> Self {
+        MechanismView {
+            mechanism,
+            total_steps: mechanism.total_steps(),
+        }
+    }
+}
+
+/// The plane of the decision-boundary view: its bounds, the points drawn on it, and whether
+/// those are training points (the training data itself: not private).
 #[derive(Serialize)]
 struct Plane {
     bounds: [f32; 4],
     points: Vec<f32>,
+    training_points: bool,
+}
+
+/// Up to 600 points of `split` as [x, y, label, …], and their range with a margin.
+fn plane_of(split: &crate::data::Split) -> ([f32; 4], Vec<f32>) {
+    let mut bounds = [0.0f32; 4];
+    for (j, col) in split.x.columns().into_iter().enumerate() {
+        let (lo, hi) = col
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| {
+                (l.min(v), h.max(v))
+            });
+        let pad = 0.1 * (hi - lo).max(1e-3);
+        bounds[2 * j] = lo - pad;
+        bounds[2 * j + 1] = hi + pad;
+    }
+    let points = split
+        .x
+        .rows()
+        .into_iter()
+        .zip(&split.y)
+        .take(600)
+        .flat_map(|(r, &y)| [r[0], r[1], y as f32])
+        .collect();
+    (bounds, points)
 }
 
 /// One DP-SGD run, advanced a few steps at a time so the worker stays responsive.
@@ -164,48 +208,42 @@ impl Session {
         self.trainer.is_finished()
     }
 
-    /// What the run releases (`Mechanism`): its every ε is computed from this.
+    /// What the run releases (`Mechanism`, with its `total_steps`): its every ε is computed
+    /// from this.
     pub fn mechanism(&self) -> Result<JsValue, JsError> {
-        to_js(self.trainer.mechanism())
+        to_js(&MechanismView::of(self.trainer.mechanism()))
     }
 
-    /// The decision-boundary plane for 2-D data (null otherwise): the training points and
-    /// their range — or, when the data is private and the run releases only what ε covers,
-    /// no points and the public square [0, 1]² every private example is scaled into.
+    /// The decision-boundary plane for 2-D data (null otherwise). At the teaching level: the
+    /// training points and their range (marked not private on the page). At the private level:
+    /// the public test points of a built-in set, or — for private data — no points and the public
+    /// square [0, 1]² every private example is scaled into.
     pub fn plane(&self) -> Result<JsValue, JsError> {
         let d = self.trainer.data();
         if d.n_features() != 2 {
             return Ok(JsValue::NULL);
         }
-        let private =
-            self.trainer.facts().private && self.trainer.config().report == ReleaseLevel::Private;
-        let plane = if private {
+        let teaching = self.trainer.config().report == ReleaseLevel::Teaching;
+        let plane = if teaching {
+            let (bounds, points) = plane_of(&d.train);
+            Plane {
+                bounds,
+                points,
+                training_points: true,
+            }
+        } else if self.trainer.facts().private {
             Plane {
                 bounds: [-0.1, 1.1, -0.1, 1.1],
                 points: Vec::new(),
+                training_points: false,
             }
         } else {
-            let mut bounds = [0.0f32; 4];
-            for (j, col) in d.train.x.columns().into_iter().enumerate() {
-                let (lo, hi) = col
-                    .iter()
-                    .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| {
-                        (l.min(v), h.max(v))
-                    });
-                let pad = 0.1 * (hi - lo).max(1e-3);
-                bounds[2 * j] = lo - pad;
-                bounds[2 * j + 1] = hi + pad;
+            let (bounds, points) = plane_of(&d.test);
+            Plane {
+                bounds,
+                points,
+                training_points: false,
             }
-            let points = d
-                .train
-                .x
-                .rows()
-                .into_iter()
-                .zip(&d.train.y)
-                .take(600)
-                .flat_map(|(r, &y)| [r[0], r[1], y as f32])
-                .collect();
-            Plane { bounds, points }
         };
         to_js(&plane)
     }

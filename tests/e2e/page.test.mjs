@@ -1,18 +1,26 @@
 // End to end: the served page trains in its worker, fills the run log and the charts, restarts
 // when a slider moves, and shows only what ε covers when asked to — or when the data is a
-// student's own. Each test opens a page of its own, so they run in any order. Screenshots go to
-// test-artifacts/.
-import { test, before, after } from 'node:test';
+// student's own. Each test opens a page of its own, and they run in a shuffled order (printed;
+// E2E_SEED=n repeats one). Screenshots go to test-artifacts/.
+import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { launch } from './browser.mjs';
 import {
   ARTIFACTS, cell, generationOf, longTasks, openLab, setRange, setUp, tearDown, waitForRun,
 } from './lab.mjs';
 
+// Tests are collected, then registered in a shuffled order (the end of this file).
+const cases = [];
+const test = (name, fn) => cases.push([name, fn]);
+
 let context;
+let url;
 before(async () => {
-  ({ context } = await setUp());
+  let server;
+  ({ context, server } = await setUp());
+  url = server.url;
 });
 
 // Each main-thread task of the page is a few to 15 ms here (one chart, one report); with
@@ -195,12 +203,41 @@ test('pinning keeps a run on the charts; a link reproduces settings, pins and fi
   await other.page.close();
 
   g = await generationOf(page);
+  // Every preview the ε chart describes while Compare runs (its text alternative changes with it).
+  await page.evaluate(() => {
+    const canvas = document.getElementById('epsilon-chart');
+    window.previews = [];
+    new MutationObserver(() => window.previews.push(canvas.getAttribute('aria-label'))).observe(canvas, { attributes: true });
+  });
   await page.click('#compare');
   await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 4, null, { timeout: 90_000 });
+  // The non-private, clip-only and noise-only runs preview ε = ∞ (no guarantee), as their
+  // reports say; DP-SGD a finite ε.
+  const previews = await page.evaluate(() => window.previews);
+  assert.ok(previews.filter((l) => /moments ∞/.test(l)).length >= 3, previews.join('\n'));
+  assert.ok(previews.some((l) => /moments \d/.test(l)), previews.join('\n'));
   assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['non-private', 'clip only', 'noise only', 'DP-SGD']);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-compare.png'), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('a lab whose WebAssembly cannot load says so', async () => {
+  // A context of its own: a service worker from another test could serve the real wasm.
+  const own = await launch();
+  try {
+    const page = await own.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    await page.route('**/pkg/dpsgd_lab_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not wasm') }));
+    await page.goto(`${url}#v=1`);
+    await page.waitForFunction(() => !document.getElementById('message').hidden, null, { timeout: 30_000 });
+    assert.match(await page.locator('#message-text').textContent(), /WebAssembly/);
+    assert.match(await page.locator('#status').textContent(), /could not start/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await own.close();
+  }
 });
 
 test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', async () => {
@@ -285,6 +322,15 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   const csv = await downloadCsv(page);
   const head = csv.split('\n')[0];
   assert.ok(!/seed|not private|train_acc/.test(head), head);
+  // A fixed seed, chosen explicitly, is allowed with a warning — and still goes into no link,
+  // not even through a pinned run.
+  const g2 = await generationOf(page);
+  await page.check('#fixed-seed');
+  assert.match(await page.locator('#message-text').textContent(), /not private/);
+  await waitForRun(page, g2, 1, { done: true });
+  await page.click('#pin');
+  assert.equal(await page.locator('#pin-list li').count(), 1);
+  assert.ok(!/seed|pins=/.test(decodeURIComponent(page.url())), page.url());
   assert.match(await page.locator('#covered').innerText(), /ranges of your numeric columns/);
   assert.match(await page.locator('#covered').innerText(), /noisy|Gaussian noise \(σ = 20\)/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-own-csv.png'), fullPage: true });
@@ -391,3 +437,19 @@ test('after the first visit the lab works offline (service worker)', async () =>
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// A small seeded shuffle (mulberry32), so a failing order can be repeated with E2E_SEED.
+const seed = Number(process.env.E2E_SEED) || Math.floor(Math.random() * 2 ** 31);
+console.log(`e2e order: E2E_SEED=${seed}`);
+let state = seed;
+const random = () => {
+  state = (state + 0x6d2b79f5) | 0;
+  let t = Math.imul(state ^ (state >>> 15), 1 | state);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+for (let i = cases.length - 1; i > 0; i--) {
+  const j = Math.floor(random() * (i + 1));
+  [cases[i], cases[j]] = [cases[j], cases[i]];
+}
+for (const [name, fn] of cases) register(name, fn);

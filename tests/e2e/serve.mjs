@@ -30,5 +30,11 @@ export async function serveWww() {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, requests, close: () => new Promise((r) => server.close(r)) };
+  // Closing drops open keep-alive connections too: a browser left open by a failed test must
+  // not keep the suite from ending.
+  const close = () => new Promise((r) => {
+    server.close(r);
+    server.closeAllConnections();
+  });
+  return { url: `http://127.0.0.1:${port}/`, requests, close };
 }

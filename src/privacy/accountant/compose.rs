@@ -20,11 +20,22 @@ pub fn epsilon(
     parts: &[SampledGaussian],
     delta: f64,
 ) -> Result<f64, AccountError> {
+    epsilon_planned(acc, parts, parts, delta)
+}
+
+/// [`epsilon`] with the accountant planned for `capacity` (the PLD accountant's grid): the same
+/// plan as a running composition of a whole run gives the same ε as its reports.
+pub fn epsilon_planned(
+    acc: Accountant,
+    parts: &[SampledGaussian],
+    capacity: &[SampledGaussian],
+    delta: f64,
+) -> Result<f64, AccountError> {
     check_delta(delta)?;
     for p in parts {
         mechanism_check(p)?;
     }
-    let mut ledger = acc.start(parts);
+    let mut ledger = acc.start(capacity);
     for p in parts {
         ledger.compose(p);
     }
