@@ -11,14 +11,16 @@ import { renderCoverage } from './coverage.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
-import { RunLog, csvOf } from './runlog.js';
+import { clearMessage, setStatus, showMessage } from './messages.js';
+import { MAX_PINS, Pins } from './pins.js';
+import { RunLog } from './runlog.js';
+import { setUpExport } from './export.js';
 import {
   SLIDERS, fromHash, ownData, readConfig, seedProblem, setDefaults, setLotRange, setSigma, toHash,
 } from './state.js';
 import { applyTeacherMode } from './teacher.js';
 
 const $ = (id) => document.getElementById(id);
-const MAX_PINS = 4;
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
 let wasmReady = false;
@@ -31,25 +33,11 @@ let preview = [];      // epsilon_preview of the current settings
 let playing = true;
 let debounce = null;
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
-let pins = [];         // { label, cfg, history } of pinned runs, drawn faded
+const pins = new Pins();
 let runQueue = [];     // { label, cfg } runs to train and pin one after another
 let teacherParams = new URLSearchParams();
 
 const fmtEps = (v) => (wasmReady ? format_epsilon(v) : '…');
-
-function setStatus(text) {
-  $('status').textContent = text;
-}
-
-// Errors and confirmations stay until dismissed or until the user's next action.
-function showMessage(text) {
-  $('message-text').textContent = text;
-  $('message').hidden = false;
-}
-function clearMessage() {
-  $('message').hidden = true;
-}
-$('message-close').addEventListener('click', clearMessage);
 
 const log = new RunLog(fmtEps);
 const accounting = new Accounting(showMessage);
@@ -59,15 +47,13 @@ let worker = null;
 
 function writeHash(cfg) {
   const params = toHash(cfg, teacherParams);
-  // A run on your own data cannot be reopened from a link, and its settings (a fixed seed
-  // among them) never go into one.
-  const shared = pins.filter((p) => p.cfg.dataset !== 'own');
-  if (shared.length) params.set('pins', JSON.stringify(shared.map((p) => ({ label: p.label, cfg: p.cfg }))));
+  const shared = pins.shared();
+  if (shared.length) params.set('pins', JSON.stringify(shared));
   window.history.replaceState(null, '', `#${params}`);
 }
 
 const history = () => (run ? run.history : []);
-const pinned = () => pins.map((p) => ({ label: p.label, history: p.history }));
+const pinned = () => pins.drawn();
 const teaching = () => (run ? run.cfg.report : $('report').value) === 'teaching';
 
 const charts = new ChartQueue([
@@ -140,20 +126,8 @@ function describeEpsilon(last) {
   $('epsilon-chart').setAttribute('aria-label', `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`);
 }
 
-function renderPins() {
-  $('pin-list').replaceChildren(...pins.map((p) => Object.assign(document.createElement('li'), { textContent: p.label })));
-}
-
 function pinRun(label, cfg, runHistory) {
-  if (!runHistory.length) return;
-  // A pin keeps only what ε covers: it stays on the charts whatever the release level.
-  const keep = (r) => {
-    const outside = new Set(r.not_private || []);
-    return { epoch: r.epoch, test_acc: outside.has('test_acc') ? undefined : r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon };
-  };
-  pins.push({ label, cfg, history: runHistory.map(keep) });
-  if (pins.length > MAX_PINS) pins.shift();
-  renderPins();
+  pins.add(label, cfg, runHistory);
   writeHash(readConfig(facts?.n_train));
 }
 
@@ -393,25 +367,7 @@ $('calibrate').addEventListener('click', () => {
   });
 });
 
-function download(name, href) {
-  const a = document.createElement('a');
-  a.href = href;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-}
-$('export-csv').addEventListener('click', () => {
-  if (!run) return;
-  const url = URL.createObjectURL(new Blob([csvOf(run.history, run.cfg)], { type: 'text/csv' }));
-  download('dpsgd-run-log.csv', url);
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-});
-$('export-png').addEventListener('click', () => {
-  for (const id of ['accuracy-chart', 'epsilon-chart', 'clipping-chart', 'noise-chart', 'sigma-chart']) {
-    download(`dpsgd-${id}.png`, $(id).toDataURL('image/png'));
-  }
-});
+setUpExport(() => run);
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';
@@ -426,15 +382,13 @@ $('pin').addEventListener('click', () => {
   drawCharts();
 });
 $('clear-pins').addEventListener('click', () => {
-  pins = [];
-  renderPins();
+  pins.clear();
   writeHash(readConfig(facts?.n_train));
   drawCharts();
 });
 $('compare').addEventListener('click', () => {
   const base = readConfig(facts?.n_train);
-  pins = [];
-  renderPins();
+  pins.clear();
   runQueue = [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
     .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
   nextQueued();

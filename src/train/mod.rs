@@ -9,30 +9,25 @@
 //! The run's privacy is its [`Mechanism`] (from `RunConfig::mechanism`), composed into one
 //! running accountant per reported accountant as the epochs go.
 
+mod epoch;
 mod report;
 mod stats;
+mod step;
 
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
-use crate::config::{
-    fmt_num, Clipping, ConfigError, Mode, ModelKind, ReleaseLevel, RunConfig, Sampling,
-};
+use crate::config::{fmt_num, ConfigError, ModelKind, RunConfig};
 use crate::data::pca::{dp_pca, project};
 use crate::data::{DataFacts, Dataset};
-use crate::model::{evaluate, Mlp, Model};
+use crate::model::{Mlp, Model};
 use crate::privacy::accountant::calibrate::max_steps_within;
 use crate::privacy::accountant::{compose, Accountant, EpsilonReport, PrivacyAccountant, REPORTED};
-use crate::privacy::adaptive::{next_clip, noisy_unclipped_fraction};
 use crate::privacy::mechanism::Mechanism;
-use crate::privacy::sampling::poisson_lot;
-use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights, sum_of_squares};
 use crate::Real;
-use ndarray::{s, Array2};
-use rand::seq::SliceRandom;
+use ndarray::Array2;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, StandardNormal};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -287,147 +282,6 @@ impl Trainer {
         self.clip
     }
 
-    /// One noisy step of Algorithm 1 on a freshly drawn lot.
-    pub fn step(&mut self) {
-        let mut lot = std::mem::take(&mut self.lot);
-        let n = self.data.train.len();
-        match self.cfg.sampling {
-            Sampling::Poisson => poisson_lot(n, self.q, &mut self.rng, &mut lot),
-            Sampling::Shuffle => {
-                let l = self.cfg.lot_size;
-                if self.steps.is_multiple_of(self.steps_per_epoch) || self.perm_pos + l > n {
-                    self.perm = (0..n).collect();
-                    self.perm.shuffle(&mut self.rng);
-                    self.perm_pos = 0;
-                }
-                lot.clear();
-                lot.extend_from_slice(&self.perm[self.perm_pos..self.perm_pos + l]);
-                self.perm_pos += l;
-            }
-        }
-        self.step_on_lot(&lot);
-        self.lot = lot;
-    }
-
-    /// One step on the given lot (indices into the training set), as the mode says: clip
-    /// and noise (DP), neither, or one of them.
-    pub fn step_on_lot(&mut self, lot: &[usize]) {
-        let mode = self.cfg.mode;
-        self.grad.fill(0.0);
-        self.lot_norms.clear();
-        let mut unclipped = 0usize;
-        let data = Arc::clone(&self.data);
-        for chunk in lot.chunks(self.batch_x.nrows()) {
-            self.batch_y.clear();
-            for (r, &i) in chunk.iter().enumerate() {
-                self.batch_x.row_mut(r).assign(&data.train.x.row(i));
-                self.batch_y.push(data.train.y[i]);
-            }
-            let xb = self.batch_x.slice(s![..chunk.len(), ..]);
-            self.stats.examples += chunk.len();
-            if mode == Mode::NonPrivate {
-                self.model.forward_backward(xb, &self.batch_y, None);
-                self.model.add_grad_sum(xb, None, &mut self.grad);
-                continue;
-            }
-            self.model
-                .forward_backward(xb, &self.batch_y, Some(&mut self.norms));
-            self.total_norms.clear();
-            self.total_norms
-                .extend(self.norms.rows().into_iter().map(|r| r.dot(&r).sqrt()));
-            if mode == Mode::NoiseOnly {
-                self.model.add_grad_sum(xb, None, &mut self.grad);
-            } else {
-                let clipped = clip_weights(
-                    self.norms.view(),
-                    &self.total_norms,
-                    &self.clip_bounds,
-                    &mut self.weights,
-                );
-                self.stats.clipped += clipped;
-                unclipped += chunk.len() - clipped;
-                self.model
-                    .add_grad_sum(xb, Some(self.weights.view()), &mut self.grad);
-            }
-            self.stats
-                .record_norms(&self.total_norms, &mut self.lot_norms, &mut self.sample_rng);
-        }
-        let signal = sum_of_squares(&self.grad).sqrt();
-        let noise = if mode.adds_noise() {
-            self.add_noise()
-        } else {
-            0.0
-        };
-        let scale = (self.cfg.lr_at(self.epoch) / self.cfg.lot_size as f64) as Real;
-        for (p, g) in self.model.params_mut().iter_mut().zip(&self.grad) {
-            *p -= scale * g;
-        }
-        self.release_clipped_count(unclipped, lot.len());
-        self.steps += 1;
-        self.examples_seen += lot.len() as u64;
-        self.stats.record_lot(signal, noise, self.steps_per_epoch);
-    }
-
-    /// Adaptive clipping's release (Andrew et al. 2021): the lot's noisy unclipped fraction,
-    /// and C moved towards the target quantile for the next lot.
-    fn release_clipped_count(&mut self, unclipped: usize, lot_len: usize) {
-        let Some(count_noise) = self.cfg.count_noise_std() else {
-            return;
-        };
-        let expected = self.cfg.lot_size as f64;
-        let b = noisy_unclipped_fraction(
-            unclipped,
-            lot_len,
-            expected,
-            count_noise,
-            &mut self.count_rng,
-        );
-        self.stats.noisy_unclipped += b;
-        self.stats.noisy_counts += 1;
-        if let (true, Some(target)) = (self.cfg.adaptive_clipping(), self.cfg.clip_quantile) {
-            self.clip = next_clip(self.clip, b, target, self.cfg.clip_lr);
-            let ratio = self.clip / self.cfg.clip;
-            self.clip_bounds = self.cfg.clip_bounds().iter().map(|c| c * ratio).collect();
-        }
-    }
-
-    /// Algorithm 1's noise: N(0, σ²C²) on every coordinate (per-layer: σC_l on layer l).
-    /// Returns the noise's L2 norm.
-    fn add_noise(&mut self) -> f64 {
-        let sigma = self.cfg.sigma;
-        match self.cfg.clipping {
-            Clipping::Flat => {
-                add_gaussian_noise(&mut self.grad, sigma * self.clip_bounds[0], &mut self.rng)
-            }
-            Clipping::PerLayer => {
-                let mut sq = 0.0;
-                for (r, &c) in self.layer_ranges.iter().zip(&self.clip_bounds) {
-                    sq += add_gaussian_noise(&mut self.grad[r.clone()], sigma * c, &mut self.rng)
-                        .powi(2);
-                }
-                sq.sqrt()
-            }
-        }
-    }
-
-    /// E||noise|| ≈ sqrt(Σ_l (σ C_l)² d_l): σC·√d for flat clipping; 0 without noise.
-    fn expected_noise_norm(&self) -> f64 {
-        if !self.cfg.mode.adds_noise() {
-            return 0.0;
-        }
-        let per_layer = self.clip_bounds.len() > 1;
-        let sq: f64 = self
-            .layer_ranges
-            .iter()
-            .enumerate()
-            .map(|(l, r)| {
-                let c = self.clip_bounds[if per_layer { l } else { 0 }];
-                (self.cfg.sigma * c).powi(2) * r.len() as f64
-            })
-            .sum();
-        sq.sqrt()
-    }
-
     /// Runs at most `max_steps` steps of the current epoch; returns its report if it ended.
     pub fn advance(&mut self, max_steps: u64) -> Option<EpochReport> {
         if self.is_finished() {
@@ -447,122 +301,5 @@ impl Trainer {
     /// Runs the rest of the current epoch and returns its report (None when finished).
     pub fn run_epoch(&mut self) -> Option<EpochReport> {
         self.advance(u64::MAX)
-    }
-
-    /// Composes the steps since the last report and this report's per-epoch releases, and
-    /// reads every accountant's ε.
-    fn account_epoch(&mut self) -> EpsilonReport {
-        let mut parts = vec![self.mechanism.step.times(self.steps - self.accounted_steps)];
-        parts.extend(self.mechanism.per_epoch.iter().map(|r| r.times(1)));
-        self.accounted_steps = self.steps;
-        let delta = self.cfg.delta;
-        let mut values = [0.0; 5];
-        for (v, (_, ledger)) in values.iter_mut().zip(&mut self.ledgers) {
-            for p in &parts {
-                ledger.compose(p);
-            }
-            *v = ledger.epsilon(delta);
-        }
-        EpsilonReport {
-            naive: values[0],
-            strong: values[1],
-            moments: values[2],
-            rdp: values[3],
-            pld: Some(values[4]),
-        }
-    }
-
-    /// The test accuracy released from a noisy count of correct predictions (std
-    /// `eval_noise`, sensitivity 1; the test set's size is treated as public).
-    fn noisy_test_accuracy(&mut self, accuracy: f64) -> f64 {
-        let n = self.data.test.len().max(1) as f64;
-        let z: f64 = StandardNormal.sample(&mut self.eval_rng);
-        ((accuracy * n).round() + self.cfg.eval_noise * z).clamp(0.0, n) / n
-    }
-
-    fn finish_epoch(&mut self) -> EpochReport {
-        let lr = self.cfg.lr_at(self.epoch);
-        self.epoch += 1;
-        let epsilon = self.account_epoch();
-        let stats = std::mem::take(&mut self.stats);
-        let teaching = self.cfg.report == ReleaseLevel::Teaching;
-        let test_private = self.facts.private;
-        let d = Arc::clone(&self.data);
-        let (test_loss, test_acc) = evaluate(&self.model, d.test.x.view(), &d.test.y);
-        let private_test_acc = self
-            .cfg
-            .noisy_evaluation(&self.facts)
-            .then(|| self.noisy_test_accuracy(test_acc));
-        let exact_test = teaching || !test_private;
-        let diagnostics = teaching.then(|| {
-            let (train_loss, train_acc) = evaluate(&self.model, d.train.x.view(), &d.train.y);
-            let mut norms = stats.norms.clone();
-            norms.sort_by(|a, b| a.total_cmp(b));
-            let lots = stats.lots.max(1) as f64;
-            Diagnostics {
-                train_acc,
-                train_loss,
-                clipped_fraction: stats.clipped as f64 / stats.examples.max(1) as f64,
-                median_grad_norm: norms.get(norms.len() / 2).map_or(0.0, |&m| m as f64),
-                last_lot_norms: self.lot_norms.clone(),
-                signal_norm: stats.signal_norm / lots,
-                noise_norm: stats.noise_norm / lots,
-                lot_signal_noise: stats.per_lot.clone(),
-                mean_lot_size: stats.examples as f64 / lots,
-            }
-        });
-        let private_clipped_fraction = (stats.noisy_counts > 0)
-            .then(|| (1.0 - stats.noisy_unclipped / stats.noisy_counts as f64).clamp(0.0, 1.0));
-        let mut report = EpochReport {
-            epoch: self.epoch,
-            steps: self.steps,
-            release: self.cfg.report,
-            epsilon,
-            delta: self.cfg.delta,
-            amplification: self.cfg.amplification,
-            accounted_sigma: self.cfg.accounted_sigma(),
-            sampling_rate: self.q,
-            lr,
-            clip: self.clip,
-            expected_noise_norm: self.expected_noise_norm(),
-            test_acc: exact_test.then_some(test_acc),
-            test_loss: exact_test.then_some(test_loss),
-            private_test_acc,
-            private_clipped_fraction,
-            stopped_by_budget: self.stopped_by_budget(),
-            notes: self.notes(),
-            diagnostics,
-            not_private: Vec::new(),
-        };
-        report.list_not_private(test_private);
-        report
-    }
-
-    /// Caveats a reader of the report must see.
-    fn notes(&self) -> Vec<String> {
-        let mut notes = Vec::new();
-        if self.cfg.sampling == Sampling::Shuffle {
-            notes.push("fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only".into());
-        }
-        if self.stopped_by_budget() {
-            notes.push(format!(
-                "stopped by the ε budget ({} with the {} accountant) after {} steps",
-                self.cfg.budget_epsilon.unwrap_or(f64::NAN),
-                self.cfg.budget_accountant.name(),
-                self.steps
-            ));
-        }
-        if self.cfg.mode != Mode::Dp {
-            notes.push(
-                "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),
-            );
-        }
-        if !self.cfg.amplification.is_valid_bound() {
-            notes.push(format!(
-                "naive and strong use the {} convention, which is not always a valid bound",
-                self.cfg.amplification.name()
-            ));
-        }
-        notes
     }
 }

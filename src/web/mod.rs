@@ -12,9 +12,11 @@
 mod accounting;
 mod accuracy_chart;
 mod bench;
+mod boundary_chart;
 mod chart_kit;
+mod clipping_chart;
 mod epsilon_chart;
-mod mechanism_views;
+mod noise_chart;
 mod session;
 mod sigma_chart;
 
@@ -24,10 +26,10 @@ pub use accounting::{
 };
 pub use accuracy_chart::draw_accuracy_chart;
 pub use bench::{bench_accountants, bench_kernels, bench_training};
+pub use boundary_chart::draw_boundary;
+pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use epsilon_chart::draw_epsilon_chart;
-pub use mechanism_views::{
-    clipped_fraction, draw_boundary, draw_clipping_histogram, draw_noise_chart,
-};
+pub use noise_chart::draw_noise_chart;
 pub use session::{LabData, Session};
 pub use sigma_chart::draw_sigma_chart;
 

@@ -1,92 +1,14 @@
-//! Views of the mechanism, from the real run's reports: the histogram of per-example gradient
-//! norms with the clipping bound C, the clipped signal against the added noise, and the
-//! decision boundary of 2-D data. The first two show what was measured on the training data
-//! without noise — teaching diagnostics outside ε — and say so on the chart.
+//! Per step, the norm of a lot's clipped gradient sum against the norm of the noise added to
+//! it, and the fraction clipped — a teaching view measured on the training data without noise,
+//! and marked so.
 
 use super::chart_kit::{
-    backend, epoch_label, legend, log_label, not_private_badge, BLUE, GREEN, ORANGE, VERMILLION,
+    backend, epoch_label, legend, log_label, not_private_badge, BLUE, GREEN, VERMILLION,
 };
 use super::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-
-const BINS: usize = 30;
-
-/// The fraction of `norms` above `clip`: what clipping to C would touch.
-#[wasm_bindgen]
-pub fn clipped_fraction(norms: &[f32], clip: f64) -> f64 {
-    if norms.is_empty() {
-        return 0.0;
-    }
-    norms.iter().filter(|&&n| n as f64 > clip).count() as f64 / norms.len() as f64
-}
-
-/// Histogram of the latest lot's per-example gradient norms (before clipping) with a vertical
-/// line at `clip`; the caption says what fraction of them C clips. Redrawn as C moves.
-#[wasm_bindgen]
-pub fn draw_clipping_histogram(
-    canvas_id: &str,
-    norms: &[f32],
-    clip: f64,
-    scale: f64,
-) -> Result<(), JsError> {
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
-    let max = norms.iter().fold(0.0f64, |m, &n| m.max(n as f64));
-    let hi = (max.max(clip) * 1.1).max(1e-6);
-    let width = hi / BINS as f64;
-    let mut counts = [0u32; BINS];
-    for &n in norms {
-        counts[((n as f64 / width) as usize).min(BINS - 1)] += 1;
-    }
-    let top = counts.iter().copied().max().unwrap_or(0).max(1);
-    let caption = if norms.is_empty() {
-        "Per-example gradient norms (no lot yet)".to_string()
-    } else {
-        format!(
-            "Gradient norms of the last lot: C = {clip:.3} clips {:.0}%",
-            100.0 * clipped_fraction(norms, clip)
-        )
-    };
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_top(px(30.0)) // room for the "not private" badge
-        .caption(caption, ("sans-serif", px(16.0)))
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(48.0))
-        .build_cartesian_2d(0f64..hi, 0u32..top + top / 10 + 1)
-        .map_err(js_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("‖g_i‖ before clipping")
-        .y_desc("examples")
-        .light_line_style(RGBColor(238, 238, 238))
-        .label_style(("sans-serif", px(13.0)))
-        .draw()
-        .map_err(js_err)?;
-    chart
-        .draw_series(counts.iter().enumerate().map(|(i, &c)| {
-            let x0 = i as f64 * width;
-            let color = if x0 + width / 2.0 > clip {
-                ORANGE
-            } else {
-                BLUE
-            };
-            Rectangle::new([(x0, 0), (x0 + width * 0.92, c)], color.filled())
-        }))
-        .map_err(js_err)?;
-    let line = ShapeStyle::from(&VERMILLION).stroke_width(px(3.0));
-    chart
-        .draw_series(LineSeries::new(
-            [(clip, 0), (clip, top + top / 10 + 1)],
-            line,
-        ))
-        .map_err(js_err)?;
-    not_private_badge(&root, scale, "not private: training data without noise")?;
-    root.present().map_err(js_err)
-}
 
 /// What the noise chart reads of a report (missing fields — a private-level report — read as 0).
 #[derive(Deserialize)]
@@ -245,77 +167,5 @@ pub fn draw_noise_chart(
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight, px(14.0))?;
     not_private_badge(&root, scale, "not private: training data without noise")?;
-    root.present().map_err(js_err)
-}
-
-/// The decision boundary of a model on 2-D data: a `res` × `res` heatmap of P(class 1)
-/// (`probs`, row by row from the bottom) over `bounds` = [x_min, x_max, y_min, y_max], with the
-/// training points (`points` = [x, y, label, …]) on top.
-#[wasm_bindgen]
-pub fn draw_boundary(
-    canvas_id: &str,
-    bounds: &[f32],
-    res: u32,
-    probs: &[f32],
-    points: &[f32],
-    scale: f64,
-) -> Result<(), JsError> {
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    if bounds.len() != 4 || probs.len() != (res * res) as usize {
-        return Err(JsError::new(
-            "boundary: bounds need 4 numbers and probs res × res",
-        ));
-    }
-    let px = |v: f64| (v * scale).round() as u32;
-    let (x0, x1, y0, y1) = (
-        bounds[0] as f64,
-        bounds[1] as f64,
-        bounds[2] as f64,
-        bounds[3] as f64,
-    );
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .caption(
-            "Decision boundary: the model's P(blue) over the plane",
-            ("sans-serif", px(16.0)),
-        )
-        .x_label_area_size(px(30.0))
-        .y_label_area_size(px(40.0))
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(js_err)?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .label_style(("sans-serif", px(12.0)))
-        .draw()
-        .map_err(js_err)?;
-    let res_u = res as usize;
-    let (dx, dy) = ((x1 - x0) / res as f64, (y1 - y0) / res as f64);
-    // Orange (P = 0) through white (0.5) to blue (P = 1).
-    let shade = |p: f32| {
-        let t = (p.clamp(0.0, 1.0) as f64 - 0.5) * 2.0;
-        let (c, a) = if t < 0.0 { (ORANGE, -t) } else { (BLUE, t) };
-        let mix = |ch: u8| (255.0 + (ch as f64 - 255.0) * a * 0.6) as u8;
-        RGBColor(mix(c.0), mix(c.1), mix(c.2))
-    };
-    chart
-        .draw_series(probs.iter().enumerate().map(|(k, &p)| {
-            let (i, j) = ((k % res_u) as f64, (k / res_u) as f64);
-            Rectangle::new(
-                [
-                    (x0 + i * dx, y0 + j * dy),
-                    (x0 + (i + 1.0) * dx, y0 + (j + 1.0) * dy),
-                ],
-                shade(p).filled(),
-            )
-        }))
-        .map_err(js_err)?;
-    chart
-        .draw_series(points.chunks_exact(3).map(|p| {
-            let color = if p[2] > 0.5 { BLUE } else { ORANGE };
-            Circle::new((p[0] as f64, p[1] as f64), px(3.0), color.filled())
-        }))
-        .map_err(js_err)?;
     root.present().map_err(js_err)
 }

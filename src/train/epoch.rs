@@ -1,0 +1,146 @@
+//! The end of an epoch: compose what it released into every accountant, evaluate the model,
+//! and build its report at the run's release level (`report.rs` says which field is which).
+
+use super::{Diagnostics, EpochReport, Trainer};
+use crate::config::{Mode, ReleaseLevel, Sampling};
+use crate::model::evaluate;
+use crate::privacy::accountant::EpsilonReport;
+use rand_distr::{Distribution, StandardNormal};
+use std::sync::Arc;
+
+impl Trainer {
+    /// E||noise|| ≈ sqrt(Σ_l (σ C_l)² d_l): σC·√d for flat clipping; 0 without noise.
+    pub(super) fn expected_noise_norm(&self) -> f64 {
+        if !self.cfg.mode.adds_noise() {
+            return 0.0;
+        }
+        let per_layer = self.clip_bounds.len() > 1;
+        let sq: f64 = self
+            .layer_ranges
+            .iter()
+            .enumerate()
+            .map(|(l, r)| {
+                let c = self.clip_bounds[if per_layer { l } else { 0 }];
+                (self.cfg.sigma * c).powi(2) * r.len() as f64
+            })
+            .sum();
+        sq.sqrt()
+    }
+
+    /// Composes the steps since the last report and this report's per-epoch releases, and
+    /// reads every accountant's ε.
+    fn account_epoch(&mut self) -> EpsilonReport {
+        let mut parts = vec![self.mechanism.step.times(self.steps - self.accounted_steps)];
+        parts.extend(self.mechanism.per_epoch.iter().map(|r| r.times(1)));
+        self.accounted_steps = self.steps;
+        let delta = self.cfg.delta;
+        let mut values = [0.0; 5];
+        for (v, (_, ledger)) in values.iter_mut().zip(&mut self.ledgers) {
+            for p in &parts {
+                ledger.compose(p);
+            }
+            *v = ledger.epsilon(delta);
+        }
+        EpsilonReport {
+            naive: values[0],
+            strong: values[1],
+            moments: values[2],
+            rdp: values[3],
+            pld: Some(values[4]),
+        }
+    }
+
+    /// The test accuracy released from a noisy count of correct predictions (std
+    /// `eval_noise`, sensitivity 1; the test set's size is treated as public).
+    fn noisy_test_accuracy(&mut self, accuracy: f64) -> f64 {
+        let n = self.data.test.len().max(1) as f64;
+        let z: f64 = StandardNormal.sample(&mut self.eval_rng);
+        ((accuracy * n).round() + self.cfg.eval_noise * z).clamp(0.0, n) / n
+    }
+
+    pub(super) fn finish_epoch(&mut self) -> EpochReport {
+        let lr = self.cfg.lr_at(self.epoch);
+        self.epoch += 1;
+        let epsilon = self.account_epoch();
+        let stats = std::mem::take(&mut self.stats);
+        let teaching = self.cfg.report == ReleaseLevel::Teaching;
+        let test_private = self.facts.private;
+        let d = Arc::clone(&self.data);
+        let (test_loss, test_acc) = evaluate(&self.model, d.test.x.view(), &d.test.y);
+        let private_test_acc = self
+            .cfg
+            .noisy_evaluation(&self.facts)
+            .then(|| self.noisy_test_accuracy(test_acc));
+        let exact_test = teaching || !test_private;
+        let diagnostics = teaching.then(|| {
+            let (train_loss, train_acc) = evaluate(&self.model, d.train.x.view(), &d.train.y);
+            let mut norms = stats.norms.clone();
+            norms.sort_by(|a, b| a.total_cmp(b));
+            let lots = stats.lots.max(1) as f64;
+            Diagnostics {
+                train_acc,
+                train_loss,
+                clipped_fraction: stats.clipped as f64 / stats.examples.max(1) as f64,
+                median_grad_norm: norms.get(norms.len() / 2).map_or(0.0, |&m| m as f64),
+                last_lot_norms: self.lot_norms.clone(),
+                signal_norm: stats.signal_norm / lots,
+                noise_norm: stats.noise_norm / lots,
+                lot_signal_noise: stats.per_lot.clone(),
+                mean_lot_size: stats.examples as f64 / lots,
+            }
+        });
+        let private_clipped_fraction = (stats.noisy_counts > 0)
+            .then(|| (1.0 - stats.noisy_unclipped / stats.noisy_counts as f64).clamp(0.0, 1.0));
+        let mut report = EpochReport {
+            epoch: self.epoch,
+            steps: self.steps,
+            release: self.cfg.report,
+            epsilon,
+            delta: self.cfg.delta,
+            amplification: self.cfg.amplification,
+            accounted_sigma: self.cfg.accounted_sigma(),
+            sampling_rate: self.q,
+            lr,
+            clip: self.clip,
+            expected_noise_norm: self.expected_noise_norm(),
+            test_acc: exact_test.then_some(test_acc),
+            test_loss: exact_test.then_some(test_loss),
+            private_test_acc,
+            private_clipped_fraction,
+            stopped_by_budget: self.stopped_by_budget(),
+            notes: self.notes(),
+            diagnostics,
+            not_private: Vec::new(),
+        };
+        report.list_not_private(test_private);
+        report
+    }
+
+    /// Caveats a reader of the report must see.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.cfg.sampling == Sampling::Shuffle {
+            notes.push("fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only".into());
+        }
+        if self.stopped_by_budget() {
+            notes.push(format!(
+                "stopped by the ε budget ({} with the {} accountant) after {} steps",
+                self.cfg.budget_epsilon.unwrap_or(f64::NAN),
+                self.cfg.budget_accountant.name(),
+                self.steps
+            ));
+        }
+        if self.cfg.mode != Mode::Dp {
+            notes.push(
+                "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),
+            );
+        }
+        if !self.cfg.amplification.is_valid_bound() {
+            notes.push(format!(
+                "naive and strong use the {} convention, which is not always a valid bound",
+                self.cfg.amplification.name()
+            ));
+        }
+        notes
+    }
+}

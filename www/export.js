@@ -1,0 +1,30 @@
+// Export: the run log as CSV (only what the run's reports carry; columns outside ε named so,
+// no seed for a student's own data — see runlog.js) and the charts as PNG.
+import { csvOf } from './runlog.js';
+
+const $ = (id) => document.getElementById(id);
+
+function download(name, href) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
+// Wires the two export buttons; `currentRun()` is the run now shown ({cfg, history}) or null.
+export function setUpExport(currentRun) {
+  $('export-csv').addEventListener('click', () => {
+    const run = currentRun();
+    if (!run) return;
+    const url = URL.createObjectURL(new Blob([csvOf(run.history, run.cfg)], { type: 'text/csv' }));
+    download('dpsgd-run-log.csv', url);
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  });
+  $('export-png').addEventListener('click', () => {
+    for (const id of ['accuracy-chart', 'epsilon-chart', 'clipping-chart', 'noise-chart', 'sigma-chart']) {
+      download(`dpsgd-${id}.png`, $(id).toDataURL('image/png'));
+    }
+  });
+}
