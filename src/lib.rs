@@ -5,6 +5,7 @@
 //! Data flows one way: `web` and the CLI drive [`train`], which uses [`privacy`], [`model`] and
 //! [`data`]; the accountants in [`privacy::accountant`] depend on nothing but maths.
 
+pub mod audit;
 pub mod bench;
 pub mod config;
 pub mod data;

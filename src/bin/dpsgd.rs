@@ -16,6 +16,8 @@
 //! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification rigorous|classical|paper]
 //! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
 //!               [--amplification rigorous|classical|paper]
+//! dpsgd audit   --threat worst-case|realistic [--runs R] [--one-run --canaries m]
+//!               [--audit-seed N] <the train options>
 //! dpsgd bench   [--case all|training|accountants|kernels]
 //! ```
 //!
@@ -23,6 +25,7 @@
 //! numeric columns are clipped to stated (`--bounds`) or privately estimated ranges, and the
 //! seed is random unless given (a fixed seed prints a warning).
 
+use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
 use dpsgd_lab::config::{fmt_num, ReleaseLevel, RunConfig};
 use dpsgd_lab::data::bounds::{parse_stated, DEFAULT_BOUNDS_NOISE};
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin};
@@ -39,7 +42,8 @@ use std::path::PathBuf;
 use std::process::exit;
 use std::sync::Arc;
 
-const USAGE: &str = "usage: dpsgd train|epsilon|sigma|bench [--name value ...] (see the README)";
+const USAGE: &str =
+    "usage: dpsgd train|epsilon|sigma|audit|bench [--name value ...] (see the README)";
 
 /// Prints one line and exits with status 2 (bad usage).
 fn fail(msg: impl std::fmt::Display) -> ! {
@@ -96,6 +100,7 @@ fn main() {
         "train" => train(rest),
         "epsilon" => epsilon(rest),
         "sigma" => sigma(rest),
+        "audit" => audit(rest),
         "bench" => bench(rest),
         "-h" | "--help" | "help" => println!("{USAGE}"),
         other => fail(format!("unknown command '{other}'; {USAGE}")),
@@ -266,18 +271,21 @@ fn train_config(a: &Args) -> RunConfig {
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)))
 }
 
+/// The options of `train` (and of the run `audit` audits).
+const DATA_FLAGS: [&str; 7] = [
+    "data-dir",
+    "csv",
+    "test-csv",
+    "label",
+    "scale",
+    "bounds",
+    "bounds-noise",
+];
+
 fn train(raw: &[String]) {
     let flags: Vec<String> = config_options().into_iter().map(|o| o.0).collect();
     let mut allowed: Vec<&str> = flags.iter().map(String::as_str).collect();
-    allowed.extend([
-        "data-dir",
-        "csv",
-        "test-csv",
-        "label",
-        "scale",
-        "bounds",
-        "bounds-noise",
-    ]);
+    allowed.extend(DATA_FLAGS);
     let a = Args::parse(raw, &allowed);
     let cfg = train_config(&a);
     let data = Arc::new(load_data(&a, &cfg));
@@ -384,6 +392,66 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
     let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
     load_builtin(name, &files, cfg.seed.unwrap_or(0), cfg.data_noise).unwrap_or_else(|e| fail(e))
 }
+
+/// `dpsgd audit`: a membership attack against the run the train options describe (R runs
+/// with the canary, R without; `--one-run` adds the one-run audit with m canaries), printed as
+/// one JSON object.
+fn audit(raw: &[String]) {
+    // `--one-run` is a switch: give it a value so the pairs parse.
+    let mut raw: Vec<String> = raw.to_vec();
+    let one_run = raw.iter().position(|f| f == "--one-run").map(|i| {
+        raw.remove(i);
+    });
+    let flags: Vec<String> = config_options().into_iter().map(|o| o.0).collect();
+    let mut allowed: Vec<&str> = flags.iter().map(String::as_str).collect();
+    allowed.extend(DATA_FLAGS);
+    allowed.extend(["threat", "runs", "canaries", "audit-seed"]);
+    let a = Args::parse(&raw, &allowed);
+    let threat = match a.0.get("threat").map(String::as_str) {
+        Some("worst-case") => Threat::WorstCase,
+        Some("realistic") => Threat::Realistic,
+        Some(o) => fail(format!("--threat = '{o}' must be worst-case or realistic")),
+        None => fail("--threat is required (worst-case or realistic)"),
+    };
+    let runs: usize = a
+        .get("runs", "a whole number of runs per side")
+        .unwrap_or(DEFAULT_RUNS);
+    let canaries: usize = match (
+        one_run.is_some(),
+        a.get::<usize>("canaries", "a whole number"),
+    ) {
+        (true, c) => c.unwrap_or(DEFAULT_CANARIES),
+        (false, Some(_)) => fail("--canaries goes with --one-run"),
+        (false, None) => 0,
+    };
+    let cfg = train_config(&a);
+    let seed = a
+        .get("audit-seed", "a whole number")
+        .or(cfg.seed)
+        .unwrap_or_else(rand::random);
+    let data = Arc::new(load_data(&a, &cfg));
+    let spec = AuditSpec {
+        threat,
+        runs,
+        canaries,
+        seed,
+        fault: Default::default(),
+    };
+    let plan = AuditPlan::new(cfg, data, spec)
+        .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
+    let runs = plan
+        .run_all(&mut |_, _| {})
+        .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
+    let result = summarize(&plan, &runs);
+    println!(
+        "{}",
+        serde_json::to_string(&result).expect("audit result serialises")
+    );
+}
+
+/// Runs per side, and one-run canaries, when not given.
+const DEFAULT_RUNS: usize = 200;
+const DEFAULT_CANARIES: usize = 1000;
 
 fn bench(raw: &[String]) {
     let a = Args::parse(raw, &["case"]);

@@ -102,6 +102,41 @@ impl Dataset {
         self.feature_names.len()
     }
 
+    /// The same data with `extra` all-zero features appended (the audit's Dirac canaries own
+    /// their weights: no example's gradient touches them).
+    pub fn with_zero_features(&self, extra: usize) -> Dataset {
+        let widen = |s: &Split| {
+            let mut x = Array2::zeros((s.len(), s.n_features() + extra));
+            x.slice_mut(ndarray::s![.., ..s.n_features()]).assign(&s.x);
+            Split { x, y: s.y.clone() }
+        };
+        let mut feature_names = self.feature_names.clone();
+        feature_names.extend((0..extra).map(|i| format!("canary{i}")));
+        Dataset {
+            feature_names,
+            train: widen(&self.train),
+            test: widen(&self.test),
+            ..self.clone()
+        }
+    }
+
+    /// The same data with these examples added to the training set (the audit's input-space
+    /// canaries that are members).
+    pub fn with_training_rows(&self, x: &Array2<Real>, y: &[usize]) -> Dataset {
+        let mut train = self.train.clone();
+        for (row, &label) in x.rows().into_iter().zip(y) {
+            train
+                .x
+                .push_row(row)
+                .expect("a canary has the data's features");
+            train.y.push(label);
+        }
+        Dataset {
+            train,
+            ..self.clone()
+        }
+    }
+
     /// Largest L2 norm of any example's feature vector (train and test).
     pub fn max_feature_norm(&self) -> Real {
         self.train

@@ -65,6 +65,22 @@ impl Mlp {
         }
     }
 
+    /// The last layer's outputs before the softmax, one row per example.
+    pub fn logits(&self, x: ArrayView2<Real>) -> Array2<Real> {
+        let layers = self.n_layers();
+        let mut a = x.to_owned();
+        for l in 0..layers {
+            let mut z = Array2::zeros((a.nrows(), self.sizes[l + 1]));
+            matmul(&mut z.view_mut(), &a.view(), &self.weights(l), false);
+            z += &Array1::from(self.bias(l).to_vec());
+            if l + 1 < layers {
+                z.mapv_inplace(|v| v.max(0.0));
+            }
+            a = z;
+        }
+        a
+    }
+
     /// Softmax regression with all-zero parameters (the usual start for a convex model).
     pub fn logistic(d: usize, k: usize) -> Mlp {
         Mlp::with_sizes(vec![d, k])
@@ -331,20 +347,9 @@ impl Model for Mlp {
     }
 
     fn predict_proba(&self, x: ArrayView2<Real>) -> Array2<Real> {
-        let layers = self.n_layers();
-        let mut a = x.to_owned();
-        for l in 0..layers {
-            let mut z = Array2::zeros((a.nrows(), self.sizes[l + 1]));
-            matmul(&mut z.view_mut(), &a.view(), &self.weights(l), false);
-            z += &Array1::from(self.bias(l).to_vec());
-            if l + 1 < layers {
-                z.mapv_inplace(|v| v.max(0.0));
-            } else {
-                softmax_rows(&mut z);
-            }
-            a = z;
-        }
-        a
+        let mut z = self.logits(x);
+        softmax_rows(&mut z);
+        z
     }
 }
 

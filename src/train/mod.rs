@@ -9,11 +9,13 @@
 //! The run's privacy is its [`Mechanism`] (from `RunConfig::mechanism`), composed into one
 //! running accountant per reported accountant as the epochs go.
 
+mod canary;
 mod epoch;
 mod report;
 mod stats;
 mod step;
 
+pub use canary::{DiracCanaries, Fault, CANARY_NORM};
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
@@ -58,8 +60,12 @@ pub struct Trainer {
     clip: f64,
     clip_bounds: Vec<f64>,
     layer_ranges: Vec<Range<usize>>,
-    /// Budget mode: the number of steps after which ε would exceed the budget.
+    /// Budget mode: the number of steps after which ε would exceed the budget (an audit's
+    /// runs: the steps of the run audited).
     step_limit: Option<u64>,
+    /// The audit's Dirac canaries, and those in the current lot (`canary.rs`).
+    canaries: Option<DiracCanaries>,
+    canaries_in_lot: Vec<usize>,
     // Buffers reused across lots.
     lot: Vec<usize>,
     perm: Vec<usize>,
@@ -76,6 +82,37 @@ pub struct Trainer {
 impl Trainer {
     /// Validates `cfg` against the dataset and sets up the model, the RNGs and the accountants.
     pub fn new(cfg: RunConfig, data: Arc<Dataset>) -> Result<Trainer, ConfigError> {
+        let mut trainer = Trainer::build(cfg, data, None, true)?;
+        trainer.step_limit = trainer.budget_step_limit()?;
+        Ok(trainer)
+    }
+
+    /// One of an audit's runs: `steps` steps of the run `cfg` describes, with the given Dirac
+    /// canaries (each owning the weight of an appended all-zero feature), and no accounting
+    /// or reports — the audit reads the model (`crate::audit`).
+    pub fn for_audit(
+        cfg: RunConfig,
+        data: Arc<Dataset>,
+        canaries: Option<DiracCanaries>,
+        steps: u64,
+    ) -> Result<Trainer, ConfigError> {
+        let mut trainer = Trainer::build(cfg, data, canaries, false)?;
+        trainer.step_limit = Some(steps);
+        Ok(trainer)
+    }
+
+    /// The steps this run will take: all its epochs', or fewer when its ε budget stops it.
+    pub fn planned_steps(&self) -> u64 {
+        let total = self.cfg.epochs as u64 * self.steps_per_epoch;
+        self.step_limit.map_or(total, |limit| limit.min(total))
+    }
+
+    fn build(
+        cfg: RunConfig,
+        data: Arc<Dataset>,
+        canaries: Option<DiracCanaries>,
+        accounted: bool,
+    ) -> Result<Trainer, ConfigError> {
         let n = data.train.len();
         cfg.validate(n)?;
         if let Some((split, row, name)) = data.first_non_finite() {
@@ -114,6 +151,16 @@ impl Trainer {
                 Arc::new(project(&data, &p))
             }
         };
+        // The canaries' coordinates: weights of all-zero features no example touches.
+        let first_zero = data.n_features();
+        let outputs = match cfg.model {
+            ModelKind::Logistic => data.n_classes(),
+            ModelKind::Mlp => cfg.hidden.first().copied().unwrap_or(data.n_classes()),
+        };
+        let data = match &canaries {
+            Some(c) => Arc::new(data.with_zero_features(c.zero_features(outputs))),
+            None => data,
+        };
         let (d, k) = (data.n_features(), data.n_classes());
         let model = match cfg.model {
             ModelKind::Logistic => Mlp::logistic(d, k),
@@ -123,6 +170,7 @@ impl Trainer {
         let whole_run = mechanism.after_epochs(mechanism.epochs);
         let ledgers = REPORTED
             .iter()
+            .filter(|_| accounted)
             .map(|&name| {
                 let acc = Accountant::parse(name, cfg.amplification).expect("reported names parse");
                 let mut ledger = acc.start(&whole_run);
@@ -165,9 +213,11 @@ impl Trainer {
             weights: Array2::zeros((0, 0)),
             total_norms: Vec::new(),
             lot_norms: Vec::new(),
+            canaries,
+            canaries_in_lot: Vec::new(),
             cfg,
         };
-        trainer.step_limit = trainer.budget_step_limit()?;
+        trainer.place_canaries(first_zero, outputs);
         Ok(trainer)
     }
 

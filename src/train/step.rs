@@ -19,7 +19,10 @@ impl Trainer {
         let mut lot = std::mem::take(&mut self.lot);
         let n = self.data.train.len();
         match self.cfg.sampling {
-            Sampling::Poisson => poisson_lot(n, self.q, &mut self.rng, &mut lot),
+            Sampling::Poisson => {
+                poisson_lot(n, self.q, &mut self.rng, &mut lot);
+                self.draw_canaries();
+            }
             Sampling::Shuffle => {
                 let l = self.cfg.lot_size;
                 if self.steps.is_multiple_of(self.steps_per_epoch) || self.perm_pos + l > n {
@@ -79,6 +82,7 @@ impl Trainer {
             self.stats
                 .record_norms(&self.total_norms, &mut self.lot_norms, &mut self.sample_rng);
         }
+        self.add_canary_gradients(mode.clips());
         let signal = sum_of_squares(&self.grad).sqrt();
         let noise = if mode.adds_noise() {
             self.add_noise()

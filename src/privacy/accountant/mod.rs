@@ -26,7 +26,7 @@ pub mod pld_accountant;
 pub mod rdp;
 pub mod strong;
 
-mod special;
+pub(crate) mod special;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -1,0 +1,231 @@
+//! Auditing a run: a membership attack against real DP-SGD runs, whose success is bounded by
+//! the privacy region the accountant computes (`tradeoff`), and whose counts give a lower
+//! bound on ε that a correct implementation can never push above the accountant's (`stats`).
+//!
+//! - Multi-run (Jagielski, Ullman & Oprea 2020, "Auditing Differentially Private Machine
+//!   Learning: How Private is Private SGD?"; Nasr et al. 2021, "Adversary Instantiation"): R runs
+//!   with the canary and R without, each scored; the ROC, and ε_lower at 95%.
+//! - One-run (Steinke, Nasr & Jagielski 2023): m canaries, each in the data with probability ½,
+//!   one run; guesses on the most confident ones bound ε with the paper's Theorem 3.1.
+//!
+//! Every run is the real trainer (`Trainer::for_audit`): the same sampler, sanitizer and
+//! noise as a lesson's run, with the canaries added. The audit's runs are independent, so the
+//! page spreads them over workers: [`AuditPlan::run`] does one, [`summarize`] combines them.
+
+pub mod canary;
+mod result;
+pub mod stats;
+pub mod tradeoff;
+
+pub use result::{summarize, AuditResult, OneRunResult, REPORTED_FPRS};
+
+use crate::config::{ConfigError, RunConfig, Sampling};
+use crate::data::Dataset;
+use crate::privacy::mechanism::Mechanism;
+use crate::train::{DiracCanaries, Fault, Trainer};
+use canary::{dirac_scores, train_to_end, InputCanaries};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Runs per side at most, and canaries of a one-run audit at most (memory and time bounds for
+/// a request that comes from a URL or a flag).
+pub const MAX_RUNS: usize = 100_000;
+pub const MAX_CANARIES: usize = 10_000;
+
+/// What the adversary controls and sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Threat {
+    /// Dirac gradient canaries; every update observed; the exact likelihood ratio.
+    WorstCase,
+    /// An out-of-distribution input with an unlikely label; only the final model; its loss.
+    Realistic,
+}
+
+/// An audit of the run a [`RunConfig`] describes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditSpec {
+    pub threat: Threat,
+    /// Runs with the canary, and as many without.
+    pub runs: usize,
+    /// Canaries of the one-run audit (0: no one-run audit).
+    #[serde(default)]
+    pub canaries: usize,
+    /// The audit's seed: every run's seed is derived from it.
+    pub seed: u64,
+    /// A deliberately broken sanitizer, for the audit's own tests; never from the outside.
+    #[serde(skip)]
+    pub fault: Fault,
+}
+
+/// What one of the audit's runs gives: a score per canary and whether that canary was in.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunScores {
+    pub index: usize,
+    pub member: Vec<bool>,
+    pub scores: Vec<f64>,
+}
+
+/// An audit ready to run: the run audited, its data with and without the canary, and the
+/// mechanism the accountants analyse.
+pub struct AuditPlan {
+    pub cfg: RunConfig,
+    pub spec: AuditSpec,
+    pub steps: u64,
+    pub mechanism: Mechanism,
+    data: Arc<Dataset>,
+    with_canary: Arc<Dataset>,
+    canary: InputCanaries,
+    /// The one-run audit's canaries (realistic) and which are in.
+    corner_canaries: InputCanaries,
+    one_run_members: Vec<bool>,
+}
+
+fn audit_error(message: String) -> ConfigError {
+    ConfigError {
+        field: "audit",
+        message,
+    }
+}
+
+/// The seed of run `index` (SplitMix64 of the audit's seed and the index: independent
+/// streams per run, the same on every worker).
+fn run_seed(seed: u64, index: usize) -> u64 {
+    let mut z = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl AuditPlan {
+    /// Checks the audit and the run, and prepares both worlds' data.
+    pub fn new(
+        cfg: RunConfig,
+        data: Arc<Dataset>,
+        spec: AuditSpec,
+    ) -> Result<AuditPlan, ConfigError> {
+        if spec.runs < 2 || spec.runs > MAX_RUNS {
+            return Err(audit_error(format!(
+                "runs must be between 2 and {MAX_RUNS} per side (got {})",
+                spec.runs
+            )));
+        }
+        if spec.canaries > MAX_CANARIES || spec.canaries == 1 {
+            return Err(audit_error(format!(
+                "the one-run audit needs between 2 and {MAX_CANARIES} canaries (got {})",
+                spec.canaries
+            )));
+        }
+        if cfg.sampling != Sampling::Poisson {
+            return Err(audit_error(
+                "the audit checks the accountants, which assume Poisson sampling: choose Poisson lots".into(),
+            ));
+        }
+        // The steps the run takes (its ε budget may stop it early): one accounted trainer.
+        let steps = if cfg.budget_epsilon.is_some() {
+            Trainer::new(cfg.clone(), Arc::clone(&data))?.planned_steps()
+        } else {
+            cfg.validate(data.train.len())?;
+            cfg.epochs as u64 * cfg.steps_per_epoch(data.train.len())
+        };
+        let mechanism = cfg.mechanism(&data.facts());
+        let canary = InputCanaries::outlier(&data);
+        let with_canary = Arc::new(data.with_training_rows(&canary.x, &canary.y));
+        let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec.seed, usize::MAX));
+        let one_run_members: Vec<bool> = (0..spec.canaries).map(|_| rng.random()).collect();
+        let corner_canaries = InputCanaries::corners(&data, spec.canaries, &mut rng);
+        Ok(AuditPlan {
+            cfg,
+            spec,
+            steps,
+            mechanism,
+            data,
+            with_canary,
+            canary,
+            corner_canaries,
+            one_run_members,
+        })
+    }
+
+    /// Runs in all: 2R for the multi-run audit, and one more for the one-run audit.
+    pub fn total_runs(&self) -> usize {
+        2 * self.spec.runs + (self.spec.canaries > 0) as usize
+    }
+
+    /// Run `index` (0 ≤ index < [`AuditPlan::total_runs`]): multi-run runs alternate with
+    /// (even) and without (odd) the canary; the last is the one-run audit's.
+    pub fn run(&self, index: usize) -> Result<RunScores, ConfigError> {
+        if index >= self.total_runs() {
+            return Err(audit_error(format!(
+                "run {index} of an audit of {} runs",
+                self.total_runs()
+            )));
+        }
+        let cfg = RunConfig {
+            seed: Some(run_seed(self.spec.seed, index)),
+            budget_epsilon: None,
+            ..self.cfg.clone()
+        };
+        let member: Vec<bool> = if index < 2 * self.spec.runs {
+            vec![index.is_multiple_of(2)]
+        } else {
+            self.one_run_members.clone()
+        };
+        let scores = match self.spec.threat {
+            Threat::WorstCase => {
+                let canaries = DiracCanaries::new(member.clone(), self.spec.fault);
+                let mut t = Trainer::for_audit(
+                    cfg.clone(),
+                    Arc::clone(&self.data),
+                    Some(canaries),
+                    self.steps,
+                )?;
+                dirac_scores(&mut t, &cfg)
+            }
+            Threat::Realistic => {
+                let (data, canaries) = if member.len() == 1 {
+                    let data = if member[0] {
+                        &self.with_canary
+                    } else {
+                        &self.data
+                    };
+                    (Arc::clone(data), self.canary.clone())
+                } else {
+                    let m = self.corner_canaries.members(&member);
+                    let data = Arc::new(self.data.with_training_rows(&m.x, &m.y));
+                    (data, self.corner_canaries.clone())
+                };
+                let mut t = Trainer::for_audit(cfg, data, None, self.steps)?;
+                train_to_end(&mut t);
+                canaries.scores(t.model())
+            }
+        };
+        Ok(RunScores {
+            index,
+            member,
+            scores,
+        })
+    }
+
+    /// Every run, one after another (the CLI; the page spreads them over workers), with
+    /// `progress(done, total)` after each.
+    pub fn run_all(
+        &self,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<RunScores>, ConfigError> {
+        let total = self.total_runs();
+        (0..total)
+            .map(|i| {
+                let r = self.run(i);
+                progress(i + 1, total);
+                r
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,222 @@
+//! What an audit reports: the ROC with its confidence band against the privacy region, the
+//! lower bounds on ε (multi-run and one-run) against every accountant's ε, and one sentence
+//! that says what was shown.
+
+use super::stats::{
+    clopper_pearson, epsilon_lower, one_run_epsilon, roc_counts, LogFactorials, LowerBound,
+};
+use super::tradeoff::TradeOff;
+use super::{AuditPlan, RunScores, Threat};
+use crate::config::fmt_num;
+use crate::privacy::accountant::{EpsilonReport, REPORTED};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The false-positive rates at which the attack's TPR is reported.
+pub const REPORTED_FPRS: [f64; 4] = [0.01, 0.05, 0.1, 0.2];
+/// Points of the ROC and of the curves drawn.
+const ROC_POINTS: usize = 300;
+const CURVE_POINTS: usize = 160;
+/// One-sided tail of each Clopper–Pearson end (two-sided 95%).
+const TAIL: f64 = 0.025;
+/// Guesses per side tried by the one-run audit, as fractions of m (Bonferroni over them).
+const ONE_RUN_GUESSES: [f64; 4] = [0.02, 0.05, 0.1, 0.25];
+
+/// The one-run audit (Steinke, Nasr & Jagielski 2023).
+#[derive(Clone, Debug, Serialize)]
+pub struct OneRunResult {
+    pub canaries: usize,
+    pub members: usize,
+    /// The best of the guess counts tried: how many guesses, how many right.
+    pub guesses: usize,
+    pub correct: usize,
+    /// ε_lower at 95% (Bonferroni over the guess counts tried).
+    pub eps_lower: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AuditResult {
+    pub threat: Threat,
+    /// Runs with the canary, and as many without.
+    pub runs: usize,
+    pub steps: u64,
+    pub delta: f64,
+    /// ε_lower at 95% from the multi-run attack, and how it was found.
+    pub eps_lower: f64,
+    pub lower_bound: LowerBound,
+    /// ε of every accountant for the run audited (PLD's is the tightest).
+    pub eps_upper: BTreeMap<&'static str, f64>,
+    /// The attack's ROC as [fpr, tpr], and the 95% interval of each TPR as [fpr, lo, hi].
+    pub roc: Vec<[f64; 2]>,
+    pub roc_band: Vec<[f64; 3]>,
+    /// The privacy region's edge for the direction tested (canary in vs out), and the
+    /// symmetric one ε is reported from, as [fpr, tpr].
+    pub theory: Vec<[f64; 2]>,
+    pub theory_symmetric: Vec<[f64; 2]>,
+    pub tpr_at_fpr: BTreeMap<String, f64>,
+    pub tpr_interval_at_fpr: BTreeMap<String, [f64; 2]>,
+    /// The 95% interval of the true FPR of the threshold used at each reported FPR.
+    pub fpr_interval_at_fpr: BTreeMap<String, [f64; 2]>,
+    pub theory_tpr_at_fpr: BTreeMap<String, f64>,
+    pub one_run: Option<OneRunResult>,
+    /// What was shown, in one sentence.
+    pub summary: String,
+    /// The audit's outputs are computed from the data without noise.
+    pub not_private: Vec<String>,
+}
+
+fn key(f: f64) -> String {
+    fmt_num(f)
+}
+
+/// The one-run audit's bound from per-canary scores: guess "in" for the k highest scores and
+/// "out" for the k lowest, for each k tried; the best bound, at 95% overall.
+fn one_run(scores: &[f64], member: &[bool], delta: f64) -> OneRunResult {
+    let m = scores.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let level = 0.05 / ONE_RUN_GUESSES.len() as f64;
+    let mut best = (0usize, 0usize, 0.0f64);
+    for frac in ONE_RUN_GUESSES {
+        let k = ((frac * m as f64).round() as usize).clamp(1, m / 2);
+        let correct = order[..k].iter().filter(|&&i| member[i]).count()
+            + order[m - k..].iter().filter(|&&i| !member[i]).count();
+        let eps = one_run_epsilon(m, 2 * k, correct, delta, level);
+        if eps >= best.2 {
+            best = (2 * k, correct, eps);
+        }
+    }
+    OneRunResult {
+        canaries: m,
+        members: member.iter().filter(|&&b| b).count(),
+        guesses: best.0,
+        correct: best.1,
+        eps_lower: best.2,
+    }
+}
+
+/// Combines the runs' scores (in any order) into the audit's report.
+pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
+    let multi = 2 * plan.spec.runs;
+    let (mut scores_in, mut scores_out) = (Vec::new(), Vec::new());
+    let mut sorted: Vec<&RunScores> = runs.iter().filter(|r| r.index < multi).collect();
+    sorted.sort_by_key(|r| r.index);
+    for r in sorted {
+        match r.member.first() {
+            Some(true) => scores_in.push(r.scores[0]),
+            _ => scores_out.push(r.scores[0]),
+        }
+    }
+    let delta = plan.cfg.delta;
+    let (n_in, n_out) = (scores_in.len().max(1), scores_out.len().max(1));
+    let lf = LogFactorials::new(n_in.max(n_out));
+    let counts = roc_counts(&scores_in, &scores_out);
+    let stride = counts.len().div_ceil(ROC_POINTS).max(1);
+    let kept: Vec<_> = counts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % stride == 0 || *i == counts.len() - 1)
+        .map(|(_, c)| *c)
+        .collect();
+    let roc = kept
+        .iter()
+        .map(|c| [c.fp as f64 / n_out as f64, c.tp as f64 / n_in as f64])
+        .collect();
+    let roc_band = kept
+        .iter()
+        .map(|c| {
+            let (lo, hi) = clopper_pearson(&lf, c.tp, n_in, TAIL);
+            [c.fp as f64 / n_out as f64, lo, hi]
+        })
+        .collect();
+    let parts = plan.mechanism.after_steps(plan.steps);
+    let region = TradeOff::of(&parts);
+    let (theory, theory_symmetric) = region.curves(CURVE_POINTS);
+    let (mut tpr_at, mut tpr_int, mut fpr_int, mut theory_at) = (
+        BTreeMap::new(),
+        BTreeMap::new(),
+        BTreeMap::new(),
+        BTreeMap::new(),
+    );
+    for f in REPORTED_FPRS {
+        let best = counts
+            .iter()
+            .filter(|c| c.fp as f64 <= f * n_out as f64)
+            .max_by_key(|c| c.tp)
+            .copied()
+            .unwrap_or(counts[0]);
+        let (lo, hi) = clopper_pearson(&lf, best.tp, n_in, TAIL);
+        let (flo, fhi) = clopper_pearson(&lf, best.fp, n_out, TAIL);
+        tpr_at.insert(key(f), best.tp as f64 / n_in as f64);
+        tpr_int.insert(key(f), [lo, hi]);
+        fpr_int.insert(key(f), [flo, fhi]);
+        theory_at.insert(key(f), region.tpr(f));
+    }
+    let lower_bound = epsilon_lower(&scores_in, &scores_out, delta);
+    let report = EpsilonReport::compute(&parts, delta, plan.cfg.amplification, true)
+        .expect("a validated run has valid accountant inputs");
+    let eps_upper: BTreeMap<&'static str, f64> = REPORTED
+        .iter()
+        .filter_map(|&n| report.get(n).map(|v| (n, v)))
+        .collect();
+    let one = runs
+        .iter()
+        .find(|r| r.index == multi && plan.spec.canaries > 0)
+        .map(|r| one_run(&r.scores, &r.member, delta));
+    let pld = eps_upper.get("pld").copied().unwrap_or(f64::INFINITY);
+    let summary = sentence(plan.spec.threat, lower_bound.epsilon, pld, plan.spec.runs);
+    AuditResult {
+        threat: plan.spec.threat,
+        runs: plan.spec.runs,
+        steps: plan.steps,
+        delta,
+        eps_lower: lower_bound.epsilon,
+        lower_bound,
+        eps_upper,
+        roc,
+        roc_band,
+        theory,
+        theory_symmetric,
+        tpr_at_fpr: tpr_at,
+        tpr_interval_at_fpr: tpr_int,
+        fpr_interval_at_fpr: fpr_int,
+        theory_tpr_at_fpr: theory_at,
+        one_run: one,
+        summary,
+        not_private: vec![
+            "the audit: it trains many models on the data and releases how they differ, without noise"
+                .into(),
+        ],
+    }
+}
+
+/// One sentence for the page and the CLI: what the attack proved, against what was promised.
+fn sentence(threat: Threat, lower: f64, upper: f64, runs: usize) -> String {
+    let who = match threat {
+        Threat::WorstCase => "An adversary who planted a gradient canary and saw every step",
+        Threat::Realistic => "An attacker who saw only the final model and the canary's loss",
+    };
+    let promised = if upper.is_finite() {
+        format!(
+            "the accountant promised ε ≤ {}",
+            fmt_num((upper * 100.0).ceil() / 100.0)
+        )
+    } else {
+        "without noise the accountant promises nothing (ε = ∞)".into()
+    };
+    let proved = format!(
+        "{who} proved ε ≥ {} with 95% confidence over {runs} runs with and {runs} without the canary; {promised}",
+        fmt_num((lower * 100.0).floor() / 100.0)
+    );
+    if lower > upper {
+        format!(
+            "{proved}. The attack beat the bound: a 1-in-20 fluke of the confidence level, or a bug in clipping, sampling, noise or accounting."
+        )
+    } else if upper.is_finite() && lower > 0.5 * upper {
+        format!("{proved}: the bound is nearly reached, so ε is not loose for this adversary.")
+    } else if upper.is_finite() {
+        format!("{proved}: the attack stays inside the privacy region, as it must.")
+    } else {
+        format!("{proved}.")
+    }
+}

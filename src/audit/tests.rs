@@ -1,0 +1,57 @@
+//! Unit tests of the audit's statistics against closed forms.
+
+use super::stats::*;
+
+#[test]
+fn clopper_pearson_matches_known_intervals() {
+    let lf = LogFactorials::new(100);
+    // k = 0 of 10: upper end 1 − 0.025^(1/10); k = 10 of 10: lower end 0.025^(1/10).
+    let (lo, hi) = clopper_pearson(&lf, 0, 10, 0.025);
+    assert_eq!(lo, 0.0);
+    assert!((hi - (1.0 - 0.025f64.powf(0.1))).abs() < 1e-9, "{hi}");
+    let (lo, hi) = clopper_pearson(&lf, 10, 10, 0.025);
+    assert!((lo - 0.025f64.powf(0.1)).abs() < 1e-9 && hi == 1.0, "{lo}");
+    // k = 5 of 10: the textbook interval (0.18709, 0.81291).
+    let (lo, hi) = clopper_pearson(&lf, 5, 10, 0.025);
+    assert!(
+        (lo - 0.187086).abs() < 1e-5 && (hi - 0.812914).abs() < 1e-5,
+        "{lo} {hi}"
+    );
+}
+
+#[test]
+fn roc_counts_handle_ties_and_end_at_the_totals() {
+    let c = roc_counts(&[3.0, 2.0, 2.0], &[2.0, 1.0]);
+    let pairs: Vec<(usize, usize)> = c.iter().map(|c| (c.tp, c.fp)).collect();
+    assert_eq!(pairs, vec![(0, 0), (1, 0), (3, 1), (3, 2)]);
+}
+
+#[test]
+fn perfect_separation_gives_the_largest_bound_the_runs_allow() {
+    // 200 runs per side, evaluated on 100: TPR_lo = 0.025^(1/100), FPR_hi = 1 − that.
+    let sin: Vec<f64> = (0..200).map(|i| 10.0 + i as f64).collect();
+    let sout: Vec<f64> = (0..200).map(|i| -(i as f64)).collect();
+    let b = epsilon_lower(&sin, &sout, 0.0);
+    let p = 0.025f64.powf(0.01);
+    let want = (p / (1.0 - p)).ln();
+    assert!((b.epsilon - want).abs() < 1e-6, "{} vs {want}", b.epsilon);
+    // Scores that do not depend on membership prove nothing (beyond chance, at 95%).
+    let same: Vec<f64> = (0..200).map(|i| (i * 7919 % 200) as f64).collect();
+    let b = epsilon_lower(&same, &same, 1e-5);
+    assert!(b.epsilon < 0.5, "{}", b.epsilon);
+}
+
+#[test]
+fn one_run_bound_with_every_guess_right_is_randomised_response() {
+    // δ = 0, v = r: the p-value is p^r with p = e^ε/(1 + e^ε), so ε = logit(0.05^(1/r)).
+    for r in [10, 50, 200] {
+        let got = one_run_epsilon(1000, r, r, 0.0, 0.05);
+        let p = 0.05f64.powf(1.0 / r as f64);
+        let want = (p / (1.0 - p)).ln();
+        assert!((got - want).abs() < 1e-6, "r {r}: {got} vs {want}");
+    }
+    // Half right is what ε = 0 gives: nothing is proved.
+    assert_eq!(one_run_epsilon(1000, 100, 50, 1e-5, 0.05), 0.0);
+    // δ only weakens the bound.
+    assert!(one_run_epsilon(1000, 100, 95, 1e-3, 0.05) < one_run_epsilon(1000, 100, 95, 0.0, 0.05));
+}

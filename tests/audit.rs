@@ -1,0 +1,187 @@
+//! The audit against the accountant (issue: "See what ε means"). The worst-case attack must
+//! meet the PLD's trade-off curve (the accountant is tight for it and our sanitizer is what
+//! it analyses); the realistic attack must find a clip-only run and stay inside the bound with
+//! noise; a deliberately broken sanitizer must be caught.
+
+mod common;
+
+use dpsgd_lab::audit::tradeoff::TradeOff;
+use dpsgd_lab::audit::{summarize, AuditPlan, AuditResult, AuditSpec, Threat};
+use dpsgd_lab::config::{Mode, ModelKind, RunConfig};
+use dpsgd_lab::data::builtin::load_builtin;
+use dpsgd_lab::data::Dataset;
+use dpsgd_lab::train::Fault;
+use std::sync::Arc;
+
+fn blobs() -> Arc<Dataset> {
+    Arc::new(load_builtin("blobs", &[], 0, 0.1).expect("blobs"))
+}
+
+fn audit(cfg: RunConfig, data: Arc<Dataset>, spec: AuditSpec) -> (AuditPlan, AuditResult) {
+    let plan = AuditPlan::new(cfg, data, spec).expect("a valid audit");
+    let runs = plan.run_all(&mut |_, _| {}).expect("runs");
+    let result = summarize(&plan, &runs);
+    (plan, result)
+}
+
+fn spec(threat: Threat, runs: usize, seed: u64) -> AuditSpec {
+    AuditSpec {
+        threat,
+        runs,
+        canaries: 0,
+        seed,
+        fault: Fault::None,
+    }
+}
+
+/// Blobs (600 training points) with lot L: q = L/600.
+fn blobs_run(sigma: f64, lot: usize, epochs: usize) -> RunConfig {
+    RunConfig {
+        sigma,
+        lot_size: lot,
+        epochs,
+        dataset: "blobs".into(),
+        ..RunConfig::default()
+    }
+}
+
+#[test]
+fn worst_case_attack_meets_the_trade_off_curve() {
+    // (σ, L, epochs): q = 0.05, 0.2, 1; PLD ε 4.6, 5.0, 5.0.
+    for (sigma, lot, epochs) in [(0.7, 30, 1), (1.0, 120, 2), (2.0, 600, 5)] {
+        let (plan, r) = audit(
+            blobs_run(sigma, lot, epochs),
+            blobs(),
+            spec(Threat::WorstCase, 1000, 11),
+        );
+        let pld = r.eps_upper["pld"];
+        assert!((0.5..8.0).contains(&pld), "PLD ε {pld}");
+        let region = TradeOff::of(&plan.mechanism.after_steps(plan.steps));
+        for f in ["0.05", "0.1"] {
+            let (tpr, theory) = (r.tpr_at_fpr[f], r.theory_tpr_at_fpr[f]);
+            let [tpr_lo, _] = r.tpr_interval_at_fpr[f];
+            let [_, fpr_hi] = r.fpr_interval_at_fpr[f];
+            assert!(
+                (tpr - theory).abs() <= 0.05,
+                "σ {sigma} L {lot}: TPR {tpr} at FPR {f}, theory {theory}"
+            );
+            // Never above the region by more than the 95% box (TPR and FPR intervals).
+            assert!(
+                tpr_lo <= region.tpr(fpr_hi),
+                "σ {sigma} L {lot}: TPR ≥ {tpr_lo} at FPR ≤ {fpr_hi} beats {}",
+                region.tpr(fpr_hi)
+            );
+        }
+        assert!(
+            r.eps_lower <= pld,
+            "ε_lower {} above PLD {pld}",
+            r.eps_lower
+        );
+        assert!(r.roc.len() > 50 && r.theory.len() > 50);
+    }
+}
+
+#[test]
+fn a_broken_sanitizer_is_caught() {
+    // The canary skips clipping (it enters the sum at 10·C): the attack proves more than the
+    // accountant allows. The same audit of the real sanitizer does not.
+    let cfg = blobs_run(2.0, 30, 1); // q = 0.05, 20 steps, PLD ε ≈ 0.51
+    let mut broken = spec(Threat::WorstCase, 300, 5);
+    broken.fault = Fault::CanaryUnclipped;
+    let (_, r) = audit(cfg.clone(), blobs(), broken);
+    let pld = r.eps_upper["pld"];
+    assert!(
+        r.eps_lower > pld + 1.0,
+        "broken: ε_lower {} vs PLD {pld}",
+        r.eps_lower
+    );
+    assert!(r.tpr_interval_at_fpr["0.01"][0] > r.theory_tpr_at_fpr["0.01"]);
+    assert!(r.summary.contains("beat the bound"), "{}", r.summary);
+    let (_, ok) = audit(cfg, blobs(), spec(Threat::WorstCase, 300, 5));
+    assert!(
+        ok.eps_lower <= pld,
+        "sound: ε_lower {} vs PLD {pld}",
+        ok.eps_lower
+    );
+}
+
+/// The teaching set-up of the `audit` lesson: blobs, logistic, L = 60, 20 epochs.
+fn lesson(mode: Mode, sigma: f64) -> RunConfig {
+    RunConfig {
+        mode,
+        model: ModelKind::Logistic,
+        ..blobs_run(sigma, 60, 20)
+    }
+}
+
+#[test]
+fn realistic_attack_finds_a_clip_only_run_and_not_a_noisy_one() {
+    let (_, r) = audit(
+        lesson(Mode::ClipOnly, 0.0),
+        blobs(),
+        spec(Threat::Realistic, 200, 3),
+    );
+    assert!(r.eps_lower >= 3.0, "clip only: ε_lower {}", r.eps_lower);
+    let (_, r) = audit(
+        lesson(Mode::Dp, 2.0),
+        blobs(),
+        spec(Threat::Realistic, 200, 3),
+    );
+    let pld = r.eps_upper["pld"];
+    assert!(
+        r.eps_lower <= pld,
+        "σ = 2: ε_lower {} vs PLD {pld}",
+        r.eps_lower
+    );
+    assert!(r.eps_lower < 1.0, "σ = 2: ε_lower {}", r.eps_lower);
+}
+
+#[test]
+fn realistic_attack_at_the_default_settings_stays_below_the_pld_epsilon() {
+    let cfg = RunConfig {
+        epochs: 5,
+        ..RunConfig::default()
+    };
+    let (_, r) = audit(cfg, common::adult(), spec(Threat::Realistic, 12, 1));
+    let pld = r.eps_upper["pld"];
+    assert!(r.eps_lower <= pld, "ε_lower {} vs PLD {pld}", r.eps_lower);
+}
+
+#[test]
+fn one_run_audit_finds_clip_only_and_respects_the_bound_with_noise() {
+    let mut s = spec(Threat::WorstCase, 2, 9);
+    s.canaries = 400;
+    // 50 steps at q = 0.1: a member canary is left out of every lot with probability 0.5%.
+    let clip_only = RunConfig {
+        mode: Mode::ClipOnly,
+        ..blobs_run(1.0, 60, 5)
+    };
+    let (_, r) = audit(clip_only, blobs(), s.clone());
+    let one = r.one_run.expect("one-run result");
+    assert!(one.eps_lower > 3.0, "clip only, one run: {one:?}");
+    let (_, r) = audit(blobs_run(1.0, 60, 5), blobs(), s);
+    let one = r.one_run.expect("one-run result");
+    assert!(
+        one.eps_lower <= r.eps_upper["pld"],
+        "σ = 1, one run: {one:?}"
+    );
+}
+
+#[test]
+fn bad_audits_are_refused_with_a_reason() {
+    let cfg = blobs_run(1.0, 60, 1);
+    for (runs, canaries, sampling_shuffle, want) in [
+        (1, 0, false, "runs"),
+        (10, 1, false, "canaries"),
+        (10, 0, true, "Poisson"),
+    ] {
+        let mut c = cfg.clone();
+        if sampling_shuffle {
+            c.sampling = dpsgd_lab::config::Sampling::Shuffle;
+        }
+        let mut s = spec(Threat::Realistic, runs, 1);
+        s.canaries = canaries;
+        let err = AuditPlan::new(c, blobs(), s).err().expect("refused");
+        assert!(err.message.contains(want), "{}", err.message);
+    }
+}
