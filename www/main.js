@@ -7,6 +7,7 @@ import init, {
   draw_boundary, draw_sigma_chart, epsilon_preview, format_epsilon, run_defaults,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
+import { draw as drawAudit, setUpAudit } from './audit.js';
 import { renderCoverage } from './coverage.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { setUpOwnData } from './own-data.js';
@@ -368,6 +369,7 @@ $('calibrate').addEventListener('click', () => {
 });
 
 setUpExport(() => run);
+setUpAudit(() => readConfig(facts?.n_train), ownData);
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';
@@ -393,7 +395,7 @@ $('compare').addEventListener('click', () => {
     .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
   nextQueued();
 });
-window.addEventListener('resize', drawCharts);
+window.addEventListener('resize', () => { drawCharts(); drawAudit(); });
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
 const ownDataName = setUpOwnData(() => worker, showMessage);

@@ -22,6 +22,12 @@
  *   private: boolean, releases: object[]}} DataFacts
  */
 //
+// Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):
+/** @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}} AuditPlan */
+/** @typedef {{type: 'audit-run', threat: string, index: number}} AuditRun — one run, answered by 'audit-run' {threat, run} */
+/** @typedef {{type: 'audit-summarize', threat: string, runs: object[]}} AuditSummarize — answered by 'audit-result' {threat, result} */
+// Audit worker → page: 'audit-planned' {totals: {threat: runs}}, 'audit-error' {message}.
+//
 // Page ↔ accounting worker (accounting-worker.js): {id, type, config, facts, target?} asks;
 // {id, type, result} or {id, type, error} answers. Types: 'calibrate' (target, accountant),
 // 'sigma-needed' (target), 'pld-curve'.
@@ -47,10 +53,27 @@ const SHAPES = new Map([
   ['own-data-rejected', ['message']],
 ]);
 
-// The message if it has a known type and the fields that type needs, else null.
-export function checkFromWorker(m) {
+// The fields each audit-worker message must have, by type.
+const AUDIT_SHAPES = new Map([
+  ['audit-planned', ['totals']],
+  ['audit-run', ['threat', 'run']],
+  ['audit-result', ['threat', 'result']],
+  ['audit-error', ['message']],
+]);
+
+// An audit worker's message if it has a known type and its fields, else null.
+export function checkFromAuditWorker(m) {
+  return hasShape(m, AUDIT_SHAPES);
+}
+
+function hasShape(m, shapes) {
   if (!m || typeof m !== 'object' || typeof m.type !== 'string') return null;
-  const fields = SHAPES.get(m.type);
+  const fields = shapes.get(m.type);
   if (!fields) return null;
   return fields.every((f) => Object.prototype.hasOwnProperty.call(m, f)) ? m : null;
+}
+
+// The message if it has a known type and the fields that type needs, else null.
+export function checkFromWorker(m) {
+  return hasShape(m, SHAPES);
 }

@@ -1,8 +1,8 @@
 // Offline support: after the first visit the page, the wasm and every data file fetched are
 // served from a cache, refreshed in the background when the network is there
 // (stale-while-revalidate). Only this origin's GET requests are handled.
-const CACHE = 'dpsgd-lab-v5';
-const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'state.js', 'protocol.js', 'runlog.js', 'coverage.js', 'messages.js', 'pins.js', 'export.js', 'accounting.js', 'drawing.js', 'own-data.js', 'teacher.js', 'worker.js', 'accounting-worker.js', 'pkg/dpsgd_lab.js', 'pkg/dpsgd_lab_bg.wasm'];
+const CACHE = 'dpsgd-lab-v6';
+const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'state.js', 'protocol.js', 'runlog.js', 'coverage.js', 'messages.js', 'pins.js', 'export.js', 'accounting.js', 'drawing.js', 'own-data.js', 'teacher.js', 'worker.js', 'accounting-worker.js', 'audit.js', 'audit-worker.js', 'data-loader.js', 'pkg/dpsgd_lab.js', 'pkg/dpsgd_lab_bg.wasm'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));

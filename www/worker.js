@@ -3,6 +3,7 @@
 // generation (a restarted run) stops the old one at the next chunk, so a cancelled run never
 // keeps computing.
 import init, { LabData, Session } from './pkg/dpsgd_lab.js';
+import { dataKeyOf, loadBuiltin } from './data-loader.js';
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
 const BOUNDARY_RES = 60; // grid of the decision-boundary view (2-D data only)
@@ -34,15 +35,9 @@ async function loadData(config) {
     dataKey = 'own';
     return;
   }
-  const files = LabData.filesOf(config.dataset);
-  const key = files.length ? config.dataset : `${config.dataset}/${config.seed}/${config.data_noise}`;
+  const key = dataKeyOf(config);
   if (key === dataKey && data) return;
-  const bytes = await Promise.all(files.map(async (file) => {
-    const res = await fetch(`data/${file}`);
-    if (!res.ok) throw new Error(`cannot load data/${file} (HTTP ${res.status})`);
-    return new Uint8Array(await res.arrayBuffer());
-  }));
-  const fresh = LabData.builtin(config.dataset, bytes, config.seed ?? 0, config.data_noise);
+  const fresh = await loadBuiltin(config);
   if (data && data !== ownData) data.free();
   data = fresh;
   dataKey = key;

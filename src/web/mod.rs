@@ -4,6 +4,7 @@
 //! - [`accounting`]: what the page and its accounting worker ask of the accountants — the ε
 //!   preview, the PLD curve, calibration, the σ-needed panel — always from the run's settings
 //!   and the data's public facts, so the page never derives a privacy quantity itself.
+//! - [`audit`]: the audit workers' [`AuditSession`] and the audit panel's two charts.
 //! - one file per chart, on the toolkit in [`chart_kit`]; [`bench`] for `make bench`.
 //!
 //! Values cross the boundary as JS objects (serde-wasm-bindgen), with ∞ written "inf" as in
@@ -11,6 +12,7 @@
 
 mod accounting;
 mod accuracy_chart;
+mod audit;
 mod bench;
 mod boundary_chart;
 mod chart_kit;
@@ -25,6 +27,7 @@ pub use accounting::{
     run_mechanism, sigma_needed,
 };
 pub use accuracy_chart::draw_accuracy_chart;
+pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
 pub use bench::{bench_accountants, bench_kernels, bench_training};
 pub use boundary_chart::draw_boundary;
 pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};

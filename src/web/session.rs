@@ -67,6 +67,11 @@ impl LabData {
         })
     }
 
+    /// The decoded data (for the audit's sessions).
+    pub(crate) fn dataset(&self) -> &Arc<Dataset> {
+        &self.inner
+    }
+
     /// The files under `www/data/` the built-in set `name` is read from (none when generated).
     #[wasm_bindgen(js_name = filesOf)]
     pub fn files_of(name: &str) -> Vec<String> {

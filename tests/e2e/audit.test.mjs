@@ -1,0 +1,86 @@
+// End to end: the "Audit this run" panel. Its runs go to audit workers, the page draws the
+// privacy region with both attacks' ROC curves and ε_lower against the accountants' ε, Cancel
+// stops the workers at once, and no main-thread task takes over 50 ms while an audit runs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ARTIFACTS, longTasks, openLab, setUp, tearDown } from './lab.mjs';
+
+before(setUp);
+// The time windows (page, from, to) in which an audit was under way.
+const windows = [];
+after(async () => {
+  await tearDown();
+  const during = longTasks.filter((t) => windows.some((w) => w.page === t.page && t.start >= w.from && t.start <= w.to));
+  console.log(`long tasks while auditing: ${JSON.stringify(during)} (all: ${JSON.stringify(longTasks)})`);
+  assert.deepEqual(during.filter((x) => x.ms > 50), [], 'main-thread tasks over 50 ms during an audit');
+});
+
+const now = (page) => page.evaluate(() => [window.labPageId, performance.now()]);
+
+const summaries = (page) => page.locator('#audit-summary li');
+
+// Runs an audit once the page's own run is done, so the window measured is the audit's alone.
+async function audit(page, runs) {
+  await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  await page.fill('#audit-runs', String(runs));
+  const [id, from] = await now(page);
+  await page.click('#audit-start');
+  await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
+  windows.push({ page: id, from, to: (await now(page))[1] });
+}
+
+test('an audit draws the privacy region, both ROC curves and ε_lower, from its workers', async () => {
+  const { page, problems } = await openLab('#v=1&dataset=blobs&model=logistic&lot_size=60&epochs=5&sigma=1');
+  await audit(page, 8);
+  const text = (await summaries(page).allTextContents()).join(' ');
+  assert.match(text, /gradient canary.*proved ε ≥ [\d.]+.*promised ε ≤ [\d.]+/);
+  assert.match(text, /final model.*proved ε ≥ [\d.]+/);
+  assert.ok(!/NaN|undefined|Infinity/.test(text), text);
+  assert.match(await page.locator('#audit-status').textContent(), /32 runs in [\d.]+ s on \d workers? \([\d.]+ runs\/s\)/);
+  // The region (grey), its edge (black), the worst-case ROC (vermillion) and the realistic
+  // one (blue) are on the canvas; the bars of the second chart too.
+  const px = (rgb, tol = [40, 40, 40]) => page.evaluate(([c, t]) => window.near('audit-region', c, t), [rgb, tol]);
+  assert.ok(await px([0, 0, 0], [60, 60, 60]) > 200, 'the trade-off curve');
+  assert.ok(await px([213, 94, 0]) > 100, 'the worst-case ROC');
+  assert.ok(await px([0, 114, 178]) > 100, 'the realistic ROC');
+  assert.ok(await px([215, 215, 215], [25, 25, 25]) > 2000, 'the shaded region');
+  assert.ok((await page.evaluate(() => window.ink('audit-epsilons'))).inked > 2000);
+  await page.locator('#audit').screenshot({ path: path.join(ARTIFACTS, 'audit.png') });
+  assert.equal(await page.evaluate(() => document.body.dataset.auditWorkers), '0', 'workers are gone when done');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Cancel stops the audit workers at once and the panel can start again', async () => {
+  const { page, problems } = await openLab('#v=1&dataset=blobs&model=logistic&lot_size=60&epochs=20');
+  await page.fill('#audit-runs', '1000');
+  await page.click('#audit-start');
+  await page.waitForFunction(() => document.getElementById('audit-progress').value >= 2, null, { timeout: 60_000 });
+  assert.ok(Number(await page.evaluate(() => document.body.dataset.auditWorkers)) >= 1);
+  await page.click('#audit-cancel');
+  assert.equal(await page.evaluate(() => document.body.dataset.auditWorkers), '0');
+  assert.match(await page.locator('#audit-status').textContent(), /cancelled/);
+  const value = await page.evaluate(() => document.getElementById('audit-progress').value);
+  await page.waitForTimeout(1500);
+  assert.equal(await page.evaluate(() => document.getElementById('audit-progress').value), value, 'no run reports after Cancel');
+  assert.equal(await page.locator('#audit-start').isDisabled(), false);
+  // Bad input gets a message and starts nothing.
+  await page.fill('#audit-runs', '1e9');
+  await page.click('#audit-start');
+  assert.match(await page.locator('#message-text').textContent(), /Runs per side/);
+  assert.equal(await page.evaluate(() => document.body.dataset.auditWorkers), '0');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the audit works on every built-in data set', async () => {
+  for (const dataset of ['adult', 'mnist', 'breast-cancer', 'blobs', 'circle', 'xor', 'spiral']) {
+    const { page, problems } = await openLab(`#v=1&dataset=${dataset}&epochs=1`);
+    await audit(page, 2);
+    const text = (await summaries(page).allTextContents()).join(' ');
+    assert.match(text, /proved ε ≥/, `${dataset}: ${text}`);
+    assert.deepEqual(problems, [], dataset);
+    await page.close();
+  }
+});

@@ -1,0 +1,152 @@
+// The "Audit this run" panel: a membership attack against real runs of the current settings,
+// spread over audit workers (one per core, capped), with progress and Cancel; then the privacy
+// region with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
+// from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
+import { draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
+import { checkFromAuditWorker } from './protocol.js';
+import { drawCanvasMessage, sizeCanvas } from './drawing.js';
+import { showMessage } from './messages.js';
+
+const $ = (id) => document.getElementById(id);
+const THREATS = ['worst-case', 'realistic'];
+const MAX_WORKERS = 8;
+const RUNS = { min: 2, max: 1000 };
+const ONE_RUN_CANARIES = 500;
+
+let audit = null; // the audit under way: workers, tasks, runs, results
+
+// Workers by default: one per core but one, which the page and its training keep (capped).
+const defaultWorkers = () => Math.max(1, Math.min((navigator.hardwareConcurrency || 2) - 1, MAX_WORKERS));
+
+// How many workers an audit uses: the field's value, else the default.
+function workerCount() {
+  const asked = Number($('audit-workers').value);
+  return $('audit-workers').value !== '' && Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : defaultWorkers();
+}
+
+function setProgress(done, total) {
+  $('audit-progress').max = Math.max(total, 1);
+  $('audit-progress').value = done;
+  $('audit-progress-text').textContent = total ? `${done} / ${total} runs` : '';
+}
+
+function stop(text) {
+  if (audit) for (const w of audit.workers) w.terminate();
+  audit = null;
+  document.body.dataset.auditWorkers = '0';
+  $('audit-start').disabled = false;
+  $('audit-cancel').disabled = true;
+  if (text !== undefined) $('audit-status').textContent = text;
+}
+
+// The next run for worker `w`, or nothing when every run is handed out.
+function dispatch(w) {
+  const task = audit.tasks.pop();
+  if (task) w.postMessage({ type: 'audit-run', threat: task.threat, index: task.index });
+}
+
+function onMessage(w, ev) {
+  const m = checkFromAuditWorker(ev.data);
+  if (!audit || !audit.workers.includes(w)) return; // a cancelled audit's late message
+  if (!m) return stop('The audit stopped: a worker sent a message the page does not understand.');
+  if (m.type === 'audit-error') {
+    showMessage(`Audit: ${m.message}`);
+    return stop('The audit stopped (see the message above).');
+  }
+  if (m.type === 'audit-planned') {
+    if (!audit.total) {
+      for (const t of THREATS) {
+        const n = Number(m.totals[t]) || 0;
+        audit.runs.set(t, []);
+        audit.total += n;
+        for (let i = 0; i < n; i += 1) audit.tasks.push({ threat: t, index: i });
+      }
+      audit.tasks.reverse(); // pop() hands them out in order: worst case first
+    }
+    dispatch(w);
+  } else if (m.type === 'audit-run') {
+    audit.runs.get(m.threat).push(m.run);
+    audit.done += 1;
+    setProgress(audit.done, audit.total);
+    if (audit.done === audit.total) summarize();
+    else dispatch(w);
+  } else if (m.type === 'audit-result') {
+    audit.results.set(m.threat, m.result);
+    if (audit.results.size === THREATS.length) finish();
+  }
+}
+
+// Every run is in: each threat's scores go to a worker to be combined (in parallel).
+function summarize() {
+  audit.seconds = (performance.now() - audit.t0) / 1000;
+  $('audit-status').textContent = 'Combining the runs with the accountant…';
+  THREATS.forEach((t, i) => {
+    audit.workers[i % audit.workers.length].postMessage({ type: 'audit-summarize', threat: t, runs: audit.runs.get(t) });
+  });
+}
+
+function finish() {
+  const results = THREATS.map((t) => audit.results.get(t));
+  const { total, seconds, workers } = audit;
+  stop('');
+  lastResults = results;
+  draw();
+  const rate = (total / seconds).toFixed(1);
+  $('audit-status').textContent = `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
+  const list = $('audit-summary');
+  list.replaceChildren(...results.map((r) => Object.assign(document.createElement('li'), { textContent: r.summary })));
+}
+
+let lastResults = null;
+
+// Draws the last audit's charts (also after a resize).
+export function draw() {
+  if (!lastResults) return;
+  draw_audit_region('audit-region', lastResults, sizeCanvas($('audit-region')));
+  draw_audit_epsilons('audit-epsilons', lastResults, sizeCanvas($('audit-epsilons')));
+}
+
+function start(readConfig, ownData) {
+  if (audit) return;
+  if (ownData()) {
+    showMessage('The audit runs on the built-in data sets: it trains hundreds of models on the data and shows how they differ, which no ε covers.');
+    return;
+  }
+  const runs = Number($('audit-runs').value);
+  if (!Number.isInteger(runs) || runs < RUNS.min || runs > RUNS.max) {
+    showMessage(`Runs per side must be a whole number from ${RUNS.min} to ${RUNS.max}.`);
+    return;
+  }
+  const seed = crypto.getRandomValues(new Uint32Array(1))[0];
+  const canaries = $('audit-one-run').checked ? ONE_RUN_CANARIES : 0;
+  const specs = THREATS.map((threat) => ({ threat, runs, canaries, seed }));
+  const config = readConfig();
+  const n = workerCount();
+  audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now() };
+  for (let i = 0; i < n; i += 1) {
+    const w = new Worker('audit-worker.js', { type: 'module' });
+    w.onmessage = (ev) => onMessage(w, ev);
+    w.onerror = (e) => { e.preventDefault(); showMessage(`Audit worker failed: ${e.message || 'unknown error'}`); stop('The audit stopped.'); };
+    audit.workers.push(w);
+    w.postMessage({ type: 'audit-plan', config, specs });
+  }
+  document.body.dataset.auditWorkers = String(n);
+  $('audit-start').disabled = true;
+  $('audit-cancel').disabled = false;
+  setProgress(0, 0);
+  $('audit-status').textContent = `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}…`;
+  $('audit-summary').replaceChildren();
+  for (const id of ['audit-region', 'audit-epsilons']) drawCanvasMessage($(id), 'Auditing…');
+}
+
+// Wires the panel: `readConfig()` gives the run's settings, `ownData()` whether they name the
+// student's own file.
+export function setUpAudit(readConfig, ownData) {
+  $('audit-workers').placeholder = String(defaultWorkers());
+  $('audit-start').addEventListener('click', () => start(readConfig, ownData));
+  $('audit-cancel').addEventListener('click', () => {
+    stop('Audit cancelled: its workers were stopped.');
+    setProgress(0, 0);
+  });
+  for (const id of ['audit-region', 'audit-epsilons']) drawCanvasMessage($(id), 'Press “Audit this run”');
+}

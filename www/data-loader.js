@@ -1,0 +1,19 @@
+// A built-in data set for a worker: its files fetched from data/ (or generated from the
+// config's seed and noise), decoded by the wasm core. Shared by the training and audit workers.
+import { LabData } from './pkg/dpsgd_lab.js';
+
+// The cache key of `config`'s data set: a generated set depends on its seed and noise.
+export function dataKeyOf(config) {
+  return LabData.filesOf(config.dataset).length ? config.dataset : `${config.dataset}/${config.seed}/${config.data_noise}`;
+}
+
+// Fetches and decodes the built-in data set `config.dataset`.
+export async function loadBuiltin(config) {
+  const files = LabData.filesOf(config.dataset);
+  const bytes = await Promise.all(files.map(async (file) => {
+    const res = await fetch(`data/${file}`);
+    if (!res.ok) throw new Error(`cannot load data/${file} (HTTP ${res.status})`);
+    return new Uint8Array(await res.arrayBuffer());
+  }));
+  return LabData.builtin(config.dataset, bytes, config.seed ?? 0, config.data_noise);
+}
