@@ -15,6 +15,11 @@ const LESSONS = new Map(Object.entries({
     set: { sigma: 4, epochs: 100, lot: 326, amplification: 'paper' }, // q ≈ 0.01 on Adult
     text: 'The paper\'s setting: q = 0.01, σ = 4, with naive and strong composition in the paper\'s own (optimistic) convention, as in its Fig. 2. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34 — and the exact strong bound (switch the ε chart to it) is larger still. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
   },
+  audit: {
+    title: 'What ε means: an attack',
+    set: { dataset: 'blobs', model: 'logistic', lot: 60, epochs: 20, sigma: 0, auditRuns: 300 },
+    text: 'Small 2-D data, clipping but σ = 0: press "Audit this run" below. An attacker who only sees the final model tells runs with an odd, mislabeled point from runs without it every time — it proves ε ≥ 3, and without noise the accountant promises nothing. Now set σ to 2 and audit again: the same attack proves nothing, and the worst-case attack, which sees every step, still cannot leave the grey region the accountant draws.',
+  },
   noise: {
     title: 'When noise drowns the signal',
     set: { sigma: 8, lot: 32, epochs: 10 },
@@ -43,6 +48,9 @@ export function applyTeacherMode(params) {
     if (!params.has('epochs') && lesson.set.epochs) set('epochs', lesson.set.epochs);
     if (!params.has('lot_size') && lesson.set.lot) set('lot-size', Math.log10(lesson.set.lot));
     if (!params.has('amp') && lesson.set.amplification) set('amplification', lesson.set.amplification);
+    if (!params.has('dataset') && lesson.set.dataset) set('dataset', lesson.set.dataset);
+    if (!params.has('model') && lesson.set.model) set('model', lesson.set.model);
+    if (lesson.set.auditRuns) set('audit-runs', lesson.set.auditRuns);
     $('lesson').hidden = false;
     $('lesson').replaceChildren(Object.assign(document.createElement('strong'), { textContent: `${lesson.title}. ` }), lesson.text);
   }

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ARTIFACTS, longTasks, openLab, setUp, tearDown } from './lab.mjs';
+import { ARTIFACTS, longTasks, openLab, setRange, setUp, tearDown } from './lab.mjs';
 
 before(setUp);
 // The time windows (page, from, to) in which an audit was under way.
@@ -23,7 +23,7 @@ const summaries = (page) => page.locator('#audit-summary li');
 // Runs an audit once the page's own run is done, so the window measured is the audit's alone.
 async function audit(page, runs) {
   await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
-  await page.fill('#audit-runs', String(runs));
+  if (runs) await page.fill('#audit-runs', String(runs));
   const [id, from] = await now(page);
   await page.click('#audit-start');
   await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
@@ -83,4 +83,21 @@ test('the audit works on every built-in data set', async () => {
     assert.deepEqual(problems, [], dataset);
     await page.close();
   }
+});
+
+test('the audit lesson: the realistic attack wins at σ = 0 and proves nothing at σ = 2', async () => {
+  const { page, problems } = await openLab('#v=1&lesson=audit');
+  assert.match(await page.locator('#lesson').textContent(), /What ε means/);
+  assert.equal(await page.inputValue('#audit-runs'), '300');
+  await audit(page);
+  const realistic = async () => Number((await summaries(page).nth(1).textContent()).match(/proved ε ≥ ([\d.]+)/)[1]);
+  const wins = await realistic();
+  assert.ok(wins >= 3, `σ = 0: ε_lower ${wins}`);
+  await page.locator('#audit').screenshot({ path: path.join(ARTIFACTS, 'audit-lesson-sigma0.png') });
+  await setRange(page, '#sigma', '2');
+  await audit(page);
+  const fails = await realistic();
+  assert.ok(fails < 1, `σ = 2: ε_lower ${fails}`);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
