@@ -240,3 +240,38 @@ fn sigma_needed_panel_in_wasm() {
     let inked = inked_pixels(&c);
     assert!(inked > 2000, "σ chart drew {inked} pixels");
 }
+
+#[wasm_bindgen_test]
+fn the_worst_case_audit_meets_the_trade_off_curve_in_wasm() {
+    use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
+    // Full batch (q = 1), σ = 1, 2 steps: the μ-GDP curve (μ = √2); 40 runs a side (the
+    // debug build of the wasm tests is slow; tests/audit.rs does 1000 natively).
+    let data = Arc::new(dpsgd_lab::data::builtin::load_builtin("blobs", &[], 0, 0.1).unwrap());
+    let cfg = RunConfig {
+        sigma: 1.0,
+        lot_size: 600,
+        epochs: 2,
+        dataset: "blobs".into(),
+        ..RunConfig::default()
+    };
+    let spec = AuditSpec {
+        threat: Threat::WorstCase,
+        runs: 40,
+        canaries: 0,
+        seed: 4,
+        fault: Default::default(),
+    };
+    let plan = AuditPlan::new(cfg, data, spec).unwrap();
+    let runs = plan.run_all(&mut |_, _| {}).unwrap();
+    let r = summarize(&plan, &runs);
+    let pld = r.eps_upper["pld"];
+    assert!(r.eps_lower <= pld, "ε_lower {} vs PLD {pld}", r.eps_lower);
+    for f in ["0.1", "0.2"] {
+        assert!(
+            (r.tpr_at_fpr[f] - r.theory_tpr_at_fpr[f]).abs() < 0.2,
+            "FPR {f}: {} vs {}",
+            r.tpr_at_fpr[f],
+            r.theory_tpr_at_fpr[f]
+        );
+    }
+}
