@@ -30,3 +30,5 @@ test-wasm:
 bench: setup
 	cargo run --release --bin dpsgd -- bench
 	cargo test --release --target wasm32-unknown-unknown --test web_bench -- --nocapture
+	bash scripts/build-wasm
+	node scripts/bench-audit.mjs

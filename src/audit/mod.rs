@@ -84,11 +84,8 @@ pub struct AuditPlan {
     one_run_members: Vec<bool>,
 }
 
-fn audit_error(message: String) -> ConfigError {
-    ConfigError {
-        field: "audit",
-        message,
-    }
+fn audit_error(field: &'static str, message: String) -> ConfigError {
+    ConfigError { field, message }
 }
 
 /// The seed of run `index` (SplitMix64 of the audit's seed and the index: independent
@@ -108,19 +105,26 @@ impl AuditPlan {
         spec: AuditSpec,
     ) -> Result<AuditPlan, ConfigError> {
         if spec.runs < 2 || spec.runs > MAX_RUNS {
-            return Err(audit_error(format!(
-                "runs must be between 2 and {MAX_RUNS} per side (got {})",
-                spec.runs
-            )));
+            return Err(audit_error(
+                "runs",
+                format!(
+                    "runs must be between 2 and {MAX_RUNS} per side (got {})",
+                    spec.runs
+                ),
+            ));
         }
         if spec.canaries > MAX_CANARIES || spec.canaries == 1 {
-            return Err(audit_error(format!(
-                "the one-run audit needs between 2 and {MAX_CANARIES} canaries (got {})",
-                spec.canaries
-            )));
+            return Err(audit_error(
+                "canaries",
+                format!(
+                    "the one-run audit needs between 2 and {MAX_CANARIES} canaries (got {})",
+                    spec.canaries
+                ),
+            ));
         }
         if cfg.sampling != Sampling::Poisson {
             return Err(audit_error(
+                "sampling",
                 "the audit checks the accountants, which assume Poisson sampling: choose Poisson lots".into(),
             ));
         }
@@ -159,10 +163,10 @@ impl AuditPlan {
     /// (even) and without (odd) the canary; the last is the one-run audit's.
     pub fn run(&self, index: usize) -> Result<RunScores, ConfigError> {
         if index >= self.total_runs() {
-            return Err(audit_error(format!(
-                "run {index} of an audit of {} runs",
-                self.total_runs()
-            )));
+            return Err(audit_error(
+                "audit",
+                format!("run {index} of an audit of {} runs", self.total_runs()),
+            ));
         }
         let cfg = RunConfig {
             seed: Some(run_seed(self.spec.seed, index)),
