@@ -130,7 +130,7 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         })
         .collect();
     let parts = plan.mechanism.after_steps(plan.steps);
-    let region = TradeOff::of(&parts);
+    let mut region = TradeOff::of(&parts);
     let (theory, theory_symmetric) = region.curves(CURVE_POINTS);
     let (mut tpr_at, mut tpr_int, mut fpr_int, mut theory_at) = (
         BTreeMap::new(),
@@ -153,8 +153,10 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         theory_at.insert(key(f), region.tpr(f));
     }
     let lower_bound = epsilon_lower(&scores_in, &scores_out, delta);
-    let report = EpsilonReport::compute(&parts, delta, plan.cfg.amplification, true)
+    // The analytic accountants here; PLD's ε from the composition the region came from.
+    let mut report = EpsilonReport::compute(&parts, delta, plan.cfg.amplification, false)
         .expect("a validated run has valid accountant inputs");
+    report.pld = Some(region.epsilon(delta));
     let eps_upper: BTreeMap<&'static str, f64> = REPORTED
         .iter()
         .filter_map(|&n| report.get(n).map(|v| (n, v)))

@@ -65,6 +65,8 @@ pub struct TradeOff {
     remove: Vec<(f64, f64)>,
     add: Vec<(f64, f64)>,
     symmetric: Vec<(f64, f64)>,
+    /// The composition the curves were read from (its ε is the report's PLD ε).
+    pld: PldAccountant,
 }
 
 impl TradeOff {
@@ -84,6 +86,7 @@ impl TradeOff {
                 remove: open.clone(),
                 add: open.clone(),
                 symmetric: open,
+                pld: acc,
             };
         }
         let profile = |acc: &mut PldAccountant, dir| match acc.composed(dir) {
@@ -109,7 +112,13 @@ impl TradeOff {
             remove,
             add,
             symmetric,
+            pld: acc,
         }
+    }
+
+    /// The PLD accountant's ε at δ for the same composition (composed once, for both).
+    pub fn epsilon(&mut self, delta: f64) -> f64 {
+        self.pld.epsilon(delta)
     }
 
     /// The largest TPR at FPR α of a test for "the canary was in" (the direction audited).
