@@ -10,6 +10,8 @@ use std::io::Read;
 
 /// Largest file accepted, before and after decompression.
 pub const MAX_BYTES: usize = 100 * 1024 * 1024;
+/// Most pixel values of an images file: each becomes a 4-byte number, so 200 MB at most.
+pub const MAX_PIXELS: usize = 50_000_000;
 
 fn bad(msg: impl Into<String>) -> DataError {
     DataError(msg.into())
@@ -115,6 +117,14 @@ pub fn images_and_labels(images: &[u8], labels: &[u8]) -> Result<(Split, usize),
     if n == 0 {
         return Err(bad("the images file holds no examples"));
     }
+    if img.data.len() > MAX_PIXELS {
+        return Err(bad(format!(
+            "the images file holds {} million values; the lab takes at most {} million \
+             (60,000 images of 28×28 are 47 million), so that its memory stays bounded",
+            img.data.len() / 1_000_000,
+            MAX_PIXELS / 1_000_000
+        )));
+    }
     let d = img.data.len() / n;
     let classes = lab.data.iter().map(|&l| l as usize + 1).max().unwrap_or(0);
     let distinct = (0..classes)
@@ -208,5 +218,37 @@ mod tests {
             .unwrap_err()
             .0;
         assert!(e.contains("only one class"), "{e}");
+    }
+
+    fn gzip(raw: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut gz = Vec::new();
+        let mut enc = flate2::write::GzEncoder::new(&mut gz, flate2::Compression::best());
+        enc.write_all(raw).unwrap();
+        enc.finish().unwrap();
+        gz
+    }
+
+    #[test]
+    fn a_gzip_bomb_and_too_many_pixels_are_refused_with_bounded_memory() {
+        // 200 MB of zeros behind an IDX header gzip to about 200 kB: decompression stops
+        // after MAX_BYTES + 1 bytes and says why.
+        let mut bomb_raw = idx(&[200 << 20], &[]);
+        bomb_raw.resize(bomb_raw.len() + (200 << 20), 0);
+        let bomb = gzip(&bomb_raw);
+        drop(bomb_raw);
+        assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
+        let e = decode_idx(&bomb, "the images file").unwrap_err().0;
+        assert!(e.contains("decompresses to more than 100 MB"), "{e}");
+        // 51 million pixels fit in 100 MB but would take 204 MB as numbers.
+        let n = 51_000;
+        let mut many = idx(&[n, 1000], &[]);
+        many.resize(many.len() + n as usize * 1000, 7);
+        let labels = idx(&[n], &(0..n).map(|i| (i % 2) as u8).collect::<Vec<_>>());
+        let e = images_and_labels(&many, &labels).unwrap_err().0;
+        assert!(
+            e.contains("51 million values") && e.contains("at most 50 million"),
+            "{e}"
+        );
     }
 }

@@ -91,8 +91,23 @@ pub fn dataset_from_tables(
     }
 }
 
-/// Fewest training rows a private file may leave after the split.
-const MIN_TRAIN: usize = 10;
+/// Fewest training rows a file of one's own may leave after the split: fewer cannot fill a
+/// lot of any useful size, and a model fitted to them says nothing (a 2-row file trained on
+/// one example). Ten rows rather than "two per class": the check stays independent of the
+/// labels, and classes are already required to number at least two in the file.
+pub const MIN_TRAIN: usize = 10;
+
+/// Checks that a file of `total` rows split into `train` and `test` rows can be trained and
+/// evaluated: at least [`MIN_TRAIN`] training rows and one test row.
+pub fn check_rows(total: usize, train: usize, test: usize) -> Result<(), DataError> {
+    if train < MIN_TRAIN || test == 0 {
+        return Err(DataError(format!(
+            "{total} rows leave {train} for training and {test} for testing; the lab needs at \
+             least {MIN_TRAIN} training rows and 1 test row"
+        )));
+    }
+    Ok(())
+}
 
 /// How a private file is prepared: stated bounds of numeric columns by name, the noise
 /// multiplier of the private estimate of the others, and whether numeric columns are scaled
@@ -153,14 +168,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
         ),
         None => coin_split(&table, rng),
     };
-    if tr.len() < MIN_TRAIN || te.is_empty() {
-        return Err(DataError(format!(
-            "{} rows leave {} for training and {} for testing; the lab needs at least {MIN_TRAIN} and 1",
-            table.y.len(),
-            tr.len(),
-            te.len()
-        )));
-    }
+    check_rows(table.y.len(), tr.len(), te.len())?;
     let numeric: Vec<usize> = (0..table.numeric.len())
         .filter(|&j| table.numeric[j] && prep.scale)
         .collect();

@@ -6,7 +6,7 @@ use super::{config_from_js, js_err, to_js};
 use crate::config::ReleaseLevel;
 use crate::data::bounds::parse_stated;
 use crate::data::builtin::{builtin_files, load_builtin};
-use crate::data::csv::{parse_csv, Table};
+use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX};
 use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{private_dataset, private_images, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
@@ -70,6 +70,19 @@ impl LabData {
     /// The decoded data (for the audit's sessions).
     pub(crate) fn dataset(&self) -> &Arc<Dataset> {
         &self.inner
+    }
+
+    /// The column names of a CSV file for the label list, from its first bytes (`whole`: they
+    /// are the whole file), read as the parser reads them.
+    #[wasm_bindgen(js_name = csvColumns)]
+    pub fn csv_columns(prefix: &[u8], whole: bool) -> Result<Vec<String>, JsError> {
+        header_names(prefix, whole).map_err(js_err)
+    }
+
+    /// How many bytes of a CSV file the page reads for [`LabData::csv_columns`].
+    #[wasm_bindgen(js_name = csvHeaderPrefix)]
+    pub fn csv_header_prefix() -> usize {
+        HEADER_PREFIX
     }
 
     /// The files under `www/data/` the built-in set `name` is read from (none when generated).
