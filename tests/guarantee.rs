@@ -7,26 +7,14 @@
 
 mod common;
 
+use common::dpsgd;
+
 use dpsgd_lab::config::{Mode, ReleaseLevel, RunConfig, DEFAULT_CLIP_QUANTILE};
 use dpsgd_lab::model::Model;
 use dpsgd_lab::privacy::accountant::calibrate::{round_up, sigma_for_epsilon};
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 use dpsgd_lab::train::{Trainer, COVERED, NOT_PRIVATE, TEST_METRICS};
-use std::process::Command;
 use std::sync::Arc;
-
-fn dpsgd(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dpsgd"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 fn keys(line: &str) -> Vec<String> {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();

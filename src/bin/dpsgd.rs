@@ -25,71 +25,26 @@
 //! numeric columns are clipped to stated (`--bounds`) or privately estimated ranges, and the
 //! seed is random unless given (a fixed seed prints a warning).
 
+#[path = "dpsgd/accounting.rs"]
+mod accounting;
+#[path = "dpsgd/args.rs"]
+mod args;
+
+use args::{fail, one_line, read_file, shown_path, Args, USAGE};
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
-use dpsgd_lab::config::{fmt_num, ReleaseLevel, RunConfig};
+use dpsgd_lab::config::{ReleaseLevel, RunConfig};
 use dpsgd_lab::data::bounds::{parse_stated, DEFAULT_BOUNDS_NOISE};
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin};
-use dpsgd_lab::data::csv::parse_csv_pair;
-use dpsgd_lab::data::split::{dataset_from_tables, private_dataset, PrivatePrep, Scale};
+use dpsgd_lab::data::csv::{parse_csv_pair, shown};
+use dpsgd_lab::data::split::{
+    check_rows, dataset_from_tables, private_dataset, PrivatePrep, Scale,
+};
 use dpsgd_lab::data::Dataset;
-use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
-use dpsgd_lab::privacy::accountant::{Accountant, Amplification, EpsilonReport, SampledGaussian};
 use dpsgd_lab::train::Trainer;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::exit;
 use std::sync::Arc;
-
-const USAGE: &str =
-    "usage: dpsgd train|epsilon|sigma|audit|bench [--name value ...] (see the README)";
-
-/// Prints one line and exits with status 2 (bad usage).
-fn fail(msg: impl std::fmt::Display) -> ! {
-    eprintln!("dpsgd: {msg}");
-    exit(2)
-}
-
-/// `--name value` pairs, each name at most once.
-struct Args(HashMap<String, String>);
-
-impl Args {
-    fn parse(raw: &[String], allowed: &[&str]) -> Args {
-        let mut map = HashMap::new();
-        let mut it = raw.iter();
-        while let Some(flag) = it.next() {
-            let name = flag
-                .strip_prefix("--")
-                .unwrap_or_else(|| fail(format!("unexpected argument '{flag}'; {USAGE}")));
-            if !allowed.contains(&name) {
-                fail(format!(
-                    "unknown option --{name}; this command takes --{}",
-                    allowed.join(", --")
-                ));
-            }
-            let value = it
-                .next()
-                .unwrap_or_else(|| fail(format!("--{name} needs a value")));
-            if map.insert(name.to_string(), value.clone()).is_some() {
-                fail(format!("--{name} given twice"));
-            }
-        }
-        Args(map)
-    }
-
-    fn get<T: std::str::FromStr>(&self, name: &str, what: &str) -> Option<T> {
-        self.0.get(name).map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| fail(format!("--{name} = '{v}' is not {what}")))
-        })
-    }
-
-    fn need<T: std::str::FromStr>(&self, name: &str, what: &str) -> T {
-        self.get(name, what)
-            .unwrap_or_else(|| fail(format!("--{name} is required ({what})")))
-    }
-}
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -98,103 +53,13 @@ fn main() {
     };
     match cmd.as_str() {
         "train" => train(rest),
-        "epsilon" => epsilon(rest),
-        "sigma" => sigma(rest),
+        "epsilon" => accounting::epsilon(rest),
+        "sigma" => accounting::sigma(rest),
         "audit" => audit(rest),
         "bench" => bench(rest),
         "-h" | "--help" | "help" => println!("{USAGE}"),
-        other => fail(format!("unknown command '{other}'; {USAGE}")),
+        other => fail(format!("unknown command '{}'; {USAGE}", shown(other))),
     }
-}
-
-fn json_number(v: f64) -> serde_json::Value {
-    if v.is_finite() {
-        serde_json::json!(v)
-    } else {
-        serde_json::json!("inf")
-    }
-}
-
-/// q, steps and δ shared by `epsilon` and `sigma`, validated.
-fn mechanism_args(a: &Args) -> (f64, u64, f64) {
-    let q: f64 = a.need("q", "a sampling rate in [0, 1]");
-    if !(0.0..=1.0).contains(&q) {
-        fail(format!("--q = {q} must be in [0, 1]"));
-    }
-    let steps = match (
-        a.get::<f64>("epochs", "a number of epochs ≥ 0"),
-        a.get::<u64>("steps", "a whole number of steps"),
-    ) {
-        (Some(_), Some(_)) => fail("give --epochs or --steps, not both"),
-        (Some(e), None) if e >= 0.0 && e.is_finite() => SampledGaussian::steps_for_epochs(q, e),
-        (Some(e), None) => fail(format!("--epochs = {e} must be a number ≥ 0")),
-        (None, Some(t)) => t,
-        (None, None) => fail("--epochs or --steps is required"),
-    };
-    let delta: f64 = a.need("delta", "a number in (0, 1)");
-    if !(delta > 0.0 && delta < 1.0) {
-        fail(format!(
-            "--delta = {delta} must be strictly between 0 and 1"
-        ));
-    }
-    (q, steps, delta)
-}
-
-/// `--amplification rigorous|classical|paper` (default rigorous: a valid bound).
-fn amplification(a: &Args) -> Amplification {
-    match a.0.get("amplification") {
-        None => Amplification::Rigorous,
-        Some(o) => Amplification::parse(o).unwrap_or_else(|e| fail(format!("--{e}"))),
-    }
-}
-
-fn epsilon(raw: &[String]) {
-    let a = Args::parse(
-        raw,
-        &["q", "sigma", "epochs", "steps", "delta", "amplification"],
-    );
-    let (q, steps, delta) = mechanism_args(&a);
-    let sigma: f64 = a.need("sigma", "a noise multiplier ≥ 0");
-    let amp = amplification(&a);
-    let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
-    let r = EpsilonReport::compute(&[mech], delta, amp, true).unwrap_or_else(|e| fail(e));
-    let out = serde_json::json!({
-        "naive": json_number(r.naive), "strong": json_number(r.strong),
-        "moments": json_number(r.moments), "rdp": json_number(r.rdp),
-        "pld": json_number(r.pld.unwrap_or(f64::INFINITY)),
-        "amplification": amp.name(), "steps": steps,
-    });
-    println!("{out}");
-}
-
-fn sigma(raw: &[String]) {
-    let a = Args::parse(
-        raw,
-        &[
-            "target-epsilon",
-            "q",
-            "epochs",
-            "steps",
-            "delta",
-            "accountant",
-            "amplification",
-        ],
-    );
-    let (q, steps, delta) = mechanism_args(&a);
-    let target: f64 = a.need("target-epsilon", "a positive number");
-    let amp = amplification(&a);
-    let name = a.0.get("accountant").map_or("moments", String::as_str);
-    let acc = Accountant::parse(name, amp).unwrap_or_else(|e| fail(format!("--accountant: {e}")));
-    let s = sigma_for_epsilon(acc, target, delta, q, steps, 1e-6).unwrap_or_else(|e| fail(e));
-    let mut out = serde_json::json!({ "sigma": s, "accountant": name });
-    if matches!(acc, Accountant::Naive(_) | Accountant::Strong(_)) && !amp.is_valid_bound() {
-        out["warning"] = serde_json::json!(format!(
-            "the {} convention is not always a valid bound: this σ may spend more than ε = {}",
-            amp.name(),
-            fmt_num(target)
-        ));
-    }
-    println!("{out}");
 }
 
 fn data_dir(a: &Args) -> PathBuf {
@@ -248,7 +113,7 @@ fn train_config(a: &Args) -> RunConfig {
         let number = |t: &str| -> serde_json::Value {
             serde_json::from_str::<serde_json::Number>(t.trim())
                 .map(serde_json::Value::Number)
-                .unwrap_or_else(|_| fail(format!("--{flag} = '{v}' is not a number")))
+                .unwrap_or_else(|_| fail(format!("--{flag} = '{}' is not a number", shown(v))))
         };
         let value = match default {
             serde_json::Value::String(_) => serde_json::Value::String(v.clone()),
@@ -304,15 +169,16 @@ fn train(raw: &[String]) {
             "{}",
             serde_json::to_string(&report).expect("report serialises")
         );
+        if let Some(why) = &report.divergence {
+            eprintln!("dpsgd: {}", one_line(why));
+            std::process::exit(1); // the run failed, not the command line (status 2)
+        }
     }
 }
 
 /// The training data: a CSV of one's own (`--csv`, `--label`, optional `--test-csv` and
 /// `--scale`) or a built-in set (`--dataset`, files under `--data-dir`, default www/data).
 fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
-    let read = |path: &str| {
-        std::fs::read(path).unwrap_or_else(|e| fail(format!("cannot read {path}: {e}")))
-    };
     if let Some(path) = a.0.get("csv") {
         if a.0.contains_key("dataset") {
             fail("give --dataset or --csv, not both");
@@ -320,9 +186,10 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
         let label =
             a.0.get("label")
                 .unwrap_or_else(|| fail("--csv needs --label COLUMN (the class column)"));
-        let test_bytes = a.0.get("test-csv").map(|p| read(p));
-        let (train, test) = parse_csv_pair(&read(path), test_bytes.as_deref(), label)
-            .unwrap_or_else(|e| fail(format!("{path}: {e}")));
+        let at = shown_path(path);
+        let test_bytes = a.0.get("test-csv").map(|p| read_file(p, "test-csv"));
+        let (train, test) = parse_csv_pair(&read_file(path, "csv"), test_bytes.as_deref(), label)
+            .unwrap_or_else(|e| fail(format!("{at}: {e}")));
         if cfg.seed.is_some() {
             eprintln!(
                 "dpsgd: warning: --seed makes the run's noise reproducible; anyone who knows the \
@@ -348,7 +215,7 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
                     ..PrivatePrep::default()
                 };
                 private_dataset(path, train, test, &prep, &mut rng)
-                    .unwrap_or_else(|e| fail(format!("{path}: {e}")))
+                    .unwrap_or_else(|e| fail(format!("{at}: {e}")))
             }
             Some(other @ ("standard" | "none")) => {
                 for flag in ["bounds", "bounds-noise"] {
@@ -362,21 +229,27 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
                         ..PrivatePrep::default()
                     };
                     return private_dataset(path, train, test, &prep, &mut rng)
-                        .unwrap_or_else(|e| fail(format!("{path}: {e}")));
+                        .unwrap_or_else(|e| fail(format!("{at}: {e}")));
                 }
                 if private {
                     fail("--scale standard fits the mean and spread of your data without noise, \
                           which ε does not cover; use --scale bounds (the default) or --report teaching");
                 }
+                let rows = train.y.len();
+                let mut d = dataset_from_tables(path, train, test, Scale::Standard, rand::random());
+                check_rows(rows, d.train.len(), d.test.len())
+                    .unwrap_or_else(|e| fail(format!("{at}: {e}")));
                 eprintln!(
                     "dpsgd: warning: --scale standard fits your data's mean and spread without \
                      noise; ε does not cover it"
                 );
-                let mut d = dataset_from_tables(path, train, test, Scale::Standard, rand::random());
                 d.private = true;
                 d
             }
-            Some(o) => fail(format!("--scale = '{o}' must be bounds, standard or none")),
+            Some(o) => fail(format!(
+                "--scale = '{}' must be bounds, standard or none",
+                shown(o)
+            )),
         };
     }
     for flag in ["label", "test-csv", "scale", "bounds", "bounds-noise"] {
@@ -387,7 +260,7 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
     let name = cfg.dataset.as_str();
     let files: Vec<Vec<u8>> = builtin_files(name)
         .iter()
-        .map(|file| read(&data_dir(a).join(file).to_string_lossy()))
+        .map(|file| read_file(&data_dir(a).join(file).to_string_lossy(), "data-dir"))
         .collect();
     let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
     load_builtin(name, &files, cfg.seed.unwrap_or(0), cfg.data_noise).unwrap_or_else(|e| fail(e))
@@ -410,7 +283,10 @@ fn audit(raw: &[String]) {
     let threat = match a.0.get("threat").map(String::as_str) {
         Some("worst-case") => Threat::WorstCase,
         Some("realistic") => Threat::Realistic,
-        Some(o) => fail(format!("--threat = '{o}' must be worst-case or realistic")),
+        Some(o) => fail(format!(
+            "--threat = '{}' must be worst-case or realistic",
+            shown(o)
+        )),
         None => fail("--threat is required (worst-case or realistic)"),
     };
     let runs: usize = a
@@ -460,7 +336,8 @@ fn bench(raw: &[String]) {
     let case = a.0.get("case").map_or("all", String::as_str);
     if !["all", "training", "accountants", "kernels"].contains(&case) {
         fail(format!(
-            "--case = '{case}' must be all, training, accountants or kernels"
+            "--case = '{}' must be all, training, accountants or kernels",
+            shown(case)
         ));
     }
     if case == "all" || case == "kernels" {

@@ -43,3 +43,26 @@ pub fn read_csv(rel: &str) -> (Vec<String>, Vec<Vec<String>>) {
         .collect();
     (header, rows)
 }
+
+/// Runs the `dpsgd` binary with `args` from the repository's root: (exit status, stdout,
+/// stderr).
+pub fn dpsgd(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The one error line of a refused command, after checking it is one line and status 2.
+pub fn refused(args: &[&str]) -> String {
+    let (code, _, err) = dpsgd(args);
+    assert_eq!(code, Some(2), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    err
+}
