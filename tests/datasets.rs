@@ -7,7 +7,9 @@ mod common;
 use dpsgd_lab::config::{Mode, ModelKind, RunConfig};
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin, BUILTIN};
 use dpsgd_lab::data::csv::parse_csv;
+use dpsgd_lab::model::Model;
 use dpsgd_lab::train::Trainer;
+use rand::SeedableRng;
 use std::sync::Arc;
 
 fn load(name: &str, seed: u64) -> Arc<dpsgd_lab::data::Dataset> {
@@ -94,39 +96,20 @@ fn cli_reports_bad_csv_in_one_line_with_status_2() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.csv");
     std::fs::write(&path, "a,b,y\n1,2,0\n1,2\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
-        .args(["train", "--csv", path.to_str().unwrap(), "--label", "y"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
+    let err = common::refused(&["train", "--csv", path.to_str().unwrap(), "--label", "y"]);
     assert!(err.contains("row 3") && err.contains("2 fields"), "{err}");
     // A value beyond f32's range would become ∞ and NaN downstream: refused where it is.
     let big = dir.join("big.csv");
     std::fs::write(&big, "a,b,y\n1,2,0\n1e39,2,1\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
-        .args(["train", "--csv", big.to_str().unwrap(), "--label", "y"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = common::refused(&["train", "--csv", big.to_str().unwrap(), "--label", "y"]);
     assert!(
-        err.contains("row 3, column 'a'")
-            && err.contains("beyond the range")
-            && err.lines().count() == 1,
+        err.contains("row 3, column 'a'") && err.contains("beyond the range"),
         "{err}"
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
-        .args([
-            "epsilon", "--q", "1.5", "--sigma", "1", "--epochs", "1", "--delta", "1e-5",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr)
-        .unwrap()
-        .contains("--q = 1.5 must be in [0, 1]"));
+    let err = common::refused(&[
+        "epsilon", "--q", "1.5", "--sigma", "1", "--epochs", "1", "--delta", "1e-5",
+    ]);
+    assert!(err.contains("--q = 1.5 must be in [0, 1]"), "{err}");
 }
 
 mod fuzz {
@@ -250,4 +233,96 @@ fn dp_pca_cost_is_in_every_accountant_from_the_start() {
         load("adult", 1),
     );
     assert_eq!(too_many.err().unwrap().field, "pca");
+}
+
+/// The accuracy chart's baseline is the majority class's share of a public test set — for
+/// Adult about 76% answer "<=50K", the accuracy of a model that learned nothing — counted
+/// here from the class names, and private data reveals none (its test rows are private).
+#[test]
+fn the_majority_baseline_is_public_only() {
+    let adult = load("adult", 1);
+    let poor = adult
+        .class_names
+        .iter()
+        .position(|c| c.contains("<=50K"))
+        .expect("a <=50K class");
+    let share =
+        adult.test.y.iter().filter(|&&c| c == poor).count() as f64 / adult.test.len() as f64;
+    let facts = adult.facts();
+    assert_eq!(facts.majority_share, Some(share));
+    assert!((0.74..0.78).contains(&share), "{share}");
+
+    let text: String = std::iter::once("a,b,y\n".to_string())
+        .chain((0..200).map(|i| format!("{},{},{}\n", i % 7, i % 3, i % 4 == 0)))
+        .collect();
+    let table = parse_csv(text.as_bytes(), "y").unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let own =
+        dpsgd_lab::data::split::private_dataset("own", table, None, &Default::default(), &mut rng)
+            .unwrap();
+    assert_eq!(own.facts().majority_share, None);
+    assert!(own.test.majority_share().is_some(), "the test rows exist");
+}
+
+/// Without clipping, too large a step makes the MLP's weights overflow within a few epochs;
+/// its loss and accuracy then freeze at constants that look like a run that stopped learning.
+/// The run stops at the epoch it happens and says why, on the report and from the CLI.
+#[test]
+fn a_diverging_run_stops_and_says_so() {
+    let cfg = |lr| RunConfig {
+        mode: Mode::NonPrivate,
+        model: ModelKind::Mlp,
+        lr,
+        epochs: 30,
+        seed: Some(1),
+        ..RunConfig::default()
+    };
+    let data = load("breast-cancer", 1);
+    let mut t = Trainer::new(cfg(100.0), data.clone()).unwrap();
+    let reports: Vec<_> = std::iter::from_fn(|| t.run_epoch()).collect();
+    let last = reports.last().unwrap();
+    let why = last
+        .divergence
+        .as_deref()
+        .expect("the last report says why");
+    assert!(
+        why.contains(&format!("diverged in epoch {}", last.epoch)) && why.contains("η = 100"),
+        "{why}"
+    );
+    assert!(reports.len() < 30 && t.is_finished());
+    assert!(reports[..reports.len() - 1]
+        .iter()
+        .all(|r| r.divergence.is_none()));
+    assert!(t.model().params().iter().any(|v| !v.is_finite()));
+    // A step that fits trains all its epochs with finite weights and no such message.
+    let mut fine = Trainer::new(cfg(0.5), data).unwrap();
+    let reports: Vec<_> = std::iter::from_fn(|| fine.run_epoch()).collect();
+    assert!(reports.len() == 30 && reports.iter().all(|r| r.divergence.is_none()));
+
+    let (code, out, err) = common::dpsgd(&[
+        "train",
+        "--dataset",
+        "breast-cancer",
+        "--model",
+        "mlp",
+        "--mode",
+        "non-private",
+        "--lr",
+        "100",
+        "--epochs",
+        "30",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(out.lines().count(), last.epoch, "one report per epoch run");
+    assert!(out
+        .lines()
+        .last()
+        .unwrap()
+        .contains("\"divergence\":\"the model diverged"));
+    assert!(
+        err.starts_with("dpsgd: the model diverged") && err.lines().count() == 1,
+        "{err}"
+    );
 }

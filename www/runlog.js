@@ -84,6 +84,12 @@ function scalarFields(r, prefix = '') {
   return out;
 }
 
+// A CSV field: quoted when it holds a comma, a quote or a line end (a message, say).
+const cell = (v) => {
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
 // The run's reports as CSV: every scalar field they carry, those outside the guarantee headed
 // "(not private)", then the settings — with no seed for a private data set.
 export function csvOf(history, cfg) {
@@ -96,7 +102,7 @@ export function csvOf(history, cfg) {
   const head = keys.map((k) => (notPrivate.has(topKey(k)) ? `${k} (not private)` : k));
   const lines = [[...head, ...settings.map(([k]) => k)].join(',')];
   for (const r of history) {
-    lines.push([...keys.map((k) => String(get(r, k) ?? '')), ...settings.map(([, v]) => String(v))].join(','));
+    lines.push([...keys.map((k) => cell(get(r, k) ?? '')), ...settings.map(([, v]) => cell(v))].join(','));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -29,6 +29,16 @@ impl Split {
         self.y.len()
     }
 
+    /// The share of the most common class, or `None` when empty.
+    pub fn majority_share(&self) -> Option<f64> {
+        let mut counts = std::collections::HashMap::new();
+        for &c in &self.y {
+            *counts.entry(c).or_insert(0usize) += 1;
+        }
+        let most = counts.values().max()?;
+        Some(*most as f64 / self.len() as f64)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.y.is_empty()
     }
@@ -66,6 +76,11 @@ pub struct DataFacts {
     pub n_classes: usize,
     pub private: bool,
     pub releases: Vec<Release>,
+    /// The most common class's share of a public test set: the accuracy of a model that learned
+    /// nothing and always answers that class (the accuracy chart's baseline). `None` for
+    /// private data, whose test rows are private too.
+    #[serde(default)]
+    pub majority_share: Option<f64>,
 }
 
 impl Dataset {
@@ -77,6 +92,9 @@ impl Dataset {
             n_classes: self.n_classes(),
             private: self.private,
             releases: self.releases.clone(),
+            majority_share: (!self.private)
+                .then(|| self.test.majority_share())
+                .flatten(),
         }
     }
 

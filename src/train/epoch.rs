@@ -3,7 +3,7 @@
 
 use super::{Diagnostics, EpochReport, Trainer};
 use crate::config::{Mode, ReleaseLevel, Sampling};
-use crate::model::evaluate;
+use crate::model::{evaluate, Model};
 use crate::privacy::accountant::EpsilonReport;
 use rand_distr::{Distribution, StandardNormal};
 use std::sync::Arc;
@@ -61,6 +61,7 @@ impl Trainer {
     pub(super) fn finish_epoch(&mut self) -> EpochReport {
         let lr = self.cfg.lr_at(self.epoch);
         self.epoch += 1;
+        let divergence = self.check_divergence(lr);
         let epsilon = self.account_epoch();
         let stats = std::mem::take(&mut self.stats);
         let teaching = self.cfg.report == ReleaseLevel::Teaching;
@@ -108,12 +109,28 @@ impl Trainer {
             private_test_acc,
             private_clipped_fraction,
             stopped_by_budget: self.stopped_by_budget(),
+            divergence,
             notes: self.notes(),
             diagnostics,
             not_private: Vec::new(),
         };
         report.list_not_private(test_private);
         report
+    }
+
+    /// A message when a weight has become infinite or NaN (the first epoch it is seen): the
+    /// steps overshoot and grow, so the run stops rather than report numbers of a broken model
+    /// (its loss and accuracy would freeze at a constant, which looks like training).
+    fn check_divergence(&mut self, lr: f64) -> Option<String> {
+        if self.diverged_in.is_some() || self.model.params().iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        self.diverged_in = Some(self.epoch);
+        Some(format!(
+            "the model diverged in epoch {}: its weights grew until they overflowed, so training \
+             stopped; the learning rate η = {lr} is too large for this run: lower it",
+            self.epoch
+        ))
     }
 
     /// Caveats a reader of the report must see.

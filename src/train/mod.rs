@@ -63,6 +63,8 @@ pub struct Trainer {
     /// Budget mode: the number of steps after which ε would exceed the budget (an audit's
     /// runs: the steps of the run audited).
     step_limit: Option<u64>,
+    /// The epoch at whose end a weight was found infinite or NaN: the run stops there.
+    diverged_in: Option<usize>,
     /// The audit's Dirac canaries, and those in the current lot (`canary.rs`).
     canaries: Option<DiracCanaries>,
     canaries_in_lot: Vec<usize>,
@@ -193,6 +195,7 @@ impl Trainer {
             clip: cfg.clip,
             clip_bounds: cfg.clip_bounds(),
             step_limit: None,
+            diverged_in: None,
             layer_ranges: model.layer_ranges(),
             grad: vec![0.0; model.n_params()],
             model,
@@ -248,7 +251,7 @@ impl Trainer {
     }
 
     pub fn is_finished(&self) -> bool {
-        self.epoch >= self.cfg.epochs || self.stopped_by_budget()
+        self.epoch >= self.cfg.epochs || self.stopped_by_budget() || self.diverged_in.is_some()
     }
 
     /// Whether the ε budget has ended the run (the paper's DPTrain loop).

@@ -16,7 +16,7 @@ use crate::privacy::accountant::{Amplification, EpsilonReport, REPORTED};
 use serde::{Serialize, Serializer};
 
 /// Report fields that ε covers (or that depend on the configuration alone).
-pub const COVERED: [&str; 17] = [
+pub const COVERED: [&str; 18] = [
     "epoch",
     "steps",
     "release",
@@ -33,6 +33,7 @@ pub const COVERED: [&str; 17] = [
     "private_test_acc",
     "private_clipped_fraction",
     "stopped_by_budget",
+    "divergence",
     "notes",
 ];
 
@@ -92,6 +93,10 @@ pub struct EpochReport {
     pub private_clipped_fraction: Option<f64>,
     /// True when the ε budget stopped the run during (or at the end of) this epoch.
     pub stopped_by_budget: bool,
+    /// Why the run stopped when a weight became infinite or NaN in this epoch (η too large):
+    /// every later number would be meaningless. Read from the released weights, so covered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<String>,
     /// Caveats a reader must see (e.g. shuffled lots are not what the accountants assume).
     pub notes: Vec<String>,
     /// The teaching diagnostics (teaching level only).
