@@ -39,3 +39,4 @@ export class Pins {
     return this.list.filter((p) => p.cfg.dataset !== 'own').map((p) => ({ label: p.label, cfg: p.cfg }));
   }
 }
+

@@ -42,11 +42,17 @@ const MAX_SEED = 4294967295;
 let defaults = null; // RunConfig::default(), once wasm has loaded
 
 // Sets the defaults (a RunConfig object from Rust) and puts them on the controls.
+// Everything a link can set goes back to its default, so that a link opened in place of
+// another (hashchange) gives the same run as on a fresh load.
 export function setDefaults(config) {
   defaults = config;
   for (const s of SLIDERS) setSlider(s, config[s.field]);
   $('pca-sigma').value = String(config.pca_sigma);
+  $('pca-on').checked = config.pca !== null;
+  $('pca-k').value = String(config.pca ?? 60);
+  $('adapt-on').checked = config.clip_quantile !== null;
   $('adapt-quantile').value = String(config.clip_quantile ?? 0.9);
+  $('seed').value = String(config.seed ?? 1);
   for (const c of SELECTS) {
     const v = config[c.field];
     if (typeof v === 'string' && hasOption(c.id, v)) $(c.id).value = v;
@@ -57,10 +63,13 @@ function hasOption(id, value) {
   return [...$(id).options].some((o) => o.value === value && !o.hidden);
 }
 
-function setSlider(s, value) {
+// Moves slider `s` to `value`; with `strict`, a value beyond the slider's ends is refused
+// (false) instead of moved to the nearest end.
+function setSlider(s, value, strict = false) {
   const el = $(s.id);
   const pos = SCALES[s.scale].toSlider(value);
   if (!Number.isFinite(pos)) return false;
+  if (strict && (pos < Number(el.min) - 1e-9 || pos > Number(el.max) + 1e-9)) return false;
   el.value = String(clamp(pos, Number(el.min), Number(el.max)));
   return true;
 }
@@ -128,6 +137,16 @@ export function toHash(cfg, extra) {
   return params;
 }
 
+// A number as a message shows it: at most a few significant digits (1e+308, not 309 digits).
+const shortNumber = (v) => (Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-4) ? v.toExponential(2) : String(+v.toPrecision(6)));
+
+// A slider's range in its own units, for messages.
+function rangeOf(s) {
+  const el = $(s.id);
+  const end = (pos) => s.fmt(SCALES[s.scale].toValue(Number(pos)));
+  return `${end(el.min)} to ${end(el.max)}`;
+}
+
 // Applies a URL hash's settings to the controls; returns the problems found (bad values are
 // skipped, each named once).
 export function fromHash(params) {
@@ -144,8 +163,8 @@ export function fromHash(params) {
   for (const s of SLIDERS) {
     if (!params.has(s.field)) continue;
     const v = number(s.field);
-    const ok = v !== null && (v > 0 || (s.field === 'sigma' && v === 0)) && setSlider(s, v);
-    if (v !== null && !ok) problems.push(`${s.field} = ${v} is out of range`);
+    const ok = v !== null && (v > 0 || (s.field === 'sigma' && v === 0)) && setSlider(s, v, s.field !== 'lot_size');
+    if (v !== null && !ok) problems.push(`${s.field} = ${shortNumber(v)} is out of range (${rangeOf(s)})`);
   }
   for (const c of SELECTS) {
     const v = c.url && params.get(c.url);

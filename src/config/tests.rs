@@ -143,3 +143,27 @@ fn json_fills_defaults_and_rejects_unknown_fields() {
     assert!(RunConfig::from_json(r#"{"sigmaa": 1}"#).is_err());
     assert!(RunConfig::from_json("not json").is_err());
 }
+
+#[test]
+fn json_errors_name_the_field_in_plain_words() {
+    // Pins in a link carry such values (#13): serde's "floating point `1e308`, expected usize"
+    // must not reach the page.
+    let msg = |text: &str| RunConfig::from_json(text).unwrap_err().to_string();
+    assert_eq!(msg(r#"{"pca": 1e308}"#), "pca: pca = 1e308 is too large");
+    assert_eq!(
+        msg(r#"{"epochs": 2.5}"#),
+        "epochs: epochs = 2.5 is not a whole number ≥ 0"
+    );
+    assert_eq!(
+        msg(r#"{"lot_size": -3}"#),
+        "lot_size: lot_size = -3 is not a whole number ≥ 0"
+    );
+    let unchecked_lot = RunConfig {
+        lot_size: 0,
+        ..RunConfig::default()
+    };
+    assert_eq!(
+        unchecked_lot.validate(usize::MAX).unwrap_err().message,
+        "lot size L must be at least 1"
+    );
+}

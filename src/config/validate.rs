@@ -91,6 +91,17 @@ impl ConfigError {
             if let Err(e) = serde_json::from_value::<RunConfig>(serde_json::Value::Object(one)) {
                 let field = FIELDS.iter().find(|f| **f == key).copied();
                 let mut err = ConfigError::from_json(&e);
+                if let Some(v) = value
+                    .as_f64()
+                    .filter(|_| err.message.contains("whole number"))
+                {
+                    // serde's "floating point `1e308`, expected usize", said plainly
+                    err.message = if v >= 0.0 && v.fract() == 0.0 {
+                        format!("{key} = {} is too large", fmt_num(v))
+                    } else {
+                        format!("{key} = {} is not a whole number ≥ 0", fmt_num(v))
+                    };
+                }
                 match field {
                     Some(f) => err.field = f,
                     None => {
@@ -149,11 +160,12 @@ const RULES: &[Rule] = &[
         (n == 0).then(|| "the training set is empty".into())
     }),
     ("lot_size", |c, n| {
-        (c.lot_size == 0 || c.lot_size > n).then(|| {
-            format!(
+        (c.lot_size == 0 || c.lot_size > n).then(|| match n {
+            usize::MAX => "lot size L must be at least 1".to_string(), // N not known yet
+            _ => format!(
                 "lot size L = {} must be between 1 and the number of training examples N = {n}",
                 c.lot_size
-            )
+            ),
         })
     }),
     ("lr", |c, _| positive(c.lr, 100.0, "learning rate η")),

@@ -31,6 +31,17 @@ pub fn run_defaults() -> Result<JsValue, JsError> {
     to_js(&RunConfig::default())
 }
 
+/// A run's settings from anywhere outside the page's own controls (a pinned run in a link, a
+/// worker's start message), checked as the CLI checks its flags: missing fields take their
+/// defaults, and a bad field is named with its valid range. The lot's upper bound N is checked
+/// once the data set is known (a larger lot then shrinks to N).
+#[wasm_bindgen]
+pub fn check_run_config(config: JsValue) -> Result<JsValue, JsError> {
+    let cfg = config_from_js(&config)?;
+    cfg.validate(usize::MAX).map_err(js_err)?;
+    to_js(&cfg)
+}
+
 fn inputs(config: &JsValue, facts: JsValue) -> Result<(RunConfig, DataFacts), JsError> {
     Ok((config_from_js(config)?, from_js(facts, "data facts")?))
 }

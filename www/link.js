@@ -1,0 +1,47 @@
+// A link's hash, read: the teacher keys (applied to the page), the settings (onto the
+// controls, each bad one named and skipped), and the pinned runs, each checked on its own.
+// Hostile input is normal here: nothing in it is looked up on a plain object, and no value
+// reaches the page's text unshortened.
+import { MAX_PINS } from './pins.js';
+import { fromHash } from './state.js';
+import { applyTeacherMode } from './teacher.js';
+
+// Reads `hash` (location.hash) with `check` (Rust's check of a run's settings); returns
+// { teacherParams, queue: the pinned runs to train, problems: what was skipped and why }.
+export function readLink(hash, check) {
+  const params = new URLSearchParams(hash.slice(1));
+  const teacherParams = applyTeacherMode(params);
+  const problems = fromHash(params);
+  const linked = pinsFromLink(params.get('pins') || '[]', check);
+  problems.push(...linked.problems);
+  return { teacherParams, queue: linked.queue, problems };
+}
+
+// The pinned runs of a link (`text`: the `pins` parameter, JSON), each checked on its own by
+// `check` (Rust's check of a run's settings): a bad pin is dropped with a message naming it,
+// and the others and the link's own run go ahead. Returns { queue, problems }.
+export function pinsFromLink(text, check) {
+  const problems = [];
+  let list;
+  try {
+    list = JSON.parse(text);
+  } catch {
+    return { queue: [], problems: ['the pinned runs in the link are damaged and were skipped'] };
+  }
+  if (!Array.isArray(list)) return { queue: [], problems: ['the pinned runs in the link are not a list and were skipped'] };
+  const queue = [];
+  list.slice(0, MAX_PINS).forEach((p, i) => {
+    const label = p && typeof p === 'object' && typeof p.label === 'string' ? p.label.slice(0, 60) : `pin ${i + 1}`;
+    if (!p || typeof p !== 'object' || !p.cfg || typeof p.cfg !== 'object' || Array.isArray(p.cfg)) {
+      problems.push(`pinned run "${label}" has no settings and was skipped`);
+      return;
+    }
+    try {
+      queue.push({ label, cfg: check(p.cfg) });
+    } catch (e) {
+      problems.push(`pinned run "${label}" was skipped (${String(e.message || e).slice(0, 160)})`);
+    }
+  });
+  if (list.length > MAX_PINS) problems.push(`only the first ${MAX_PINS} pinned runs are kept`);
+  return { queue, problems };
+}
