@@ -30,6 +30,12 @@ async function drain() {
     try {
       postMessage({ id: m.id, type, result: TASKS.get(type)(m) });
     } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError) {
+        // A trap leaves the instance unusable: the page starts a new worker.
+        postMessage({ type: 'crashed', message: e.message || String(e) });
+        close();
+        return;
+      }
       postMessage({ id: m.id, type, error: e.message || String(e) });
     }
     // Let newer requests arrive (and replace older ones) before the next computation.
@@ -39,6 +45,10 @@ async function drain() {
 
 onmessage = (ev) => {
   const m = ev.data;
+  if (m && m.type === 'ping') {
+    postMessage({ type: 'pong' }); // the page's watchdog (kept-worker.js)
+    return;
+  }
   if (!m || typeof m !== 'object' || !TASKS.has(m.type)) {
     postMessage({ id: m && m.id, type: m && m.type, error: `unknown request '${String(m && m.type).slice(0, 30)}'` });
     return;

@@ -2,58 +2,51 @@
 // older requests of a type dropped; and the two views it feeds — the σ-needed panel and the
 // PLD curve of the ε chart — each keyed by the settings it was computed for. Requests carry
 // the run's settings and the data's facts; Rust derives every privacy quantity from them.
+import { KeptWorker } from './kept-worker.js';
 
 export class Accounting {
   constructor(onError) {
     this.onError = onError;
-    this.latest = new Map(); // type -> id of the newest request
-    this.handlers = new Map(); // type -> what to do with its answer
+    this.pending = new Map(); // type -> { id, message, then } of the newest request not answered
     this.id = 0;
-    this.restarts = 0;
-    this.start();
-  }
-
-  start() {
-    this.worker = new Worker('./accounting-worker.js', { type: 'module' });
-    this.worker.onmessage = (ev) => {
-      const m = ev.data;
-      if (!m || typeof m !== 'object') return;
-      if (m.id === this.latest.get(m.type)) this.handlers.get(m.type)(m);
-    };
-    this.worker.onerror = (e) => {
-      e.preventDefault();
-      if (this.restarts >= 3) {
-        this.onError(`The accounting worker failed again (${e.message || 'no message'}); reload the page to try again.`);
-        return;
-      }
-      this.restarts += 1;
-      this.onError(`The accounting worker failed (${e.message || 'no message'}); it was restarted.`);
-      this.restart();
-    };
-  }
-
-  // A dead worker is replaced; requests under way are answered with an error.
-  restart() {
-    this.worker.terminate();
-    for (const [type, id] of this.latest) {
-      const handler = this.handlers.get(type);
-      if (handler) handler({ id, type, error: 'the accounting worker stopped; please try again' });
-    }
-    this.latest.clear();
-    this.start();
+    // Calibrating with PLD takes seconds in one call, during which the worker cannot answer.
+    this.worker = new KeptWorker('./accounting-worker.js', {
+      silenceMs: 60_000,
+      onMessage: (ev) => {
+        const m = ev.data;
+        if (!m || typeof m !== 'object') return;
+        const asked = this.pending.get(m.type);
+        if (!asked || asked.id !== m.id) return; // an older request's answer
+        this.pending.delete(m.type);
+        asked.then(m);
+      },
+      // The new worker gets the requests the old one left unanswered.
+      onRestart: (why) => {
+        this.onError(`The accounting worker stopped (${why}); a new one was started.`);
+        for (const asked of this.pending.values()) this.worker.post(asked.message);
+      },
+      onGiveUp: (why) => {
+        this.onError(`The accounting worker stopped again (${why}); reload the page to try again.`);
+        for (const [type, asked] of this.pending) asked.then({ id: asked.id, type, error: 'the accounting worker has stopped; reload the page' });
+        this.pending.clear();
+      },
+    });
   }
 
   ask(type, request, then) {
     this.id += 1;
-    this.latest.set(type, this.id);
-    this.handlers.set(type, then);
-    this.worker.postMessage({ ...request, id: this.id, type });
+    const message = { ...request, id: this.id, type };
+    if (!this.worker.worker) {
+      then({ id: this.id, type, error: 'the accounting worker has stopped; reload the page' });
+      return;
+    }
+    this.pending.set(type, { id: this.id, message, then });
+    this.worker.post(message);
   }
 
   // Drops the answer to any request of this type still under way.
   cancel(type) {
-    this.id += 1;
-    this.latest.set(type, this.id);
+    this.pending.delete(type);
   }
 }
 
@@ -87,6 +80,7 @@ export class SigmaPanel {
     this.message = 'Computing the σ each accountant needs…';
     this.accounting.ask('sigma-needed', { config, facts, target }, (m) => {
       if (m.error) {
+        this.key = ''; // asked again on the next change
         this.message = 'No σ panel for these settings (see the message above)';
         onError(`Cannot compute the σ panel: ${m.error}`);
       } else {
@@ -114,6 +108,7 @@ export class PldPreview {
     this.curve = null;
     this.accounting.ask('pld-curve', { config, facts }, (m) => {
       if (m.error) {
+        this.key = '';
         onError(`Cannot compute the PLD curve: ${m.error}`);
         return;
       }

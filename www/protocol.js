@@ -22,6 +22,10 @@
  *   private: boolean, releases: object[]}} DataFacts
  */
 //
+// Page ↔ training and accounting workers, the watchdog (kept-worker.js): {type: 'ping'} asks,
+// {type: 'pong'} answers; {type: 'crashed', message} says a wasm trap ended the worker.
+// {type: 'test-panic'} (the tests only) makes the training worker's Rust panic.
+//
 // Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):
 /** @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}} AuditPlan */
 /** @typedef {{type: 'audit-run', threat: string, index: number}} AuditRun — one run, answered by 'audit-run' {threat, run} */

@@ -2,7 +2,7 @@
 // time in short chunks, and posts a report after every epoch (messages: protocol.js). A newer
 // generation (a restarted run) stops the old one at the next chunk, so a cancelled run never
 // keeps computing.
-import init, { LabData, Session } from './pkg/dpsgd_lab.js';
+import init, { LabData, Session, check_run_config, panic_for_tests } from './pkg/dpsgd_lab.js';
 import { dataKeyOf, loadBuiltin } from './data-loader.js';
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
@@ -53,6 +53,7 @@ async function loop(gen) {
       report = session.advance(steps);
     } catch (e) {
       running = false;
+      if (crashed(e)) return;
       postMessage({ type: 'error', generation: gen, message: `Training failed: ${e.message || e}` });
       return;
     }
@@ -78,8 +79,15 @@ async function start(m) {
   if (session) session.free();
   session = null;
   plane = null;
+  let config;
   try {
-    await loadData(m.config);
+    config = check_run_config(m.config); // every field named and in range, before any data
+  } catch (e) {
+    postMessage({ type: 'error', generation: m.generation, message: `Settings: ${e.message || e}` });
+    return;
+  }
+  try {
+    await loadData(config);
   } catch (e) {
     postMessage({ type: 'error', generation: m.generation, message: `Data: ${e.message || e}` });
     return;
@@ -87,14 +95,15 @@ async function start(m) {
   if (m.generation !== generation) return; // superseded while loading
   const facts = data.facts();
   postMessage({ type: 'data', generation: m.generation, facts });
-  if (m.config.lot_size > facts.n_train) {
+  if (config.lot_size > facts.n_train) {
     postMessage({ type: 'resize', generation: m.generation, n_train: facts.n_train });
     return;
   }
   try {
-    session = new Session(data, m.config);
+    session = new Session(data, config);
     plane = session.plane();
   } catch (e) {
+    if (crashed(e)) return;
     postMessage({ type: 'error', generation: m.generation, message: e.message || String(e) });
     return;
   }
@@ -114,20 +123,43 @@ function loadOwnData(m) {
     if (dataKey === 'own') dataKey = ''; // reload on the next start
     postMessage({ type: 'own-data-loaded', facts: fresh.facts() });
   } catch (e) {
+    if (crashed(e)) return;
     postMessage({ type: 'own-data-rejected', message: e.message || String(e) });
   }
 }
 
-onmessage = async (ev) => {
-  const m = ev.data;
-  if (!m || typeof m !== 'object') return;
-  if (m.type === 'start' && Number.isInteger(m.generation)) generation = m.generation; // drop the old run at once
+// A wasm trap (a Rust panic) leaves the instance unusable: say so and end, and the page
+// starts a new worker with the last settings (kept-worker.js).
+function crashed(e) {
+  if (!(e instanceof WebAssembly.RuntimeError)) return false;
+  postMessage({ type: 'crashed', message: e.message || String(e) });
+  close();
+  return true;
+}
+
+// Messages are handled one after another: a start waits until the one before it has loaded
+// its data (two loads at once would free each other's data set), and a start superseded while
+// it waited is skipped. Pings are answered at once (kept-worker.js).
+let queue = Promise.resolve();
+
+async function handle(m) {
   await ready;
   if (!loaded) return; // 'init-error' has been posted
   if (m.type === 'start' && m.config && typeof m.config === 'object') {
-    if (m.generation === generation) await start(m);
+    if (m.generation !== generation) return;
+    try {
+      await start(m);
+    } catch (e) {
+      if (!crashed(e)) postMessage({ type: 'error', generation: m.generation, message: `The run could not start: ${e.message || e}` });
+    }
   } else if (m.type === 'own-data' && Array.isArray(m.files) && m.files.length >= 1) {
     loadOwnData(m);
+  } else if (m.type === 'test-panic') {
+    try {
+      panic_for_tests(); // the tests' stand-in for a bug: a real Rust panic, a real trap
+    } catch (e) {
+      crashed(e);
+    }
   } else if (m.type === 'pause' && m.generation === generation) {
     running = false;
     loopToken += 1;
@@ -135,4 +167,15 @@ onmessage = async (ev) => {
     running = true;
     loop(generation);
   }
+}
+
+onmessage = (ev) => {
+  const m = ev.data;
+  if (!m || typeof m !== 'object') return;
+  if (m.type === 'ping') {
+    postMessage({ type: 'pong' });
+    return;
+  }
+  if (m.type === 'start' && Number.isInteger(m.generation)) generation = m.generation; // drop the old run at once
+  queue = queue.then(() => handle(m));
 };

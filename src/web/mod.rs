@@ -23,10 +23,10 @@ mod session;
 mod sigma_chart;
 
 pub use accounting::{
-    calibrate, epsilon_for, epsilon_preview, format_epsilon, pld_preview, run_defaults,
-    run_mechanism, sigma_needed,
+    calibrate, check_run_config, epsilon_for, epsilon_preview, format_epsilon, pld_preview,
+    run_defaults, run_mechanism, sigma_needed,
 };
-pub use accuracy_chart::draw_accuracy_chart;
+pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
 pub use bench::{bench_accountants, bench_kernels, bench_training};
 pub use boundary_chart::draw_boundary;
@@ -45,6 +45,14 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+}
+
+/// For the tests only: a Rust panic, as a bug would cause one. The page must notice that the
+/// worker's wasm instance is gone and start a new worker with the last settings.
+#[wasm_bindgen]
+#[doc(hidden)]
+pub fn panic_for_tests() {
+    panic!("panic_for_tests: a deliberate panic");
 }
 
 pub(crate) fn js_err(e: impl std::fmt::Display) -> JsError {

@@ -1,0 +1,73 @@
+// A worker the page keeps alive. A worker can die without a word: the browser may kill it
+// (out of memory), a wasm trap leaves its instance unusable, and a terminated worker sends no
+// error event. So besides error events, the page pings it every PING_MS and counts it dead when
+// a ping has gone unanswered for `silenceMs` (a worker answers between chunks of work, so the
+// limit must exceed its longest single computation). A dead worker is replaced by a new one
+// and `onRestart(why)` runs (the page re-sends its last request); after `maxRestarts` the page
+// gives up with `onGiveUp(why)` rather than loop on a fault that repeats.
+//
+// Protocol (see protocol.js): page → worker {type: 'ping'}; worker → page {type: 'pong'}, and
+// {type: 'crashed', message} when a wasm trap made its instance unusable (it then closes).
+const PING_MS = 2000;
+
+export class KeptWorker {
+  constructor(url, { onMessage, onRestart, onGiveUp, silenceMs, maxRestarts = 3 }) {
+    Object.assign(this, { url, onMessage, onRestart, onGiveUp, silenceMs, maxRestarts });
+    this.restarts = 0;
+    this.pingSent = null; // when the unanswered ping was sent, or null
+    this.spawn();
+    this.timer = setInterval(() => this.check(), PING_MS / 2);
+  }
+
+  spawn() {
+    this.worker = new Worker(this.url, { type: 'module' });
+    this.pingSent = null;
+    this.worker.onmessage = (ev) => {
+      this.pingSent = null; // any message shows it is alive
+      const m = ev.data;
+      if (m && m.type === 'pong') return;
+      if (m && m.type === 'crashed') {
+        this.replace(`its WebAssembly stopped with an error: ${String(m.message).slice(0, 120)}`);
+        return;
+      }
+      this.onMessage(ev);
+    };
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      this.replace(e.message || 'an error without a message');
+    };
+  }
+
+  post(message, transfer) {
+    if (this.worker) this.worker.postMessage(message, transfer || []); // none after giving up
+  }
+
+  check() {
+    if (!this.worker) return;
+    const now = performance.now();
+    if (this.pingSent === null) {
+      this.pingSent = now;
+      this.worker.postMessage({ type: 'ping' });
+    } else if (now - this.pingSent > this.silenceMs) {
+      this.replace(`it did not answer for ${Math.round(this.silenceMs / 1000)} s`);
+    }
+  }
+
+  replace(why) {
+    this.worker.terminate();
+    if (this.restarts >= this.maxRestarts) {
+      this.worker = null;
+      clearInterval(this.timer);
+      this.onGiveUp(why);
+      return;
+    }
+    this.restarts += 1;
+    this.spawn();
+    this.onRestart(why);
+  }
+
+  // For the tests: ends the worker as a crash would, without telling the page.
+  kill() {
+    this.worker?.terminate();
+  }
+}
