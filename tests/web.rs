@@ -12,8 +12,8 @@ use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::data::{decode_packed, DataFacts};
 use dpsgd_lab::privacy::accountant::SampledGaussian;
 use dpsgd_lab::web::{
-    calibrate, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart, epsilon_for,
-    epsilon_preview, format_epsilon, sigma_needed,
+    accuracy_y_range, calibrate, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart,
+    epsilon_for, epsilon_preview, format_epsilon, sigma_needed,
 };
 use std::sync::Arc;
 use wasm_bindgen::JsCast;
@@ -81,6 +81,7 @@ fn adult_facts() -> JsValue {
         n_classes: 2,
         private: false,
         releases: Vec::new(),
+        majority_share: Some(0.764),
     };
     serde_wasm_bindgen::to_value(&facts).unwrap()
 }
@@ -165,7 +166,7 @@ fn charts_draw_into_a_canvas() {
     let pins = js(
         r#"[{"label":"pin","history":[{"epoch":1,"test_acc":0.7,"epsilon":{"moments":"inf"}}]}]"#,
     );
-    draw_accuracy_chart("acc-test", history.clone(), pins, 10, 1.0).unwrap();
+    draw_accuracy_chart("acc-test", history.clone(), pins, 10, Some(0.764), 1.0).unwrap();
     assert!(
         inked_pixels(&acc) > 2000,
         "accuracy chart drew {} pixels",
@@ -197,17 +198,26 @@ fn charts_draw_into_a_canvas() {
     let inked = inked_pixels(&eps);
     assert!(inked > 2000, "epsilon chart drew {inked} pixels");
 
-    assert!(draw_accuracy_chart("no-such-canvas", empty.clone(), empty.clone(), 10, 1.0).is_err());
+    assert!(draw_accuracy_chart(
+        "no-such-canvas",
+        empty.clone(),
+        empty.clone(),
+        10,
+        None,
+        1.0
+    )
+    .is_err());
     assert!(draw_accuracy_chart(
         "acc-test",
         JsValue::from_str("not a list"),
         empty.clone(),
         10,
+        None,
         1.0
     )
     .is_err());
     assert!(
-        draw_accuracy_chart("acc-test", empty, js("{}"), 10, 1.0).is_err(),
+        draw_accuracy_chart("acc-test", empty, js("{}"), 10, None, 1.0).is_err(),
         "pins must be a list"
     );
 }
@@ -274,4 +284,17 @@ fn the_worst_case_audit_meets_the_trade_off_curve_in_wasm() {
             r.theory_tpr_at_fpr[f]
         );
     }
+}
+
+/// The accuracy chart's y range fits the curves and the majority baseline (#13): Adult's 84%
+/// against its 76% baseline, not a fixed 0.8–1.0 with the baseline off the chart.
+#[wasm_bindgen_test]
+fn accuracy_range_fits_the_curves_and_the_baseline() {
+    assert_eq!(
+        accuracy_y_range([0.84, 0.85, 0.764].into_iter()),
+        (0.7, 0.9)
+    );
+    assert_eq!(accuracy_y_range([0.99, 1.0].into_iter()), (0.9, 1.0));
+    assert_eq!(accuracy_y_range([0.03].into_iter()), (0.0, 0.1));
+    assert_eq!(accuracy_y_range(std::iter::empty()), (0.0, 1.0));
 }

@@ -11,7 +11,13 @@ export function dataKeyOf(config) {
 export async function loadBuiltin(config) {
   const files = LabData.filesOf(config.dataset);
   const bytes = await Promise.all(files.map(async (file) => {
-    const res = await fetch(`data/${file}`);
+    let res;
+    try {
+      res = await fetch(`data/${file}`);
+    } catch {
+      // Offline, and this data set was not stored on an earlier visit (sw.js stores it on first use).
+      throw new Error(`cannot download data/${file}: the network cannot be reached, and this data set has not been used here before (it is stored for offline use once it has loaded)`);
+    }
     if (!res.ok) throw new Error(`cannot load data/${file} (HTTP ${res.status})`);
     return new Uint8Array(await res.arrayBuffer());
   }));

@@ -1,18 +1,21 @@
 // Drawing helpers of the page: canvas sizing, a message in place of a chart, and the queue
 // that draws the charts one per task so the main thread is never held for long.
 
-// Fits a canvas's pixels to its displayed size and returns the charts' scale: the device pixel
-// ratio, times the growth beyond the 640 px the charts are designed for, so text and lines
-// grow with the chart (a presenter layout on a projector gets large type, not just room).
+// Fits a canvas's pixels to its displayed size (its shape is the stylesheet's: 25:16, or
+// lower in the presenter layout) and returns the charts' scale: the device pixel ratio, times
+// the growth beyond the 640 × 410 px the charts are designed for, so text and lines grow with
+// the chart (a presenter layout on a projector gets large type, not just room).
 export function sizeCanvas(canvas) {
   const dpr = window.devicePixelRatio || 1;
-  const w = Math.round(canvas.clientWidth * dpr) || 560;
-  const h = Math.round(w * 0.64);
+  const cssW = canvas.clientWidth || 560;
+  const cssH = canvas.clientHeight || Math.round(cssW * 0.64);
+  const w = Math.round(cssW * dpr);
+  const h = Math.round(cssH * dpr);
   if (canvas.width !== w || canvas.height !== h) {
     canvas.width = w;
     canvas.height = h;
   }
-  return dpr * Math.max(1, canvas.clientWidth / 640);
+  return dpr * Math.max(1, Math.min(cssW / 640, cssH / 410));
 }
 
 // A message on a chart's canvas in place of the chart (while computing, or why there is none).

@@ -3,23 +3,26 @@
 // every privacy quantity comes from Rust. Data flows one way:
 // controls -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
-  draw_accuracy_chart, draw_epsilon_chart, draw_clipping_histogram, draw_noise_chart,
-  draw_boundary, draw_sigma_chart, epsilon_preview, format_epsilon, run_defaults,
+  check_run_config, draw_boundary, epsilon_preview, format_epsilon, run_defaults,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 import { draw as drawAudit, setUpAudit } from './audit.js';
 import { renderCoverage } from './coverage.js';
-import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
+import { setUpCharts } from './charts.js';
+import { sizeCanvas } from './drawing.js';
+import { KeptWorker } from './kept-worker.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { clearMessage, setStatus, showMessage } from './messages.js';
-import { MAX_PINS, Pins } from './pins.js';
+import { Pins } from './pins.js';
+import { readLink } from './link.js';
 import { RunLog } from './runlog.js';
 import { setUpExport } from './export.js';
+import { setUpCalibrate } from './calibrate.js';
 import {
-  SLIDERS, fromHash, ownData, readConfig, seedProblem, setDefaults, setLotRange, setSigma, toHash,
+  SLIDERS, ownData, readConfig, seedProblem, setDefaults, setLotRange, toHash,
 } from './state.js';
-import { applyTeacherMode } from './teacher.js';
+import { fitPresenter } from './teacher.js';
 
 const $ = (id) => document.getElementById(id);
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
@@ -54,50 +57,20 @@ function writeHash(cfg) {
 }
 
 const history = () => (run ? run.history : []);
-const pinned = () => pins.drawn();
-const teaching = () => (run ? run.cfg.report : $('report').value) === 'teaching';
 
-const charts = new ChartQueue([
-  () => draw_accuracy_chart('accuracy-chart', history(), pinned(), readConfig().epochs, sizeCanvas($('accuracy-chart'))),
-  () => draw_epsilon_chart('epsilon-chart', preview, pldPreview.curve, history(), pinned(), $('amplification').value,
-    readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
-  () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', history(), readConfig().epochs, sizeCanvas($('noise-chart')))),
-  () => drawHistogram(),
-  () => drawSigmaChart(),
-], (e) => showMessage(`Could not draw the charts: ${e.message || e}`), () => {
-  if (!document.body.dataset.ready) {
-    // Loaded and drawn once: from here on the page is interactive (tests wait for this).
-    window.labReadyAt = performance.now();
-    document.body.dataset.ready = '1';
-  }
+// What the charts draw, read when they draw (charts.js).
+const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
+  ready: () => wasmReady,
+  history,
+  pinned: () => pins.drawn(),
+  // The majority class's share of the run's (public) test set, or null (private data).
+  baseline: () => (run && facts && factsOf === run.cfg.dataset ? facts.majority_share ?? null : null),
+  teaching: () => (run ? run.cfg.report : $('report').value) === 'teaching',
+  preview: () => preview,
+  pldCurve: () => pldPreview.curve,
+  norms: () => lastNorms,
+  sigmaPanel,
 });
-
-function drawCharts() {
-  if (wasmReady) charts.drawAll();
-}
-
-// A teaching view draws only at the teaching level; at the private level it says why not.
-function drawTeachingView(id, draw) {
-  if (teaching()) draw();
-  else drawCanvasMessage($(id), 'Not released: measured on the training data without noise');
-}
-
-function drawHistogram() {
-  if (!wasmReady) return;
-  drawTeachingView('clipping-chart', () => draw_clipping_histogram('clipping-chart', lastNorms, readConfig().clip, sizeCanvas($('clipping-chart'))));
-}
-
-function drawSigmaChart() {
-  if (!wasmReady) return;
-  const canvas = $('sigma-chart');
-  const curve = sigmaPanel.curve;
-  if (!curve) {
-    drawCanvasMessage(canvas, sigmaPanel.message);
-    return;
-  }
-  const cfg = readConfig();
-  draw_sigma_chart('sigma-chart', curve.points, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
-}
 
 // The ε preview (here), the σ panel and the PLD curve (in workers) for `cfg`: all from Rust,
 // from the settings and the facts of the run's data set (until those arrive, no preview rather
@@ -154,7 +127,7 @@ function restart(pin) {
   log.clear(generation);
   updatePreview(cfg);
   drawCharts();
-  worker.postMessage(TO_WORKER.start(generation, cfg, playing));
+  worker.post(TO_WORKER.start(generation, cfg, playing));
   const problem = pin ? null : seedProblem();
   if (problem) showMessage(`Seed: ${problem}.`);
   setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
@@ -177,12 +150,20 @@ function onReport(m) {
 
 function onDone() {
   const r = run.history[run.history.length - 1];
+  if (r?.divergence) {
+    const which = run.pin ? `Pinned run "${run.pin.label}": t` : 'T';
+    showMessage(`${which}${r.divergence.slice(1)}.`);
+  }
   if (run.pin) {
     pinRun(run.pin.label, run.pin.cfg, run.history);
     nextQueued();
     return;
   }
   if (!r) return;
+  if (r.divergence) {
+    setStatus(`Stopped in epoch ${r.epoch}: the model diverged (see the message).`);
+    return;
+  }
   if (r.stopped_by_budget) {
     const accountant = run.cfg.budget_accountant;
     setStatus(`Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ε = ${fmtEps(r.epsilon[accountant])} with the ${accountant} accountant; one more step would exceed ${run.cfg.budget_epsilon}.`);
@@ -256,23 +237,36 @@ function onWorkerMessage(ev) {
   }
 }
 
-let workerRestarts = 0;
+// The training worker, replaced when it crashes or stops answering; the new one re-runs the
+// last settings once its wasm has loaded (startWhenReady). A long single call (a data set's
+// decoding, DP-PCA) must fit in the silence allowed.
 function startWorker() {
-  worker = new Worker('./worker.js', { type: 'module' });
-  worker.onmessage = onWorkerMessage;
-  worker.onerror = (e) => {
-    e.preventDefault();
-    worker.terminate();
+  const lost = (why) => {
     workerReady = false;
-    if (workerRestarts >= 3) {
-      showMessage(`The training worker failed again (${e.message || 'no message'}); reload the page to try again.`);
-      return;
-    }
-    workerRestarts += 1;
-    showMessage(`The training worker failed (${e.message || 'no message'}); it was restarted with the last settings.`);
-    startWorker();
+    const own = run && run.cfg.dataset === 'own' ? ' Your file must be loaded again.' : '';
+    return `The training worker stopped (${why}).${own}`;
   };
+  worker = new KeptWorker('./worker.js', {
+    silenceMs: 20_000,
+    onMessage: onWorkerMessage,
+    onRestart: (why) => {
+      showMessage(`${lost(why)} A new one was started with the last settings.`);
+      setStatus('Restarting the training worker…');
+    },
+    onGiveUp: (why) => {
+      showMessage(`${lost(why)} It failed more than three times: reload the page to try again.`);
+      setStatus('Stopped.');
+    },
+  });
 }
+
+// Hooks for the end-to-end tests: a worker dying as a crash or a Rust panic would end it.
+window.labTest = Object.freeze({
+  killTrainingWorker: () => worker.kill(),
+  panicTrainingWorker: () => worker.post({ type: 'test-panic' }),
+  killAccountingWorker: () => accounting.worker.kill(),
+  setSilence: (ms) => { worker.silenceMs = ms; accounting.worker.silenceMs = ms; },
+});
 
 let started = false;
 function startWhenReady() {
@@ -337,44 +331,17 @@ for (const id of ['budget-eps', 'budget-accountant']) {
   });
 }
 
-$('calibrate').addEventListener('click', () => {
-  const cfg = readConfig(facts?.n_train);
-  if (!facts || factsOf !== cfg.dataset) {
-    showMessage('The data set is still loading: press Calibrate σ again in a moment.');
-    return;
-  }
-  const accountant = $('budget-accountant').value;
-  const target = Number($('budget-eps').value);
-  const asked = JSON.stringify([cfg, facts]);
-  clearMessage();
-  setStatus(`Calibrating σ for ε = ${target} with the ${accountant} accountant…`);
-  accounting.ask('calibrate', { config: cfg, facts, accountant, target }, (m) => {
-    if (JSON.stringify([readConfig(facts.n_train), facts]) !== asked) {
-      showMessage('The settings changed while σ was being calibrated: press Calibrate σ again.');
-      return;
-    }
-    if (m.error) {
-      showMessage(`Cannot calibrate: ${m.error}`);
-      return;
-    }
-    const { sigma, epsilon } = m.result;
-    if (sigma > Number($('sigma').max)) {
-      showMessage(`σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${$('sigma').max}. Try fewer epochs or a smaller lot.`);
-      return;
-    }
-    setSigma(sigma);
-    scheduleRestart();
-    showMessage(`σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} in ${cfg.epochs} epochs (${m.result.accountant} accountant).`);
-  });
+setUpCalibrate({
+  accounting, fmtEps, restart: scheduleRestart,
+  current: () => ({ cfg: readConfig(facts?.n_train), facts: facts && factsOf === readConfig().dataset ? facts : null }),
 });
-
 setUpExport(() => run);
 setUpAudit(() => readConfig(facts?.n_train), ownData);
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';
   $('play').setAttribute('aria-pressed', String(playing));
-  worker.postMessage(playing ? TO_WORKER.resume(generation) : TO_WORKER.pause(generation));
+  worker.post(playing ? TO_WORKER.resume(generation) : TO_WORKER.pause(generation));
   setStatus(playing ? 'Training…' : 'Paused.');
 });
 $('reset').addEventListener('click', () => restart());
@@ -395,7 +362,11 @@ $('compare').addEventListener('click', () => {
     .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
   nextQueued();
 });
-window.addEventListener('resize', () => { drawCharts(); drawAudit(); });
+window.addEventListener('resize', () => {
+  fitPresenter();
+  drawCharts();
+  drawAudit();
+});
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
 const ownDataName = setUpOwnData(() => worker, showMessage);
@@ -407,20 +378,24 @@ if ('serviceWorker' in navigator) {
 
 // The link's settings (and teacher mode) once Rust's defaults are on the controls.
 function readHash() {
-  const params = new URLSearchParams(location.hash.slice(1));
-  teacherParams = applyTeacherMode(params);
-  const problems = fromHash(params);
-  try {
-    const saved = JSON.parse(params.get('pins') || '[]');
-    const list = Array.isArray(saved) ? saved : [];
-    runQueue = list.filter((p) => p && typeof p === 'object' && p.cfg && typeof p.cfg === 'object' && typeof p.label === 'string')
-      .slice(0, MAX_PINS).map((p) => ({ label: p.label.slice(0, 60), cfg: p.cfg }));
-    if (runQueue.length < list.length) problems.push(`${list.length - runQueue.length} pinned run(s) in the link are damaged and were skipped`);
-  } catch {
-    problems.push('the pinned runs in the link are damaged and were skipped');
-  }
-  if (problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${problems.join('; ')}.`);
+  const link = readLink(location.hash, check_run_config);
+  teacherParams = link.teacherParams;
+  runQueue = link.queue;
+  if (link.problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${link.problems.join('; ')}.`);
 }
+
+// A link pasted into (or edited in) the address bar of an open lab replaces its settings and
+// pins, as a fresh load would.
+window.addEventListener('hashchange', () => {
+  if (!wasmReady) return; // read once the lab has loaded
+  setDefaults(run_defaults());
+  clearMessage();
+  pins.clear();
+  readHash();
+  showSeedMode();
+  fitPresenter();
+  nextQueued();
+});
 
 startWorker();
 init().then(() => {
@@ -429,6 +404,7 @@ init().then(() => {
   showSeedMode();
   readConfig();
   wasmReady = true;
+  fitPresenter();
   startWhenReady();
   setTimeout(drawCharts, 0); // the first drawing in a task of its own
 }).catch((e) => {

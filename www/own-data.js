@@ -1,6 +1,7 @@
 // A student's own data on the page: the file picker, the label column and the stated column
 // ranges are read here, the file(s) parsed in the training worker (wasm), which answers with
 // 'own-data-loaded' or 'own-data-rejected' (protocol.js).
+import { LabData } from './pkg/dpsgd_lab.js';
 import { TO_WORKER } from './protocol.js';
 
 const $ = (id) => document.getElementById(id);
@@ -17,8 +18,15 @@ export function setUpOwnData(currentWorker, showMessage) {
     select.disabled = true;
     $('load-data').disabled = files.length === 0;
     if (files.length === 1 && !/\.(gz|idx|ubyte)$/i.test(files[0].name)) {
-      const head = (await files[0].slice(0, 65536).text()).split(/\r?\n/)[0] || '';
-      for (const column of head.split(',').map((c) => c.trim().replace(/^"|"$/g, ''))) {
+      // The header as the parser reads it (Rust), from at most the file's first megabyte.
+      const size = LabData.csvHeaderPrefix();
+      let columns = [];
+      try {
+        columns = LabData.csvColumns(new Uint8Array(await files[0].slice(0, size).arrayBuffer()), files[0].size <= size);
+      } catch (e) {
+        showMessage(`${files[0].name}: ${e.message || e}`);
+      }
+      for (const column of columns) {
         const o = document.createElement('option');
         o.value = column;
         o.textContent = column;
@@ -41,7 +49,8 @@ export function setUpOwnData(currentWorker, showMessage) {
     }
     name = files.map((f) => f.name).join(' + ');
     const bytes = await Promise.all(files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
-    currentWorker().postMessage(TO_WORKER.ownData(bytes, $('label-column').value, $('bounds').value));
+    // Transferred, not copied: a 100 MB copy would hold the main thread.
+    currentWorker().post(TO_WORKER.ownData(bytes, $('label-column').value, $('bounds').value), bytes.map((b) => b.buffer));
   });
   return () => name;
 }

@@ -1,8 +1,10 @@
-// Offline support: after the first visit the page, the wasm and every data file fetched are
-// served from a cache, refreshed in the background when the network is there
-// (stale-while-revalidate). Only this origin's GET requests are handled.
-const CACHE = 'dpsgd-lab-v6';
-const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'state.js', 'protocol.js', 'runlog.js', 'coverage.js', 'messages.js', 'pins.js', 'export.js', 'accounting.js', 'drawing.js', 'own-data.js', 'teacher.js', 'worker.js', 'accounting-worker.js', 'audit.js', 'audit-worker.js', 'data-loader.js', 'pkg/dpsgd_lab.js', 'pkg/dpsgd_lab_bg.wasm'];
+// Offline support: the first visit stores the page, the wasm and the default and small data
+// sets (installed, not left to the HTTP cache); a data set fetched later (MNIST) is stored when
+// first used. Everything is served from the cache and refreshed in the background when the
+// network is there (stale-while-revalidate). Only this origin's GET requests are handled.
+const CACHE = 'dpsgd-lab-v7';
+const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'state.js', 'protocol.js', 'runlog.js', 'coverage.js', 'messages.js', 'pins.js', 'export.js', 'accounting.js', 'drawing.js', 'own-data.js', 'teacher.js', 'worker.js', 'accounting-worker.js', 'audit.js', 'audit-worker.js', 'data-loader.js', 'kept-worker.js', 'calibrate.js', 'link.js', 'charts.js', 'pkg/dpsgd_lab.js', 'pkg/dpsgd_lab_bg.wasm',
+  'data/adult.bin', 'data/breast_cancer.csv'];
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));

@@ -132,6 +132,72 @@ pub(super) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTran
         .map_err(js_err)
 }
 
+/// One entry of a legend row: name, colour, and whether its line is dashed.
+pub(super) type LegendEntry = (String, RGBColor, bool);
+
+/// How tall a legend row of `entries` is on a canvas `width` pixels wide (it wraps): the
+/// bottom margin to leave for [`legend_row`].
+pub(super) fn legend_row_height(entries: &[LegendEntry], width: u32, font_px: u32) -> u32 {
+    legend_layout(entries, width, font_px)
+        .last()
+        .map_or(0, |l| l.1 + 1)
+        * (font_px * 3 / 2)
+        + font_px / 2
+}
+
+/// Where each entry goes: (x, line).
+fn legend_layout(entries: &[LegendEntry], width: u32, font_px: u32) -> Vec<(u32, u32)> {
+    let (mut x, mut line) = (font_px, 0);
+    entries
+        .iter()
+        .map(|(name, _, _)| {
+            let w = font_px * 2 + (name.chars().count() as u32 * font_px * 14 / 25) + font_px;
+            if x + w > width && x > font_px {
+                (x, line) = (font_px, line + 1);
+            }
+            let at = (x, line);
+            x += w;
+            at
+        })
+        .collect()
+}
+
+/// A legend drawn below the chart, in the margin [`legend_row_height`] left free, so that it
+/// never covers data (a legend box inside the plot area always covers some runs' curves).
+pub(super) fn legend_row(
+    root: &DrawingArea<CanvasBackend, plotters::coord::Shift>,
+    entries: &[LegendEntry],
+    font_px: u32,
+) -> Result<(), JsError> {
+    let (width, height) = root.dim_in_pixel();
+    let top = height - legend_row_height(entries, width, font_px) + font_px / 2;
+    let place = legend_layout(entries, width, font_px);
+    for ((name, color, dashed), (x, line)) in entries.iter().zip(place) {
+        let y = (top + line * (font_px * 3 / 2) + font_px / 2) as i32;
+        let x = x as i32;
+        let style = ShapeStyle::from(color).stroke_width((font_px / 6).max(2));
+        let len = font_px as i32 * 3 / 2;
+        if *dashed {
+            for k in (0..len).step_by((font_px / 2).max(2) as usize * 2) {
+                let end = (k + (font_px as i32 / 2).max(2)).min(len);
+                root.draw(&PathElement::new(vec![(x + k, y), (x + end, y)], style))
+                    .map_err(js_err)?;
+            }
+        } else {
+            root.draw(&PathElement::new(vec![(x, y), (x + len, y)], style))
+                .map_err(js_err)?;
+        }
+        let font = ("sans-serif", font_px).into_font().color(&GREY);
+        root.draw(&Text::new(
+            name.clone(),
+            (x + len + font_px as i32 / 3, y - font_px as i32 / 2),
+            font,
+        ))
+        .map_err(js_err)?;
+    }
+    Ok(())
+}
+
 /// Names each curve at its right end (`labels`: text, colour, backend position), nudged apart
 /// vertically by at least `gap` pixels so close curves stay readable.
 pub(super) fn end_labels(

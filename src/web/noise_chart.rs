@@ -3,7 +3,8 @@
 //! and marked so.
 
 use super::chart_kit::{
-    backend, epoch_label, legend, log_label, not_private_badge, BLUE, GREEN, VERMILLION,
+    backend, epoch_label, legend_row, legend_row_height, log_label, not_private_badge, LegendEntry,
+    BLUE, GREEN, VERMILLION,
 };
 use super::{from_js, js_err};
 use plotters::prelude::*;
@@ -67,10 +68,19 @@ pub fn draw_noise_chart(
         .fold(f64::INFINITY, f64::min)
         .min(1.0)
         * 0.5;
-    // A decade and more of headroom above the data, where the legend goes.
-    let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 30.0;
+    let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 3.0;
+    let mut legend: Vec<LegendEntry> = vec![("clipped (right axis)".into(), GREEN, false)];
+    if points.iter().any(|p| p.expected_noise_norm > 0.0) {
+        legend.push(("expected σC√d".into(), VERMILLION, true));
+    }
+    legend.extend([
+        ("signal: epoch mean, dots: lots".into(), BLUE, false),
+        ("noise: epoch mean, dots: lots".into(), VERMILLION, false),
+    ]);
+    let font = px(13.0);
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
+        .margin_bottom(legend_row_height(&legend, root.dim_in_pixel().0, font) + px(6.0))
         .margin_top(px(30.0)) // room for the "not private" badge
         .caption(
             "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
@@ -94,9 +104,7 @@ pub fn draw_noise_chart(
             points.iter().map(|p| (p.epoch, p.clipped_fraction)),
             clipped,
         ))
-        .map_err(js_err)?
-        .label("clipped (right axis)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], clipped));
+        .map_err(js_err)?;
     chart
         .configure_mesh()
         .x_desc("epoch")
@@ -137,16 +145,11 @@ pub fn draw_noise_chart(
         let dashed = ShapeStyle::from(&VERMILLION.mix(0.8)).stroke_width(px(1.5));
         chart
             .draw_series(DashedLineSeries::new(expected, px(6.0), px(4.0), dashed))
-            .map_err(js_err)?
-            .label("expected σC√d")
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y)], dashed));
+            .map_err(js_err)?;
     }
     type Get = fn(&NormPoint) -> f64;
-    let series: [(&str, RGBColor, Get); 2] = [
-        ("signal", BLUE, |p| p.signal_norm),
-        ("noise", VERMILLION, |p| p.noise_norm),
-    ];
-    for (name, color, get) in series {
+    let series: [(RGBColor, Get); 2] = [(BLUE, |p| p.signal_norm), (VERMILLION, |p| p.noise_norm)];
+    for (color, get) in series {
         let style = ShapeStyle::from(&color).stroke_width(px(2.5));
         let pts: Vec<(f64, f64)> = points
             .iter()
@@ -155,9 +158,7 @@ pub fn draw_noise_chart(
             .collect();
         chart
             .draw_series(LineSeries::new(pts.clone(), style))
-            .map_err(js_err)?
-            .label(format!("{name}: epoch mean, dots: lots"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            .map_err(js_err)?;
         chart
             .draw_series(
                 pts.into_iter()
@@ -165,7 +166,7 @@ pub fn draw_noise_chart(
             )
             .map_err(js_err)?;
     }
-    legend(&mut chart, SeriesLabelPosition::UpperRight, px(14.0))?;
+    legend_row(&root, &legend, font)?;
     not_private_badge(&root, scale, "not private: training data without noise")?;
     root.present().map_err(js_err)
 }

@@ -1,0 +1,42 @@
+// "Calibrate σ": asks the accounting worker (Rust) for the smallest σ, rounded up, whose run
+// spends at most the target ε, and moves the σ slider there. An answer to settings that have
+// changed since is dropped with a message; the page itself computes nothing of it.
+import { clearMessage, setStatus, showMessage } from './messages.js';
+import { setSigma } from './state.js';
+
+const $ = (id) => document.getElementById(id);
+
+// `current()` gives { cfg, facts } of the controls now (facts null while the data set loads).
+export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
+  $('calibrate').addEventListener('click', () => {
+    const { cfg, facts } = current();
+    if (!facts) {
+      showMessage('The data set is still loading: press Calibrate σ again in a moment.');
+      return;
+    }
+    const accountant = $('budget-accountant').value;
+    const target = Number($('budget-eps').value);
+    const asked = JSON.stringify([cfg, facts]);
+    clearMessage();
+    setStatus(`Calibrating σ for ε = ${target} with the ${accountant} accountant…`);
+    accounting.ask('calibrate', { config: cfg, facts, accountant, target }, (m) => {
+      const now = current();
+      if (JSON.stringify([now.cfg, now.facts]) !== asked) {
+        showMessage('The settings changed while σ was being calibrated: press Calibrate σ again.');
+        return;
+      }
+      if (m.error) {
+        showMessage(`Cannot calibrate: ${m.error}`);
+        return;
+      }
+      const { sigma, epsilon } = m.result;
+      if (sigma > Number($('sigma').max)) {
+        showMessage(`σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${$('sigma').max}. Try fewer epochs or a smaller lot.`);
+        return;
+      }
+      setSigma(sigma);
+      restart();
+      showMessage(`σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} in ${cfg.epochs} epochs (${m.result.accountant} accountant).`);
+    });
+  });
+}

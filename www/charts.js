@@ -1,0 +1,57 @@
+// The page's charts, drawn from Rust one per task (drawing.js's queue) from what `view` gives
+// when they draw: the run's reports, the pins, the ε preview and PLD curve, the last lot's
+// gradient norms and the σ panel. The teaching views say why they are blank at the private
+// level instead of drawing.
+import {
+  draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
+} from './pkg/dpsgd_lab.js';
+import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
+import { showMessage } from './messages.js';
+import { readConfig } from './state.js';
+
+const $ = (id) => document.getElementById(id);
+
+export function setUpCharts(view) {
+  // A teaching view draws only at the teaching level; at the private level it says why not.
+  const drawTeachingView = (id, draw) => {
+    if (view.teaching()) draw();
+    else drawCanvasMessage($(id), 'Not released: measured on the training data without noise');
+  };
+
+  const drawHistogram = () => {
+    if (!view.ready()) return;
+    drawTeachingView('clipping-chart', () => draw_clipping_histogram('clipping-chart', view.norms(), readConfig().clip, sizeCanvas($('clipping-chart'))));
+  };
+
+  const drawSigmaChart = () => {
+    if (!view.ready()) return;
+    const canvas = $('sigma-chart');
+    const curve = view.sigmaPanel.curve;
+    if (!curve) {
+      drawCanvasMessage(canvas, view.sigmaPanel.message);
+      return;
+    }
+    const cfg = readConfig();
+    draw_sigma_chart('sigma-chart', curve.points, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
+  };
+
+  const charts = new ChartQueue([
+    () => draw_accuracy_chart('accuracy-chart', view.history(), view.pinned(), readConfig().epochs, view.baseline(), sizeCanvas($('accuracy-chart'))),
+    () => draw_epsilon_chart('epsilon-chart', view.preview(), view.pldCurve(), view.history(), view.pinned(), $('amplification').value,
+      readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+    () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', view.history(), readConfig().epochs, sizeCanvas($('noise-chart')))),
+    drawHistogram,
+    drawSigmaChart,
+  ], (e) => showMessage(`Could not draw the charts: ${e.message || e}`), () => {
+    if (!document.body.dataset.ready) {
+      // Loaded and drawn once: from here on the page is interactive (tests wait for this).
+      window.labReadyAt = performance.now();
+      document.body.dataset.ready = '1';
+    }
+  });
+
+  const drawCharts = () => {
+    if (view.ready()) charts.drawAll();
+  };
+  return { drawCharts, drawHistogram, drawSigmaChart };
+}
