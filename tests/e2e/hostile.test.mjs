@@ -1,0 +1,253 @@
+// Hostile and careless input, and faults (#13): workers that die, links with bad pins and
+// prototype keys, a fuzz over the URL hash, files too large, gzip bombs. Each test opens a page
+// of its own; the page must never show NaN or undefined, never let a wasm panic or an uncaught
+// error through, and must still train afterwards.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { generationOf, longTasks, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+
+before(setUp);
+after(tearDown);
+
+const TMP = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-hostile-'));
+const message = (page) => page.evaluate(() => (document.getElementById('message').hidden ? '' : document.getElementById('message-text').textContent));
+const waitForMessage = (page, pattern, timeout = 30_000) => page.waitForFunction(
+  ([source, flags]) => !document.getElementById('message').hidden && new RegExp(source, flags).test(document.getElementById('message-text').textContent),
+  [pattern.source, pattern.flags], { timeout },
+);
+
+// In the page: "NaN" or "undefined" anywhere the page writes (with `width` characters around
+// it), or null; quoted echoes of the user's own input in the message box ("sigma = 'NaN' is
+// not a number") excepted.
+function junkInPage(width) {
+  const msg = document.getElementById('message');
+  const saved = msg.hidden;
+  msg.hidden = true;
+  const text = document.body.innerText;
+  msg.hidden = saved;
+  const own = saved ? '' : document.getElementById('message-text').textContent.replace(/'[^']*'|"[^"]*"/g, "''");
+  const hit = `${text}\n${own}`.match(new RegExp(`.{0,${width}}\\b(NaN|undefined)\\b.{0,${width}}`));
+  return hit ? hit[0] : null;
+}
+const junkOnPage = (page) => page.evaluate(junkInPage, 50);
+
+test('a training worker that dies is noticed, replaced, and re-runs the last settings', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=3&sigma=1.5&dataset=blobs&model=logistic');
+  await waitForRun(page, 0, 3, { done: true });
+  await page.evaluate(() => window.labTest.setSilence(2_000));
+
+  // terminate(): no error event; only the watchdog's unanswered ping tells.
+  let g = await generationOf(page);
+  await page.evaluate(() => window.labTest.killTrainingWorker());
+  await waitForMessage(page, /training worker stopped \(it did not answer for 2 s\).*new one was started with the last settings/);
+  await waitForRun(page, g, 3, { done: true });
+  assert.match(await page.locator('#sigma-value').textContent(), /^1\.50$/);
+
+  // A Rust panic: the wasm instance is gone; the worker says so and a new one takes over.
+  g = await generationOf(page);
+  await page.evaluate(() => window.labTest.panicTrainingWorker());
+  await waitForMessage(page, /training worker stopped \(its WebAssembly stopped with an error/);
+  await waitForRun(page, g, 3, { done: true });
+
+  // A dead accounting worker: Calibrate is still answered, by its replacement.
+  await page.evaluate(() => window.labTest.killAccountingWorker());
+  await waitForMessage(page, /accounting worker stopped \(it did not answer for 2 s\); a new one was started/);
+  await page.click('#calibrate');
+  await waitForMessage(page, /σ = [\d.]+ \(rounded up\) spends ε = [\d.]+ ≤ 2/);
+  assert.equal(await junkOnPage(page), null);
+  const expected = (p) => /panic_for_tests: a deliberate panic/.test(p);
+  assert.deepEqual(problems.filter((p) => !expected(p)), []);
+  await page.close();
+});
+
+test('each bad pin of a link is dropped by name; the good pin and the link\'s own run train', async () => {
+  // Written out: a JS object literal's __proto__ would set the prototype, not a key.
+  const pins = `[${[
+    '{"label":"good","cfg":{"dataset":"blobs","model":"logistic","epochs":1}}',
+    '{"label":"huge","cfg":{"epochs":1e9}}',
+    '{}',
+    '{"label":"proto","cfg":{"__proto__":{"sigma":1},"pca":1e308}}',
+  ].join(',')}]`;
+  const { page, problems } = await openLab(`#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(pins)}`);
+  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, { timeout: 30_000 });
+  await waitForRun(page, 0, 2, { done: true });
+  const text = await message(page);
+  for (const part of ['pinned run "huge" was skipped (epochs: epochs = 1000000000 must be between 1 and 10000)', '"pin 3" has no settings', 'pinned run "proto" was skipped (config: unknown setting \'__proto__\')']) {
+    assert.ok(text.includes(part), `${part} in: ${text}`);
+  }
+  assert.equal(await page.locator('#pin-list li').textContent(), 'good');
+  assert.equal(await junkOnPage(page), null);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a run whose weights overflow stops in that epoch and says the model diverged', async () => {
+  // Non-private (no clipping), the MLP on Breast Cancer at η = 10: the weights overflow within
+  // a few epochs; before, the run went on with its accuracy frozen at a constant.
+  const pins = JSON.stringify([{ label: 'too fast', cfg: { dataset: 'breast-cancer', model: 'mlp', mode: 'non-private', lr: 10, epochs: 30, seed: 1 } }]);
+  const { page, problems } = await openLab(`#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(pins)}`);
+  await waitForMessage(page, /Pinned run "too fast": the model diverged in epoch \d+: its weights grew until they overflowed.*η = 10 is too large/);
+  assert.equal(await junkOnPage(page), null);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the L slider reaches N, and values beyond a slider are named, not moved to its end', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&lot_size=99999999&sigma=1e308');
+  await waitForRun(page, 0, 1);
+  assert.equal(await page.locator('#lot-size-value').textContent(), '32561');
+  assert.match(await message(page), /sigma = 1\.00e\+308 is out of range \(0\.00 to 16\.00\)/);
+  assert.match(await page.locator('#sigma-value').textContent(), /^1\.00$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// The fuzz: keys the page reads, prototype keys and junk; values that are huge, tiny, empty,
+// not numbers, markup, very long; pins malformed every way. Seeded, so a failure repeats.
+const KEYS = ['v', 'sigma', 'clip', 'lot_size', 'lr', 'epochs', 'delta', 'seed', 'dataset', 'model', 'report', 'amp', 'pca',
+  'pca_sigma', 'adapt', 'pins', 'lesson', 'teacher', 'big', 'hide', 'lock', '__proto__', 'constructor', 'toString',
+  'hasOwnProperty', 'prototype', '', 'x'];
+const VALUES = ['1', '0', '-1', '2.5', '1e308', '-1e308', '1e-308', '5e-324', 'Infinity', '-Infinity', 'NaN', 'nan', '',
+  ' ', '0x10', '1_000', '٣', '1e', '.', '+', '__proto__', 'constructor', 'toString', 'valueOf', 'adult', 'mnist', 'blobs',
+  'own', 'spiral', 'mlp', 'logistic', 'private', 'teaching', 'paper', 'clipping', 'moments', 'audit', 'noise',
+  '<img src=x onerror="window.pwned=1">', '"><script>window.pwned=1</script>', 'sigma,clip,dataset,play,run-log',
+  '%', '%00', '\u202e', '🙂', 'x'.repeat(5000), '9'.repeat(400), '[]', '{}', 'null', 'true', '[{}]', '[1,2]',
+  '[{"label":"a","cfg":{"sigma":"x"}}]', '[{"label":{},"cfg":[]}]', '[{"label":"a","cfg":{"epochs":100000}}]',
+  '[{"label":"a","cfg":{"lot_size":1e12,"dataset":"blobs"}}]', '[{"label":"a","cfg":{"dataset":"own"}}]',
+  '[{"label":"a","cfg":{"__proto__":{"x":1}}}]', '{"__proto__":[]}', '[' + '['.repeat(3000), 'null'.repeat(100)];
+
+function hashes(seed, n) {
+  let s = seed;
+  const rand = () => {
+    s = (s + 0x6d2b79f5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const r = rand();
+    if (r < 0.08) {
+      // Raw junk: random bytes as a hash, percent signs, separators.
+      out.push(`#${Array.from({ length: 1 + Math.floor(rand() * 40) }, () => String.fromCharCode(32 + Math.floor(rand() * 95))).join('')}`);
+      continue;
+    }
+    const params = new URLSearchParams();
+    const count = 1 + Math.floor(rand() * 6);
+    for (let k = 0; k < count; k++) params.append(pick(KEYS), pick(VALUES));
+    out.push(`#${params}`);
+  }
+  return out;
+}
+
+test('fuzz: 1,000 random and adversarial URL hashes never break the page, and it still trains', async () => {
+  const seed = Number(process.env.FUZZ_SEED) || 20261123;
+  const list = hashes(seed, 1000);
+  const { page, problems } = await openLab('#v=1&epochs=1&dataset=blobs');
+  await waitForRun(page, 0, 1);
+  // A link opened in place (hashchange): in batches, in the page, each hash handled before the
+  // next; the visible text checked after each.
+  const failures = [];
+  for (let i = 0; i < list.length; i += 100) {
+    // Each hash set, then the text scanned before the next (one evaluation per batch).
+    const run = async (batch, junk) => {
+      const bad = [];
+      for (const h of batch) {
+        location.hash = h;
+        await new Promise((r) => setTimeout(r, 0));
+        const hit = junk(40);
+        if (hit || window.pwned) bad.push(`${h.slice(0, 120)} → ${hit || 'script ran'}`);
+      }
+      return bad;
+    };
+    const found = await page.evaluate(`(${run})(${JSON.stringify(list.slice(i, i + 100))}, ${junkInPage})`);
+    failures.push(...found);
+  }
+  assert.deepEqual(failures, [], `FUZZ_SEED=${seed}`);
+  assert.deepEqual(problems, [], `FUZZ_SEED=${seed}`);
+  // The page still trains: a sane link, opened in place.
+  const g = await generationOf(page);
+  await page.evaluate(() => { location.hash = '#v=1&epochs=2&dataset=blobs&model=logistic'; });
+  await waitForRun(page, g, 2, { done: true });
+  await page.close();
+
+  // And as fresh loads (the start-up path), a sample of them.
+  for (const h of list.filter((_, i) => i % 100 === 7)) {
+    const fresh = await openLab(h);
+    await fresh.page.waitForTimeout(300);
+    assert.equal(await junkOnPage(fresh.page), null, h);
+    assert.equal(await fresh.page.evaluate(() => window.pwned), undefined, h);
+    assert.deepEqual(fresh.problems, [], h);
+    await fresh.page.close();
+  }
+});
+
+test('a 50 MB file and a gzip bomb are refused with the reason, and the main thread stays free', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=2&dataset=blobs');
+  await waitForRun(page, 0, 1);
+  await page.locator('#own-data summary').click();
+  const t0 = await page.evaluate(() => performance.now());
+
+  // 50 MB: an ID column with a million distinct values, BOM and CRLF line ends.
+  const big = path.join(TMP, 'big.csv');
+  const rows = ['\ufeffid,x,label'];
+  let size = 0;
+  for (let i = 0; size < 50 * 1048576; i++) {
+    const row = `user-${String(i).padStart(12, '0')},${(i % 97) / 7},${i % 3 ? 'yes' : 'no'}`;
+    rows.push(row);
+    size += row.length + 2;
+  }
+  writeFileSync(big, rows.join('\r\n'));
+  await page.setInputFiles('#data-file', big);
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 10_000 });
+  assert.equal(await page.locator('#label-column option').first().textContent(), 'id', 'the BOM is not part of the first name');
+  await page.click('#load-data');
+  await waitForMessage(page, /not loaded.*column 'id' has more than [\d,]+ distinct values/, 60_000);
+
+  // A gzip bomb: an images file of 200 MB of zeros in 200 kB of gzip, with its labels.
+  const header = Buffer.alloc(16);
+  header.writeUInt32BE(0x00000803, 0);
+  header.writeUInt32BE(200 * 1024, 4);
+  header.writeUInt32BE(32, 8);
+  header.writeUInt32BE(32, 12);
+  const bomb = zlib.gzipSync(Buffer.concat([header, Buffer.alloc(200 * 1048576)]), { level: 9 });
+  const labels = zlib.gzipSync(Buffer.concat([Buffer.from([0, 0, 8, 1, 0, 3, 32, 0]), Buffer.alloc(200 * 1024)]));
+  await page.setInputFiles('#data-file', [
+    { name: 'bomb-images.idx3-ubyte.gz', mimeType: 'application/gzip', buffer: bomb },
+    { name: 'bomb-labels.idx1-ubyte.gz', mimeType: 'application/gzip', buffer: labels },
+  ]);
+  await page.click('#load-data');
+  await waitForMessage(page, /not loaded.*decompresses to more than 100 MB/);
+
+  // A single gzipped CSV is not read as text.
+  await page.setInputFiles('#data-file', { name: 'data.csv.gz', mimeType: 'application/gzip', buffer: zlib.gzipSync('a,label\n1,x\n2,y\n') });
+  await page.click('#load-data');
+  await waitForMessage(page, /not loaded.*gzip/);
+
+  // The run went on, and no main-thread task of this page took over 100 ms meanwhile.
+  assert.equal(await page.locator('#dataset').inputValue(), 'blobs');
+  const id = await page.evaluate(() => window.labPageId);
+  const slow = longTasks.filter((t) => t.page === id && t.start > t0 && t.ms > 100);
+  assert.deepEqual(slow, []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the label list has every column of a header longer than 64 kB, the last preselected', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&dataset=blobs');
+  await page.locator('#own-data summary').click();
+  const names = Array.from({ length: 9000 }, (_, i) => `"feature, no ${String(i).padStart(5, '0')}"`);
+  const text = `${[...names, 'target'].join(',')}\n${Array.from({ length: 9001 }, (_, i) => (i === 9000 ? 'a' : '1')).join(',')}\n`;
+  assert.ok(text.indexOf('\n') > 65536);
+  await page.setInputFiles('#data-file', { name: 'wide.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'target', null, { timeout: 10_000 });
+  assert.equal(await page.locator('#label-column option').count(), 9001);
+  assert.equal(await page.locator('#label-column option').first().textContent(), 'feature, no 00000');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

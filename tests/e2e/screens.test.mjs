@@ -1,0 +1,78 @@
+// The classroom's screens (#13): a projector at 1280×720 and 1920×1080 in the presenter
+// layout, and a phone and a tablet. Checked with element boxes; a screenshot of each goes to
+// test-artifacts/ to be looked at.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ARTIFACTS, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+
+let context;
+before(async () => {
+  ({ context } = await setUp());
+});
+after(tearDown);
+
+const boxes = (page, ids) => page.evaluate((list) => Object.fromEntries(list.map((id) => {
+  const r = document.getElementById(id).getBoundingClientRect();
+  return [id, { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height }];
+})), ids);
+
+// Inside the first screen, without scrolling.
+const onScreen = (b, w, h) => b.width > 0 && b.left >= 0 && b.top >= 0 && b.right <= w + 0.5 && b.bottom <= h + 0.5;
+
+async function openAt(width, height, hash) {
+  const { page, problems } = await openLab(hash);
+  await page.setViewportSize({ width, height });
+  await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+  return { page, problems };
+}
+
+for (const [width, height] of [[1280, 720], [1920, 1080]]) {
+  test(`projector ${width}×${height}: lesson, both charts side by side and the lesson's controls on one screen`, async () => {
+    for (const [lesson, charts, controls] of [
+      ['moments', ['accuracy-chart', 'epsilon-chart'], ['sigma', 'epochs', 'lot-size', 'play']],
+      ['clipping', ['accuracy-chart', 'clipping-chart'], ['clip', 'sigma', 'play']],
+      ['', ['accuracy-chart', 'epsilon-chart'], ['sigma', 'clip', 'lot-size', 'lr', 'play']],
+    ]) {
+      const { page, problems } = await openAt(width, height, `#teacher=1&big=1${lesson ? `&lesson=${lesson}` : ''}&epochs=3`);
+      await waitForRun(page, 0, 2);
+      await page.waitForTimeout(300); // the resize's redraw
+      const ids = [...charts, ...controls, 'status', ...(lesson ? ['lesson'] : [])];
+      const b = await boxes(page, ids);
+      for (const id of ids) assert.ok(onScreen(b[id], width, height), `${lesson || 'no lesson'}: #${id} at ${JSON.stringify(b[id])}`);
+      const [left, right] = charts.map((id) => b[id]);
+      assert.ok(right.left >= left.right && Math.abs(right.top - left.top) < 2, `side by side: ${JSON.stringify([left, right])}`);
+      assert.ok(left.height >= 0.3 * height, `charts tall enough to read: ${left.height}`);
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
+      // The canvas's pixels follow its size on screen (sharp on any screen).
+      const px = await page.evaluate(() => {
+        const c = document.getElementById('accuracy-chart');
+        return [c.width, c.height, Math.round(c.clientWidth * devicePixelRatio), Math.round(c.clientHeight * devicePixelRatio)];
+      });
+      assert.deepEqual(px.slice(0, 2), px.slice(2), `canvas pixels ${px}`);
+      await page.screenshot({ path: path.join(ARTIFACTS, `projector-${width}x${height}-${lesson || 'default'}.png`) });
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  });
+}
+
+for (const [width, height] of [[390, 844], [768, 1024]]) {
+  test(`${width} px wide: no horizontal scrolling, the charts first, the controls reachable below`, async () => {
+    const { page, problems } = await openAt(width, height, '#v=1&epochs=3');
+    await waitForRun(page, 0, 2);
+    await page.waitForTimeout(300);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth),
+      `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)} > ${width}`);
+    const b = await boxes(page, ['accuracy-chart', 'epsilon-chart', 'sigma', 'status']);
+    assert.ok(b['accuracy-chart'].top < height * 0.6, `the accuracy chart starts in the first screen: ${b['accuracy-chart'].top}`);
+    assert.ok(b['accuracy-chart'].right <= width && b['epsilon-chart'].right <= width);
+    assert.ok(b.sigma.top > b['accuracy-chart'].bottom, 'the controls come after the charts');
+    await page.screenshot({ path: path.join(ARTIFACTS, `narrow-${width}x${height}.png`), fullPage: false });
+    await page.locator('#sigma').scrollIntoViewIfNeeded();
+    const sigma = (await boxes(page, ['sigma'])).sigma;
+    assert.ok(onScreen(sigma, width, height), `σ slider reachable: ${JSON.stringify(sigma)}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
