@@ -36,6 +36,7 @@ let run = null;        // { cfg, history, mechanism, plane, pin } of the run now
 let preview = [];      // epsilon_preview of the current settings
 let playing = true;
 let debounce = null;
+let reloadingOwn = false; // own data re-sent to a restarted worker
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
 const pins = new Pins();
 let runQueue = [];     // { label, cfg } runs to train and pin one after another
@@ -194,6 +195,7 @@ function onWorkerMessage(ev) {
     return;
   }
   if (m.type === 'own-data-rejected') {
+    reloadingOwn = false;
     showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`);
     return;
   }
@@ -243,14 +245,16 @@ function onWorkerMessage(ev) {
 function startWorker() {
   const lost = (why) => {
     workerReady = false;
-    const own = run && run.cfg.dataset === 'own' ? ' Your file must be loaded again.' : '';
-    return `The training worker stopped (${why}).${own}`;
+    return `The training worker stopped (${why}).`;
   };
   worker = new KeptWorker('./worker.js', {
     silenceMs: 20_000,
     onMessage: onWorkerMessage,
     onRestart: (why) => {
-      showMessage(`${lost(why)} A new one was started with the last settings.`);
+      // Your file goes to the new worker before the run (it handles messages in order).
+      reloadingOwn = ownFiles.resend();
+      const own = reloadingOwn ? ' and your file' : '';
+      showMessage(`${lost(why)} A new one was started with the last settings${own}.`);
       setStatus('Restarting the training worker…');
     },
     onGiveUp: (why) => {
@@ -289,10 +293,15 @@ function scheduleRestart() {
 
 // A student's file is private data: the private release level, a hidden random seed.
 function ownDataLoaded(own) {
+  ownFiles.loaded();
+  if (reloadingOwn) { // the same file, given to a restarted worker: nothing to announce
+    reloadingOwn = false;
+    return;
+  }
   facts = own;
   factsOf = 'own';
   $('own-option').hidden = false;
-  $('own-option').textContent = `Your data: ${ownDataName()} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
+  $('own-option').textContent = `Your data: ${ownFiles.name()} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
   $('dataset').value = 'own';
   $('report').value = 'private';
   showSeedMode();
@@ -369,7 +378,7 @@ window.addEventListener('resize', () => {
 });
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
-const ownDataName = setUpOwnData(() => worker, showMessage);
+const ownFiles = setUpOwnData(() => worker, showMessage);
 
 // Offline after the first visit (see sw.js); the lab works without it too.
 if ('serviceWorker' in navigator) {

@@ -5,7 +5,7 @@
 // Page → training worker (worker.js):
 /** @typedef {{type: 'start', generation: number, config: object, play: boolean}} Start */
 /** @typedef {{type: 'pause' | 'resume', generation: number}} PauseResume */
-/** @typedef {{type: 'own-data', files: Uint8Array[], label: string, bounds: string}} OwnData */
+/** @typedef {{type: 'own-data', files: File[], label: string, bounds: string}} OwnData — the worker reads the files */
 //
 // Training worker → page:
 /** @typedef {{type: 'ready'}} Ready — the wasm core is loaded */

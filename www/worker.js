@@ -112,12 +112,18 @@ async function start(m) {
   if (running) loop(m.generation);
 }
 
-function loadOwnData(m) {
-  // Parse a student's file; on any error the current data and run stay as they were.
+async function loadOwnData(m) {
+  // Read and parse a student's file(s) here, off the main thread; on any error the current
+  // data and run stay as they were.
   try {
-    const fresh = m.files.length === 2
-      ? LabData.fromIdx(m.files[0], m.files[1])
-      : LabData.fromCsv(m.files[0], String(m.label), String(m.bounds || ''));
+    if (!m.files.every((f) => f instanceof Blob)) throw new Error('expected files');
+    const limit = LabData.maxFileBytes();
+    const big = m.files.find((f) => f.size > limit);
+    if (big) throw new Error(`${big.name} is larger than ${limit / 1048576} MB, the most the lab reads`);
+    const bytes = await Promise.all(m.files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+    const fresh = bytes.length === 2
+      ? LabData.fromIdx(bytes[0], bytes[1])
+      : LabData.fromCsv(bytes[0], String(m.label), String(m.bounds || ''));
     if (ownData && ownData !== data) ownData.free();
     ownData = fresh;
     if (dataKey === 'own') dataKey = ''; // reload on the next start
@@ -153,7 +159,7 @@ async function handle(m) {
       if (!crashed(e)) postMessage({ type: 'error', generation: m.generation, message: `The run could not start: ${e.message || e}` });
     }
   } else if (m.type === 'own-data' && Array.isArray(m.files) && m.files.length >= 1) {
-    loadOwnData(m);
+    await loadOwnData(m);
   } else if (m.type === 'test-panic') {
     try {
       panic_for_tests(); // the tests' stand-in for a bug: a real Rust panic, a real trap

@@ -6,7 +6,7 @@ use super::{config_from_js, js_err, to_js};
 use crate::config::ReleaseLevel;
 use crate::data::bounds::parse_stated;
 use crate::data::builtin::{builtin_files, load_builtin};
-use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX};
+use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX, MAX_BYTES};
 use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{private_dataset, private_images, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
@@ -83,6 +83,12 @@ impl LabData {
     #[wasm_bindgen(js_name = csvHeaderPrefix)]
     pub fn csv_header_prefix() -> usize {
         HEADER_PREFIX
+    }
+
+    /// The largest file the lab reads (CSV or IDX), checked by the page before a file is read.
+    #[wasm_bindgen(js_name = maxFileBytes)]
+    pub fn max_file_bytes() -> usize {
+        MAX_BYTES
     }
 
     /// The files under `www/data/` the built-in set `name` is read from (none when generated).
