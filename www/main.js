@@ -269,6 +269,7 @@ window.labTest = Object.freeze({
   killTrainingWorker: () => worker.kill(),
   panicTrainingWorker: () => worker.post({ type: 'test-panic' }),
   killAccountingWorker: () => accounting.worker.kill(),
+  fakeWorkerMessage: (data) => worker.worker?.dispatchEvent(new MessageEvent('message', { data })),
   setSilence: (ms) => { worker.silenceMs = ms; accounting.worker.silenceMs = ms; },
 });
 

@@ -96,6 +96,21 @@ test('each bad pin of a link is dropped by name; the good pin and the link\'s ow
     assert.ok(text.includes(part), `${part} in: ${text}`);
   }
   assert.equal(await page.locator('#pin-list li').textContent(), 'good');
+
+  // A pin with L > N trains with L = N and leaves the main slider where the link put it.
+  const before = await page.locator('#lot-size-value').textContent();
+  const bigLot = JSON.stringify([{ label: 'big L', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, lot_size: 99999 } }]);
+  const g = await generationOf(page);
+  await page.evaluate((h) => { location.hash = h; }, `#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(bigLot)}`);
+  await page.waitForFunction(() => [...document.querySelectorAll('#pin-list li')].some((li) => li.textContent === 'big L'), null, { timeout: 30_000 });
+  await waitForRun(page, g, 2, { done: true });
+  assert.equal(await page.locator('#lot-size-value').textContent(), before);
+
+  // Messages a worker should never send are ignored with a message, never an uncaught error.
+  for (const data of [null, 7, 'report', { type: 'report' }, { type: 'data', generation: 1 }, { type: '__proto__' }, { type: 'constructor', generation: 0 }]) {
+    await page.evaluate((d) => window.labTest.fakeWorkerMessage(d), data);
+  }
+  await waitForMessage(page, /training worker sent a message the page does not understand; it was ignored/);
   assert.equal(await junkOnPage(page), null);
   assert.deepEqual(problems, []);
   await page.close();

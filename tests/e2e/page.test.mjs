@@ -251,6 +251,7 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
   const message = await bad.page.locator('#message-text').textContent();
   assert.match(message, /sigma = 'banana' is not a number/);
   assert.match(message, /dataset = '__proto__' is not one of the choices/);
+  assert.match(message, /seed = 'x' is not a whole number from 0 to 4294967295/); // was: silently 1
   assert.ok(!/NaN|undefined/.test(await bad.page.locator('body').innerText()));
   assert.deepEqual([...problems, ...bad.problems], []);
   await bad.page.close();
@@ -426,11 +427,17 @@ test('after the first visit the lab works offline (service worker)', async () =>
   await page.reload(); // now controlled by the service worker, which caches what it serves
   await page.evaluate(() => navigator.serviceWorker.ready);
   await waitForRun(page, 0, 1);
+  // The service worker's own cache, not the HTTP cache: cleared, as a browser may do.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
   await context.setOffline(true);
   try {
     await page.reload();
     await waitForRun(page, 0, 2); // page, wasm and data all from the cache
     assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'served by the service worker');
+    // A data set never loaded here says why it cannot load (not "Failed to fetch").
+    await page.selectOption('#dataset', 'mnist');
+    await page.waitForFunction(() => /network cannot be reached, and this data set has not been used here before/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
   } finally {
     await context.setOffline(false);
   }
