@@ -32,3 +32,4 @@ bench: setup
 	cargo test --release --target wasm32-unknown-unknown --test web_bench -- --nocapture
 	bash scripts/build-wasm
 	node scripts/bench-audit.mjs
+	node scripts/bench-load.mjs

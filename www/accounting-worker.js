@@ -5,6 +5,7 @@
 // data's public facts, from which Rust derives the mechanism. Requests coalesce: of several
 // waiting requests of one type only the newest runs, and the page drops older answers.
 import init, { calibrate, pld_preview, sigma_needed } from './pkg/dpsgd_lab.js';
+import { initFromPage } from './wasm-in-worker.js';
 
 const TASKS = new Map([
   ['calibrate', (m) => calibrate(m.config, m.facts, String(m.accountant), Number(m.target))],
@@ -13,7 +14,7 @@ const TASKS = new Map([
 ]);
 const pending = new Map(); // type -> newest request not yet run
 let scheduled = false;
-const ready = init();
+const ready = initFromPage(init);
 ready.catch(() => {}); // a failed load is answered request by request, below
 
 async function drain() {
@@ -45,6 +46,7 @@ async function drain() {
 
 onmessage = (ev) => {
   const m = ev.data;
+  if (m && m.type === 'wasm') return; // taken by initFromPage
   if (m && m.type === 'ping') {
     postMessage({ type: 'pong' }); // the page's watchdog (kept-worker.js)
     return;

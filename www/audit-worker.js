@@ -4,9 +4,10 @@
 // an audit by terminating its workers. Messages: protocol.js.
 import init, { AuditSession } from './pkg/dpsgd_lab.js';
 import { loadBuiltin } from './data-loader.js';
+import { initFromPage } from './wasm-in-worker.js';
 
 const sessions = new Map(); // threat → AuditSession
-const ready = init();
+const ready = initFromPage(init);
 
 const fail = (e) => postMessage({ type: 'audit-error', message: e.message || String(e) });
 

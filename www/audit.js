@@ -6,6 +6,7 @@ import { draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
 import { checkFromAuditWorker } from './protocol.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
+import { sendWasm } from './wasm-module.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];
@@ -125,6 +126,7 @@ function start(readConfig, ownData) {
   audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now() };
   for (let i = 0; i < n; i += 1) {
     const w = new Worker('audit-worker.js', { type: 'module' });
+    sendWasm(w);
     w.onmessage = (ev) => onMessage(w, ev);
     w.onerror = (e) => { e.preventDefault(); showMessage(`Audit worker failed: ${e.message || 'unknown error'}`); stop('The audit stopped.'); };
     audit.workers.push(w);

@@ -8,6 +8,8 @@
 //
 // Protocol (see protocol.js): page → worker {type: 'ping'}; worker → page {type: 'pong'}, and
 // {type: 'crashed', message} when a wasm trap made its instance unusable (it then closes).
+import { sendWasm } from './wasm-module.js';
+
 const PING_MS = 2000;
 
 export class KeptWorker {
@@ -21,6 +23,7 @@ export class KeptWorker {
 
   spawn() {
     this.worker = new Worker(this.url, { type: 'module' });
+    sendWasm(this.worker);
     this.pingSent = null;
     this.worker.onmessage = (ev) => {
       this.pingSent = null; // any message shows it is alive

@@ -22,6 +22,10 @@
  *   private: boolean, releases: object[]}} DataFacts
  */
 //
+// Page → every worker, first: {type: 'wasm', module} — the WebAssembly.Module the page compiled
+// (wasm-module.js) — or {type: 'wasm', error} when it could not; the worker instantiates the
+// module (wasm-in-worker.js) instead of downloading and compiling its own.
+//
 // Page ↔ training and accounting workers, the watchdog (kept-worker.js): {type: 'ping'} asks,
 // {type: 'pong'} answers; {type: 'crashed', message} says a wasm trap ended the worker.
 // {type: 'test-panic'} (the tests only) makes the training worker's Rust panic.

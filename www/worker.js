@@ -4,6 +4,7 @@
 // keeps computing.
 import init, { LabData, Session, check_run_config, panic_for_tests } from './pkg/dpsgd_lab.js';
 import { dataKeyOf, loadBuiltin } from './data-loader.js';
+import { initFromPage } from './wasm-in-worker.js';
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
 const BOUNDARY_RES = 60; // grid of the decision-boundary view (2-D data only)
@@ -17,7 +18,7 @@ let running = false;
 let loopToken = 0;
 
 let loaded = false;
-const ready = init().then(
+const ready = initFromPage(init).then(
   () => {
     loaded = true;
     postMessage({ type: 'ready' });

@@ -435,7 +435,14 @@ test('after the first visit the lab works offline (service worker)', async () =>
     await page.reload();
     await waitForRun(page, 0, 2); // page, wasm and data all from the cache
     assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'served by the service worker');
-    // A data set never loaded here says why it cannot load (not "Failed to fetch").
+    // A data set never loaded here says why it cannot load (not "Failed to fetch"). Another
+    // test may have loaded MNIST in this browser: its stored files are removed first.
+    await page.evaluate(async () => {
+      for (const name of await caches.keys()) {
+        const cache = await caches.open(name);
+        for (const req of await cache.keys()) if (/mnist|ubyte/i.test(req.url)) await cache.delete(req);
+      }
+    });
     await page.selectOption('#dataset', 'mnist');
     await page.waitForFunction(() => /network cannot be reached, and this data set has not been used here before/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
   } finally {

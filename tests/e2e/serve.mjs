@@ -1,5 +1,6 @@
 // A tiny static file server for the end-to-end tests: serves www/ on 127.0.0.1 at a free
-// port, with the MIME types the page needs (module scripts, wasm). Records every request.
+// port, with the MIME types the page needs (module scripts, wasm). Records every request, and
+// the bytes each response carried (`served`, for the load benchmark).
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +15,7 @@ const TYPES = {
 
 export async function serveWww() {
   const requests = [];
+  const served = [];
   const server = http.createServer(async (req, res) => {
     requests.push(req.url);
     const url = new URL(req.url, 'http://localhost');
@@ -23,6 +25,7 @@ export async function serveWww() {
     try {
       const body = await readFile(file);
       res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      served.push({ path: url.pathname, bytes: body.length });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');
@@ -36,5 +39,5 @@ export async function serveWww() {
     server.close(r);
     server.closeAllConnections();
   });
-  return { url: `http://127.0.0.1:${port}/`, requests, close };
+  return { url: `http://127.0.0.1:${port}/`, requests, served, close };
 }
