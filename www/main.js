@@ -11,7 +11,7 @@ import { renderCoverage } from './coverage.js';
 import { setUpCharts } from './charts.js';
 import { sizeCanvas } from './drawing.js';
 import { KeptWorker } from './kept-worker.js';
-import { wasmModule } from './wasm-module.js';
+import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { clearMessage, setStatus, showMessage } from './messages.js';
@@ -409,7 +409,7 @@ window.addEventListener('hashchange', () => {
 });
 
 startWorker();
-wasmModule().then((module) => init({ module_or_path: module })).then(() => {
+pageModule().then((module) => init({ module_or_path: module })).then(() => {
   setDefaults(run_defaults());
   readHash();
   showSeedMode();

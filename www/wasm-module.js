@@ -1,31 +1,43 @@
-// The lab's WebAssembly, downloaded and compiled once per page. The page instantiates the
-// compiled module, and every worker it starts receives the module in a message of its own
-// ({type: 'wasm', module} — a WebAssembly.Module can be posted), so the page and its three or
-// more workers cost one download and one compilation instead of one each.
+// The lab's WebAssembly, downloaded once per page. The workers share one compiled module: each
+// worker the page starts receives it in a message of its own ({type: 'wasm', module} — a
+// WebAssembly.Module can be posted), so the page and its three or more workers cost one
+// download and two compilations instead of one of each per worker. The page compiles its own
+// copy, streamed as it downloads: sharing the workers' module made its main thread pay for
+// their training (tasks over 100 ms after load in the e2e long-task check).
 
 const URL_OF_WASM = new URL('./pkg/dpsgd_lab_bg.wasm', import.meta.url);
 
-async function compile() {
-  const response = await fetch(URL_OF_WASM);
-  if (!response.ok) throw new Error(`${URL_OF_WASM.pathname}: HTTP ${response.status}`);
-  // Streaming compilation needs the wasm MIME type; a static host may not send it.
-  if ((response.headers.get('Content-Type') || '').startsWith('application/wasm')) {
-    return WebAssembly.compileStreaming(response);
+let response = null;
+let forWorkers = null;
+
+// The wasm file's response (a promise), fetched on first use; read only through clones.
+function fetched() {
+  if (!response) {
+    response = fetch(URL_OF_WASM).then((r) => {
+      if (!r.ok) throw new Error(`${URL_OF_WASM.pathname}: HTTP ${r.status}`);
+      return r;
+    });
   }
-  return WebAssembly.compile(await response.arrayBuffer());
+  return response;
 }
 
-let compiled = null;
+// A module of the page's own, compiled while it streams in (where the host sends the wasm
+// MIME type, which streaming needs).
+export async function pageModule() {
+  const r = (await fetched()).clone();
+  if ((r.headers.get('Content-Type') || '').startsWith('application/wasm')) return WebAssembly.compileStreaming(r);
+  return WebAssembly.compile(await r.arrayBuffer());
+}
 
-// The compiled module (a promise), compiled on first use.
-export function wasmModule() {
-  if (!compiled) compiled = compile();
-  return compiled;
+// The module every worker shares, compiled on first use.
+function workerModule() {
+  if (!forWorkers) forWorkers = fetched().then((r) => r.clone().arrayBuffer()).then((b) => WebAssembly.compile(b));
+  return forWorkers;
 }
 
 // Gives `worker` the compiled module, or the reason there is none.
 export function sendWasm(worker) {
-  wasmModule().then(
+  workerModule().then(
     (module) => worker.postMessage({ type: 'wasm', module }),
     (e) => worker.postMessage({ type: 'wasm', error: String(e.message || e) }),
   );
