@@ -52,6 +52,53 @@ fn every_builtin_set_loads() {
         ),
         (8000, 2000, 784, 10)
     );
+    // Prepared by scripts/setup from Debian's package (the full set, as in the paper's MNIST).
+    let fashion = load("fashion-mnist", 1);
+    assert_eq!(
+        (
+            fashion.train.len(),
+            fashion.test.len(),
+            fashion.n_features(),
+            fashion.class_names.clone()
+        ),
+        (
+            60000,
+            10000,
+            784,
+            [
+                "T-shirt/top",
+                "Trouser",
+                "Pullover",
+                "Dress",
+                "Coat",
+                "Sandal",
+                "Shirt",
+                "Sneaker",
+                "Bag",
+                "Ankle boot"
+            ]
+            .map(String::from)
+            .to_vec()
+        )
+    );
+    // Balanced: 6,000 training images of each class.
+    assert!((0..10).all(|k| fashion.train.y.iter().filter(|&&c| c == k).count() == 6000));
+    // Without its files the CLI says where they come from.
+    let empty = std::env::temp_dir().join(format!("dpsgd-no-data-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let err = common::refused(&[
+        "train",
+        "--dataset",
+        "fashion-mnist",
+        "--data-dir",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains("fashion-mnist-train-images.idx3-ubyte.gz is missing")
+            && err.contains("scripts/setup")
+            && err.contains("dataset-fashion-mnist package"),
+        "{err}"
+    );
 }
 
 #[test]

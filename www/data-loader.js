@@ -18,6 +18,9 @@ export async function loadBuiltin(config) {
       // Offline, and this data set was not stored on an earlier visit (sw.js stores it on first use).
       throw new Error(`cannot download data/${file}: the network cannot be reached, and this data set has not been used here before (it is stored for offline use once it has loaded)`);
     }
+    if (res.status === 404 && LabData.notShippedNote(config.dataset)) {
+      throw new Error(`data/${file} is not on this server. ${LabData.notShippedNote(config.dataset)}.`);
+    }
     if (!res.ok) throw new Error(`cannot load data/${file} (HTTP ${res.status})`);
     return new Uint8Array(await res.arrayBuffer());
   }));

@@ -34,7 +34,7 @@ use args::{fail, one_line, read_file, shown_path, Args, USAGE};
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
 use dpsgd_lab::config::{ReleaseLevel, RunConfig};
 use dpsgd_lab::data::bounds::{parse_stated, DEFAULT_BOUNDS_NOISE};
-use dpsgd_lab::data::builtin::{builtin_files, load_builtin};
+use dpsgd_lab::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use dpsgd_lab::data::csv::{parse_csv_pair, shown};
 use dpsgd_lab::data::split::{
     check_rows, dataset_from_tables, private_dataset, PrivatePrep, Scale,
@@ -260,7 +260,17 @@ fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
     let name = cfg.dataset.as_str();
     let files: Vec<Vec<u8>> = builtin_files(name)
         .iter()
-        .map(|file| read_file(&data_dir(a).join(file).to_string_lossy(), "data-dir"))
+        .map(|file| {
+            let path = data_dir(a).join(file);
+            if !path.exists() && !not_shipped_note(name).is_empty() {
+                fail(format!(
+                    "--dataset {name}: {} is missing. {}",
+                    shown_path(&path.to_string_lossy()),
+                    not_shipped_note(name)
+                ));
+            }
+            read_file(&path.to_string_lossy(), "data-dir")
+        })
         .collect();
     let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
     load_builtin(name, &files, cfg.seed.unwrap_or(0), cfg.data_noise).unwrap_or_else(|e| fail(e))

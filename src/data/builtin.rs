@@ -1,5 +1,6 @@
 //! The data sets the lab ships (under `www/data/`) or generates, by name — one table for the
-//! CLI, the worker and the tests.
+//! CLI, the worker and the tests. Fashion-MNIST is not shipped: `scripts/setup` prepares its
+//! files from Debian's `dataset-fashion-mnist` package (31 MB).
 
 use super::csv::parse_csv;
 use super::idx::images_and_labels;
@@ -8,9 +9,10 @@ use super::synthetic::{two_d, SHAPES};
 use super::{decode_packed, DataError, Dataset};
 
 /// Names of the built-in data sets.
-pub const BUILTIN: [&str; 7] = [
+pub const BUILTIN: [&str; 8] = [
     "adult",
     "mnist",
+    "fashion-mnist",
     "breast-cancer",
     "blobs",
     "circle",
@@ -34,8 +36,67 @@ pub fn builtin_files(name: &str) -> &'static [&'static str] {
             "mnist-test-images.idx3-ubyte.gz",
             "mnist-test-labels.idx1-ubyte.gz",
         ],
+        "fashion-mnist" => &[
+            "fashion-mnist-train-images.idx3-ubyte.gz",
+            "fashion-mnist-train-labels.idx1-ubyte.gz",
+            "fashion-mnist-test-images.idx3-ubyte.gz",
+            "fashion-mnist-test-labels.idx1-ubyte.gz",
+        ],
         _ => &[],
     }
+}
+
+/// Why a built-in set's files may be missing, for the message that says so ("" when they are
+/// shipped).
+pub fn not_shipped_note(name: &str) -> &'static str {
+    match name {
+        "fashion-mnist" => {
+            "Fashion-MNIST is not shipped with the lab: scripts/setup (run by `make serve` and \
+             `make test`) prepares it from Debian's dataset-fashion-mnist package"
+        }
+        _ => "",
+    }
+}
+
+/// Fashion-MNIST's classes, in label order (Xiao, Rasul and Vollgraf 2017).
+const FASHION_CLASSES: [&str; 10] = [
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+];
+
+/// A set of 28×28 images from IDX files (train images, train labels, test images, test
+/// labels), with `class_name(k)` naming label k.
+fn image_set(
+    name: &str,
+    files: &[&[u8]],
+    class_name: impl Fn(usize) -> String,
+) -> Result<Dataset, DataError> {
+    let (train, k1) = images_and_labels(files[0], files[1])?;
+    let (test, k2) = images_and_labels(files[2], files[3])?;
+    if train.n_features() != test.n_features() {
+        return Err(DataError(format!(
+            "{name}: the train and test images differ in size"
+        )));
+    }
+    Ok(Dataset {
+        name: name.into(),
+        feature_names: (0..train.n_features())
+            .map(|j| format!("px{}_{}", j / 28, j % 28))
+            .collect(),
+        class_names: (0..k1.max(k2)).map(class_name).collect(),
+        train,
+        test,
+        private: false,
+        releases: Vec::new(),
+    })
 }
 
 /// Builds the built-in set `name` from its files' bytes, in the order of [`builtin_files`]
@@ -65,26 +126,12 @@ pub fn load_builtin(
                 BREAST_CANCER_SPLIT_SEED,
             ))
         }
-        "mnist" => {
-            let (train, k1) = images_and_labels(files[0], files[1])?;
-            let (test, k2) = images_and_labels(files[2], files[3])?;
-            if train.n_features() != test.n_features() {
-                return Err(DataError(
-                    "MNIST train and test images differ in size".into(),
-                ));
-            }
-            Ok(Dataset {
-                name: "mnist".into(),
-                feature_names: (0..train.n_features())
-                    .map(|j| format!("px{}_{}", j / 28, j % 28))
-                    .collect(),
-                class_names: (0..k1.max(k2)).map(|k| k.to_string()).collect(),
-                train,
-                test,
-                private: false,
-                releases: Vec::new(),
-            })
-        }
+        "mnist" => image_set("mnist", files, |k| k.to_string()),
+        "fashion-mnist" => image_set("fashion-mnist", files, |k| {
+            FASHION_CLASSES
+                .get(k)
+                .map_or(k.to_string(), |c| c.to_string())
+        }),
         shape if SHAPES.contains(&shape) => two_d(shape, TWO_D_POINTS, noise, seed),
         other => Err(DataError(format!(
             "unknown data set '{other}'; the lab has: {}",

@@ -5,7 +5,7 @@
 use super::{config_from_js, js_err, to_js};
 use crate::config::ReleaseLevel;
 use crate::data::bounds::parse_stated;
-use crate::data::builtin::{builtin_files, load_builtin};
+use crate::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX, MAX_BYTES};
 use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{private_dataset, private_images, PrivatePrep};
@@ -95,6 +95,12 @@ impl LabData {
     #[wasm_bindgen(js_name = filesOf)]
     pub fn files_of(name: &str) -> Vec<String> {
         builtin_files(name).iter().map(|f| f.to_string()).collect()
+    }
+
+    /// Why the set's files may be missing from the server ("" when they are shipped).
+    #[wasm_bindgen(js_name = notShippedNote)]
+    pub fn not_shipped(name: &str) -> String {
+        not_shipped_note(name).to_string()
     }
 
     /// A student's own CSV with `label` as the class column — private data: rows split by a

@@ -292,6 +292,27 @@ test('MNIST loads from its gzipped IDX files and trains; DP-PCA\'s cost is in ε
   await page.close();
 });
 
+test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker and trains; it is not stored offline', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&sigma=1&dataset=fashion-mnist&model=logistic');
+  await waitForRun(page, 0, 1, { done: true });
+  assert.ok(parseFloat(await cell(page, 0, 'test_acc')) > 50);
+  const stored = await page.evaluate(async () => {
+    const urls = [];
+    for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
+    return urls.filter((u) => u.includes('fashion-mnist'));
+  });
+  assert.deepEqual(stored, []);
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // Where setup has not prepared it, the page says so and where it comes from.
+  const missing = await openLab('#v=1&epochs=1&dataset=blobs');
+  await missing.page.route('**/data/fashion-mnist-*', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await missing.page.selectOption('#dataset', 'fashion-mnist');
+  await missing.page.waitForFunction(() => /is not on this server\. Fashion-MNIST is not shipped with the lab: scripts\/setup/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
+  await missing.page.close();
+});
+
 test('own data is private data: no seed in the URL or the export, only what ε covers', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3');
   await waitForRun(page, 0, 1);
