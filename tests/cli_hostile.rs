@@ -66,57 +66,33 @@ fn accounting_flags_are_named_whatever_their_size() {
             && !e.contains("18446744073709551615"),
         "{e}"
     );
-    let e = refused(&[
-        "sigma",
-        "--q",
-        "0.5",
-        "--epochs",
-        "1e300",
-        "--delta",
-        "1e-5",
-        "--target-epsilon",
-        "1",
-    ]);
-    assert!(
-        e.contains("--epochs = 1e300 at --q = 0.5 means more than"),
-        "{e}"
-    );
-    let e = refused(&[
-        "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "20000000", "--delta", "1e-5",
-    ]);
-    assert!(
-        e.contains("--steps = 20000000 must be at most 10000000"),
-        "{e}"
-    );
-    let e = refused(&[
-        "epsilon", "--q", "0.01", "--sigma", "-1", "--steps", "10", "--delta", "1e-5",
-    ]);
-    assert!(
-        e.contains("--sigma = -1 must be a finite number ≥ 0"),
-        "{e}"
-    );
-    let e = refused(&[
-        "epsilon", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-400",
-    ]);
-    assert!(
-        e.contains("--delta = 1e-400 must be strictly between 0 and 1"),
-        "{e}"
-    );
-    let e = refused(&[
-        "sigma",
-        "--q",
-        "0.01",
-        "--steps",
-        "10",
-        "--delta",
-        "1e-5",
-        "--target-epsilon",
-        "1e999",
-    ]);
-    assert!(
-        e.contains("--target-epsilon = 1e999 must be a positive number"),
-        "{e}"
-    );
+    // (arguments, what the one line must say)
+    let cases: [(&str, &str); 5] = [
+        (
+            "sigma --q 0.5 --epochs 1e300 --delta 1e-5 --target-epsilon 1",
+            "--epochs = 1e300 at --q = 0.5 means more than",
+        ),
+        (
+            "epsilon --q 0.01 --sigma 1 --steps 20000000 --delta 1e-5",
+            "--steps = 20000000 must be at most 10000000",
+        ),
+        (
+            "epsilon --q 0.01 --sigma -1 --steps 10 --delta 1e-5",
+            "--sigma = -1 must be a finite number ≥ 0",
+        ),
+        (
+            "epsilon --q 0.01 --sigma 1 --steps 10 --delta 1e-400",
+            "--delta = 1e-400 must be strictly between 0 and 1",
+        ),
+        (
+            "sigma --q 0.01 --steps 10 --delta 1e-5 --target-epsilon 1e999",
+            "--target-epsilon = 1e999 must be a positive number",
+        ),
+    ];
+    for (args, says) in cases {
+        let e = refused(&args.split(' ').collect::<Vec<_>>());
+        assert!(e.contains(says), "{args}: {e}");
+    }
 }
 
 /// `sigma` searches the σ a run accepts, 0.1 to 100: a target out of that reach is said at

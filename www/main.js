@@ -153,8 +153,8 @@ function onReport(m) {
 function onDone() {
   const r = run.history[run.history.length - 1];
   if (r?.divergence) {
-    const which = run.pin ? `Pinned run "${run.pin.label}": t` : 'T';
-    showMessage(`${which}${r.divergence.slice(1)}.`);
+    const why = run.pin ? `Pinned run "${run.pin.label}": ${r.divergence}` : r.divergence[0].toUpperCase() + r.divergence.slice(1);
+    showMessage(`${why}.`);
   }
   if (run.pin) {
     pinRun(run.pin.label, run.pin.cfg, run.history);
