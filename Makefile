@@ -31,5 +31,6 @@ bench: setup
 	cargo run --release --bin dpsgd -- bench
 	cargo test --release --target wasm32-unknown-unknown --test web_bench -- --nocapture
 	bash scripts/build-wasm
+	node scripts/bench-parallel.mjs
 	node scripts/bench-audit.mjs
 	node scripts/bench-load.mjs

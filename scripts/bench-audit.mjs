@@ -10,7 +10,7 @@ try {
   await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 300_000 });
   const rates = [];
   for (const workers of ['1', '2']) {
-    await page.fill('#audit-workers', workers);
+    await page.fill('#workers', workers);
     await page.fill('#audit-runs', RUNS);
     await page.click('#audit-start');
     await page.waitForFunction(() => /runs in/.test(document.getElementById('audit-status').textContent), null, { timeout: 600_000 });

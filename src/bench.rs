@@ -125,36 +125,11 @@ pub fn synthetic(n: usize, d: usize, seed: u64) -> Dataset {
 /// and non-private, for logistic 784→10, MLP 60→1000→10 and MLP 784→128→10. Each case runs
 /// lots for about `budget_ms` after two warm-up lots.
 pub fn training(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -> Vec<TrainLine> {
-    let cases: [(&str, usize, Vec<usize>); 3] = [
-        ("logistic 784-10", 784, vec![]),
-        ("mlp 60-1000-10", 60, vec![1000]),
-        ("mlp 784-128-10", 784, vec![128]),
-    ];
     let mut lines = Vec::new();
-    for (name, d, hidden) in cases {
-        let data = Arc::new(synthetic(6000, d, 1));
+    for name in TRAINING_CASES {
         for private in [true, false] {
-            let cfg = RunConfig {
-                model: if hidden.is_empty() {
-                    ModelKind::Logistic
-                } else {
-                    ModelKind::Mlp
-                },
-                hidden: if hidden.is_empty() {
-                    vec![128]
-                } else {
-                    hidden.clone()
-                },
-                mode: if private { Mode::Dp } else { Mode::NonPrivate },
-                lot_size: 600,
-                batch_size: 600,
-                lr: 0.05,
-                sigma: 1.0,
-                clip: 1.0,
-                seed: Some(1),
-                ..RunConfig::default()
-            };
-            let mut t = Trainer::new(cfg, Arc::clone(&data)).expect("bench config is valid");
+            let (cfg, data) = training_case(name, private).expect("a listed case");
+            let mut t = Trainer::new(cfg, data).expect("bench config is valid");
             t.step();
             t.step();
             let (start, seen) = (now_ms(), t.examples_seen());
@@ -173,6 +148,37 @@ pub fn training(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) 
         }
     }
     lines
+}
+
+/// The models of the training benchmark (input-hidden-classes).
+pub const TRAINING_CASES: [&str; 3] = ["logistic 784-10", "mlp 60-1000-10", "mlp 784-128-10"];
+
+/// A training benchmark's run: `name` (one of [`TRAINING_CASES`]) on 6,000 synthetic examples,
+/// lots of 600 summed in one batch, private (σ = 1, C = 1) or not.
+pub fn training_case(name: &str, private: bool) -> Option<(RunConfig, Arc<Dataset>)> {
+    let (d, hidden) = match name {
+        "logistic 784-10" => (784, vec![]),
+        "mlp 60-1000-10" => (60, vec![1000]),
+        "mlp 784-128-10" => (784, vec![128]),
+        _ => return None,
+    };
+    let cfg = RunConfig {
+        model: if hidden.is_empty() {
+            ModelKind::Logistic
+        } else {
+            ModelKind::Mlp
+        },
+        hidden: if hidden.is_empty() { vec![128] } else { hidden },
+        mode: if private { Mode::Dp } else { Mode::NonPrivate },
+        lot_size: 600,
+        batch_size: 600,
+        lr: 0.05,
+        sigma: 1.0,
+        clip: 1.0,
+        seed: Some(1),
+        ..RunConfig::default()
+    };
+    Some((cfg, Arc::new(synthetic(6000, d, 1))))
 }
 
 /// One matrix-product figure: the kernel that dominates training, alone.

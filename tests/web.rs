@@ -298,3 +298,60 @@ fn accuracy_range_fits_the_curves_and_the_baseline() {
     assert_eq!(accuracy_y_range([0.03].into_iter()), (0.0, 0.1));
     assert_eq!(accuracy_y_range(std::iter::empty()), (0.0, 1.0));
 }
+
+#[wasm_bindgen_test]
+fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() {
+    use dpsgd_lab::config::{Clipping, Mode, ModelKind};
+    use dpsgd_lab::train::part::{lot_part, PartSum, PartWork};
+    use dpsgd_lab::train::Trainer;
+    use dpsgd_lab::web::GradientWorker;
+    let data = Arc::new(decode_packed(ADULT).unwrap());
+    let cfg = RunConfig {
+        model: ModelKind::Mlp,
+        hidden: vec![16],
+        clipping: Clipping::PerLayer,
+        lot_size: 600,
+        seed: Some(4),
+        ..RunConfig::default()
+    };
+    let mut t = Trainer::new(cfg, data.clone()).unwrap();
+    t.draw_lot();
+    let rows = lot_part(t.lot(), 1, 2).to_vec();
+    let part: Vec<u32> = rows.iter().map(|&i| i as u32).collect();
+    // What the training worker sums for part 1 of 2 (`Trainer::sum_own_part`).
+    let mut want = PartSum::default();
+    want.reset(t.params().len());
+    let mut model = t.model().clone();
+    PartWork::new(256, data.n_features()).sum_part(
+        &mut model,
+        &data.train,
+        &rows,
+        Mode::Dp,
+        t.clip_bounds(),
+        &mut want,
+    );
+    // A helper given the rows, the run's spec and the parameters sums the same, bit for bit.
+    let x: Vec<f32> = data.train.x.iter().copied().collect();
+    let y: Vec<u32> = data.train.y.iter().map(|&c| c as u32).collect();
+    let mut helper = GradientWorker::new(x, y.clone()).unwrap();
+    let spec = format!(
+        r#"{{"sizes": [{}, 16, 2], "mode": "dp", "batch": 256}}"#,
+        data.n_features()
+    );
+    helper.configure(js(&spec)).unwrap();
+    let params = t.params().to_vec();
+    helper.sum(&params, &part, t.clip_bounds()).unwrap();
+    assert_eq!(helper.grad(), want.grad);
+    assert_eq!(helper.norms(), want.norms);
+    let counts = [want.examples, want.clipped, want.unclipped].map(|c| c as u32);
+    assert_eq!(helper.counts(), counts.to_vec());
+    assert!(want.examples == rows.len() && want.grad.iter().any(|&g| g != 0.0));
+    // Refusals: a row beyond the data, the wrong parameter count, a bound of 0, bad rows.
+    let n = y.len() as u32;
+    assert!(helper.sum(&params, &[n], t.clip_bounds()).is_err());
+    assert!(helper.sum(&params[1..], &part, t.clip_bounds()).is_err());
+    assert!(helper.sum(&params, &part, &[0.0, 1.0]).is_err());
+    let wrong = r#"{"sizes": [3, 2], "mode": "dp", "batch": 1}"#;
+    assert!(helper.configure(js(wrong)).is_err());
+    assert!(GradientWorker::new(vec![1.0; 5], vec![0, 1]).is_err());
+}

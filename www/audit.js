@@ -1,5 +1,5 @@
 // The "Audit this run" panel: a membership attack against real runs of the current settings,
-// spread over audit workers (one per core, capped), with progress and Cancel; then the privacy
+// spread over audit workers (as many as the Workers control says: cores.js), with progress and Cancel; then the privacy
 // region with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
 // from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
 import { draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
@@ -7,23 +7,14 @@ import { checkFromAuditWorker } from './protocol.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { sendWasm } from './wasm-module.js';
+import { workerCount } from './cores.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];
-const MAX_WORKERS = 8;
 const RUNS = { min: 2, max: 1000 };
 const ONE_RUN_CANARIES = 500;
 
 let audit = null; // the audit under way: workers, tasks, runs, results
-
-// Workers by default: one per core but one, which the page and its training keep (capped).
-const defaultWorkers = () => Math.max(1, Math.min((navigator.hardwareConcurrency || 2) - 1, MAX_WORKERS));
-
-// How many workers an audit uses: the field's value, else the default.
-function workerCount() {
-  const asked = Number($('audit-workers').value);
-  return $('audit-workers').value !== '' && Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : defaultWorkers();
-}
 
 function setProgress(done, total) {
   $('audit-progress').max = Math.max(total, 1);
@@ -144,7 +135,6 @@ function start(readConfig, ownData) {
 // Wires the panel: `readConfig()` gives the run's settings, `ownData()` whether they name the
 // student's own file.
 export function setUpAudit(readConfig, ownData) {
-  $('audit-workers').placeholder = String(defaultWorkers());
   $('audit-start').addEventListener('click', () => start(readConfig, ownData));
   $('audit-cancel').addEventListener('click', () => {
     stop('Audit cancelled: its workers were stopped.');

@@ -8,6 +8,7 @@ import init, {
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 import { draw as drawAudit, setUpAudit } from './audit.js';
 import { renderCoverage } from './coverage.js';
+import { setUpWorkers, showWorkersUsed, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
 import { sizeCanvas } from './drawing.js';
 import { KeptWorker } from './kept-worker.js';
@@ -129,7 +130,7 @@ function restart(pin) {
   log.clear(generation);
   updatePreview(cfg);
   drawCharts();
-  worker.post(TO_WORKER.start(generation, cfg, playing));
+  worker.post(TO_WORKER.start(generation, cfg, playing, workerCount()));
   const problem = pin ? null : seedProblem();
   if (problem) showMessage(`Seed: ${problem}.`);
   setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
@@ -222,6 +223,7 @@ function onWorkerMessage(ev) {
   } else if (m.type === 'started') {
     run.mechanism = m.mechanism;
     run.plane = m.plane;
+    showWorkersUsed(m.workers);
     $('boundary-figure').hidden = !m.plane;
     $('boundary-badge').hidden = !(m.plane && m.plane.training_points);
     if (facts) renderCoverage(m.mechanism, run.cfg, facts);
@@ -272,6 +274,7 @@ window.labTest = Object.freeze({
   killAccountingWorker: () => accounting.worker.kill(),
   fakeWorkerMessage: (data) => worker.worker?.dispatchEvent(new MessageEvent('message', { data })),
   setSilence: (ms) => { worker.silenceMs = ms; accounting.worker.silenceMs = ms; },
+  reports: () => JSON.parse(JSON.stringify(run?.history ?? [])),
 });
 
 let started = false;
@@ -348,6 +351,7 @@ setUpCalibrate({
 });
 setUpExport(() => run);
 setUpAudit(() => readConfig(facts?.n_train), ownData);
+setUpWorkers(() => restart());
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';

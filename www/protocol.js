@@ -3,7 +3,7 @@
 // always delivered, and a message that does not have the shape below is reported, not obeyed.
 //
 // Page → training worker (worker.js):
-/** @typedef {{type: 'start', generation: number, config: object, play: boolean}} Start */
+/** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
 /** @typedef {{type: 'pause' | 'resume', generation: number}} PauseResume */
 /** @typedef {{type: 'own-data', files: File[], label: string, bounds: string}} OwnData — the worker reads the files */
 //
@@ -12,7 +12,7 @@
 /** @typedef {{type: 'init-error', message: string}} InitError — it could not be */
 /** @typedef {{type: 'data', generation: number, facts: DataFacts}} Data — the run's data set */
 /** @typedef {{type: 'resize', generation: number, n_train: number}} Resize — lot > N */
-/** @typedef {{type: 'started', generation: number, mechanism: object, plane: object|null}} Started */
+/** @typedef {{type: 'started', generation: number, mechanism: object, plane: object|null, workers: {asked: number, used: number, reason: string|null}}} Started */
 /** @typedef {{type: 'report', generation: number, report: object, boundary?: Float32Array}} Report */
 /** @typedef {{type: 'done', generation: number}} Done */
 /** @typedef {{type: 'error', generation: number, message: string}} RunError */
@@ -30,6 +30,12 @@
 // {type: 'pong'} answers; {type: 'crashed', message} says a wasm trap ended the worker.
 // {type: 'test-panic'} (the tests only) makes the training worker's Rust panic.
 //
+// Training worker ↔ its data-parallel helpers (gradient-worker.js, driven by gradient-pool.js):
+// first {type: 'wasm', module}, as above; then {type: 'rows', x: Float32Array, y: Uint32Array}
+// (kept across runs on the same rows), {type: 'configure', spec} per run, and per lot
+// {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts}
+// or {type: 'part-error', id, message} (the helper is then dropped).
+//
 // Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):
 /** @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}} AuditPlan */
 /** @typedef {{type: 'audit-run', threat: string, index: number}} AuditRun — one run, answered by 'audit-run' {threat, run} */
@@ -41,7 +47,7 @@
 // 'sigma-needed' (target), 'pld-curve'.
 
 export const TO_WORKER = Object.freeze({
-  start: (generation, config, play) => ({ type: 'start', generation, config, play }),
+  start: (generation, config, play, workers) => ({ type: 'start', generation, config, play, workers }),
   pause: (generation) => ({ type: 'pause', generation }),
   resume: (generation) => ({ type: 'resume', generation }),
   ownData: (files, label, bounds) => ({ type: 'own-data', files, label, bounds }),

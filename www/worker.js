@@ -1,10 +1,12 @@
 // Training worker: loads the wasm core, loads the chosen data set on demand, runs one run at a
 // time in short chunks, and posts a report after every epoch (messages: protocol.js). A newer
 // generation (a restarted run) stops the old one at the next chunk, so a cancelled run never
-// keeps computing.
-import init, { LabData, Session, check_run_config, panic_for_tests } from './pkg/dpsgd_lab.js';
+// keeps computing. With k > 1 workers it coordinates data-parallel training: k − 1 helpers
+// (gradient-pool.js) sum parts of each lot; the noise and the step stay here.
+import init, { LabData, Session, bench_session, check_run_config, panic_for_tests } from './pkg/dpsgd_lab.js';
 import { dataKeyOf, loadBuiltin } from './data-loader.js';
-import { initFromPage } from './wasm-in-worker.js';
+import { initFromPage, sharedModule } from './wasm-in-worker.js';
+import { GradientPool } from './gradient-pool.js';
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
 const BOUNDARY_RES = 60; // grid of the decision-boundary view (2-D data only)
@@ -16,6 +18,11 @@ let plane = null;
 let generation = -1;
 let running = false;
 let loopToken = 0;
+const pool = new GradientPool();
+let parts = 1; // workers summing each lot of the current run (this one included)
+let dataLoads = 0; // counts changes of `data`, so helpers know when their rows are stale
+let rowsOfRuns = 0; // counts runs whose rows are their own (after DP-PCA)
+const MAX_WORKERS = 16;
 
 let loaded = false;
 const ready = initFromPage(init).then(
@@ -32,6 +39,7 @@ const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
 async function loadData(config) {
   if (config.dataset === 'own') {
     if (!ownData) throw new Error('load a file of your own first');
+    if (data !== ownData) dataLoads += 1;
     data = ownData;
     dataKey = 'own';
     return;
@@ -42,10 +50,64 @@ async function loadData(config) {
   if (data && data !== ownData) data.free();
   data = fresh;
   dataKey = key;
+  dataLoads += 1;
+}
+
+function postReport(gen, report) {
+  const msg = { type: 'report', generation: gen, report };
+  if (plane) msg.boundary = { res: BOUNDARY_RES, probs: session.boundary(plane.bounds, BOUNDARY_RES) };
+  postMessage(msg);
+}
+
+function failed(gen, e) {
+  running = false;
+  if (crashed(e)) return;
+  postMessage({ type: 'error', generation: gen, message: `Training failed: ${e.message || e}` });
+}
+
+// One lot across `k` workers: the helpers sum parts 1 … k − 1 while this worker sums part 0;
+// a part whose helper failed is summed here. Returns the epoch's report or null, or undefined
+// when the run was replaced meanwhile (its session is gone).
+async function parallelLot(s, k) {
+  s.drawLot();
+  const params = s.params();
+  const bounds = s.clipBounds();
+  const jobs = [];
+  for (let i = 1; i < k; i += 1) jobs.push(pool.sum(i - 1, params, s.lotPart(i, k), bounds).catch(() => null));
+  s.sumOwnPart(0, k);
+  const answers = await Promise.all(jobs);
+  if (session !== s) return undefined;
+  answers.forEach((a, j) => (a ? s.receivePart(j + 1, a.grad, a.norms, a.counts) : s.sumOwnPart(j + 1, k)));
+  return s.finishLot(k);
+}
+
+async function parallelLoop(gen, token) {
+  const s = session;
+  let lastYield = performance.now();
+  while (running && token === loopToken && gen === generation && session === s && !s.is_finished()) {
+    let report;
+    try {
+      report = await parallelLot(s, parts);
+    } catch (e) {
+      failed(gen, e);
+      return;
+    }
+    if (report === undefined) return;
+    if (report && gen === generation) postReport(gen, report);
+    if (performance.now() - lastYield > CHUNK_MS) { // parts summed here alone never wait
+      await yieldToEvents();
+      lastYield = performance.now();
+    }
+  }
+  if (token === loopToken && gen === generation && session === s && s.is_finished()) {
+    running = false;
+    postMessage({ type: 'done', generation: gen });
+  }
 }
 
 async function loop(gen) {
   const token = ++loopToken;
+  if (parts > 1) return parallelLoop(gen, token);
   let steps = 4;
   while (running && token === loopToken && gen === generation && session && !session.is_finished()) {
     const t0 = performance.now();
@@ -53,19 +115,13 @@ async function loop(gen) {
     try {
       report = session.advance(steps);
     } catch (e) {
-      running = false;
-      if (crashed(e)) return;
-      postMessage({ type: 'error', generation: gen, message: `Training failed: ${e.message || e}` });
+      failed(gen, e);
       return;
     }
     const dt = performance.now() - t0;
     // Adapt the chunk so each call takes about CHUNK_MS.
     steps = Math.max(1, Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))));
-    if (report) {
-      const msg = { type: 'report', generation: gen, report };
-      if (plane) msg.boundary = { res: BOUNDARY_RES, probs: session.boundary(plane.bounds, BOUNDARY_RES) };
-      postMessage(msg);
-    }
+    if (report) postReport(gen, report);
     await yieldToEvents();
   }
   if (token === loopToken && gen === generation && session && session.is_finished()) {
@@ -108,9 +164,49 @@ async function start(m) {
     postMessage({ type: 'error', generation: m.generation, message: e.message || String(e) });
     return;
   }
-  postMessage({ type: 'started', generation: m.generation, mechanism: session.mechanism(), plane });
+  const workers = planWorkers(m.workers);
+  postMessage({ type: 'started', generation: m.generation, mechanism: session.mechanism(), plane, workers });
   running = m.play !== false;
   if (running) loop(m.generation);
+}
+
+// How many workers sum this run's lots (`asked` by the page; fewer when the lots are small or
+// the rows large, for the reason Rust gives), and the helpers set up for it.
+function planWorkers(asked) {
+  const want = Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : 1;
+  const plan = session.parallelPlan(want);
+  parts = plan.workers;
+  if (want === 1) pool.resize(0);
+  if (parts > 1) {
+    pool.resize(parts - 1, sharedModule());
+    rowsOfRuns += 1;
+    const key = session.trainsOn(data) ? `data ${dataLoads}` : `run ${rowsOfRuns}`;
+    pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
+  }
+  return { asked: want, used: parts, reason: plan.reason };
+}
+
+// `make bench` only (scripts/bench-parallel.mjs): examples/s of a benchmark case through the
+// lot loop above with `m.workers` workers, for about `m.ms` milliseconds.
+async function bench(m) {
+  running = false;
+  loopToken += 1;
+  if (session) session.free();
+  session = bench_session(m.model);
+  parts = Math.max(1, Math.min(MAX_WORKERS, Number(m.workers) || 1));
+  pool.resize(parts - 1, sharedModule());
+  if (parts > 1) pool.setUp(`bench ${m.model}`, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
+  // Warm up for a second: the rows reach the helpers and the engine optimises the hot code.
+  const warm = performance.now();
+  while (performance.now() - warm < 1000) await parallelLot(session, parts);
+  const [t0, seen] = [performance.now(), session.examplesSeen()];
+  let lots = 0;
+  while (lots < 5 || performance.now() - t0 < m.ms) {
+    await parallelLot(session, parts);
+    lots += 1;
+  }
+  const secs = (performance.now() - t0) / 1000;
+  postMessage({ type: 'bench', model: m.model, workers: parts, examples_per_sec: (session.examplesSeen() - seen) / secs });
 }
 
 async function loadOwnData(m) {
@@ -128,6 +224,7 @@ async function loadOwnData(m) {
     if (ownData && ownData !== data) ownData.free();
     ownData = fresh;
     if (dataKey === 'own') dataKey = ''; // reload on the next start
+    dataLoads += 1;
     postMessage({ type: 'own-data-loaded', facts: fresh.facts() });
   } catch (e) {
     if (crashed(e)) return;
@@ -161,6 +258,8 @@ async function handle(m) {
     }
   } else if (m.type === 'own-data' && Array.isArray(m.files) && m.files.length >= 1) {
     await loadOwnData(m);
+  } else if (m.type === 'bench' && typeof m.model === 'string') {
+    await bench(m);
   } else if (m.type === 'test-panic') {
     try {
       panic_for_tests(); // the tests' stand-in for a bug: a real Rust panic, a real trap

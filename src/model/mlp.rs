@@ -38,7 +38,10 @@ pub struct Mlp {
 }
 
 impl Mlp {
-    fn with_sizes(sizes: Vec<usize>) -> Mlp {
+    /// A network of the given layer widths (input, hidden…, classes) with all-zero
+    /// parameters: a data-parallel helper's copy, whose parameters are then set from the
+    /// coordinator's (`train::part`).
+    pub fn with_sizes(sizes: Vec<usize>) -> Mlp {
         assert!(
             sizes.len() >= 2 && sizes.iter().all(|&s| s > 0),
             "bad layer sizes {sizes:?}"

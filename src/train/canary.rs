@@ -130,10 +130,21 @@ impl Trainer {
             return false;
         }
         self.step();
+        self.end_unreported_step();
+        true
+    }
+
+    /// [`Trainer::finish_lot`] without reports, accounting or evaluation (the benchmark of
+    /// data-parallel training).
+    pub fn finish_lot_unreported(&mut self, k: usize) {
+        self.apply_lot(k);
+        self.end_unreported_step();
+    }
+
+    fn end_unreported_step(&mut self) {
         if self.steps.is_multiple_of(self.steps_per_epoch) {
             self.epoch += 1;
             self.stats = Default::default();
         }
-        true
     }
 }

@@ -11,11 +11,13 @@
 
 mod canary;
 mod epoch;
+pub mod part;
 mod report;
 mod stats;
 mod step;
 
 pub use canary::{DiracCanaries, Fault, CANARY_NORM};
+use part::{PartSum, PartWork};
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
@@ -27,7 +29,6 @@ use crate::privacy::accountant::calibrate::max_steps_within;
 use crate::privacy::accountant::{compose, Accountant, EpsilonReport, PrivacyAccountant, REPORTED};
 use crate::privacy::mechanism::Mechanism;
 use crate::Real;
-use ndarray::Array2;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::ops::Range;
@@ -72,12 +73,13 @@ pub struct Trainer {
     lot: Vec<usize>,
     perm: Vec<usize>,
     perm_pos: usize,
-    batch_x: Array2<Real>,
-    batch_y: Vec<usize>,
-    norms: Array2<Real>,
-    weights: Array2<Real>,
-    total_norms: Vec<Real>,
+    /// How many parts [`Trainer::step`] splits a lot into (summed here one after another; the
+    /// page's data-parallel pool has other workers sum them instead).
+    parts_per_lot: usize,
+    work: PartWork,
+    parts: Vec<PartSum>,
     lot_norms: Vec<Real>,
+    /// The lot's sum of clipped gradients, then its noisy sum.
     grad: Vec<Real>,
 }
 
@@ -191,7 +193,9 @@ impl Trainer {
             eval_rng: ChaCha8Rng::seed_from_u64(seed ^ 0xe7a1_e7a1),
             rng,
             seed,
-            batch_x: Array2::zeros((batch, d)),
+            work: PartWork::new(batch, d),
+            parts: Vec::new(),
+            parts_per_lot: 1,
             clip: cfg.clip,
             clip_bounds: cfg.clip_bounds(),
             step_limit: None,
@@ -211,10 +215,6 @@ impl Trainer {
             lot: Vec::new(),
             perm: Vec::new(),
             perm_pos: 0,
-            batch_y: Vec::new(),
-            norms: Array2::zeros((0, 0)),
-            weights: Array2::zeros((0, 0)),
-            total_norms: Vec::new(),
             lot_norms: Vec::new(),
             canaries,
             canaries_in_lot: Vec::new(),
@@ -335,15 +335,25 @@ impl Trainer {
         self.clip
     }
 
+    /// Splits each lot into `k` parts summed one after another (as `k` workers would), so
+    /// tests can check that data-parallel training depends on k only through rounding.
+    pub fn set_parts_per_lot(&mut self, k: usize) {
+        self.parts_per_lot = k.max(1);
+    }
+
+    /// The step count at which the current epoch ends (earlier when the budget stops it).
+    fn epoch_stop(&self) -> u64 {
+        let epoch_end = (self.epoch as u64 + 1) * self.steps_per_epoch;
+        self.step_limit
+            .map_or(epoch_end, |limit| limit.min(epoch_end))
+    }
+
     /// Runs at most `max_steps` steps of the current epoch; returns its report if it ended.
     pub fn advance(&mut self, max_steps: u64) -> Option<EpochReport> {
         if self.is_finished() {
             return None;
         }
-        let epoch_end = (self.epoch as u64 + 1) * self.steps_per_epoch;
-        let stop = self
-            .step_limit
-            .map_or(epoch_end, |limit| limit.min(epoch_end));
+        let stop = self.epoch_stop();
         let until = stop.min(self.steps.saturating_add(max_steps.max(1)));
         while self.steps < until {
             self.step();

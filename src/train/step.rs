@@ -1,26 +1,49 @@
-//! One step of Algorithm 1: draw a lot (Poisson, or a shuffled fixed-size lot), compute each
-//! example's gradient norm, clip, sum, add N(0, σ²C²I), divide by L and step — and, with
+//! One step of Algorithm 1, coordinated here: draw a lot (Poisson, or a shuffled fixed-size
+//! lot), have its parts' clipped sums computed (`part.rs`: here, or by other workers), sum, add N(0, σ²C²I), divide by L and step — and, with
 //! adaptive clipping, release the lot's noisy unclipped count and move C.
 
-use super::Trainer;
+use super::part::{lot_part, PartSum};
+use super::{EpochReport, Trainer};
 use crate::config::{Clipping, Mode, Sampling};
 use crate::model::Model;
 use crate::privacy::adaptive::{next_clip, noisy_unclipped_fraction};
 use crate::privacy::sampling::poisson_lot;
-use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights, sum_of_squares};
+use crate::privacy::sanitizer::{add_gaussian_noise, sum_of_squares};
 use crate::Real;
-use ndarray::s;
 use rand::seq::SliceRandom;
 use std::sync::Arc;
 
 impl Trainer {
-    /// One noisy step of Algorithm 1 on a freshly drawn lot.
+    /// One noisy step of Algorithm 1 on a freshly drawn lot, its parts summed here one after
+    /// another (`parts_per_lot` of them: 1 unless a test asks for more).
     pub fn step(&mut self) {
-        let mut lot = std::mem::take(&mut self.lot);
+        self.draw_lot();
+        self.sum_and_apply();
+    }
+
+    /// One step on the given lot (indices into the training set), as the mode says: clip
+    /// and noise (DP), neither, or one of them.
+    pub fn step_on_lot(&mut self, lot: &[usize]) {
+        self.lot.clear();
+        self.lot.extend_from_slice(lot);
+        self.sum_and_apply();
+    }
+
+    fn sum_and_apply(&mut self) {
+        let k = self.parts_per_lot;
+        for i in 0..k {
+            self.sum_own_part(i, k);
+        }
+        self.apply_lot(k);
+    }
+
+    /// Algorithm 1's "take a random sample L_t": a Poisson lot (and the canaries in it), or
+    /// the next fixed-size slice of a shuffled order; kept for [`Trainer::lot`].
+    pub fn draw_lot(&mut self) {
         let n = self.data.train.len();
         match self.cfg.sampling {
             Sampling::Poisson => {
-                poisson_lot(n, self.q, &mut self.rng, &mut lot);
+                poisson_lot(n, self.q, &mut self.rng, &mut self.lot);
                 self.draw_canaries();
             }
             Sampling::Shuffle => {
@@ -30,57 +53,100 @@ impl Trainer {
                     self.perm.shuffle(&mut self.rng);
                     self.perm_pos = 0;
                 }
-                lot.clear();
-                lot.extend_from_slice(&self.perm[self.perm_pos..self.perm_pos + l]);
+                self.lot.clear();
+                self.lot
+                    .extend_from_slice(&self.perm[self.perm_pos..self.perm_pos + l]);
                 self.perm_pos += l;
             }
         }
-        self.step_on_lot(&lot);
+    }
+
+    /// The current lot (indices into the training set), as drawn by [`Trainer::draw_lot`].
+    pub fn lot(&self) -> &[usize] {
+        &self.lot
+    }
+
+    /// The parameters the current lot's gradients are taken at.
+    pub fn params(&self) -> &[Real] {
+        self.model.params()
+    }
+
+    /// The clipping bounds in force for the current lot (one: flat; one per layer).
+    pub fn clip_bounds(&self) -> &[f64] {
+        &self.clip_bounds
+    }
+
+    /// Computes part `i` of `k` of the current lot here (`part::lot_part`).
+    pub fn sum_own_part(&mut self, i: usize, k: usize) {
+        let data = Arc::clone(&self.data);
+        let lot = std::mem::take(&mut self.lot);
+        let mut out = self.part_slot(i);
+        self.work.sum_part(
+            &mut self.model,
+            &data.train,
+            lot_part(&lot, i, k),
+            self.cfg.mode,
+            &self.clip_bounds,
+            &mut out,
+        );
+        self.parts[i] = out;
         self.lot = lot;
     }
 
-    /// One step on the given lot (indices into the training set), as the mode says: clip
-    /// and noise (DP), neither, or one of them.
-    pub fn step_on_lot(&mut self, lot: &[usize]) {
+    /// Part `i` of the current lot, computed by another worker on [`Trainer::params`].
+    pub fn receive_part(&mut self, i: usize, part: PartSum) -> Result<(), String> {
+        if part.grad.len() != self.grad.len() {
+            return Err(format!(
+                "a part's gradient has {} values, the model {}",
+                part.grad.len(),
+                self.grad.len()
+            ));
+        }
+        if self.parts.len() <= i {
+            self.parts.resize_with(i + 1, PartSum::default);
+        }
+        self.parts[i] = part;
+        Ok(())
+    }
+
+    /// A zeroed slot for part `i` (taken out of `parts`, which grows as needed).
+    fn part_slot(&mut self, i: usize) -> PartSum {
+        if self.parts.len() <= i {
+            self.parts.resize_with(i + 1, PartSum::default);
+        }
+        let mut slot = std::mem::take(&mut self.parts[i]);
+        slot.reset(self.grad.len());
+        slot
+    }
+
+    /// The rest of the step once the `k` parts of the lot are in: their sum (in part order),
+    /// the canaries, "Add noise" (drawn here alone, once per lot, from the run's stream),
+    /// θ ← θ − η_t·g̃ with g̃ = (Σ + noise)/L; and the epoch's report if the lot ended one.
+    pub fn finish_lot(&mut self, k: usize) -> Option<EpochReport> {
+        self.apply_lot(k);
+        (self.steps == self.epoch_stop()).then(|| self.finish_epoch())
+    }
+
+    pub(super) fn apply_lot(&mut self, k: usize) {
         let mode = self.cfg.mode;
-        self.grad.fill(0.0);
+        // The lot's sum starts as part 0 (no copy: the buffers trade places).
+        std::mem::swap(&mut self.grad, &mut self.parts[0].grad);
+        let (mut examples, mut unclipped) = (0, 0);
         self.lot_norms.clear();
-        let mut unclipped = 0usize;
-        let data = Arc::clone(&self.data);
-        for chunk in lot.chunks(self.batch_x.nrows()) {
-            self.batch_y.clear();
-            for (r, &i) in chunk.iter().enumerate() {
-                self.batch_x.row_mut(r).assign(&data.train.x.row(i));
-                self.batch_y.push(data.train.y[i]);
+        for (i, part) in self.parts[..k].iter().enumerate() {
+            if i > 0 {
+                for (g, p) in self.grad.iter_mut().zip(&part.grad) {
+                    *g += p;
+                }
             }
-            let xb = self.batch_x.slice(s![..chunk.len(), ..]);
-            self.stats.examples += chunk.len();
-            if mode == Mode::NonPrivate {
-                self.model.forward_backward(xb, &self.batch_y, None);
-                self.model.add_grad_sum(xb, None, &mut self.grad);
-                continue;
+            examples += part.examples;
+            unclipped += part.unclipped;
+            self.stats.examples += part.examples;
+            self.stats.clipped += part.clipped;
+            if mode != Mode::NonPrivate {
+                self.stats
+                    .record_norms(&part.norms, &mut self.lot_norms, &mut self.sample_rng);
             }
-            self.model
-                .forward_backward(xb, &self.batch_y, Some(&mut self.norms));
-            self.total_norms.clear();
-            self.total_norms
-                .extend(self.norms.rows().into_iter().map(|r| r.dot(&r).sqrt()));
-            if mode == Mode::NoiseOnly {
-                self.model.add_grad_sum(xb, None, &mut self.grad);
-            } else {
-                let clipped = clip_weights(
-                    self.norms.view(),
-                    &self.total_norms,
-                    &self.clip_bounds,
-                    &mut self.weights,
-                );
-                self.stats.clipped += clipped;
-                unclipped += chunk.len() - clipped;
-                self.model
-                    .add_grad_sum(xb, Some(self.weights.view()), &mut self.grad);
-            }
-            self.stats
-                .record_norms(&self.total_norms, &mut self.lot_norms, &mut self.sample_rng);
         }
         self.add_canary_gradients(mode.clips());
         let signal = sum_of_squares(&self.grad).sqrt();
@@ -93,9 +159,9 @@ impl Trainer {
         for (p, g) in self.model.params_mut().iter_mut().zip(&self.grad) {
             *p -= scale * g;
         }
-        self.release_clipped_count(unclipped, lot.len());
+        self.release_clipped_count(unclipped, examples);
         self.steps += 1;
-        self.examples_seen += lot.len() as u64;
+        self.examples_seen += examples as u64;
         self.stats.record_lot(signal, noise, self.steps_per_epoch);
     }
 

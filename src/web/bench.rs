@@ -1,7 +1,11 @@
 //! The benchmarks of `crate::bench` in the browser (run by `make bench`): the same code as
 //! `dpsgd bench`, timed with `performance.now()`; one JSON line per case.
 
+use super::js_err;
+use super::session::Session;
 use crate::bench;
+use crate::config::RunConfig;
+use crate::train::Trainer;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -39,4 +43,23 @@ pub fn bench_training(budget_ms: f64) -> String {
 #[wasm_bindgen]
 pub fn bench_kernels(budget_ms: f64) -> String {
     json_lines(&bench::kernels("wasm", &now_ms, budget_ms))
+}
+
+/// A training benchmark's run (`bench::TRAINING_CASES`, private) as a [`Session`], for the
+/// data-parallel benchmark (`scripts/bench-parallel.mjs` drives it through the training
+/// worker's own lot loop with k workers).
+#[wasm_bindgen]
+pub fn bench_session(model: &str) -> Result<Session, JsError> {
+    let (cfg, data) = bench::training_case(model, true)
+        .ok_or_else(|| JsError::new(&format!("no benchmark case '{model}'")))?;
+    // Lots only: no epoch reports, accounting or evaluation in the figure; never finished.
+    let cfg = RunConfig {
+        epochs: 10_000,
+        ..cfg
+    };
+    let trainer = Trainer::for_audit(cfg, data, None, u64::MAX).map_err(js_err)?;
+    Ok(Session {
+        trainer,
+        unreported: true,
+    })
 }

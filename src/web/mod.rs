@@ -1,6 +1,7 @@
 //! The browser facade (wasm32 only): a thin `#[wasm_bindgen]` layer over the core.
 //!
-//! - [`session`]: the training worker's [`LabData`] and [`Session`].
+//! - [`session`]: the training worker's [`LabData`] and [`Session`]; [`parallel`]: the same
+//!   Session as the coordinator of data-parallel training, and its helpers' [`GradientWorker`].
 //! - [`accounting`]: what the page and its accounting worker ask of the accountants — the ε
 //!   preview, the PLD curve, calibration, the σ-needed panel — always from the run's settings
 //!   and the data's public facts, so the page never derives a privacy quantity itself.
@@ -19,6 +20,7 @@ mod chart_kit;
 mod clipping_chart;
 mod epsilon_chart;
 mod noise_chart;
+mod parallel;
 mod session;
 mod sigma_chart;
 
@@ -28,11 +30,12 @@ pub use accounting::{
 };
 pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
-pub use bench::{bench_accountants, bench_kernels, bench_training};
+pub use bench::{bench_accountants, bench_kernels, bench_session, bench_training};
 pub use boundary_chart::draw_boundary;
 pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use epsilon_chart::draw_epsilon_chart;
 pub use noise_chart::draw_noise_chart;
+pub use parallel::GradientWorker;
 pub use session::{LabData, Session};
 pub use sigma_chart::draw_sigma_chart;
 

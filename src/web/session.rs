@@ -212,7 +212,9 @@ fn plane_of(split: &crate::data::Split) -> ([f32; 4], Vec<f32>) {
 /// One DP-SGD run, advanced a few steps at a time so the worker stays responsive.
 #[wasm_bindgen]
 pub struct Session {
-    trainer: Trainer,
+    pub(super) trainer: Trainer,
+    /// Lots end without reports (the benchmark's session: `bench::bench_session`).
+    pub(super) unreported: bool,
 }
 
 #[wasm_bindgen]
@@ -222,7 +224,10 @@ impl Session {
     pub fn new(data: &LabData, config: JsValue) -> Result<Session, JsError> {
         let cfg = config_from_js(&config)?;
         let trainer = Trainer::new(cfg, Arc::clone(&data.inner)).map_err(js_err)?;
-        Ok(Session { trainer })
+        Ok(Session {
+            trainer,
+            unreported: false,
+        })
     }
 
     /// Runs at most `max_steps` lots; returns the epoch's report when an epoch ended, else

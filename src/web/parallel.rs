@@ -1,0 +1,286 @@
+//! Data-parallel training in the browser, by message passing: the training worker (the
+//! coordinator, a [`Session`]) draws each lot, sends parts 1…k−1 of it with the parameters to
+//! k−1 helper workers ([`GradientWorker`]), sums part 0 itself, adds the helpers' clipped sums
+//! in part order, and alone draws the noise and steps (`train::part`, `train::step`).
+//!
+//! Why message passing and not wasm threads: threads need a SharedArrayBuffer, which browsers
+//! give only to cross-origin-isolated pages (COOP/COEP headers that a static host such as
+//! GitHub Pages cannot set) and a std rebuilt with atomics (nightly Rust). Posting the
+//! parameters and the sums (≈ 0.3 MB each way per lot for the paper's MLP) costs well under a
+//! millisecond per lot and works wherever workers do.
+
+use super::session::{LabData, Session};
+use super::{from_js, js_err, to_js};
+use crate::config::Mode;
+use crate::data::Split;
+use crate::model::{Mlp, Model};
+use crate::train::part::{lot_part, PartSum, PartWork};
+use crate::Real;
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+
+/// Below this many (lot size × parameters), a lot is summed in the training worker alone:
+/// its parts would take less time than the messages that carry them (about 0.3 ms per lot on
+/// a laptop; Adult's logistic regression has 256 × 210 and its lots take 0.05 ms).
+const MIN_WORK_TO_SPLIT: f64 = 2e6;
+/// The most training data the helpers hold between them (each holds a copy).
+const MAX_HELPER_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// What a helper needs to sum parts of a run's lots: the network's shape, the mode (clip,
+/// noise, both or neither) and the batch size the coordinator uses.
+#[derive(Serialize, Deserialize)]
+struct PartSpec {
+    sizes: Vec<usize>,
+    mode: Mode,
+    batch: usize,
+}
+
+/// How many workers a run uses, and why not more when fewer than asked.
+#[derive(Serialize)]
+struct ParallelPlan {
+    workers: usize,
+    reason: Option<String>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// How many workers (the coordinator included) this run uses when `asked` are available.
+    #[wasm_bindgen(js_name = parallelPlan)]
+    pub fn parallel_plan(&self, asked: u32) -> Result<JsValue, JsError> {
+        let t = &self.trainer;
+        let asked = (asked as usize).clamp(1, 16);
+        let work = t.config().lot_size as f64 * t.model().n_params() as f64;
+        let data_bytes = (t.data().train.x.len() * 4) as f64;
+        let fit = 1 + (MAX_HELPER_BYTES / data_bytes.max(1.0)).floor() as usize;
+        let plan = if asked == 1 {
+            ParallelPlan {
+                workers: 1,
+                reason: None,
+            }
+        } else if work < MIN_WORK_TO_SPLIT {
+            ParallelPlan {
+                workers: 1,
+                reason: Some("lots this small are faster in one worker".into()),
+            }
+        } else if fit < asked {
+            ParallelPlan {
+                workers: fit,
+                reason: Some(format!(
+                    "each helper holds a copy of the {} MB of training data",
+                    (data_bytes / 1048576.0).round()
+                )),
+            }
+        } else {
+            ParallelPlan {
+                workers: asked,
+                reason: None,
+            }
+        };
+        to_js(&plan)
+    }
+
+    /// Whether the run trains on `data` as loaded (no DP-PCA, no canaries): then helpers that
+    /// hold that data set's rows can keep them from one run to the next.
+    #[wasm_bindgen(js_name = trainsOn)]
+    pub fn trains_on(&self, data: &LabData) -> bool {
+        std::ptr::eq(self.trainer.data(), data.dataset().as_ref())
+    }
+
+    /// The helpers' [`GradientWorker::configure`] settings for this run.
+    #[wasm_bindgen(js_name = partSpec)]
+    pub fn part_spec(&self) -> Result<JsValue, JsError> {
+        let cfg = self.trainer.config();
+        to_js(&PartSpec {
+            sizes: self.trainer.model().sizes().to_vec(),
+            mode: cfg.mode,
+            batch: cfg.batch_size.min(self.trainer.data().train.len()),
+        })
+    }
+
+    /// The training rows the run uses (after DP-PCA), row-major, for the helpers.
+    #[wasm_bindgen(js_name = trainX)]
+    pub fn train_x(&self) -> Vec<f32> {
+        let x = &self.trainer.data().train.x;
+        x.as_slice()
+            .map_or_else(|| x.iter().copied().collect(), <[f32]>::to_vec)
+    }
+
+    #[wasm_bindgen(js_name = trainY)]
+    pub fn train_y(&self) -> Vec<u32> {
+        let y = &self.trainer.data().train.y;
+        y.iter().map(|&c| c as u32).collect()
+    }
+
+    /// Examples summed since the start (the benchmark's count).
+    #[wasm_bindgen(js_name = examplesSeen)]
+    pub fn examples_seen(&self) -> f64 {
+        self.trainer.examples_seen() as f64
+    }
+
+    /// Draws the next lot (Algorithm 1's sampling, on the coordinator only).
+    #[wasm_bindgen(js_name = drawLot)]
+    pub fn draw_lot(&mut self) {
+        self.trainer.draw_lot();
+    }
+
+    /// Part `i` of `k` of the current lot, as training-row indices.
+    #[wasm_bindgen(js_name = lotPart)]
+    pub fn lot_part(&self, i: u32, k: u32) -> Vec<u32> {
+        lot_part(self.trainer.lot(), i as usize, k as usize)
+            .iter()
+            .map(|&r| r as u32)
+            .collect()
+    }
+
+    /// The parameters the current lot's gradients are taken at.
+    pub fn params(&self) -> Vec<f32> {
+        self.trainer.params().to_vec()
+    }
+
+    /// The clipping bounds in force for the current lot.
+    #[wasm_bindgen(js_name = clipBounds)]
+    pub fn clip_bounds(&self) -> Vec<f64> {
+        self.trainer.clip_bounds().to_vec()
+    }
+
+    /// Sums part `i` of `k` of the current lot here.
+    #[wasm_bindgen(js_name = sumOwnPart)]
+    pub fn sum_own_part(&mut self, i: u32, k: u32) {
+        self.trainer.sum_own_part(i as usize, k as usize);
+    }
+
+    /// A helper's sum of part `i` ([`GradientWorker::sum`]'s grad, norms and counts).
+    #[wasm_bindgen(js_name = receivePart)]
+    pub fn receive_part(
+        &mut self,
+        i: u32,
+        grad: Vec<f32>,
+        norms: Vec<f32>,
+        counts: &[u32],
+    ) -> Result<(), JsError> {
+        let [examples, clipped, unclipped] = <[u32; 3]>::try_from(counts)
+            .map_err(|_| JsError::new("a part's counts must be [examples, clipped, unclipped]"))?;
+        let part = PartSum {
+            grad,
+            norms,
+            examples: examples as usize,
+            clipped: clipped as usize,
+            unclipped: unclipped as usize,
+        };
+        self.trainer.receive_part(i as usize, part).map_err(js_err)
+    }
+
+    /// Adds the `k` parts, draws the noise and steps; the epoch's report when the lot ended
+    /// one, else null.
+    #[wasm_bindgen(js_name = finishLot)]
+    pub fn finish_lot(&mut self, k: u32) -> Result<JsValue, JsError> {
+        if self.unreported {
+            self.trainer.finish_lot_unreported(k as usize);
+            return Ok(JsValue::NULL);
+        }
+        match self.trainer.finish_lot(k as usize) {
+            Some(report) => to_js(&report),
+            None => Ok(JsValue::NULL),
+        }
+    }
+}
+
+/// A helper worker's half of data-parallel training: sums the parts of lots it is sent, on
+/// its own copy of the training rows and the parameters it is given. It draws nothing random.
+#[wasm_bindgen]
+pub struct GradientWorker {
+    train: Split,
+    /// The run's network (parameters set per lot) and mode, from [`GradientWorker::configure`].
+    run: Option<(Mlp, Mode, PartWork)>,
+    out: PartSum,
+    part: Vec<usize>,
+}
+
+#[wasm_bindgen]
+impl GradientWorker {
+    /// The training rows: `x` (n × d, row-major) and their classes `y`; kept across runs that
+    /// train on the same rows.
+    #[wasm_bindgen(constructor)]
+    pub fn new(x: Vec<f32>, y: Vec<u32>) -> Result<GradientWorker, JsError> {
+        if y.is_empty() || !x.len().is_multiple_of(y.len()) {
+            return Err(JsError::new("training rows: x and y disagree in length"));
+        }
+        let d = x.len() / y.len();
+        let x = Array2::from_shape_vec((y.len(), d), x).map_err(js_err)?;
+        Ok(GradientWorker {
+            train: Split {
+                x,
+                y: y.into_iter().map(|c| c as usize).collect(),
+            },
+            run: None,
+            out: PartSum::default(),
+            part: Vec::new(),
+        })
+    }
+
+    /// A run's settings, from [`Session::part_spec`].
+    pub fn configure(&mut self, spec: JsValue) -> Result<(), JsError> {
+        let spec: PartSpec = from_js(spec, "part spec")?;
+        let d = self.train.n_features();
+        let classes = spec.sizes.last().copied().unwrap_or(0);
+        if spec.sizes.len() < 2 || spec.sizes.contains(&0) || spec.sizes[0] != d {
+            return Err(JsError::new("part spec: layer sizes do not fit the rows"));
+        }
+        if spec.batch == 0 || self.train.y.iter().any(|&c| c >= classes) {
+            return Err(JsError::new(
+                "part spec: no batch, or a class beyond the last layer",
+            ));
+        }
+        let work = PartWork::new(spec.batch, d);
+        self.run = Some((Mlp::with_sizes(spec.sizes), spec.mode, work));
+        Ok(())
+    }
+
+    /// Sums `part` (training-row indices) at `params`, clipped to `bounds`.
+    pub fn sum(&mut self, params: &[f32], part: &[u32], bounds: &[f64]) -> Result<(), JsError> {
+        let Some((model, mode, work)) = self.run.as_mut() else {
+            return Err(JsError::new("no run configured"));
+        };
+        let n = model.n_params();
+        if params.len() != n {
+            return Err(JsError::new(&format!(
+                "{} parameters for a model of {n}",
+                params.len()
+            )));
+        }
+        let layers = model.n_layers();
+        let bad = |c: &f64| c.is_nan() || *c <= 0.0;
+        if !(bounds.len() == 1 || bounds.len() == layers) || bounds.iter().any(bad) {
+            return Err(JsError::new(
+                "clipping bounds: one, or one per layer, each > 0",
+            ));
+        }
+        if part.iter().any(|&i| i as usize >= self.train.len()) {
+            return Err(JsError::new("a lot index beyond the training rows"));
+        }
+        model.params_mut().copy_from_slice(params);
+        self.part.clear();
+        self.part.extend(part.iter().map(|&i| i as usize));
+        self.out.reset(n);
+        work.sum_part(model, &self.train, &self.part, *mode, bounds, &mut self.out);
+        Ok(())
+    }
+
+    /// The last part's sum of (clipped) gradients.
+    pub fn grad(&self) -> Vec<Real> {
+        self.out.grad.clone()
+    }
+
+    /// The last part's per-example gradient norms (empty when not private).
+    pub fn norms(&self) -> Vec<Real> {
+        self.out.norms.clone()
+    }
+
+    /// The last part's [examples, clipped, unclipped].
+    pub fn counts(&self) -> Vec<u32> {
+        [self.out.examples, self.out.clipped, self.out.unclipped]
+            .map(|c| c as u32)
+            .to_vec()
+    }
+}

@@ -1,0 +1,43 @@
+// How many workers share the work: the "Workers" control, by default the cores the browser
+// reports (capped). Training splits each lot between that many workers (worker.js,
+// gradient-pool.js) and the audit trains that many of its runs at once (audit.js).
+const $ = (id) => document.getElementById(id);
+
+export const MAX_WORKERS = 8;
+
+export const defaultWorkers = () => Math.max(1, Math.min(navigator.hardwareConcurrency || 2, MAX_WORKERS));
+
+// The control's value when it is a whole number in range, else the default.
+export function workerCount() {
+  const field = $('workers');
+  const asked = Number(field.value);
+  return field.value !== '' && Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : defaultWorkers();
+}
+
+// Says how many workers the run uses ({asked, used, reason} from the training worker).
+export function showWorkersUsed(w) {
+  const out = $('workers-used');
+  if (!w || typeof w !== 'object') {
+    out.textContent = '';
+    return;
+  }
+  const used = Number(w.used) || 1;
+  out.textContent = used === Number(w.asked) ? `(${used} in use)` : `(${used} in use: ${String(w.reason || '').slice(0, 120)})`;
+}
+
+// Wires the control: placeholder = the default; a change calls `onChange` (the run restarts).
+export function setUpWorkers(onChange) {
+  $('workers').placeholder = String(defaultWorkers());
+  $('workers').max = String(MAX_WORKERS);
+  $('workers').addEventListener('change', () => {
+    const v = $('workers').value;
+    const n = Number(v);
+    if (v !== '' && !(Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS)) {
+      $('workers').setCustomValidity(`a whole number from 1 to ${MAX_WORKERS}`);
+      $('workers').reportValidity();
+      return;
+    }
+    $('workers').setCustomValidity('');
+    onChange();
+  });
+}
