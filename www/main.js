@@ -15,7 +15,7 @@ import { KeptWorker } from './kept-worker.js';
 import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
-import { clearMessage, setStatus, showMessage } from './messages.js';
+import { clearMessage, endProgress, setStatus, showMessage, showProgress } from './messages.js';
 import { Pins } from './pins.js';
 import { readLink } from './link.js';
 import { RunLog } from './runlog.js';
@@ -202,7 +202,9 @@ function onWorkerMessage(ev) {
     return;
   }
   if (m.generation !== generation || !run) return; // a cancelled run
-  if (m.type === 'data') {
+  if (m.type === 'progress') {
+    showProgress(m, $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data');
+  } else if (m.type === 'data') {
     const fresh = factsOf !== run.cfg.dataset || JSON.stringify(facts) !== JSON.stringify(m.facts);
     facts = m.facts;
     factsOf = run.cfg.dataset;
@@ -223,6 +225,7 @@ function onWorkerMessage(ev) {
   } else if (m.type === 'started') {
     run.mechanism = m.mechanism;
     run.plane = m.plane;
+    endProgress();
     showWorkersUsed(m.workers);
     $('boundary-figure').hidden = !m.plane;
     $('boundary-badge').hidden = !(m.plane && m.plane.training_points);

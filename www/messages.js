@@ -1,9 +1,43 @@
 // The page's two places for words: the status line (progress, replaced as a run goes on) and
 // the message box (errors and confirmations, kept until dismissed or the user's next change).
+// While a data set loads, a progress bar joins the status line.
 const $ = (id) => document.getElementById(id);
 
+let beforeProgress = null; // the status line a loading report took over
+
 export function setStatus(text) {
+  beforeProgress = null;
+  $('load-progress').hidden = true;
   $('status').textContent = text;
+}
+
+const MB = (b) => (b / 1048576).toFixed(1);
+
+// A training worker's 'progress' report on loading `name`: bytes downloaded (a bar), then
+// decoding and DP-PCA (a bar without an end: they take a few seconds on 60,000 images).
+export function showProgress(m, name) {
+  if (beforeProgress === null) beforeProgress = $('status').textContent;
+  const bar = $('load-progress');
+  bar.hidden = false;
+  const loaded = Number(m.loaded) || 0;
+  const total = Number(m.total) || 0;
+  if (m.stage === 'download' && total > 0) {
+    bar.max = total;
+    bar.value = Math.min(loaded, total);
+    $('status').textContent = `Downloading ${name}: ${MB(loaded)} of ${MB(total)} MB…`;
+    return;
+  }
+  bar.removeAttribute('value'); // indeterminate
+  $('status').textContent = m.stage === 'download' ? `Downloading ${name}: ${MB(loaded)} MB…`
+    : m.stage === 'decode' ? `Decoding ${name}…` : 'DP-PCA: projecting the data (noisy covariance, accounted)…';
+}
+
+// Loading is over: the status line goes back to what it said before.
+export function endProgress() {
+  if (beforeProgress === null) return;
+  $('load-progress').hidden = true;
+  $('status').textContent = beforeProgress;
+  beforeProgress = null;
 }
 
 export function showMessage(text) {

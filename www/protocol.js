@@ -10,6 +10,7 @@
 // Training worker → page:
 /** @typedef {{type: 'ready'}} Ready — the wasm core is loaded */
 /** @typedef {{type: 'init-error', message: string}} InitError — it could not be */
+/** @typedef {{type: 'progress', generation: number, stage: 'download' | 'decode' | 'pca', loaded?: number, total?: number}} Progress — loading a data set (total 0: unknown), then DP-PCA */
 /** @typedef {{type: 'data', generation: number, facts: DataFacts}} Data — the run's data set */
 /** @typedef {{type: 'resize', generation: number, n_train: number}} Resize — lot > N */
 /** @typedef {{type: 'started', generation: number, mechanism: object, plane: object|null, workers: {asked: number, used: number, reason: string|null}}} Started */
@@ -57,6 +58,7 @@ export const TO_WORKER = Object.freeze({
 const SHAPES = new Map([
   ['ready', []],
   ['init-error', ['message']],
+  ['progress', ['generation', 'stage']],
   ['data', ['generation', 'facts']],
   ['resize', ['generation', 'n_train']],
   ['started', ['generation', 'mechanism']],

@@ -36,7 +36,7 @@ const ready = initFromPage(init).then(
 const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // The data set of `config`, loaded (fetched or generated) only when it changed.
-async function loadData(config) {
+async function loadData(config, gen) {
   if (config.dataset === 'own') {
     if (!ownData) throw new Error('load a file of your own first');
     if (data !== ownData) dataLoads += 1;
@@ -46,7 +46,13 @@ async function loadData(config) {
   }
   const key = dataKeyOf(config);
   if (key === dataKey && data) return;
-  const fresh = await loadBuiltin(config);
+  let last = 0;
+  const fresh = await loadBuiltin(config, (p) => {
+    const now = performance.now();
+    if (p.stage === 'download' && now - last < 100 && p.loaded < p.total) return; // 10 a second
+    last = now;
+    postMessage({ type: 'progress', generation: gen, ...p });
+  });
   if (data && data !== ownData) data.free();
   data = fresh;
   dataKey = key;
@@ -144,7 +150,7 @@ async function start(m) {
     return;
   }
   try {
-    await loadData(config);
+    await loadData(config, m.generation);
   } catch (e) {
     postMessage({ type: 'error', generation: m.generation, message: `Data: ${e.message || e}` });
     return;
@@ -156,6 +162,7 @@ async function start(m) {
     postMessage({ type: 'resize', generation: m.generation, n_train: facts.n_train });
     return;
   }
+  if (config.pca !== null && config.pca !== undefined) postMessage({ type: 'progress', generation: m.generation, stage: 'pca' });
   try {
     session = new Session(data, config);
     plane = session.plane();

@@ -292,10 +292,26 @@ test('MNIST loads from its gzipped IDX files and trains; DP-PCA\'s cost is in ε
   await page.close();
 });
 
-test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker and trains; it is not stored offline', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=1&sigma=1&dataset=fashion-mnist&model=logistic');
+test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with a progress bar and trains; it is not stored offline', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&sigma=1&dataset=blobs&model=logistic');
   await waitForRun(page, 0, 1, { done: true });
+  // Every status line and progress value while it loads.
+  await page.evaluate(() => {
+    window.seen = [];
+    const bar = document.getElementById('load-progress');
+    new MutationObserver(() => window.seen.push([document.getElementById('status').textContent, bar.hidden, bar.getAttribute('value'), bar.max]))
+      .observe(document.getElementById('status'), { childList: true, characterData: true, subtree: true });
+  });
+  const g = await generationOf(page);
+  await page.selectOption('#dataset', 'fashion-mnist');
+  await waitForRun(page, g, 1, { done: true });
   assert.ok(parseFloat(await cell(page, 0, 'test_acc')) > 50);
+  const seen = await page.evaluate(() => window.seen);
+  const download = seen.filter(([text]) => /^Downloading Fashion-MNIST clothing: [\d.]+ of \d\d\.\d MB…$/.test(text));
+  assert.ok(download.length >= 1, JSON.stringify(seen.slice(0, 6)));
+  assert.ok(download.every(([, hidden, value, max]) => !hidden && Number(value) <= max && max > 30e6), JSON.stringify(download));
+  assert.ok(seen.some(([text, hidden, value]) => text === 'Decoding Fashion-MNIST clothing…' && !hidden && value === null));
+  assert.equal(await page.locator('#load-progress').isHidden(), true, 'the bar goes when training starts');
   const stored = await page.evaluate(async () => {
     const urls = [];
     for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);

@@ -24,7 +24,7 @@ export async function serveWww() {
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', 'Content-Length': body.length });
       served.push({ path: url.pathname, bytes: body.length });
       res.end(body);
     } catch {
