@@ -34,3 +34,4 @@ bench: setup
 	node scripts/bench-parallel.mjs
 	node scripts/bench-audit.mjs
 	node scripts/bench-load.mjs
+	node scripts/bench-paper.mjs

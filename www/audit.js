@@ -7,7 +7,7 @@ import { checkFromAuditWorker } from './protocol.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { sendWasm } from './wasm-module.js';
-import { workerCount } from './cores.js';
+import { auditWorkerCount } from './cores.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];
@@ -113,7 +113,7 @@ function start(readConfig, ownData) {
   const canaries = $('audit-one-run').checked ? ONE_RUN_CANARIES : 0;
   const specs = THREATS.map((threat) => ({ threat, runs, canaries, seed }));
   const config = readConfig();
-  const n = workerCount();
+  const n = auditWorkerCount();
   audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now() };
   for (let i = 0; i < n; i += 1) {
     const w = new Worker('audit-worker.js', { type: 'module' });

@@ -14,6 +14,12 @@ export function workerCount() {
   return field.value !== '' && Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : defaultWorkers();
 }
 
+// The audit's workers: the control's value when one is set; by default the cores but one (its
+// runs are whole trainings, one per worker, and the page keeps a core to stay responsive).
+export function auditWorkerCount() {
+  return $('workers').value === '' ? Math.max(1, defaultWorkers() - 1) : workerCount();
+}
+
 // Says how many workers the run uses ({asked, used, reason} from the training worker).
 export function showWorkersUsed(w) {
   const out = $('workers-used');

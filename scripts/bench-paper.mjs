@@ -1,0 +1,54 @@
+// `make bench`, the paper's protocol in the browser: Fashion-MNIST (prepared by scripts/setup),
+// PCA-60 -> 1000 ReLU -> 10, lot 600, per-layer clipping C = 4, sigma = 4 (sigma_p = 7),
+// lr 0.1 -> 0.052 over 10 epochs, stopped by an eps = 2 budget under the moments accountant:
+// the whole run in the page's training worker, with 1 and with 2 workers, in headless Chromium.
+// Prints wall time, epochs and final accuracy for each — figures, not a test.
+import { serveWww } from '../tests/e2e/serve.mjs';
+import { launch } from '../tests/e2e/browser.mjs';
+
+const EPSILON = Number(process.env.PAPER_EPSILON || 2);
+const SIGMAS = { 0.5: [8, 16], 2: [4, 7], 8: [2, 4] };
+const [sigma, pcaSigma] = SIGMAS[EPSILON] || SIGMAS[2];
+const config = {
+  dataset: 'fashion-mnist', model: 'mlp', hidden: [1000], clipping: 'per-layer', clip: 4,
+  lot_size: 600, pca: 60, pca_sigma: pcaSigma, sigma, lr: 0.1, lr_end: 0.052, lr_decay_epochs: 10,
+  epochs: 400, budget_epsilon: EPSILON, budget_accountant: 'moments', seed: 1, report: 'private',
+};
+const server = await serveWww();
+const context = await launch();
+try {
+  const page = await context.newPage();
+  await page.goto(`${server.url}#v=1&epochs=1`);
+  await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  for (const workers of (process.env.PAPER_WORKERS || '1,2').split(',').map(Number)) {
+    const line = await page.evaluate(async ([config, workers]) => {
+      const { sendWasm } = await import('./wasm-module.js');
+      const w = new Worker('worker.js', { type: 'module' });
+      sendWasm(w);
+      const t0 = performance.now();
+      const result = new Promise((resolve, reject) => {
+        let last = null;
+        let used = null;
+        w.onmessage = (ev) => {
+          const m = ev.data;
+          if (m.type === 'started') used = m.workers.used;
+          if (m.type === 'report') last = m.report;
+          if (m.type === 'error') reject(new Error(m.message));
+          if (m.type === 'done') resolve({ last, used });
+        };
+        w.onerror = (e) => reject(new Error(e.message));
+      });
+      w.postMessage({ type: 'start', generation: 0, config, play: true, workers });
+      const { last, used } = await result;
+      w.terminate();
+      return {
+        workers: used, seconds: +((performance.now() - t0) / 1000).toFixed(1), epochs: last.epoch,
+        epsilon_moments: +last.epsilon.moments.toFixed(3), private_test_acc: last.private_test_acc ?? last.test_acc,
+      };
+    }, [config, workers]);
+    console.log(JSON.stringify({ bench: 'paper-protocol-fashion-mnist', impl: 'wasm', epsilon: EPSILON, sigma, pca_sigma: pcaSigma, ...line }));
+  }
+} finally {
+  await context.close();
+  await server.close();
+}
