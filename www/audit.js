@@ -98,6 +98,12 @@ export function draw() {
   draw_audit_epsilons('audit-epsilons', lastResults, sizeCanvas($('audit-epsilons')));
 }
 
+// A fixed audit seed for the end-to-end tests (labTest.fixAuditSeed); null draws a fresh one.
+let fixedSeed = null;
+export function fixAuditSeed(seed) {
+  fixedSeed = Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32 ? seed : null;
+}
+
 function start(readConfig, ownData) {
   if (audit) return;
   if (ownData()) {
@@ -109,7 +115,7 @@ function start(readConfig, ownData) {
     showMessage(`Runs per side must be a whole number from ${RUNS.min} to ${RUNS.max}.`);
     return;
   }
-  const seed = crypto.getRandomValues(new Uint32Array(1))[0];
+  const seed = fixedSeed ?? crypto.getRandomValues(new Uint32Array(1))[0];
   const canaries = $('audit-one-run').checked ? ONE_RUN_CANARIES : 0;
   const specs = THREATS.map((threat) => ({ threat, runs, canaries, seed }));
   const config = readConfig();

@@ -6,7 +6,7 @@ import init, {
   check_run_config, draw_boundary, epsilon_preview, format_epsilon, run_defaults,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
-import { draw as drawAudit, setUpAudit } from './audit.js';
+import { draw as drawAudit, fixAuditSeed, setUpAudit } from './audit.js';
 import { renderCoverage } from './coverage.js';
 import { setUpWorkers, showWorkersUsed, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
@@ -278,6 +278,7 @@ window.labTest = Object.freeze({
   fakeWorkerMessage: (data) => worker.worker?.dispatchEvent(new MessageEvent('message', { data })),
   setSilence: (ms) => { worker.silenceMs = ms; accounting.worker.silenceMs = ms; },
   reports: () => JSON.parse(JSON.stringify(run?.history ?? [])),
+  fixAuditSeed,
 });
 
 let started = false;

@@ -265,7 +265,7 @@ test('a 50 MB file and a gzip bomb are refused with the reason, and the main thr
   // The run went on, and no main-thread task of this page took over 100 ms meanwhile.
   assert.equal(await page.locator('#dataset').inputValue(), 'blobs');
   const id = await page.evaluate(() => window.labPageId);
-  const slow = longTasks.filter((t) => t.page === id && t.start > t0 && t.ms > 100);
+  const slow = (await longTasks()).filter((t) => t.page === id && t.start > t0 && t.ms > 100);
   assert.deepEqual(slow, []);
   assert.deepEqual(problems, []);
   await page.close();

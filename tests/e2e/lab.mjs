@@ -9,9 +9,62 @@ export { ARTIFACTS };
 
 let server;
 let context;
-// Every main-thread task over 50 ms of every page, marked as loading when it started before the
-// lab had loaded and drawn once.
-export const longTasks = [];
+
+// Main-thread tasks are measured in the CPU time the page's main thread spent on them, from
+// Chromium's trace (RunTask's thread duration), not in wall time: on a 2-core machine with a
+// training worker, helpers and accounting workers busy, the OS deschedules the main thread in
+// the middle of a 10 ms task and its wall time reads 50-190 ms (measured: 101 ms wall for 35 ms
+// of work, 190 for 39). What the page asks of its main thread is the CPU time; that is what a
+// test can hold it to. Every task over 50 ms of either is kept, with both figures.
+let tracer;
+let traced = [];
+const marks = [];
+const threads = new Map();
+const tasks = [];
+const TRACE = {
+  traceConfig: { includedCategories: ['disabled-by-default-devtools.timeline', 'blink.user_timing', '__metadata'] },
+  transferMode: 'ReportEvents',
+};
+
+async function startTrace() {
+  traced = [];
+  await tracer.send('Tracing.start', TRACE);
+}
+
+// Ends the trace so far, files its tasks under their pages, and traces on.
+async function collectTrace() {
+  const complete = new Promise((resolve) => tracer.once('Tracing.tracingComplete', resolve));
+  await tracer.send('Tracing.end');
+  await complete;
+  for (const e of traced) {
+    if (e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args.name);
+    const m = /^lab-(page|ready) (\S+) ([\d.]+)$/.exec(e.name);
+    if (e.cat === 'blink.user_timing' && m) marks.push({ kind: m[1], page: m[2], now: Number(m[3]), pid: e.pid, ts: e.ts });
+  }
+  marks.sort((a, b) => a.ts - b.ts);
+  for (const e of traced) {
+    if (e.name !== 'RunTask' || threads.get(`${e.pid}:${e.tid}`) !== 'CrRendererMain') continue;
+    const opened = marks.filter((m) => m.kind === 'page' && m.pid === e.pid && m.ts <= e.ts).at(-1);
+    if (!opened) continue;
+    const ready = marks.some((m) => m.kind === 'ready' && m.page === opened.page && m.ts <= e.ts);
+    tasks.push({
+      page: opened.page,
+      start: Math.round(opened.now + (e.ts - opened.ts) / 1000),
+      ms: Math.round((e.tdur ?? e.dur) / 1000),
+      wall: Math.round(e.dur / 1000),
+      loading: !ready,
+    });
+  }
+  await startTrace();
+}
+
+// Every main-thread task of every page so far that took over 50 ms of CPU or wall time:
+// { page, start (the page's performance.now()), ms (CPU), wall, loading (started before the lab
+// had loaded and drawn once) }.
+export async function longTasks() {
+  await collectTrace();
+  return tasks;
+}
 
 export async function setUp() {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -45,16 +98,27 @@ export async function setUp() {
       }
       return n;
     };
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) {
-        window.reportLongTask?.({
-          page: window.labPageId, start: Math.round(e.startTime), ms: Math.round(e.duration),
-          loading: !(window.labReadyAt <= e.startTime),
-        });
-      }
-    }).observe({ type: 'longtask', buffered: true });
   });
-  await context.exposeFunction('reportLongTask', (t) => longTasks.push(t));
+  // The trace marks when each page opened (its clock then) and when it was ready.
+  await context.addInitScript(() => {
+    performance.mark(`lab-page ${window.labPageId} ${performance.now()}`);
+    let readyAt;
+    Object.defineProperty(window, 'labReadyAt', {
+      get: () => readyAt,
+      set: (v) => {
+        readyAt = v;
+        performance.mark(`lab-ready ${window.labPageId} ${v}`);
+      },
+    });
+  });
+  const blank = await context.newPage();
+  tracer = await context.newCDPSession(blank);
+  tracer.on('Tracing.dataCollected', ({ value }) => {
+    for (const e of value) {
+      if (e.ph === 'M' || e.cat === 'blink.user_timing' || (e.name === 'RunTask' && e.dur > 50_000)) traced.push(e);
+    }
+  });
+  await startTrace();
   return { server, context };
 }
 
@@ -71,7 +135,15 @@ export async function openLab(hash = '') {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`); });
   await page.goto(server.url + hash);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
+  try {
+    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
+  } catch (e) {
+    // Say where it stood: the status line, the message, what the page reported wrong.
+    const where = await page.evaluate(() => ['status', 'message', 'load-progress']
+      .map((id) => `${id}: ${document.getElementById(id)?.textContent ?? '(none)'}`).join('; ')).catch(() => '(page gone)');
+    await page.screenshot({ path: `${ARTIFACTS}/not-ready-${Date.now()}.png` }).catch(() => {});
+    throw new Error(`${hash || 'the default page'} never became ready (${where}; problems: ${problems.join(' | ')}): ${e.message}`);
+  }
   return { page, problems, url: server.url };
 }
 

@@ -23,20 +23,42 @@ before(async () => {
   url = server.url;
 });
 
-// Each main-thread task of the page is a few to 15 ms here (one chart, one report); with
-// training and two accounting workers busy on a 2-core machine the OS can stretch one past
-// 50 ms now and then. So, on every page of the suite (about twenty): none over 100 ms after
-// load, and at most two over 50 ms, every one of them printed.
+// Each main-thread task of the page is a few to 15 ms of CPU here (one chart, one report). So,
+// on every page of the suite (about twenty), in the main thread's CPU time (lab.mjs says why not
+// wall time): none over 100 ms after load, and at most two over 50 ms, every one printed.
 after(async () => {
+  const all = await longTasks();
   await tearDown();
-  const interactive = longTasks.filter((x) => !x.loading);
-  console.log(`long tasks while loading: ${JSON.stringify(longTasks.filter((x) => x.loading))}`);
+  const interactive = all.filter((x) => !x.loading && !busyOnPurpose.has(x.page));
+  console.log(`long tasks while loading: ${JSON.stringify(all.filter((x) => x.loading))}`);
   console.log(`long tasks after load: ${JSON.stringify(interactive)}`);
   assert.deepEqual(interactive.filter((x) => x.ms > 100), [], `main-thread tasks over 100 ms after load: ${JSON.stringify(interactive)}`);
   const perPage = new Map();
-  for (const t of interactive) perPage.set(t.page, (perPage.get(t.page) || 0) + 1);
+  for (const t of interactive.filter((x) => x.ms > 50)) perPage.set(t.page, (perPage.get(t.page) || 0) + 1);
   const busy = [...perPage].filter(([, n]) => n > 2);
   assert.deepEqual(busy, [], `pages with more than two main-thread tasks over 50 ms after load: ${JSON.stringify(interactive)}`);
+});
+
+// The page whose main thread the measure's own test keeps busy on purpose.
+const busyOnPurpose = new Set();
+
+test('the long-task measure sees 150 ms of work on the main thread, after load, as CPU time', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=2&dataset=blobs');
+  const id = await page.evaluate(() => window.labPageId);
+  busyOnPurpose.add(id);
+  // Once the run is done no worker competes for the cores, so the loop's wall time is its CPU.
+  await waitForRun(page, 0, 2, { done: true });
+  await page.waitForTimeout(500);
+  const t0 = await page.evaluate(() => {
+    const start = performance.now();
+    let x = 0;
+    while (performance.now() - start < 150) x += Math.sqrt(x + 1);
+    return start;
+  });
+  const seen = (await longTasks()).filter((t) => t.page === id && !t.loading && t.start >= t0 - 20);
+  assert.ok(seen.some((t) => t.ms >= 120 && t.wall >= t.ms), `tasks seen: ${JSON.stringify(seen)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 const rows = (page) => page.locator('#run-log tbody tr');
