@@ -2,7 +2,7 @@
 PORT ?= 8000
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: setup wasm serve test test-native test-wasm bench
+.PHONY: setup wasm serve test test-native test-wasm test-wasm-relaxed bench
 
 setup:
 	bash scripts/setup
@@ -18,6 +18,7 @@ test: setup
 	cargo test --release
 	$(MAKE) test-wasm
 	bash scripts/build-wasm
+	$(MAKE) test-wasm-relaxed
 	node --test tests/e2e/
 
 test-native:
@@ -26,11 +27,18 @@ test-native:
 test-wasm:
 	cargo test --target wasm32-unknown-unknown --test web
 
+# The same browser tests on the relaxed-SIMD build (its fused multiply-add kernel), in release
+# mode with scripts/build-wasm's target dir, whose dependencies it reuses.
+test-wasm-relaxed:
+	RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" CARGO_TARGET_DIR=target/relaxed \
+	  cargo test --release --target wasm32-unknown-unknown --test web
+
 # Benchmarks (figures, not tests): native, then the same code in wasm in headless Chromium.
 bench: setup
 	cargo run --release --bin dpsgd -- bench
 	cargo test --release --target wasm32-unknown-unknown --test web_bench -- --nocapture
 	bash scripts/build-wasm
+	node scripts/bench-kernels.mjs
 	node scripts/bench-parallel.mjs
 	node scripts/bench-audit.mjs
 	node scripts/bench-load.mjs

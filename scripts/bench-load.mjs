@@ -41,7 +41,7 @@ times.sort((a, b) => a - b);
 console.log(JSON.stringify({
   bench: 'first-visit',
   bytes: total,
-  wasm_fetches: byPath.get('/pkg/dpsgd_lab_bg.wasm')?.fetches ?? 0,
+  wasm_fetches: [...byPath].filter(([p]) => p.endsWith('_bg.wasm')).reduce((n, [, v]) => n + v.fetches, 0),
   first_row_ms_median: Math.round(times[Math.floor(times.length / 2)]),
   first_row_ms: times.map(Math.round),
   largest: files.slice(0, 6),

@@ -187,6 +187,8 @@ pub struct KernelLine {
     #[serde(rename = "impl")]
     pub implementation: String,
     pub kernel: String,
+    /// The matrix-product code measured (`linalg::KERNEL`, or gemm as the baseline).
+    pub backend: String,
     /// m×k · k×n.
     pub shape: String,
     pub gflops: f64,
@@ -194,9 +196,26 @@ pub struct KernelLine {
 
 /// The three matrix products of one lot of 600 on the MLP 60→1000→10 (forward into the hidden
 /// layer, back-propagation through the output layer, the hidden layer's gradient Xᵀ·Δ), each
-/// repeated for about `budget_ms`: the ceiling training cannot beat, natively and in wasm.
+/// repeated for about `budget_ms`: the ceiling training cannot beat, natively and in wasm. In
+/// a build whose kernel is not gemm's (relaxed SIMD), gemm is measured too, in the same run,
+/// as the baseline.
 pub fn kernels(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -> Vec<KernelLine> {
-    use crate::linalg::matmul;
+    use crate::linalg::{gemm_matmul, matmul, KERNEL};
+    type Product = fn(
+        &mut ndarray::ArrayViewMut2<Real>,
+        &ndarray::ArrayView2<Real>,
+        &ndarray::ArrayView2<Real>,
+        bool,
+    );
+    let mut backends: Vec<(&str, Product)> = vec![(KERNEL, matmul)];
+    if !KERNEL.starts_with("gemm") {
+        let name = if cfg!(target_arch = "wasm32") {
+            "gemm simd128"
+        } else {
+            "gemm"
+        };
+        backends.push((name, gemm_matmul));
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut random = |r: usize, c: usize| Array2::<Real>::from_shape_fn((r, c), |_| rng.random());
     let (x, w0, d1, w1t) = (
@@ -211,25 +230,27 @@ pub fn kernels(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -
         ("backward Δ·Wᵀ", d1.view(), w1t.view()),
         ("gradient Xᵀ·Δ", x.t(), d0.view()),
     ];
-    cases
-        .into_iter()
-        .map(|(kernel, a, b)| {
+    let mut lines = Vec::new();
+    for (kernel, a, b) in cases {
+        for &(backend, product) in &backends {
             let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
             let mut c = Array2::<Real>::zeros((m, n));
-            matmul(&mut c.view_mut(), &a, &b, false);
+            product(&mut c.view_mut(), &a, &b, false);
             let (start, mut reps) = (now_ms(), 0u64);
             while reps < 3 || now_ms() - start < budget_ms {
-                matmul(&mut c.view_mut(), &a, &b, true);
+                product(&mut c.view_mut(), &a, &b, true);
                 reps += 1;
             }
             let secs = (now_ms() - start) / 1e3;
             std::hint::black_box(&c);
-            KernelLine {
+            lines.push(KernelLine {
                 implementation: implementation.into(),
                 kernel: kernel.into(),
+                backend: backend.into(),
                 shape: format!("{m}x{k}·{k}x{n}"),
                 gflops: 2.0 * (m * k * n) as f64 * reps as f64 / secs / 1e9,
-            }
-        })
-        .collect()
+            });
+        }
+    }
+    lines
 }

@@ -39,6 +39,46 @@ fn wasm_training_reproduces_the_native_golden_runs() {
     }
 }
 
+/// The kernel this build runs is the one its target features promise, and in the relaxed-SIMD
+/// build (`make test` runs this file in both) the fused kernel agrees with gemm's simd128
+/// product on the models' shapes and on ragged ones, row- and column-major B.
+#[wasm_bindgen_test]
+fn the_matrix_kernel_is_the_builds_and_agrees_with_gemm() {
+    use dpsgd_lab::linalg::{gemm_matmul, matmul, KERNEL};
+    use ndarray::Array2;
+    let relaxed = cfg!(target_feature = "relaxed-simd");
+    assert_eq!(
+        KERNEL,
+        if relaxed {
+            "relaxed-simd fma"
+        } else {
+            "gemm simd128"
+        }
+    );
+    let value = |i: usize, j: usize| ((i * 37 + j * 11) % 19) as f32 / 7.0 - 1.3;
+    for (m, k, n) in [
+        (600, 60, 1000),
+        (600, 10, 1000),
+        (60, 600, 1000),
+        (7, 300, 13),
+        (130, 5, 9),
+    ] {
+        let a = Array2::from_shape_fn((m, k), |(i, j)| value(i, j));
+        let b = Array2::from_shape_fn((k, n), |(i, j)| value(j + 3, i));
+        let bt = b.t().as_standard_layout().into_owned();
+        for b in [b.view(), bt.t()] {
+            let (mut c, mut want) = (
+                Array2::from_elem((m, n), 0.25),
+                Array2::from_elem((m, n), 0.25),
+            );
+            matmul(&mut c.view_mut(), &a.view(), &b, true);
+            gemm_matmul(&mut want.view_mut(), &a.view(), &b, true);
+            let worst = (&c - &want).iter().fold(0.0f32, |w, d| w.max(d.abs()));
+            assert!(worst <= 2e-6 * k as f32, "{m}x{k}x{n}: {worst}");
+        }
+    }
+}
+
 #[wasm_bindgen_test]
 fn accountants_match_the_reference_table_in_wasm() {
     let mut lines = ACCOUNTANTS.lines();

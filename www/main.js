@@ -3,7 +3,7 @@
 // every privacy quantity comes from Rust. Data flows one way:
 // controls -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
-  check_run_config, draw_boundary, epsilon_preview, format_epsilon, run_defaults,
+  check_run_config, draw_boundary, epsilon_preview, format_epsilon, matrix_kernel, run_defaults,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 import { draw as drawAudit, fixAuditSeed, setUpAudit } from './audit.js';
@@ -416,9 +416,16 @@ window.addEventListener('hashchange', () => {
   nextQueued();
 });
 
+// What the footer says of the WebAssembly build the browser chose (wasm-choice.js).
+const ENGINES = new Map([
+  ['relaxed-simd fma', 'Engine: WebAssembly with relaxed SIMD (fused multiply-add matrix kernel).'],
+  ['gemm simd128', 'Engine: WebAssembly SIMD (no relaxed SIMD in this browser: slower matrix products, the same runs up to float rounding).'],
+]);
+
 startWorker();
 pageModule().then((module) => init({ module_or_path: module })).then(() => {
   setDefaults(run_defaults());
+  $('engine').textContent = ENGINES.get(matrix_kernel()) ?? matrix_kernel();
   readHash();
   showSeedMode();
   readConfig();

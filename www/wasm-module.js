@@ -5,7 +5,10 @@
 // copy, streamed as it downloads: sharing the workers' module made its main thread pay for
 // their training (tasks over 100 ms after load in the e2e long-task check).
 
-const URL_OF_WASM = new URL('./pkg/dpsgd_lab_bg.wasm', import.meta.url);
+import './wasm-choice.js';
+
+// The relaxed-SIMD build where the browser has it, else the simd128 one (wasm-choice.js).
+const URL_OF_WASM = new URL(`./${self.labWasmFile}`, import.meta.url);
 
 let response = null;
 let forWorkers = null;

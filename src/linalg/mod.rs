@@ -1,26 +1,49 @@
 //! The one matrix product the models use, c = a·b or c += a·b, on ndarray views of any
 //! strides. Backed by the `gemm` crate (AVX-512 / AVX2+FMA kernels chosen at run time natively,
-//! a simd128 kernel in wasm), single-threaded. The cargo feature `matrixmultiply-backend`
-//! switches to ndarray's own product (matrixmultiply) so the two can be benchmarked.
+//! a simd128 kernel in wasm), single-threaded; in a wasm build with relaxed SIMD by our own
+//! fused multiply-add kernel ([`fma`]). The cargo feature `matrixmultiply-backend` switches to
+//! ndarray's own product (matrixmultiply) so the backends can be benchmarked.
+
+pub mod fma;
 
 use crate::Real;
 use ndarray::{ArrayView2, ArrayViewMut2};
 
-/// `c = a·b` (`accumulate = false`) or `c += a·b` (`accumulate = true`).
-#[cfg(feature = "matrixmultiply-backend")]
+/// Which kernel [`matmul`] runs in this build (bench lines and the page name it).
+pub const KERNEL: &str = if cfg!(feature = "matrixmultiply-backend") {
+    "matrixmultiply"
+} else if RELAXED {
+    "relaxed-simd fma"
+} else if cfg!(target_arch = "wasm32") {
+    "gemm simd128"
+} else {
+    "gemm"
+};
+
+/// Relaxed SIMD's fused multiply-add is compiled in (a wasm build with `+relaxed-simd`).
+const RELAXED: bool = cfg!(all(target_arch = "wasm32", target_feature = "relaxed-simd"));
+
+/// `c = a·b` (`accumulate = false`) or `c += a·b` (`accumulate = true`), with [`KERNEL`].
 pub fn matmul(
     c: &mut ArrayViewMut2<Real>,
     a: &ArrayView2<Real>,
     b: &ArrayView2<Real>,
     accumulate: bool,
 ) {
-    let beta = if accumulate { 1.0 } else { 0.0 };
-    ndarray::linalg::general_mat_mul(1.0, a, b, beta, c);
+    if cfg!(feature = "matrixmultiply-backend") {
+        let beta = if accumulate { 1.0 } else { 0.0 };
+        ndarray::linalg::general_mat_mul(1.0, a, b, beta, c);
+        return;
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+    fma::matmul::<fma::Relaxed>(c, a, b, accumulate);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+    gemm_matmul(c, a, b, accumulate);
 }
 
-/// `c = a·b` (`accumulate = false`) or `c += a·b` (`accumulate = true`).
-#[cfg(not(feature = "matrixmultiply-backend"))]
-pub fn matmul(
+/// The product with the `gemm` crate (its simd128 kernel in wasm): the fallback, and the
+/// baseline the relaxed-SIMD kernel is measured against in the same run.
+pub fn gemm_matmul(
     c: &mut ArrayViewMut2<Real>,
     a: &ArrayView2<Real>,
     b: &ArrayView2<Real>,

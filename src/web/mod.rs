@@ -50,6 +50,13 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// The matrix-product kernel this build runs (`linalg::KERNEL`): "relaxed-simd fma" in the
+/// relaxed-SIMD build, "gemm simd128" in the fallback. The page names it in its footer.
+#[wasm_bindgen]
+pub fn matrix_kernel() -> String {
+    crate::linalg::KERNEL.into()
+}
+
 /// For the tests only: a Rust panic, as a bug would cause one. The page must notice that the
 /// worker's wasm instance is gone and start a new worker with the last settings.
 #[wasm_bindgen]

@@ -128,8 +128,10 @@ export async function tearDown() {
 }
 
 // A fresh page of the lab at `hash`, with its problems recorded; waits until it has drawn once.
-export async function openLab(hash = '') {
+// `script` (optional) runs in the page before any of its own.
+export async function openLab(hash = '', script = null) {
   const page = await context.newPage();
+  if (script) await page.addInitScript(script);
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));

@@ -39,6 +39,31 @@ after(async () => {
   assert.deepEqual(busy, [], `pages with more than two main-thread tasks over 50 ms after load: ${JSON.stringify(interactive)}`);
 });
 
+test('the page runs the relaxed-SIMD build where the browser has it, and the simd128 build where not', async () => {
+  const wasmFetched = (page) => {
+    const got = [];
+    page.on('request', (r) => { if (r.url().endsWith('.wasm')) got.push(new URL(r.url()).pathname); });
+    return got;
+  };
+  const relaxed = await openLab('#v=1&epochs=2&dataset=blobs');
+  assert.match(await relaxed.page.locator('#engine').textContent(), /relaxed SIMD \(fused multiply-add/);
+  await relaxed.page.close();
+  // A browser without relaxed SIMD: the probe does not validate.
+  const { page, problems } = await openLab('#v=1&epochs=2&dataset=mnist&model=mlp', () => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => (bytes.byteLength < 100 ? false : validate(bytes));
+  });
+  const fetched = wasmFetched(page);
+  await waitForRun(page, 0, 1);
+  assert.match(await page.locator('#engine').textContent(), /no relaxed SIMD in this browser/);
+  assert.ok(!/NaN|undefined/.test(await page.locator('#run-log tbody').innerText()));
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
+  assert.ok(fetched.length > 0 && fetched.every((p) => p.endsWith('/dpsgd_lab_bg.wasm')), `fetched ${fetched}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 // The page whose main thread the measure's own test keeps busy on purpose.
 const busyOnPurpose = new Set();
 
@@ -251,7 +276,7 @@ test('a lab whose WebAssembly cannot load says so', async () => {
     const page = await own.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.route('**/pkg/dpsgd_lab_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not wasm') }));
+    await page.route('**/pkg/dpsgd_lab*_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not wasm') }));
     await page.goto(`${url}#v=1`);
     await page.waitForFunction(() => !document.getElementById('message').hidden, null, { timeout: 30_000 });
     assert.match(await page.locator('#message-text').textContent(), /WebAssembly/);
