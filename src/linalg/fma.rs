@@ -20,6 +20,8 @@ use std::cell::RefCell;
 pub const MR: usize = 4;
 /// Columns of C per tile (two four-lane vectors).
 pub const NR: usize = 8;
+/// Columns of C below which `linalg::matmul` leaves a product to gemm.
+pub const MIN_COLUMNS: usize = 32;
 /// Steps of k per pass: a B panel (KC × NR) and an A panel (KC × MR) take 12 KB of L1.
 pub const KC: usize = 256;
 
