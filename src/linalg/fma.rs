@@ -156,9 +156,9 @@ pub fn matmul<L: Lanes>(
                     let i0 = ib * MR;
                     let a_panel = &ap[(ib * k + k0) * MR..][..kc * MR];
                     let acc = if b_stride == NR {
-                        micro_kernel::<L>(a_panel, b_panel, kc)
+                        micro_kernel::<L>(a_panel, b_panel.chunks_exact(NR), kc)
                     } else {
-                        micro_kernel_strided::<L>(a_panel, b_panel, b_stride, kc)
+                        micro_kernel::<L>(a_panel, b_panel.chunks(b_stride), kc)
                     };
                     let whole = i0 + MR <= m && j0 + NR <= n;
                     match c.as_slice_mut() {
@@ -234,33 +234,18 @@ fn pack_edge(out: &mut Vec<Real>, rows: &[Real], n: usize, k0: usize, kc: usize,
     }
 }
 
-/// [`micro_kernel`] on B read in place: step kk's eight values at `b[kk · b_stride..]`.
+/// One MR × NR tile of A·B over k steps (8 accumulators; per step two loads of B, four
+/// broadcasts of A's panel, eight fused multiply-adds). `b_rows` yields each step's values of
+/// B, the first NR of each used: a packed panel's `chunks_exact(NR)`, or B's rows read in place
+/// (`chunks(n)`) — iterators, so no step pays an index check.
 #[inline(always)]
-fn micro_kernel_strided<L: Lanes>(
+fn micro_kernel<'b, L: Lanes>(
     a: &[Real],
-    b: &[Real],
-    b_stride: usize,
+    b_rows: impl Iterator<Item = &'b [Real]>,
     k: usize,
 ) -> [[L; 2]; MR] {
     let mut acc = [[L::zero(); 2]; MR];
-    for (kk, ak) in a.chunks_exact(MR).take(k).enumerate() {
-        let bk = &b[kk * b_stride..][..NR];
-        let (b0, b1) = (L::load(&bk[..4]), L::load(&bk[4..]));
-        for (r, row) in acc.iter_mut().enumerate() {
-            let x = L::splat(&ak[r]);
-            row[0] = row[0].madd(x, b0);
-            row[1] = row[1].madd(x, b1);
-        }
-    }
-    acc
-}
-
-/// One MR × NR tile of A·B over the whole k (8 accumulators; per step two loads of B's
-/// panel, four broadcasts of A's, eight fused multiply-adds).
-#[inline(always)]
-fn micro_kernel<L: Lanes>(a: &[Real], b: &[Real], k: usize) -> [[L; 2]; MR] {
-    let mut acc = [[L::zero(); 2]; MR];
-    for (ak, bk) in a.chunks_exact(MR).zip(b.chunks_exact(NR)).take(k) {
+    for (ak, bk) in a.chunks_exact(MR).zip(b_rows).take(k) {
         let (b0, b1) = (L::load(&bk[..4]), L::load(&bk[4..]));
         for (r, row) in acc.iter_mut().enumerate() {
             let x = L::splat(&ak[r]);
