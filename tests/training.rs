@@ -198,6 +198,61 @@ fn golden_runs_do_not_depend_on_how_many_workers_sum_a_lot() {
     }
 }
 
+#[test]
+fn noise_drawn_ahead_is_the_noise_drawn_at_the_step_bit_for_bit() {
+    // The page's coordinator draws a lot's noise while its helpers sum the parts; that must be
+    // the very noise the step would draw (same stream, same order, same values): the
+    // parameters and every report stay bit-identical, flat and per-layer, with adaptive
+    // clipping moving C. Drawing twice for one lot draws nothing more.
+    let mut configs = golden::golden_configs();
+    configs.push(RunConfig {
+        clip_quantile: Some(0.5),
+        epochs: 2,
+        seed: Some(3),
+        ..RunConfig::default()
+    });
+    for cfg in configs {
+        let mut now = Trainer::new(cfg.clone(), common::adult()).unwrap();
+        let mut ahead = Trainer::new(cfg, common::adult()).unwrap();
+        let mut reports = 0;
+        for lot in 0.. {
+            if now.is_finished() {
+                break;
+            }
+            let want = {
+                now.draw_lot();
+                now.sum_own_part(0, 1);
+                now.finish_lot(1)
+            };
+            ahead.draw_lot();
+            ahead.draw_noise();
+            if lot % 2 == 0 {
+                ahead.draw_noise();
+            }
+            ahead.sum_own_part(0, 1);
+            let got = ahead.finish_lot(1);
+            assert_eq!(
+                ahead
+                    .params()
+                    .iter()
+                    .map(|p| p.to_bits())
+                    .collect::<Vec<_>>(),
+                now.params().iter().map(|p| p.to_bits()).collect::<Vec<_>>(),
+                "lot {lot}"
+            );
+            assert_eq!(
+                serde_json::to_value(&got).unwrap(),
+                serde_json::to_value(&want).unwrap()
+            );
+            reports += want.is_some() as usize;
+        }
+        assert!(
+            reports >= 2,
+            "the lots cover at least two epochs ({reports})"
+        );
+    }
+}
+
 fn epochs(cfg: RunConfig) -> Vec<dpsgd_lab::train::EpochReport> {
     let mut t = Trainer::new(cfg, common::adult()).unwrap();
     std::iter::from_fn(|| t.run_epoch()).collect()

@@ -81,6 +81,7 @@ async function parallelLot(s, k) {
   const jobs = [];
   for (let i = 1; i < k; i += 1) jobs.push(pool.sum(i - 1, params, s.lotPart(i, k), bounds).catch(() => null));
   s.sumOwnPart(0, k);
+  s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
   const answers = await Promise.all(jobs);
   if (session !== s) return undefined;
   answers.forEach((a, j) => (a ? s.receivePart(j + 1, a.grad, a.norms, a.counts) : s.sumOwnPart(j + 1, k)));

@@ -75,19 +75,36 @@ pub fn clip_weights(
 /// Works in blocks that stay in L1: the standard normals of a block are drawn first (the RNG
 /// is inherently sequential), then scaled, added and squared in passes the compiler vectorises.
 pub fn add_gaussian_noise<R: Rng + ?Sized>(sum: &mut [Real], std: f64, rng: &mut R) -> f64 {
+    gaussian_noise(sum, std, rng, |v, n| *v += n)
+}
+
+/// The same draws as [`add_gaussian_noise`] (same stream, same order, same std·z in f32),
+/// written into `out` instead of added: noise drawn ahead, while other workers sum the lot's
+/// parts, and added later — the sum comes out bit for bit as if added at once. Returns the
+/// noise's L2 norm.
+pub fn draw_gaussian_noise<R: Rng + ?Sized>(out: &mut [Real], std: f64, rng: &mut R) -> f64 {
+    gaussian_noise(out, std, rng, |v, n| *v = n)
+}
+
+fn gaussian_noise<R: Rng + ?Sized>(
+    target: &mut [Real],
+    std: f64,
+    rng: &mut R,
+    apply: impl Fn(&mut Real, Real),
+) -> f64 {
     if std == 0.0 {
         return 0.0;
     }
     let s = std as Real;
     let mut block = [0.0 as Real; 1024];
     let mut sq = 0.0f64;
-    for chunk in sum.chunks_mut(block.len()) {
+    for chunk in target.chunks_mut(block.len()) {
         let z = &mut block[..chunk.len()];
         for zi in z.iter_mut() {
             *zi = rng.sample(StandardNormal);
         }
         for (v, &zi) in chunk.iter_mut().zip(z.iter()) {
-            *v += s * zi;
+            apply(v, s * zi);
         }
         sq += sum_squares(z) as f64;
     }

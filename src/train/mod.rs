@@ -81,6 +81,10 @@ pub struct Trainer {
     lot_norms: Vec<Real>,
     /// The lot's sum of clipped gradients, then its noisy sum.
     grad: Vec<Real>,
+    /// The current lot's noise when drawn ahead ([`Trainer::draw_noise`]), and its L2 norm;
+    /// taken (once) when the lot is applied.
+    noise_ahead: Vec<Real>,
+    noise_ahead_norm: Option<f64>,
 }
 
 impl Trainer {
@@ -202,6 +206,8 @@ impl Trainer {
             diverged_in: None,
             layer_ranges: model.layer_ranges(),
             grad: vec![0.0; model.n_params()],
+            noise_ahead: Vec::new(),
+            noise_ahead_norm: None,
             model,
             data,
             facts,

@@ -8,7 +8,7 @@ use crate::config::{Clipping, Mode, Sampling};
 use crate::model::Model;
 use crate::privacy::adaptive::{next_clip, noisy_unclipped_fraction};
 use crate::privacy::sampling::poisson_lot;
-use crate::privacy::sanitizer::{add_gaussian_noise, sum_of_squares};
+use crate::privacy::sanitizer::{add_gaussian_noise, draw_gaussian_noise, sum_of_squares};
 use crate::Real;
 use rand::seq::SliceRandom;
 use std::sync::Arc;
@@ -33,8 +33,26 @@ impl Trainer {
         let k = self.parts_per_lot;
         for i in 0..k {
             self.sum_own_part(i, k);
+            if i == 0 && k > 1 {
+                self.draw_noise(); // where the page's coordinator draws it, while helpers sum
+            }
         }
         self.apply_lot(k);
+    }
+
+    /// Draws the current lot's noise ahead of its sum (from the run's stream, in the order
+    /// [`Trainer::apply_lot`] would: after the lot and its canaries), for a coordinator to do
+    /// while other workers sum their parts. The lot's step adds it; calling this again before
+    /// that step draws nothing more. Without noise (the mode adds none) it does nothing.
+    pub fn draw_noise(&mut self) {
+        if !self.cfg.mode.adds_noise() || self.noise_ahead_norm.is_some() {
+            return;
+        }
+        let mut noise = std::mem::take(&mut self.noise_ahead);
+        noise.resize(self.grad.len(), 0.0);
+        let norm = self.gaussian_noise(&mut noise, draw_gaussian_noise);
+        self.noise_ahead = noise;
+        self.noise_ahead_norm = Some(norm);
     }
 
     /// Algorithm 1's "take a random sample L_t": a Poisson lot (and the canaries in it), or
@@ -188,19 +206,35 @@ impl Trainer {
         }
     }
 
-    /// Algorithm 1's noise: N(0, σ²C²) on every coordinate (per-layer: σC_l on layer l).
-    /// Returns the noise's L2 norm.
+    /// Algorithm 1's noise: N(0, σ²C²) on every coordinate (per-layer: σC_l on layer l),
+    /// drawn ahead ([`Trainer::draw_noise`]) or now. Returns the noise's L2 norm.
     fn add_noise(&mut self) -> f64 {
+        if let Some(norm) = self.noise_ahead_norm.take() {
+            for (g, n) in self.grad.iter_mut().zip(&self.noise_ahead) {
+                *g += n;
+            }
+            return norm;
+        }
+        let mut grad = std::mem::take(&mut self.grad);
+        let norm = self.gaussian_noise(&mut grad, add_gaussian_noise);
+        self.grad = grad;
+        norm
+    }
+
+    /// `noise` (add or draw) on `target` with std σ·C (per layer: σ·C_l on layer l's range),
+    /// from the run's stream; the L2 norm of what was drawn.
+    fn gaussian_noise(
+        &mut self,
+        target: &mut [Real],
+        noise: fn(&mut [Real], f64, &mut rand_chacha::ChaCha8Rng) -> f64,
+    ) -> f64 {
         let sigma = self.cfg.sigma;
         match self.cfg.clipping {
-            Clipping::Flat => {
-                add_gaussian_noise(&mut self.grad, sigma * self.clip_bounds[0], &mut self.rng)
-            }
+            Clipping::Flat => noise(target, sigma * self.clip_bounds[0], &mut self.rng),
             Clipping::PerLayer => {
                 let mut sq = 0.0;
                 for (r, &c) in self.layer_ranges.iter().zip(&self.clip_bounds) {
-                    sq += add_gaussian_noise(&mut self.grad[r.clone()], sigma * c, &mut self.rng)
-                        .powi(2);
+                    sq += noise(&mut target[r.clone()], sigma * c, &mut self.rng).powi(2);
                 }
                 sq.sqrt()
             }

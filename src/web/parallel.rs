@@ -150,6 +150,13 @@ impl Session {
         self.trainer.sum_own_part(i as usize, k as usize);
     }
 
+    /// Draws the current lot's noise now (the coordinator does it while its helpers sum):
+    /// the same draws, in the same order, as when the lot is finished.
+    #[wasm_bindgen(js_name = drawNoise)]
+    pub fn draw_noise(&mut self) {
+        self.trainer.draw_noise();
+    }
+
     /// A helper's sum of part `i` ([`GradientWorker::sum`]'s grad, norms and counts).
     #[wasm_bindgen(js_name = receivePart)]
     pub fn receive_part(
@@ -171,7 +178,7 @@ impl Session {
         self.trainer.receive_part(i as usize, part).map_err(js_err)
     }
 
-    /// Adds the `k` parts, draws the noise and steps; the epoch's report when the lot ended
+    /// Adds the `k` parts, adds the noise (drawn now unless drawn ahead) and steps; the epoch's report when the lot ended
     /// one, else null.
     #[wasm_bindgen(js_name = finishLot)]
     pub fn finish_lot(&mut self, k: u32) -> Result<JsValue, JsError> {
