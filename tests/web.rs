@@ -85,6 +85,28 @@ fn the_matrix_kernel_is_the_builds_and_agrees_with_gemm() {
     }
 }
 
+/// Log-axis labels stay short at any ε: 1, 2 and 5 times powers of ten, exponents outside
+/// 0.01..10⁴ (a 9-digit ε no longer overflows the label area; 5e-4 is not shown as 0.001).
+#[wasm_bindgen_test]
+fn log_axis_labels_fit_at_any_scale() {
+    use dpsgd_lab::web::log_label;
+    let cases = [
+        (0.0005, "5e-4"),
+        (0.001, "1e-3"),
+        (0.02, "0.02"),
+        (0.5, "0.5"),
+        (1.0, "1"),
+        (2000.0, "2000"),
+        (10000.0, "1e4"),
+        (5e8, "5e8"),
+        (3.0, ""),
+        (7e8, ""),
+    ];
+    for (v, want) in cases {
+        assert_eq!(log_label(&v), want, "label of {v}");
+    }
+}
+
 #[wasm_bindgen_test]
 fn accountants_match_the_reference_table_in_wasm() {
     let mut lines = ACCOUNTANTS.lines();
@@ -176,6 +198,17 @@ fn pld_and_calibration_in_wasm() {
         "1.501",
         "rounded up, never down"
     );
+    assert_eq!(format_epsilon(JsValue::from_f64(999_999.2)), "1000000");
+    assert_eq!(
+        format_epsilon(JsValue::from_f64(50_555_480_321.0)),
+        "5.06e10"
+    );
+    assert_eq!(
+        format_epsilon(JsValue::from_f64(9.999e7)),
+        "1.00e8",
+        "up across a power of ten"
+    );
+    assert_eq!(format_epsilon(JsValue::from_f64(2e6)), "2.00e6");
 }
 
 fn canvas(id: &str) -> web_sys::HtmlCanvasElement {

@@ -246,7 +246,17 @@ pub(crate) fn format_eps(e: f64) -> String {
         format!("{:.3}", up(3))
     } else if e < 100.0 {
         format!("{:.1}", up(1))
-    } else {
+    } else if e < 1e6 {
         format!("{:.0}", e.ceil())
+    } else {
+        // Three figures, rounded up like the rest: 50,555,480,321 is "5.06e10" (its eleven
+        // digits would run off a chart's edge and say nothing more).
+        let mut exponent = e.log10().floor() as i32;
+        let mut mantissa = (e / 10f64.powi(exponent) * 100.0).ceil() / 100.0;
+        if mantissa >= 10.0 {
+            mantissa /= 10.0;
+            exponent += 1;
+        }
+        format!("{mantissa:.2}e{exponent}")
     }
 }

@@ -30,16 +30,30 @@ pub(super) fn epoch_label(v: &f64) -> String {
     }
 }
 
-/// Log axis labels: only 1, 2 and 5 times a power of ten, so the ticks between stay unlabelled.
-pub(super) fn log_label(v: &f64) -> String {
-    let mantissa = v / 10f64.powf(v.log10().floor());
-    if [1.0, 2.0, 5.0].iter().any(|m| (mantissa - m).abs() < 1e-6) {
+/// Log axis labels: only 1, 2 and 5 times a power of ten, so the ticks between stay unlabelled;
+/// from 10⁴ up and below 0.01 as "2e8" or "5e-4", so a huge ε (σ near 0) fits the label area
+/// and a tiny one is not rounded to the wrong value.
+pub fn log_label(v: &f64) -> String {
+    let exponent = v.log10().floor();
+    let mantissa = v / 10f64.powf(exponent);
+    let Some(m) = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .find(|m| (mantissa - m).abs() < 1e-6)
+    else {
+        return String::new();
+    };
+    let (m, exponent) = if m == 10.0 {
+        (1.0, exponent + 1.0)
+    } else {
+        (m, exponent)
+    };
+    if (-2.0..4.0).contains(&exponent) {
         format!("{v:.3}")
             .trim_end_matches('0')
             .trim_end_matches('.')
             .to_string()
     } else {
-        String::new()
+        format!("{m}e{exponent}")
     }
 }
 

@@ -32,6 +32,9 @@ pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
 pub use bench::{bench_accountants, bench_kernels, bench_session, bench_training};
 pub use boundary_chart::draw_boundary;
+/// The charts' log-axis labels (public for the browser tests).
+#[doc(hidden)]
+pub use chart_kit::log_label;
 pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use epsilon_chart::draw_epsilon_chart;
 pub use noise_chart::draw_noise_chart;
