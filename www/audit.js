@@ -19,7 +19,15 @@ let audit = null; // the audit under way: workers, tasks, runs, results
 function setProgress(done, total) {
   $('audit-progress').max = Math.max(total, 1);
   $('audit-progress').value = done;
-  $('audit-progress-text').textContent = total ? `${done} / ${total} runs` : '';
+  $('audit-progress-text').textContent = total ? `${done} / ${total} runs${timeLeft(done, total)}` : '';
+}
+
+// ", about 40 min left" from the pace so far (an audit of a large data set trains hundreds of
+// full runs: Cancel is there), or nothing before the first run is in.
+function timeLeft(done, total) {
+  if (!audit || done < 1 || done >= total) return '';
+  const s = ((performance.now() - audit.t0) / 1000) * ((total - done) / done);
+  return `, about ${s < 90 ? `${Math.max(1, Math.round(s))} s` : `${Math.round(s / 60)} min`} left`;
 }
 
 function stop(text) {

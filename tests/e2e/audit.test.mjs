@@ -58,10 +58,12 @@ test('Cancel stops the audit workers at once and the panel can start again', asy
   await page.fill('#audit-runs', '1000');
   await page.click('#audit-start');
   await page.waitForFunction(() => document.getElementById('audit-progress').value >= 2, null, { timeout: 60_000 });
+  assert.match(await page.locator('#audit-progress-text').textContent(), /^\d+ \/ \d+ runs, about \d+ (s|min) left$/);
   assert.ok(Number(await page.evaluate(() => document.body.dataset.auditWorkers)) >= 1);
   await page.click('#audit-cancel');
   assert.equal(await page.evaluate(() => document.body.dataset.auditWorkers), '0');
   assert.match(await page.locator('#audit-status').textContent(), /cancelled/);
+  assert.equal(await page.locator('#audit-progress-text').textContent(), '', 'no progress (or time left) once cancelled');
   const value = await page.evaluate(() => document.getElementById('audit-progress').value);
   await page.waitForTimeout(1500);
   assert.equal(await page.evaluate(() => document.getElementById('audit-progress').value), value, 'no run reports after Cancel');
