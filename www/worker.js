@@ -79,7 +79,10 @@ async function parallelLot(s, k) {
   const params = s.params();
   const bounds = s.clipBounds();
   const jobs = [];
-  for (let i = 1; i < k; i += 1) jobs.push(pool.sum(i - 1, params, s.lotPart(i, k), bounds).catch(() => null));
+  for (let i = 1; i < k; i += 1) {
+    const own = i < k - 1 ? params.slice() : params; // each helper's copy is transferred
+    jobs.push(pool.sum(i - 1, own, s.lotPart(i, k), bounds).catch(() => null));
+  }
   s.sumOwnPart(0, k);
   s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
   const answers = await Promise.all(jobs);

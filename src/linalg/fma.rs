@@ -7,10 +7,10 @@
 //! tested against `gemm`.
 //!
 //! Blocking (the classic Goto/BLIS scheme, reduced to what these shapes need): B is packed once
-//! into column panels of [`NR`] (k × 8, contiguous, zero-padded), A into row panels of [`MR`]
-//! (k × 6); each 6 × 8 tile of C lives in 12 four-lane accumulators for the whole k loop, fed by
-//! two panel loads of B and six broadcasts of A per step. The three shapes of the paper's MLP
-//! (k = 60, 10, 600) keep a B panel in L1; no k blocking is needed up to k ≈ 1000.
+//! into column panels of [`NR`] (k × 8, contiguous, zero-padded), or read in place when few
+//! rows of A reuse it; A into row panels of [`MR`] (k × 4); each 4 × 8 tile of C lives in 8
+//! four-lane accumulators for a block of [`KC`] steps of k, fed by two loads of B and four
+//! broadcasts of A per step.
 
 use crate::Real;
 use ndarray::{s, ArrayView2, ArrayViewMut2};
