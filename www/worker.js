@@ -71,17 +71,20 @@ function failed(gen, e) {
   postMessage({ type: 'error', generation: gen, message: `Training failed: ${e.message || e}` });
 }
 
-// One lot across `k` workers: the helpers sum parts 1 … k − 1 while this worker sums part 0;
+// One lot across `k` workers: the helpers sum parts 1 … k − 1 while this worker sums part 0
+// (the smallest: it also draws the lot and the noise, `train::part::lot_part`);
 // a part whose helper failed is summed here. Returns the epoch's report or null, or undefined
 // when the run was replaced meanwhile (its session is gone).
 async function parallelLot(s, k) {
   s.drawLot();
-  const params = s.params();
-  const bounds = s.clipBounds();
   const jobs = [];
-  for (let i = 1; i < k; i += 1) {
-    const own = i < k - 1 ? params.slice() : params; // each helper's copy is transferred
-    jobs.push(pool.sum(i - 1, own, s.lotPart(i, k), bounds).catch(() => null));
+  if (k > 1) {
+    const params = s.params();
+    const bounds = s.clipBounds();
+    for (let i = 1; i < k; i += 1) {
+      const own = i < k - 1 ? params.slice() : params; // each helper's copy is transferred
+      jobs.push(pool.sum(i - 1, own, s.lotPart(i, k), bounds).catch(() => null));
+    }
   }
   s.sumOwnPart(0, k);
   s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
