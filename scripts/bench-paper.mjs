@@ -3,16 +3,25 @@
 // lr 0.1 -> 0.052 over 10 epochs, stopped by an eps = 2 budget under the moments accountant:
 // the whole run in the page's training worker, with 1 and with 2 workers, in headless Chromium.
 // Prints wall time, epochs and final accuracy for each — figures, not a test.
+// PAPER_EPSILON=0.5|2|8 picks the README table's row (σ, σ_p = 8, 16 / 4, 7 / 2, 4);
+// PAPER_EPSILON=none its non-private row (exact PCA, no noise, 100 epochs).
+// PAPER_WORKERS=1,2 the worker counts, run one after the other.
 import { serveWww } from '../tests/e2e/serve.mjs';
 import { launch } from '../tests/e2e/browser.mjs';
 
-const EPSILON = Number(process.env.PAPER_EPSILON || 2);
-const SIGMAS = { 0.5: [8, 16], 2: [4, 7], 8: [2, 4] };
-const [sigma, pcaSigma] = SIGMAS[EPSILON] || SIGMAS[2];
+const ROWS = new Map([['0.5', [8, 16]], ['2', [4, 7]], ['8', [2, 4]], ['none', null]]);
+const row = process.env.PAPER_EPSILON || '2';
+if (!ROWS.has(row)) throw new Error(`PAPER_EPSILON must be one of ${[...ROWS.keys()].join(', ')}`);
+const NON_PRIVATE = row === 'none';
+const EPSILON = NON_PRIVATE ? null : Number(row);
+const [sigma, pcaSigma] = ROWS.get(row) || [4, 7];
 const config = {
   dataset: 'fashion-mnist', model: 'mlp', hidden: [1000], clipping: 'per-layer', clip: 4,
   lot_size: 600, pca: 60, pca_sigma: pcaSigma, sigma, lr: 0.1, lr_end: 0.052, lr_decay_epochs: 10,
-  epochs: 400, budget_epsilon: EPSILON, budget_accountant: 'moments', seed: 1, report: 'private',
+  seed: 1, report: 'private',
+  ...(NON_PRIVATE
+    ? { mode: 'non-private', epochs: 100 }
+    : { epochs: 400, budget_epsilon: EPSILON, budget_accountant: 'moments' }),
 };
 const server = await serveWww();
 const context = await launch();
@@ -43,10 +52,11 @@ try {
       w.terminate();
       return {
         workers: used, seconds: +((performance.now() - t0) / 1000).toFixed(1), epochs: last.epoch,
-        epsilon_moments: +last.epsilon.moments.toFixed(3), private_test_acc: last.private_test_acc ?? last.test_acc,
+        epsilon_moments: Number.isFinite(last.epsilon?.moments) ? +last.epsilon.moments.toFixed(3) : null,
+        private_test_acc: last.private_test_acc ?? last.test_acc,
       };
     }, [config, workers]);
-    console.log(JSON.stringify({ bench: 'paper-protocol-fashion-mnist', impl: 'wasm', epsilon: EPSILON, sigma, pca_sigma: pcaSigma, ...line }));
+    console.log(JSON.stringify({ bench: 'paper-protocol-fashion-mnist', impl: 'wasm', epsilon: EPSILON, ...(NON_PRIVATE ? { mode: 'non-private' } : { sigma, pca_sigma: pcaSigma }), ...line }));
   }
 } finally {
   await context.close();
