@@ -420,7 +420,12 @@ fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() 
     helper.configure(js(&spec)).unwrap();
     let params = t.params().to_vec();
     helper.sum(&params, &part, t.clip_bounds()).unwrap();
-    assert_eq!(helper.grad(), want.grad);
+    let grad = js_sys::Float32Array::new_with_length(params.len() as u32);
+    helper.grad_into(&grad).unwrap();
+    assert_eq!(grad.to_vec(), want.grad);
+    // A buffer of the wrong length is refused, not a panic.
+    let short = js_sys::Float32Array::new_with_length(params.len() as u32 - 1);
+    assert!(helper.grad_into(&short).is_err());
     assert_eq!(helper.norms(), want.norms);
     let counts = [want.examples, want.clipped, want.unclipped].map(|c| c as u32);
     assert_eq!(helper.counts(), counts.to_vec());
@@ -433,4 +438,17 @@ fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() 
     let wrong = r#"{"sizes": [3, 2], "mode": "dp", "batch": 1}"#;
     assert!(helper.configure(js(wrong)).is_err());
     assert!(GradientWorker::new(vec![1.0; 5], vec![0, 1]).is_err());
+}
+
+#[wasm_bindgen_test]
+fn the_training_worker_writes_its_parameters_into_a_helpers_buffer_of_their_length_only() {
+    let session = dpsgd_lab::web::bench_session("mlp 60-1000-10").unwrap();
+    let n = session.n_params();
+    assert_eq!(n, 60 * 1000 + 1000 + 1000 * 10 + 10);
+    let buffer = js_sys::Float32Array::new_with_length(n);
+    session.params_into(&buffer).unwrap();
+    let params = buffer.to_vec();
+    assert!(params.iter().all(|p| p.is_finite()) && params.iter().any(|&p| p != 0.0));
+    let long = js_sys::Float32Array::new_with_length(n + 1);
+    assert!(session.params_into(&long).is_err());
 }

@@ -22,10 +22,11 @@ function handle(m) {
     helper.configure(m.spec);
   } else if (m.type === 'sum') {
     if (!helper) throw new Error('no training rows');
+    if (!(m.params instanceof Float32Array)) throw new Error('parameters must be a Float32Array');
     helper.sum(m.params, m.part, m.bounds);
-    const grad = helper.grad();
+    helper.gradInto(m.params); // the sum goes back in the array the parameters came in
     const norms = helper.norms();
-    postMessage({ type: 'part', id: m.id, grad, norms, counts: helper.counts() }, [grad.buffer, norms.buffer]);
+    postMessage({ type: 'part', id: m.id, grad: m.params, norms, counts: helper.counts() }, [m.params.buffer, norms.buffer]);
   }
 }
 

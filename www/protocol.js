@@ -35,6 +35,7 @@
 // first {type: 'wasm', module}, as above; then {type: 'rows', x: Float32Array, y: Uint32Array}
 // (kept across runs on the same rows), {type: 'configure', spec} per run, and per lot
 // {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts}
+// with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot),
 // or {type: 'part-error', id, message} (the helper is then dropped).
 //
 // Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):

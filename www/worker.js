@@ -79,11 +79,11 @@ async function parallelLot(s, k) {
   s.drawLot();
   const jobs = [];
   if (k > 1) {
-    const params = s.params();
     const bounds = s.clipBounds();
     for (let i = 1; i < k; i += 1) {
-      const own = i < k - 1 ? params.slice() : params; // each helper's copy is transferred
-      jobs.push(pool.sum(i - 1, own, s.lotPart(i, k), bounds).catch(() => null));
+      const params = pool.buffer(i - 1, s.nParams()); // each helper's own, transferred
+      s.paramsInto(params);
+      jobs.push(pool.sum(i - 1, params, s.lotPart(i, k), bounds).catch(() => null));
     }
   }
   s.sumOwnPart(0, k);

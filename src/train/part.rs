@@ -48,8 +48,13 @@ impl PartSum {
 /// 1.7 ms per lot on that work and a helper 0.4 ms on its messages, while an example costs 14 µs
 /// (relaxed SIMD) to 28 µs (simd128); shares of 300/300, 276/324, 252/348 and 228/372 gave
 /// 82k, 82k, 85k and 83k examples/s on the relaxed build and 51k, 48k, 56k and 55k on simd128
-/// (the same order twice, `scripts/bench-parallel.mjs`). A constant, not a measurement taken
-/// as the run goes, so the split — and the run, to the last bit — does not depend on timing.
+/// (the same order twice, `scripts/bench-parallel.mjs`). Checked again once the parameters
+/// went out in reused arrays, on the relaxed build, twice each: 96, 64 and 40 gave 151k/137k,
+/// 142k/145k, 145k/130k examples/s on that MLP, 133k/126k, 124k/119k, 119k/105k on 784→128→10
+/// and 546k/565k, 485k/447k, 511k/484k on logistic 784→10; the coordinator's wait for its
+/// helper stayed 0.1–0.5 ms per lot whatever the split (the messages' latency). A constant,
+/// not a measurement taken as the run goes, so the split — and the run, to the last bit —
+/// does not depend on timing.
 pub const COORDINATOR_EXTRA_EXAMPLES: usize = 96;
 
 /// The `i`-th of `k` contiguous parts of a lot, in lot order: part 0 (the coordinator's) is
