@@ -37,8 +37,7 @@ class Helper {
     if (ok) {
       this.buffer = m.grad; // read by the training worker before it is filled again
       p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts });
-    }
-    else p.reject(new Error('a helper sent a malformed part'));
+    } else p.reject(new Error('a helper sent a malformed part'));
   }
 
   die(why) {
@@ -84,11 +83,13 @@ export class GradientPool {
   // Helper `j`'s array of `n` floats for the parameters it is sent (the one it sent its last
   // gradient sum back in). One array per helper goes back and forth, transferred, never copied
   // nor allocated per lot: Chromium's structured clone of the paper MLP's 284 KB took 0.5 ms
-  // each way here, a transfer 0.06, and a fresh array 0.18 ms.
+  // each way here, a transfer 0.06, and a fresh array 0.18 ms. The helper holds none until the
+  // array comes back.
   buffer(j, n) {
     const h = this.helpers[j];
-    if (!h?.buffer || h.buffer.length !== n) return new Float32Array(n);
-    return h.buffer;
+    const own = h?.buffer;
+    if (h) h.buffer = null;
+    return own?.length === n ? own : new Float32Array(n);
   }
 
   // Helper `j` sums `part` at `params` (its `buffer`): resolves to {grad, norms, counts},
@@ -97,7 +98,6 @@ export class GradientPool {
     const h = this.helpers[j];
     if (!h || h.dead) return Promise.reject(new Error('that helper has stopped'));
     const id = this.nextId++;
-    if (h.buffer === params) h.buffer = null; // detached until it comes back
     return new Promise((resolve, reject) => {
       h.pending.set(id, { resolve, reject });
       h.worker.postMessage({ type: 'sum', id, params, part, bounds }, [params.buffer, part.buffer]);
