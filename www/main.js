@@ -21,13 +21,13 @@ import { readLink } from './link.js';
 import { RunLog } from './runlog.js';
 import { setUpExport } from './export.js';
 import { setUpCalibrate } from './calibrate.js';
+import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
 import {
-  SLIDERS, ownData, readConfig, seedProblem, setDefaults, setLotRange, toHash,
+  SLIDERS, ownData, readConfig, seedProblem, setDefaults, setLotRange, showSeedMode, toHash,
 } from './state.js';
 import { fitPresenter } from './teacher.js';
 
 const $ = (id) => document.getElementById(id);
-const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
 let wasmReady = false;
 let workerReady = false;
@@ -90,17 +90,9 @@ function updatePreview(cfg) {
     showMessage(`Cannot compute ε: ${e.message || e}`);
     return;
   }
-  describeEpsilon(preview[preview.length - 1]);
+  $('epsilon-chart').setAttribute('aria-label', epsilonChartLabel(preview[preview.length - 1], fmtEps));
   sigmaPanel.request(cfg, facts, Number($('budget-eps').value), drawSigmaChart, showMessage);
   pldPreview.request(cfg, facts, drawCharts, showMessage);
-}
-
-// The ε chart's text alternative: ε for the whole run, by accountant.
-function describeEpsilon(last) {
-  const text = last
-    ? `for the whole run (${last.epoch} epochs): naive ${fmtEps(last.naive)}, strong ${fmtEps(last.strong)}, moments ${fmtEps(last.moments)}, RDP ${fmtEps(last.rdp)}`
-    : 'not computed yet';
-  $('epsilon-chart').setAttribute('aria-label', `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`);
 }
 
 function pinRun(label, cfg, runHistory) {
@@ -145,10 +137,7 @@ function onReport(m) {
   if (r.last_lot_norms && r.last_lot_norms.length) lastNorms = Float32Array.from(r.last_lot_norms);
   log.append(r, r.stopped_by_budget);
   drawCharts();
-  const acc = r.test_acc ?? r.private_test_acc;
-  const outside = (r.not_private || []).includes('test_acc') ? ' (not private: your held-out rows, exactly)' : '';
-  const shown = acc === undefined ? 'test accuracy not released' : `test accuracy ${pct(acc)}${outside}`;
-  setStatus(`Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`);
+  setStatus(epochStatus(r, fmtEps));
 }
 
 function onDone() {
@@ -162,18 +151,7 @@ function onDone() {
     nextQueued();
     return;
   }
-  if (!r) return;
-  if (r.divergence) {
-    setStatus(`Stopped in epoch ${r.epoch}: the model diverged (see the message).`);
-    return;
-  }
-  if (r.stopped_by_budget) {
-    const accountant = run.cfg.budget_accountant;
-    setStatus(`Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ε = ${fmtEps(r.epsilon[accountant])} with the ${accountant} accountant; one more step would exceed ${run.cfg.budget_epsilon}.`);
-    return;
-  }
-  const acc = r.test_acc ?? r.private_test_acc;
-  setStatus(`Done: ${run.history.length} epochs${acc === undefined ? '' : `, test accuracy ${pct(acc)}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`);
+  if (r) setStatus(doneStatus(r, run.history.length, { accountant: run.cfg.budget_accountant, epsilon: run.cfg.budget_epsilon }, fmtEps));
 }
 
 function onWorkerMessage(ev) {
@@ -319,13 +297,6 @@ function ownDataLoaded(own) {
   scheduleRestart();
 }
 
-function showSeedMode() {
-  const own = ownData();
-  for (const el of document.querySelectorAll('#seed-control .own-only')) el.hidden = !own;
-  $('seed-help').hidden = own;
-  $('seed').hidden = own && !$('fixed-seed').checked;
-}
-
 for (const s of SLIDERS) $(s.id).addEventListener('input', scheduleRestart);
 for (const id of ['seed', 'until-budget', 'pca-on', 'pca-k', 'pca-sigma', 'adapt-on', 'adapt-quantile', 'report', 'model']) {
   $(id).addEventListener('change', scheduleRestart);
@@ -416,16 +387,10 @@ window.addEventListener('hashchange', () => {
   nextQueued();
 });
 
-// What the footer says of the WebAssembly build the browser chose (wasm-choice.js).
-const ENGINES = new Map([
-  ['relaxed-simd fma', 'Engine: WebAssembly with relaxed SIMD (fused multiply-add matrix kernel).'],
-  ['gemm simd128', 'Engine: WebAssembly SIMD (no relaxed SIMD in this browser: slower matrix products, the same runs up to float rounding).'],
-]);
-
 startWorker();
 pageModule().then((module) => init({ module_or_path: module })).then(() => {
   setDefaults(run_defaults());
-  $('engine').textContent = ENGINES.get(matrix_kernel()) ?? matrix_kernel();
+  $('engine').textContent = engineText(matrix_kernel());
   readHash();
   showSeedMode();
   readConfig();

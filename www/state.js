@@ -84,6 +84,14 @@ function sliderValue(s) {
 // Whether the run uses the student's own data (private: no seed anyone can see).
 export const ownData = () => $('dataset').value === 'own';
 
+// Own data hides the seed (a random one is drawn) unless the student fixes one.
+export function showSeedMode() {
+  const own = ownData();
+  for (const el of document.querySelectorAll('#seed-control .own-only')) el.hidden = !own;
+  $('seed-help').hidden = own;
+  $('seed').hidden = own && !$('fixed-seed').checked;
+}
+
 // The seed the run uses: the number in the box, or null (drawn from the browser's
 // cryptographic source by the worker) for own data unless a fixed seed was chosen.
 function seed() {

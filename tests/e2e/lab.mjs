@@ -1,7 +1,9 @@
 // Shared helpers of the end-to-end tests: the served page in headless Chromium, one fresh page
 // per test (so tests run in any order), with every console error, page error, outside request
 // and main-thread long task recorded.
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { serveWww } from './serve.mjs';
 import { launch, ARTIFACTS } from './browser.mjs';
 
@@ -165,3 +167,45 @@ export const setRange = (page, id, value) => page.locator(id).evaluate((el, v) =
   el.value = v;
   el.dispatchEvent(new Event('input', { bubbles: true }));
 }, value);
+
+// Each main-thread task of the page is a few to 15 ms of CPU here (one chart, one report). So,
+// on every page of a suite, in the main thread's CPU time (above: why not wall time): none over
+// 100 ms after load, and at most two over 50 ms, every one printed. `busyOnPurpose`: pages a
+// test kept busy on purpose. Call after the suite, once its pages are closed.
+export async function assertResponsive(busyOnPurpose = new Set()) {
+  const all = await longTasks();
+  const interactive = all.filter((x) => !x.loading && !busyOnPurpose.has(x.page));
+  console.log(`long tasks while loading: ${JSON.stringify(all.filter((x) => x.loading))}`);
+  console.log(`long tasks after load: ${JSON.stringify(interactive)}`);
+  assert.deepEqual(interactive.filter((x) => x.ms > 100), [], `main-thread tasks over 100 ms after load: ${JSON.stringify(interactive)}`);
+  const perPage = new Map();
+  for (const t of interactive.filter((x) => x.ms > 50)) perPage.set(t.page, (perPage.get(t.page) || 0) + 1);
+  const busy = [...perPage].filter(([, n]) => n > 2);
+  assert.deepEqual(busy, [], `pages with more than two main-thread tasks over 50 ms after load: ${JSON.stringify(interactive)}`);
+}
+
+// Registers `cases` ([name, fn] pairs) with node:test in a seeded shuffle (mulberry32), so no
+// test leans on another's leftovers and a failing order can be repeated with E2E_SEED=n.
+export function registerShuffled(register, cases) {
+  const seed = Number(process.env.E2E_SEED) || Math.floor(Math.random() * 2 ** 31);
+  console.log(`e2e order: E2E_SEED=${seed}`);
+  let state = seed;
+  const random = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const order = [...cases];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  for (const [name, fn] of order) register(name, fn);
+}
+
+// The run log as the page's "Export CSV" button downloads it.
+export async function downloadCsv(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  return readFile(await download.path(), 'utf8');
+}

@@ -1,42 +1,30 @@
 // End to end: the served page trains in its worker, fills the run log and the charts, restarts
-// when a slider moves, and shows only what ε covers when asked to — or when the data is a
-// student's own. Each test opens a page of its own, and they run in a shuffled order (printed;
+// when a slider moves, and shows only what ε covers when asked to (data sets, own data and
+// offline use: datasets.test.mjs). Each test opens a page of its own, and they run in a shuffled order (printed;
 // E2E_SEED=n repeats one). Screenshots go to test-artifacts/.
 import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launch } from './browser.mjs';
 import {
-  ARTIFACTS, cell, generationOf, longTasks, openLab, setRange, setUp, tearDown, waitForRun,
+  ARTIFACTS, assertResponsive, cell, downloadCsv, generationOf, longTasks, openLab, registerShuffled, setRange, setUp, tearDown, waitForRun,
 } from './lab.mjs';
 
 // Tests are collected, then registered in a shuffled order (the end of this file).
 const cases = [];
 const test = (name, fn) => cases.push([name, fn]);
 
-let context;
 let url;
 before(async () => {
-  let server;
-  ({ context, server } = await setUp());
-  url = server.url;
+  url = (await setUp()).server.url;
 });
 
-// Each main-thread task of the page is a few to 15 ms of CPU here (one chart, one report). So,
-// on every page of the suite (about twenty), in the main thread's CPU time (lab.mjs says why not
-// wall time): none over 100 ms after load, and at most two over 50 ms, every one printed.
 after(async () => {
-  const all = await longTasks();
-  await tearDown();
-  const interactive = all.filter((x) => !x.loading && !busyOnPurpose.has(x.page));
-  console.log(`long tasks while loading: ${JSON.stringify(all.filter((x) => x.loading))}`);
-  console.log(`long tasks after load: ${JSON.stringify(interactive)}`);
-  assert.deepEqual(interactive.filter((x) => x.ms > 100), [], `main-thread tasks over 100 ms after load: ${JSON.stringify(interactive)}`);
-  const perPage = new Map();
-  for (const t of interactive.filter((x) => x.ms > 50)) perPage.set(t.page, (perPage.get(t.page) || 0) + 1);
-  const busy = [...perPage].filter(([, n]) => n > 2);
-  assert.deepEqual(busy, [], `pages with more than two main-thread tasks over 50 ms after load: ${JSON.stringify(interactive)}`);
+  try {
+    await assertResponsive(busyOnPurpose);
+  } finally {
+    await tearDown();
+  }
 });
 
 test('the page runs the relaxed-SIMD build where the browser has it, and the simd128 build where not', async () => {
@@ -87,11 +75,6 @@ test('the long-task measure sees 150 ms of work on the main thread, after load, 
 });
 
 const rows = (page) => page.locator('#run-log tbody tr');
-
-async function downloadCsv(page) {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
-  return readFile(await download.path(), 'utf8');
-}
 
 test('the page loads, trains, and fills the run log and the charts, PLD included', async () => {
   const { page, problems } = await openLab();
@@ -305,124 +288,6 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
   await page.close();
 });
 
-test('choosing another data set and model loads it and trains', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=5');
-  await waitForRun(page, 0, 1);
-  const g = await generationOf(page);
-  await page.selectOption('#dataset', 'xor');
-  await page.selectOption('#model', 'mlp');
-  await waitForRun(page, g, 3);
-  assert.match(page.url(), /dataset=xor/);
-  assert.equal(await page.locator('#boundary-figure').isVisible(), true, 'the boundary view shows for 2-D data');
-  assert.match(page.url(), /model=mlp/);
-  const max = Number(await page.locator('#lot-size').getAttribute('max'));
-  assert.ok(Math.abs(10 ** max - 600) < 1, `lot-size slider spans 1..N = 600, max 10^${max}`);
-  await page.screenshot({ path: path.join(ARTIFACTS, 'page-xor-mlp.png'), fullPage: true });
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test('MNIST loads from its gzipped IDX files and trains; DP-PCA\'s cost is in ε', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=3&sigma=2&dataset=mnist');
-  await waitForRun(page, 0, 2);
-  assert.equal(await page.locator('#boundary-figure').isHidden(), true);
-  assert.ok(parseFloat(await cell(page, 0, 'test_acc')) > 50);
-  const without = Number(await cell(page, 0, 'epsilon.moments'));
-  const g = await generationOf(page);
-  await page.check('#pca-on');
-  await waitForRun(page, g, 1);
-  const withPca = Number(await cell(page, 0, 'epsilon.moments'));
-  assert.ok(withPca > without, `ε moments with PCA ${withPca} vs without ${without}`);
-  assert.match(page.url(), /pca=60/);
-  assert.match(await page.locator('#covered').innerText(), /DP-PCA's projection/);
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with a progress bar and trains; it is not stored offline', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=1&sigma=1&dataset=blobs&model=logistic');
-  await waitForRun(page, 0, 1, { done: true });
-  // Every status line and progress value while it loads.
-  await page.evaluate(() => {
-    window.seen = [];
-    const bar = document.getElementById('load-progress');
-    new MutationObserver(() => window.seen.push([document.getElementById('status').textContent, bar.hidden, bar.getAttribute('value'), bar.max]))
-      .observe(document.getElementById('status'), { childList: true, characterData: true, subtree: true });
-  });
-  const g = await generationOf(page);
-  await page.selectOption('#dataset', 'fashion-mnist');
-  await waitForRun(page, g, 1, { done: true });
-  assert.ok(parseFloat(await cell(page, 0, 'test_acc')) > 50);
-  const seen = await page.evaluate(() => window.seen);
-  const download = seen.filter(([text]) => /^Downloading Fashion-MNIST clothing: [\d.]+ of \d\d\.\d MB…$/.test(text));
-  assert.ok(download.length >= 1, JSON.stringify(seen.slice(0, 6)));
-  assert.ok(download.every(([, hidden, value, max]) => !hidden && Number(value) <= max && max > 30e6), JSON.stringify(download));
-  assert.ok(seen.some(([text, hidden, value]) => text === 'Decoding Fashion-MNIST clothing…' && !hidden && value === null));
-  assert.equal(await page.locator('#load-progress').isHidden(), true, 'the bar goes when training starts');
-  const stored = await page.evaluate(async () => {
-    const urls = [];
-    for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
-    return urls.filter((u) => u.includes('fashion-mnist'));
-  });
-  assert.deepEqual(stored, []);
-  assert.deepEqual(problems, []);
-  await page.close();
-
-  // Where setup has not prepared it, the page says so and where it comes from.
-  const missing = await openLab('#v=1&epochs=1&dataset=blobs');
-  await missing.page.route('**/data/fashion-mnist-*', (route) => route.fulfill({ status: 404, body: 'not found' }));
-  await missing.page.selectOption('#dataset', 'fashion-mnist');
-  await missing.page.waitForFunction(() => /is not on this server\. Fashion-MNIST is not shipped with the lab: scripts\/setup/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
-  await missing.page.close();
-});
-
-test('own data is private data: no seed in the URL or the export, only what ε covers', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=3');
-  await waitForRun(page, 0, 1);
-  await page.locator('#own-data summary').click();
-  const datasetBefore = await page.locator('#dataset').inputValue();
-  await page.setInputFiles('#data-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,label\n1,2,x\n3,oops,y\n') });
-  // The header is read asynchronously; the last column is offered as the label.
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
-  await page.click('#load-data');
-  await page.waitForFunction(() => document.getElementById('message-text').textContent.includes('not loaded'), null, { timeout: 10_000 });
-  assert.match(await page.locator('#message-text').textContent(), /row 3, column 'b': expected a number, found 'oops'/);
-  assert.equal(await page.locator('#dataset').inputValue(), datasetBefore);
-
-  const good = ['x1,x2,label', ...Array.from({ length: 400 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
-  await page.setInputFiles('#data-file', { name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
-  const g = await generationOf(page);
-  await page.click('#load-data');
-  await waitForRun(page, g, 2);
-  assert.equal(await page.locator('#dataset').inputValue(), 'own');
-  assert.equal(await page.locator('#report').inputValue(), 'private');
-  assert.match(await page.locator('#own-option').textContent(), /good\.csv \(\d+ train, \d+ test, 2 features\)/);
-  assert.equal(await page.locator('#seed').isVisible(), false, 'the seed is hidden');
-  assert.ok(!/seed=/.test(page.url()), page.url());
-  assert.ok(!/dataset=own/.test(page.url()), page.url());
-  assert.equal(await page.locator('#run-log thead .badge, #run-log td.not-private').count(), 0);
-  assert.equal(await page.locator('#run-log th[data-key="test_acc"]').count(), 0, 'no exact accuracy on private rows');
-  assert.equal(await page.locator('#run-log th[data-key="private_test_acc"]').count(), 1);
-  const csv = await downloadCsv(page);
-  const head = csv.split('\n')[0];
-  assert.ok(!/seed|not private|train_acc/.test(head), head);
-  // A fixed seed, chosen explicitly, is allowed with a warning — and still goes into no link,
-  // not even through a pinned run.
-  const g2 = await generationOf(page);
-  await page.check('#fixed-seed');
-  assert.match(await page.locator('#message-text').textContent(), /not private/);
-  await waitForRun(page, g2, 1, { done: true });
-  await page.click('#pin');
-  assert.equal(await page.locator('#pin-list li').count(), 1);
-  assert.ok(!/seed|pins=/.test(decodeURIComponent(page.url())), page.url());
-  assert.match(await page.locator('#covered').innerText(), /ranges of your numeric columns/);
-  assert.match(await page.locator('#covered').innerText(), /noisy|Gaussian noise \(σ = 20\)/);
-  await page.screenshot({ path: path.join(ARTIFACTS, 'page-own-csv.png'), fullPage: true });
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
 test('keyboard only: a slider, pause, play and reset', async () => {
   const { page, problems } = await openLab('#v=1&epochs=5');
   await waitForRun(page, 0, 1);
@@ -505,49 +370,4 @@ test('the σ-needed panel draws every accountant and follows the target ε, off 
   await page.close();
 });
 
-test('after the first visit the lab works offline (service worker)', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=3');
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await page.reload(); // now controlled by the service worker, which caches what it serves
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  await waitForRun(page, 0, 1);
-  // The service worker's own cache, not the HTTP cache: cleared, as a browser may do.
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.clearBrowserCache');
-  await context.setOffline(true);
-  try {
-    await page.reload();
-    await waitForRun(page, 0, 2); // page, wasm and data all from the cache
-    assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'served by the service worker');
-    // A data set never loaded here says why it cannot load (not "Failed to fetch"). Another
-    // test may have loaded MNIST in this browser: its stored files are removed first.
-    await page.evaluate(async () => {
-      for (const name of await caches.keys()) {
-        const cache = await caches.open(name);
-        for (const req of await cache.keys()) if (/mnist|ubyte/i.test(req.url)) await cache.delete(req);
-      }
-    });
-    await page.selectOption('#dataset', 'mnist');
-    await page.waitForFunction(() => /network cannot be reached, and this data set has not been used here before/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
-  } finally {
-    await context.setOffline(false);
-  }
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-// A small seeded shuffle (mulberry32), so a failing order can be repeated with E2E_SEED.
-const seed = Number(process.env.E2E_SEED) || Math.floor(Math.random() * 2 ** 31);
-console.log(`e2e order: E2E_SEED=${seed}`);
-let state = seed;
-const random = () => {
-  state = (state + 0x6d2b79f5) | 0;
-  let t = Math.imul(state ^ (state >>> 15), 1 | state);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-for (let i = cases.length - 1; i > 0; i--) {
-  const j = Math.floor(random() * (i + 1));
-  [cases[i], cases[j]] = [cases[j], cases[i]];
-}
-for (const [name, fn] of cases) register(name, fn);
+registerShuffled(register, cases);

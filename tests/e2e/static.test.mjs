@@ -42,3 +42,14 @@ test('the scan would catch the old copies', () => {
     assert.ok(FORBIDDEN.some(([p]) => p.test(line)), line);
   }
 });
+
+// The offline copy (sw.js) must hold every script the page or its workers import: one left out
+// works online and fails offline, which no online test would see.
+test('the service worker stores every script of the page', async () => {
+  const sw = await readFile(path.join(WWW, 'sw.js'), 'utf8');
+  const shell = sw.match(/const SHELL = \[([^\]]*)\]/);
+  assert.ok(shell, 'sw.js has a SHELL list');
+  const listed = new Set([...shell[1].matchAll(/'([^']+)'/g)].map((m) => m[1]));
+  const scripts = (await readdir(WWW)).filter((f) => f.endsWith('.js') && f !== 'sw.js');
+  assert.deepEqual(scripts.filter((f) => !listed.has(f)), []);
+});

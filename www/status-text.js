@@ -1,0 +1,40 @@
+// What the status line and the footer say about a run: text only, built from the worker's
+// reports (every number in them, ε included, comes from Rust; `fmtEps` is Rust's formatter).
+const pct = (v) => `${(100 * v).toFixed(2)}%`;
+
+// The line shown as an epoch's report arrives.
+export function epochStatus(r, fmtEps) {
+  const acc = r.test_acc ?? r.private_test_acc;
+  const outside = (r.not_private || []).includes('test_acc') ? ' (not private: your held-out rows, exactly)' : '';
+  const shown = acc === undefined ? 'test accuracy not released' : `test accuracy ${pct(acc)}${outside}`;
+  return `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`;
+}
+
+// The line shown when a run ends: `r` its last report, `epochs` how many it had, `budget` the
+// run's {accountant, epsilon} target when it trained until a budget.
+export function doneStatus(r, epochs, budget, fmtEps) {
+  if (r.divergence) return `Stopped in epoch ${r.epoch}: the model diverged (see the message).`;
+  if (r.stopped_by_budget) {
+    return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ε = ${fmtEps(r.epsilon[budget.accountant])} with the ${budget.accountant} accountant; one more step would exceed ${budget.epsilon}.`;
+  }
+  const acc = r.test_acc ?? r.private_test_acc;
+  return `Done: ${epochs} epochs${acc === undefined ? '' : `, test accuracy ${pct(acc)}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
+}
+
+// The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's
+// last epoch, or nothing yet).
+export function epsilonChartLabel(last, fmtEps) {
+  const text = last
+    ? `for the whole run (${last.epoch} epochs): naive ${fmtEps(last.naive)}, strong ${fmtEps(last.strong)}, moments ${fmtEps(last.moments)}, RDP ${fmtEps(last.rdp)}`
+    : 'not computed yet';
+  return `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`;
+}
+
+// What the footer says of the WebAssembly build the browser chose (wasm-choice.js), by the
+// name Rust gives its matrix kernel.
+const ENGINES = new Map([
+  ['relaxed-simd fma', 'Engine: WebAssembly with relaxed SIMD (fused multiply-add matrix kernel).'],
+  ['gemm simd128', 'Engine: WebAssembly SIMD (no relaxed SIMD in this browser: slower matrix products, the same runs up to float rounding).'],
+]);
+
+export const engineText = (kernel) => ENGINES.get(kernel) ?? String(kernel);
