@@ -185,3 +185,39 @@ fn bad_audits_are_refused_with_a_reason() {
         assert!(err.message.contains(want), "{}", err.message);
     }
 }
+
+/// With DP-PCA on, the model reads projected inputs: the realistic attack scores its canaries
+/// (which live in input space) through the run's own projection. It once fed them in raw and
+/// panicked on the shapes — on MNIST and Fashion-MNIST with PCA, in the CLI and in the page.
+#[test]
+fn realistic_attack_scores_its_canaries_through_the_runs_pca() {
+    let data = common::adult();
+    let cfg = RunConfig {
+        pca: Some(5),
+        epochs: 1,
+        ..RunConfig::default()
+    };
+    assert!(data.n_features() > 5);
+    let mut s = spec(Threat::Realistic, 2, 4);
+    s.canaries = 20;
+    let plan = AuditPlan::new(cfg, data, s).expect("a valid audit");
+    let runs = plan
+        .run_all(&mut |_, _| {})
+        .expect("every run trains and is scored");
+    assert_eq!(runs.len(), 5);
+    assert_eq!(
+        runs[4].scores.len(),
+        20,
+        "the one-run audit scores each canary"
+    );
+    for r in &runs {
+        // Each score is ln p(label | canary): a log-probability, finite for a finite model.
+        assert!(
+            r.scores.iter().all(|&v| v.is_finite() && v <= 0.0),
+            "{:?}",
+            r.scores
+        );
+    }
+    let r = summarize(&plan, &runs);
+    assert!(r.eps_lower <= r.eps_upper["pld"]);
+}

@@ -9,7 +9,15 @@ import { initFromPage } from './wasm-in-worker.js';
 const sessions = new Map(); // threat → AuditSession
 const ready = initFromPage(init);
 
-const fail = (e) => postMessage({ type: 'audit-error', message: e.message || String(e) });
+// A wasm trap (a Rust panic: a bug, never the settings, which Rust checks and refuses with a
+// reason) says only "unreachable": the page gets a sentence instead. The page then stops the
+// audit and terminates this worker, whose instance a trap leaves unusable.
+const fail = (e) => postMessage({
+  type: 'audit-error',
+  message: e instanceof WebAssembly.RuntimeError
+    ? 'an internal error stopped a run (a bug in the lab, not in your settings; the browser console has the details)'
+    : e.message || String(e),
+});
 
 async function plan(m) {
   const data = await loadBuiltin(m.config);

@@ -12,7 +12,9 @@
 //!   model gives the canary's label (a low loss says "it was trained on").
 
 use crate::config::RunConfig;
+use crate::data::pca::Projection;
 use crate::data::Dataset;
+use crate::linalg::matmul;
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::special::log_add;
 use crate::train::{Trainer, CANARY_NORM};
@@ -106,10 +108,19 @@ impl InputCanaries {
         }
     }
 
-    /// The realistic score of each canary: ln p(label | x) under the final model, from the
-    /// logits in f64 (a far-out canary's probability underflows f32).
-    pub fn scores(&self, model: &Mlp) -> Vec<f64> {
-        let z = model.logits(self.x.view());
+    /// The realistic score of each canary: ln p(label | x) under the final model — after the
+    /// run's DP-PCA projection when it has one (the canaries live in input space, the model
+    /// reads projected inputs) — from the logits in f64 (a far-out canary's probability
+    /// underflows f32).
+    pub fn scores(&self, model: &Mlp, projection: Option<&Projection>) -> Vec<f64> {
+        let z = match projection {
+            Some(p) => {
+                let mut x = Array2::<Real>::zeros((self.x.nrows(), p.basis.ncols()));
+                matmul(&mut x.view_mut(), &self.x.view(), &p.basis.view(), false);
+                model.logits(x.view())
+            }
+            None => model.logits(self.x.view()),
+        };
         self.y
             .iter()
             .zip(z.rows())

@@ -204,7 +204,7 @@ impl AuditPlan {
                 };
                 let mut t = Trainer::for_audit(cfg, data, None, self.steps)?;
                 train_to_end(&mut t);
-                canaries.scores(t.model())
+                canaries.scores(t.model(), t.projection())
             }
         };
         Ok(RunScores {

@@ -22,7 +22,7 @@ pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
 use crate::config::{fmt_num, ConfigError, ModelKind, RunConfig};
-use crate::data::pca::{dp_pca, project};
+use crate::data::pca::{dp_pca, project, Projection};
 use crate::data::{DataFacts, Dataset};
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::calibrate::max_steps_within;
@@ -39,6 +39,9 @@ pub struct Trainer {
     cfg: RunConfig,
     seed: u64,
     data: Arc<Dataset>,
+    /// The run's DP-PCA projection (part of what it releases: the model reads projected
+    /// inputs), when PCA is on.
+    projection: Option<Projection>,
     facts: DataFacts,
     model: Mlp,
     /// Lots, noise and initialisation; separate streams for the norm sample, the noisy counts
@@ -135,8 +138,8 @@ impl Trainer {
         let facts = data.facts();
         let seed = cfg.seed.unwrap_or_else(rand::random);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let data = match cfg.pca {
-            None => data,
+        let (data, projection) = match cfg.pca {
+            None => (data, None),
             Some(k) if k > data.n_features() => {
                 return Err(ConfigError {
                     field: "pca",
@@ -156,7 +159,7 @@ impl Trainer {
                     cfg.pca_sample,
                     &mut pca_rng,
                 );
-                Arc::new(project(&data, &p))
+                (Arc::new(project(&data, &p)), Some(p))
             }
         };
         // The canaries' coordinates: weights of all-zero features no example touches.
@@ -210,6 +213,7 @@ impl Trainer {
             noise_ahead_norm: None,
             model,
             data,
+            projection,
             facts,
             mechanism,
             ledgers,
@@ -307,6 +311,12 @@ impl Trainer {
 
     pub fn model(&self) -> &Mlp {
         &self.model
+    }
+
+    /// The DP-PCA projection the model's inputs went through, when PCA is on: a new input is
+    /// projected with it before the model sees it.
+    pub fn projection(&self) -> Option<&Projection> {
+        self.projection.as_ref()
     }
 
     /// The data the run trains on (after DP-PCA, when on).
