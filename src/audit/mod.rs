@@ -77,6 +77,7 @@ pub struct AuditPlan {
     pub steps: u64,
     pub mechanism: Mechanism,
     data: Arc<Dataset>,
+    /// The data with the realistic canary added (the worst case: the data itself).
     with_canary: Arc<Dataset>,
     canary: InputCanaries,
     /// The one-run audit's canaries (realistic) and which are in.
@@ -137,7 +138,12 @@ impl AuditPlan {
         };
         let mechanism = cfg.mechanism(&data.facts());
         let canary = InputCanaries::outlier(&data);
-        let with_canary = Arc::new(data.with_training_rows(&canary.x, &canary.y));
+        // Only the realistic attack trains with its canary in the data (the worst case's
+        // canaries are gradients): the worst case shares the data rather than copy it.
+        let with_canary = match spec.threat {
+            Threat::Realistic => Arc::new(data.with_training_rows(&canary.x, &canary.y)),
+            Threat::WorstCase => Arc::clone(&data),
+        };
         let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec.seed, usize::MAX));
         let one_run_members: Vec<bool> = (0..spec.canaries).map(|_| rng.random()).collect();
         let corner_canaries = InputCanaries::corners(&data, spec.canaries, &mut rng);
