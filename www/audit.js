@@ -1,13 +1,14 @@
 // The "Audit this run" panel: a membership attack against real runs of the current settings,
-// spread over audit workers (as many as the Workers control says: cores.js), with progress and Cancel; then the privacy
-// region with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
+// spread over audit workers (as many as the Workers control says, fewer where the data set's
+// copies would not fit in memory: cores.js), with progress and Cancel; then the privacy region
+// with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
 // from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
-import { draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
+import { audit_worker_bytes, draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
 import { checkFromAuditWorker } from './protocol.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { sendWasm } from './wasm-module.js';
-import { auditWorkerCount } from './cores.js';
+import { auditWorkerPlan } from './cores.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];
@@ -112,7 +113,18 @@ export function fixAuditSeed(seed) {
   fixedSeed = Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32 ? seed : null;
 }
 
-function start(readConfig, ownData) {
+// About how much memory one audit worker needs for the loaded data set (from Rust), or NaN
+// before its facts are known.
+function workerBytes(facts) {
+  if (!facts) return NaN;
+  try {
+    return audit_worker_bytes(facts);
+  } catch {
+    return NaN;
+  }
+}
+
+function start(readConfig, ownData, facts) {
   if (audit) return;
   if (ownData()) {
     showMessage('The audit runs on the built-in data sets: it trains hundreds of models on the data and shows how they differ, which no ε covers.');
@@ -127,7 +139,8 @@ function start(readConfig, ownData) {
   const canaries = $('audit-one-run').checked ? ONE_RUN_CANARIES : 0;
   const specs = THREATS.map((threat) => ({ threat, runs, canaries, seed }));
   const config = readConfig();
-  const n = auditWorkerCount();
+  const plan = auditWorkerPlan(workerBytes(facts(config)));
+  const n = plan.count;
   audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now() };
   for (let i = 0; i < n; i += 1) {
     const w = new Worker('audit-worker.js', { type: 'module' });
@@ -141,15 +154,16 @@ function start(readConfig, ownData) {
   $('audit-start').disabled = true;
   $('audit-cancel').disabled = false;
   setProgress(0, 0);
-  $('audit-status').textContent = `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}…`;
+  const fewer = plan.reason ? ` (not ${plan.asked}: ${plan.reason})` : '';
+  $('audit-status').textContent = `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}${fewer}…`;
   $('audit-summary').replaceChildren();
   for (const id of ['audit-region', 'audit-epsilons']) drawCanvasMessage($(id), 'Auditing…');
 }
 
 // Wires the panel: `readConfig()` gives the run's settings, `ownData()` whether they name the
-// student's own file.
-export function setUpAudit(readConfig, ownData) {
-  $('audit-start').addEventListener('click', () => start(readConfig, ownData));
+// student's own file, `facts(config)` the facts of its data set (null until they are known).
+export function setUpAudit(readConfig, ownData, facts) {
+  $('audit-start').addEventListener('click', () => start(readConfig, ownData, facts));
   $('audit-cancel').addEventListener('click', () => {
     stop('Audit cancelled: its workers were stopped.');
     setProgress(0, 0);

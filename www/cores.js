@@ -16,8 +16,24 @@ export function workerCount() {
 
 // The audit's workers: the control's value when one is set; by default the cores but one (its
 // runs are whole trainings, one per worker, and the page keeps a core to stay responsive).
-export function auditWorkerCount() {
+function auditWorkerCount() {
   return $('workers').value === '' ? Math.max(1, defaultWorkers() - 1) : workerCount();
+}
+
+// The audit's workers for a data set whose audit worker needs about `bytes` of memory (Rust's
+// audit_worker_bytes; NaN when the data set's size is not known yet): the count above, but no
+// more than fit in half the device's memory — each holds its own copy of the data, and a tab
+// that runs out of memory is lost. navigator.deviceMemory is in GB, rounded and capped at 8 by
+// the browser; 4 where it does not say. {count, asked, reason} (reason: '' when all run).
+export function auditWorkerPlan(bytes) {
+  const asked = auditWorkerCount();
+  const reported = Number(navigator.deviceMemory);
+  const gb = reported > 0 ? reported : 4;
+  if (!(bytes > 0)) return { count: asked, asked, reason: '' };
+  const fit = Math.max(1, Math.floor((gb * 2 ** 30) / 2 / bytes));
+  if (fit >= asked) return { count: asked, asked, reason: '' };
+  const size = bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${Math.round(bytes / 2 ** 20)} MB`;
+  return { count: fit, asked, reason: `each needs its own copy of this data set, about ${size}, and the audit keeps within half of this device's memory` };
 }
 
 // Says how many workers the run uses ({asked, used, reason} from the training worker).

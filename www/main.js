@@ -325,7 +325,7 @@ setUpCalibrate({
   current: () => ({ cfg: readConfig(facts?.n_train), facts: facts && factsOf === readConfig().dataset ? facts : null }),
 });
 setUpExport(() => run);
-setUpAudit(() => readConfig(facts?.n_train), ownData);
+setUpAudit(() => readConfig(facts?.n_train), ownData, (cfg) => (facts && factsOf === cfg.dataset ? facts : null));
 setUpWorkers(() => restart());
 $('play').addEventListener('click', () => {
   playing = !playing;

@@ -6,12 +6,21 @@
 use super::chart_kit::{backend, legend, Eps, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
-use crate::audit::{summarize, AuditPlan, AuditSpec, RunScores, Threat};
+use crate::audit::{summarize, worker_bytes, AuditPlan, AuditSpec, RunScores, Threat};
+use crate::data::DataFacts;
 use plotters::prelude::*;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
+
+/// About how much memory one audit worker takes for a data set (`DataFacts`), in bytes: the
+/// page runs no more audit workers than fit in half the device's memory (www/cores.js).
+#[wasm_bindgen]
+pub fn audit_worker_bytes(facts: JsValue) -> Result<f64, JsError> {
+    let facts: DataFacts = from_js(facts, "data facts")?;
+    Ok(worker_bytes(&facts))
+}
 
 /// An audit of one run's settings (a JS object of `RunConfig` fields) on a data set, with
 /// the audit's spec ({threat, runs, canaries, seed}): the same plan in every worker.

@@ -27,8 +27,10 @@ async function audit(page, runs) {
   if (runs) await page.fill('#audit-runs', String(runs));
   const [id, from] = await now(page);
   await page.click('#audit-start');
+  const started = { status: await page.locator('#audit-status').textContent(), workers: await page.evaluate(() => document.body.dataset.auditWorkers) };
   await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
   windows.push({ page: id, from, to: (await now(page))[1] });
+  return started;
 }
 
 test('an audit draws the privacy region, both ROC curves and ε_lower, from its workers', async () => {
@@ -75,6 +77,26 @@ test('Cancel stops the audit workers at once and the panel can start again', asy
   assert.equal(await page.evaluate(() => document.body.dataset.auditWorkers), '0');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('where copies of the data set would not fit in the device\'s memory, the audit runs fewer workers and says why', async () => {
+  // Each audit worker holds its own copy of the data: about 0.2 GB on MNIST. A device that
+  // reports 0.25 GB (navigator.deviceMemory's smallest value) fits one in half its memory; this
+  // machine (8, the most it reports) fits both.
+  for (const [gb, want] of [[0.25, '1'], [null, '2']]) {
+    const device = gb && `Object.defineProperty(Navigator.prototype, 'deviceMemory', { get: () => ${gb} });`;
+    const { page, problems } = await openLab('#v=1&dataset=mnist&epochs=1', device);
+    await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+    await page.fill('#workers', '2');
+    await page.dispatchEvent('#workers', 'change');
+    const started = await audit(page, 2);
+    assert.equal(started.workers, want, `deviceMemory ${gb}: ${started.status}`);
+    if (want === '1') assert.match(started.status, /on 1 worker \(not 2: each needs its own copy of this data set, about \d+ MB, and the audit keeps within half of this device's memory\)/);
+    else assert.doesNotMatch(started.status, /not 2/);
+    assert.match((await summaries(page).allTextContents()).join(' '), /proved ε ≥/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });
 
 test('the audit works on every built-in data set, and with DP-PCA', async () => {
