@@ -1,4 +1,5 @@
-// Audit worker: one of several (one per core, capped) that share an audit's runs. It plans the
+// Audit worker: one of several (one per core, capped; fewer when memory is short: cores.js)
+// that share an audit's runs. It plans the
 // audit of each threat model for the run's settings, does the runs the page hands it one at a
 // time, and — on one of them — combines every run's scores into the report. The page cancels
 // an audit by terminating its workers. Messages: protocol.js.
@@ -9,13 +10,14 @@ import { initFromPage } from './wasm-in-worker.js';
 const sessions = new Map(); // threat → AuditSession
 const ready = initFromPage(init);
 
-// A wasm trap (a Rust panic: a bug, never the settings, which Rust checks and refuses with a
-// reason) says only "unreachable": the page gets a sentence instead. The page then stops the
-// audit and terminates this worker, whose instance a trap leaves unusable.
+// A wasm trap — a Rust panic (a bug: settings are checked and refused with a reason) or an
+// allocation the browser refused (out of memory) — says only "unreachable": the page gets a
+// sentence instead. It then stops the audit and terminates this worker, whose instance a trap
+// leaves unusable.
 const fail = (e) => postMessage({
   type: 'audit-error',
   message: e instanceof WebAssembly.RuntimeError
-    ? 'an internal error stopped a run (a bug in the lab, not in your settings; the browser console has the details)'
+    ? 'a run stopped: the browser ran out of memory for it, or the lab has a bug (not your settings; the browser console may say which)'
     : e.message || String(e),
 });
 

@@ -154,7 +154,7 @@ function start(readConfig, ownData, facts) {
   $('audit-start').disabled = true;
   $('audit-cancel').disabled = false;
   setProgress(0, 0);
-  const fewer = plan.reason ? ` (not ${plan.asked}: ${plan.reason})` : '';
+  const fewer = !plan.reason ? '' : plan.count < plan.asked ? ` (not ${plan.asked}: ${plan.reason})` : ` (${plan.reason})`;
   $('audit-status').textContent = `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}${fewer}…`;
   $('audit-summary').replaceChildren();
   for (const id of ['audit-region', 'audit-epsilons']) drawCanvasMessage($(id), 'Auditing…');

@@ -1,6 +1,7 @@
 // How many workers share the work: the "Workers" control, by default the cores the browser
 // reports (capped). Training splits each lot between that many workers (worker.js,
-// gradient-pool.js) and the audit trains that many of its runs at once (audit.js).
+// gradient-pool.js) and the audit trains that many of its runs at once (audit.js), or fewer
+// where their copies of the data set would not fit in memory (auditWorkerPlan).
 const $ = (id) => document.getElementById(id);
 
 export const MAX_WORKERS = 8;
@@ -21,18 +22,21 @@ function auditWorkerCount() {
 }
 
 // The audit's workers for a data set whose audit worker needs about `bytes` of memory (Rust's
-// audit_worker_bytes; NaN when the data set's size is not known yet): the count above, but no
+// audit_worker_bytes; NaN while the data set's size is not known): the count above, but no
 // more than fit in half the device's memory — each holds its own copy of the data, and a tab
 // that runs out of memory is lost. navigator.deviceMemory is in GB, rounded and capped at 8 by
 // the browser; 4 where it does not say. {count, asked, reason} (reason: '' when all run).
 export function auditWorkerPlan(bytes) {
   const asked = auditWorkerCount();
+  if (!(bytes > 0)) {
+    return asked > 1 ? { count: 1, asked, reason: 'the data set is still loading, and each worker needs its own copy of it' } : { count: 1, asked, reason: '' };
+  }
   const reported = Number(navigator.deviceMemory);
-  const gb = reported > 0 ? reported : 4;
-  if (!(bytes > 0)) return { count: asked, asked, reason: '' };
-  const fit = Math.max(1, Math.floor((gb * 2 ** 30) / 2 / bytes));
+  const half = ((reported > 0 ? reported : 4) * 1e9) / 2;
+  const fit = Math.floor(half / bytes);
+  const size = bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${Math.round(bytes / 1e6)} MB`;
+  if (fit < 1) return { count: 1, asked, reason: `one needs about ${size}, more than half of this device's memory: the audit may run out of memory` };
   if (fit >= asked) return { count: asked, asked, reason: '' };
-  const size = bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GB` : `${Math.round(bytes / 2 ** 20)} MB`;
   return { count: fit, asked, reason: `each needs its own copy of this data set, about ${size}, and the audit keeps within half of this device's memory` };
 }
 

@@ -26,6 +26,7 @@ import {
   SLIDERS, ownData, readConfig, seedProblem, setDefaults, setLotRange, showSeedMode, toHash,
 } from './state.js';
 import { fitPresenter } from './teacher.js';
+import { installTestHooks } from './test-hooks.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -60,6 +61,8 @@ function writeHash(cfg) {
 }
 
 const history = () => (run ? run.history : []);
+// The facts of `cfg`'s data set, or null until a run has loaded that one.
+const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
 
 // What the charts draw, read when they draw (charts.js).
 const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
@@ -67,7 +70,7 @@ const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
   history,
   pinned: () => pins.drawn(),
   // The majority class's share of the run's (public) test set, or null (private data).
-  baseline: () => (run && facts && factsOf === run.cfg.dataset ? facts.majority_share ?? null : null),
+  baseline: () => (run ? factsFor(run.cfg)?.majority_share ?? null : null),
   teaching: () => (run ? run.cfg.report : $('report').value) === 'teaching',
   preview: () => preview,
   pldCurve: () => pldPreview.curve,
@@ -248,16 +251,7 @@ function startWorker() {
   });
 }
 
-// Hooks for the end-to-end tests: a worker dying as a crash or a Rust panic would end it.
-window.labTest = Object.freeze({
-  killTrainingWorker: () => worker.kill(),
-  panicTrainingWorker: () => worker.post({ type: 'test-panic' }),
-  killAccountingWorker: () => accounting.worker.kill(),
-  fakeWorkerMessage: (data) => worker.worker?.dispatchEvent(new MessageEvent('message', { data })),
-  setSilence: (ms) => { worker.silenceMs = ms; accounting.worker.silenceMs = ms; },
-  reports: () => JSON.parse(JSON.stringify(run?.history ?? [])),
-  fixAuditSeed,
-});
+installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed });
 
 let started = false;
 function startWhenReady() {
@@ -322,10 +316,10 @@ for (const id of ['budget-eps', 'budget-accountant']) {
 
 setUpCalibrate({
   accounting, fmtEps, restart: scheduleRestart,
-  current: () => ({ cfg: readConfig(facts?.n_train), facts: facts && factsOf === readConfig().dataset ? facts : null }),
+  current: () => ({ cfg: readConfig(facts?.n_train), facts: factsFor(readConfig()) }),
 });
 setUpExport(() => run);
-setUpAudit(() => readConfig(facts?.n_train), ownData, (cfg) => (facts && factsOf === cfg.dataset ? facts : null));
+setUpAudit(() => readConfig(facts?.n_train), ownData, factsFor);
 setUpWorkers(() => restart());
 $('play').addEventListener('click', () => {
   playing = !playing;

@@ -14,7 +14,6 @@
 use crate::config::RunConfig;
 use crate::data::pca::Projection;
 use crate::data::Dataset;
-use crate::linalg::matmul;
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::special::log_add;
 use crate::train::{Trainer, CANARY_NORM};
@@ -114,11 +113,7 @@ impl InputCanaries {
     /// underflows f32).
     pub fn scores(&self, model: &Mlp, projection: Option<&Projection>) -> Vec<f64> {
         let z = match projection {
-            Some(p) => {
-                let mut x = Array2::<Real>::zeros((self.x.nrows(), p.basis.ncols()));
-                matmul(&mut x.view_mut(), &self.x.view(), &p.basis.view(), false);
-                model.logits(x.view())
-            }
+            Some(p) => model.logits(p.apply(self.x.view()).view()),
             None => model.logits(self.x.view()),
         };
         self.y

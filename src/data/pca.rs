@@ -10,7 +10,7 @@ use crate::linalg::matmul;
 use crate::privacy::sampling::poisson_lot;
 use crate::Real;
 use nalgebra::{DMatrix, SymmetricEigen};
-use ndarray::{Array2, Axis};
+use ndarray::{Array2, ArrayView2, Axis};
 use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
 
@@ -75,12 +75,21 @@ pub fn dp_pca<R: Rng + ?Sized>(
     }
 }
 
+impl Projection {
+    /// Rows of input-space examples (n × d) in the projection's coordinates (n × k): what the
+    /// model of a run with PCA reads.
+    pub fn apply(&self, x: ArrayView2<Real>) -> Array2<Real> {
+        let mut out = Array2::<Real>::zeros((x.nrows(), self.basis.ncols()));
+        matmul(&mut out.view_mut(), &x, &self.basis.view(), false);
+        out
+    }
+}
+
 /// The dataset with every example (train and test) projected onto `p`'s basis.
 pub fn project(data: &Dataset, p: &Projection) -> Dataset {
-    let proj = |s: &Split| {
-        let mut x = Array2::<Real>::zeros((s.len(), p.basis.ncols()));
-        matmul(&mut x.view_mut(), &s.x.view(), &p.basis.view(), false);
-        Split { x, y: s.y.clone() }
+    let proj = |s: &Split| Split {
+        x: p.apply(s.x.view()),
+        y: s.y.clone(),
     };
     Dataset {
         name: format!("{} (PCA {})", data.name, p.basis.ncols()),

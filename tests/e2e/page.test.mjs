@@ -1,7 +1,7 @@
 // End to end: the served page trains in its worker, fills the run log and the charts, restarts
 // when a slider moves, and shows only what ε covers when asked to (data sets, own data and
-// offline use: datasets.test.mjs). Each test opens a page of its own, and they run in a shuffled order (printed;
-// E2E_SEED=n repeats one). Screenshots go to test-artifacts/.
+// offline use: datasets.test.mjs). Each test opens a page of its own, and they run in a
+// shuffled order (printed; E2E_SEED=n repeats one). Screenshots go to test-artifacts/.
 import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

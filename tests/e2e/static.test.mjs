@@ -1,6 +1,7 @@
 // The page computes no privacy quantity: q, the steps per epoch, σ_eff and DP-PCA's step come
 // from Rust (RunConfig::mechanism, through the accounting functions), never from arithmetic in
-// www/*.js. This scans the page's scripts for the arithmetic such a copy would need.
+// www/*.js. This scans the page's scripts for the arithmetic such a copy would need. And the
+// offline copy (sw.js) lists every script.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
