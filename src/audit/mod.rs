@@ -86,13 +86,13 @@ pub struct AuditPlan {
 }
 
 /// About how much memory one audit worker needs for a data set, in bytes: its own decoded
-/// copy of the examples, the realistic canary's copy of the training set, DP-PCA's sample and
-/// what decoding leaves behind. Measured in Chromium: one audit worker added 1.35 GB on
-/// Fashion-MNIST (70,000 × 784 f32: 219 MB) and 0.2 GB on the MNIST subset, 6.2 times the
-/// examples' bytes; plus 16 MB for the instance.
+/// copy of the examples, the realistic canary's copy of the training set and what decoding
+/// leaves behind. Measured in Chromium: one audit worker added 0.82 GB on Fashion-MNIST
+/// (70,000 × 784 f32: 219 MB) and 0.14 GB on the MNIST subset (31 MB): 3.6 times the examples'
+/// bytes and 27 MB, rounded up here.
 pub fn worker_bytes(facts: &DataFacts) -> f64 {
     let examples = (facts.n_train + facts.n_test) as f64 * facts.n_features as f64;
-    6.2 * 4.0 * examples + 16e6
+    3.7 * 4.0 * examples + 30e6
 }
 
 fn audit_error(field: &'static str, message: String) -> ConfigError {

@@ -80,7 +80,7 @@ test('Cancel stops the audit workers at once and the panel can start again', asy
 });
 
 test('where copies of the data set would not fit in the device\'s memory, the audit runs fewer workers and says why', async () => {
-  // Each audit worker holds its own copy of the data: about 0.21 GB on MNIST. A device that
+  // Each audit worker holds its own copy of the data: about 0.15 GB on MNIST. A device that
   // reports 0.5 GB fits one in half its memory; at 0.25 GB (navigator.deviceMemory's smallest
   // value) even one does not fit, and the panel warns; this machine (it reports 8, the most
   // browsers say; 1 would do) fits both.
