@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { generationOf, longTasks, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { generationOf, longTasks, mulberry32, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
 
 before(setUp);
 after(tearDown);
@@ -152,13 +152,7 @@ const VALUES = ['1', '0', '-1', '2.5', '1e308', '-1e308', '1e-308', '5e-324', 'I
   '[{"label":"a","cfg":{"__proto__":{"x":1}}}]', '{"__proto__":[]}', '[' + '['.repeat(3000), 'null'.repeat(100)];
 
 function hashes(seed, n) {
-  let s = seed;
-  const rand = () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(seed);
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const out = [];
   for (let i = 0; i < n; i++) {

@@ -184,18 +184,23 @@ export async function assertResponsive(busyOnPurpose = new Set()) {
   assert.deepEqual(busy, [], `pages with more than two main-thread tasks over 50 ms after load: ${JSON.stringify(interactive)}`);
 }
 
-// Registers `cases` ([name, fn] pairs) with node:test in a seeded shuffle (mulberry32), so no
-// test leans on another's leftovers and a failing order can be repeated with E2E_SEED=n.
-export function registerShuffled(register, cases) {
-  const seed = Number(process.env.E2E_SEED) || Math.floor(Math.random() * 2 ** 31);
-  console.log(`e2e order: E2E_SEED=${seed}`);
+// A small seeded generator (mulberry32): uniform numbers in [0, 1), the same for a seed.
+export function mulberry32(seed) {
   let state = seed;
-  const random = () => {
+  return () => {
     state = (state + 0x6d2b79f5) | 0;
     let t = Math.imul(state ^ (state >>> 15), 1 | state);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+// Registers `cases` ([name, fn] pairs) with node:test in a seeded shuffle (mulberry32), so no
+// test leans on another's leftovers and a failing order can be repeated with E2E_SEED=n.
+export function registerShuffled(register, cases) {
+  const seed = Number(process.env.E2E_SEED) || Math.floor(Math.random() * 2 ** 31);
+  console.log(`e2e order: E2E_SEED=${seed}`);
+  const random = mulberry32(seed);
   const order = [...cases];
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
