@@ -1,7 +1,8 @@
 // `make bench`, the matrix kernels in the browser: the relaxed-SIMD build's fused multiply-add
 // kernel (src/linalg/fma.rs) and gemm's simd128 kernel, on the three products of a lot of 600
-// on the MLP 60→1000→10, measured in the same page, in one run, alternating; prints GFLOP/s
-// and the ratio — figures, not a test. Needs a browser with relaxed SIMD (Chromium ≥ 114).
+// on the MLP 60→1000→10 (and the hidden layer's backward chain: product, ReLU sweep, gradient),
+// measured in the same page, in one run, alternating; prints GFLOP/s and the ratio — figures,
+// not a test. Needs a browser with relaxed SIMD (Chromium ≥ 114).
 import { serveWww } from '../tests/e2e/serve.mjs';
 import { launch } from '../tests/e2e/browser.mjs';
 
@@ -29,9 +30,13 @@ try {
     const shape = lines.find((l) => l.kernel === kernel).shape;
     const fma = best.get(`${kernel}|relaxed-simd fma`);
     const gemm = best.get(`${kernel}|gemm simd128`);
+    // The gradient's Δ reaches the fused kernel in column panels (as the model gives it); the
+    // same kernel reading Δ row-major, in place, is printed beside it.
+    const rowMajor = best.get(`${kernel}|relaxed-simd fma, Δ row-major`);
     console.log(JSON.stringify({
       bench: 'kernels', impl: 'wasm', kernel, shape,
       relaxed_fma_gflops: +fma.toFixed(1), gemm_simd128_gflops: +gemm.toFixed(1), ratio: +(fma / gemm).toFixed(2),
+      ...(rowMajor ? { relaxed_fma_row_major_gflops: +rowMajor.toFixed(1), panels_over_row_major: +(fma / rowMajor).toFixed(2) } : {}),
     }));
   }
 } finally {

@@ -194,28 +194,35 @@ pub struct KernelLine {
     pub gflops: f64,
 }
 
+/// The bench line of the hidden layer's backward chain ([`kernels`]).
+const CHAIN: &str = "backward Δ·Wᵀ + ReLU sweep + gradient Xᵀ·Δ";
+
+/// Floating-point operations of one repetition: 2·m·k·n for a product; the chain adds its
+/// backward product (600 × 10 · 10 × 1000) to the gradient's.
+fn flops(kernel: &str, mkn: usize) -> f64 {
+    let extra = if kernel == CHAIN { 600 * 10 * 1000 } else { 0 };
+    2.0 * (mkn + extra) as f64
+}
+
 /// The three matrix products of one lot of 600 on the MLP 60→1000→10 (forward into the hidden
 /// layer, back-propagation through the output layer, the hidden layer's gradient Xᵀ·Δ), each
 /// repeated for about `budget_ms`: the ceiling training cannot beat, natively and in wasm. In
 /// a build whose kernel is not gemm's (relaxed SIMD), gemm is measured too, in the same run,
-/// as the baseline.
+/// as the baseline. The gradient reads Δ as the model gives it to each kernel: in column
+/// panels to the fused one (`linalg::panels_pay`), row-major to gemm (and, for comparison, to
+/// the fused one too); a fourth line times the whole chain that makes and uses Δ — the backward
+/// product, the ReLU sweep (which writes the panels) and the gradient — so what the layout saves
+/// is measured with what it costs.
 pub fn kernels(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -> Vec<KernelLine> {
-    use crate::linalg::{gemm_matmul, matmul, KERNEL};
+    use crate::linalg::{
+        gemm_matmul, matmul, matmul_panels, panels::ColumnPanels, panels_pay, relu_mask, KERNEL,
+    };
     type Product = fn(
         &mut ndarray::ArrayViewMut2<Real>,
         &ndarray::ArrayView2<Real>,
         &ndarray::ArrayView2<Real>,
         bool,
     );
-    let mut backends: Vec<(&str, Product)> = vec![(KERNEL, matmul)];
-    if !KERNEL.starts_with("gemm") {
-        let name = if cfg!(target_arch = "wasm32") {
-            "gemm simd128"
-        } else {
-            "gemm"
-        };
-        backends.push((name, gemm_matmul));
-    }
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut random = |r: usize, c: usize| Array2::<Real>::from_shape_fn((r, c), |_| rng.random());
     let (x, w0, d1, w1t) = (
@@ -225,32 +232,96 @@ pub fn kernels(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -
         random(10, 1000),
     );
     let d0 = random(600, 1000);
-    let cases: [(&str, ndarray::ArrayView2<Real>, ndarray::ArrayView2<Real>); 3] = [
+    let a0 = random(600, 1000) - 0.5; // hidden activations: about half masked
+    let gemm = if cfg!(target_arch = "wasm32") {
+        "gemm simd128"
+    } else {
+        "gemm"
+    };
+    let fused = !KERNEL.starts_with("gemm");
+    let mut lines = Vec::new();
+    let mut time = |kernel: &str,
+                    backend: &str,
+                    (m, k, n): (usize, usize, usize),
+                    run: &mut dyn FnMut(bool)| {
+        run(false);
+        let (start, mut reps) = (now_ms(), 0u64);
+        while reps < 3 || now_ms() - start < budget_ms {
+            run(true);
+            reps += 1;
+        }
+        let secs = (now_ms() - start) / 1e3;
+        lines.push(KernelLine {
+            implementation: implementation.into(),
+            kernel: kernel.into(),
+            backend: backend.into(),
+            shape: format!("{m}x{k}·{k}x{n}"),
+            gflops: flops(kernel, m * k * n) * reps as f64 / secs / 1e9,
+        });
+    };
+    let (xt, d) = (x.t(), d0.view());
+    let cases = [
         ("forward X·W", x.view(), w0.view()),
         ("backward Δ·Wᵀ", d1.view(), w1t.view()),
-        ("gradient Xᵀ·Δ", x.t(), d0.view()),
+        ("gradient Xᵀ·Δ", xt, d),
     ];
-    let mut lines = Vec::new();
+    let mut c = Array2::<Real>::zeros((0, 0));
     for (kernel, a, b) in cases {
-        for &(backend, product) in &backends {
-            let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
-            let mut c = Array2::<Real>::zeros((m, n));
-            product(&mut c.view_mut(), &a, &b, false);
-            let (start, mut reps) = (now_ms(), 0u64);
-            while reps < 3 || now_ms() - start < budget_ms {
-                product(&mut c.view_mut(), &a, &b, true);
-                reps += 1;
-            }
-            let secs = (now_ms() - start) / 1e3;
-            std::hint::black_box(&c);
-            lines.push(KernelLine {
-                implementation: implementation.into(),
-                kernel: kernel.into(),
-                backend: backend.into(),
-                shape: format!("{m}x{k}·{k}x{n}"),
-                gflops: 2.0 * (m * k * n) as f64 * reps as f64 / secs / 1e9,
+        let shape = (a.nrows(), a.ncols(), b.ncols());
+        c = Array2::zeros((shape.0, shape.2));
+        let mut backends: Vec<(String, Product)> = vec![(KERNEL.into(), matmul)];
+        if fused {
+            backends.push((gemm.into(), gemm_matmul));
+        }
+        if panels_pay(d.ncols()) && kernel.starts_with("gradient") {
+            backends[0].0 = format!("{KERNEL}, Δ row-major");
+        }
+        for (backend, product) in backends {
+            time(kernel, &backend, shape, &mut |acc| {
+                product(&mut c.view_mut(), &a, &b, acc)
             });
         }
     }
+    // The chain the backward pass runs for the hidden layer: Δ = (δ·Wᵀ) ⊙ 1[a > 0], then its
+    // gradient; the fused kernel's Δ in panels, written by the sweep, or row-major in place.
+    let shape = (xt.nrows(), xt.ncols(), d.ncols());
+    let a_rows = a0.as_slice().expect("standard layout");
+    let mut delta = Array2::<Real>::zeros(d.dim());
+    let mut panels = ColumnPanels::default();
+    if panels_pay(d.ncols()) {
+        panels.relu_mask_from(
+            d.as_slice().expect("standard layout"),
+            &vec![1.0; d.len()],
+            d.ncols(),
+            None,
+        );
+        time("gradient Xᵀ·Δ", KERNEL, shape, &mut |acc| {
+            matmul_panels(&mut c.view_mut(), &xt, &panels, acc)
+        });
+        time(CHAIN, KERNEL, shape, &mut |acc| {
+            matmul(&mut delta.view_mut(), &d1.view(), &w1t.view(), false);
+            panels.relu_mask_from(
+                delta.as_slice().expect("standard layout"),
+                a_rows,
+                d.ncols(),
+                None,
+            );
+            matmul_panels(&mut c.view_mut(), &xt, &panels, acc)
+        });
+    }
+    let row_major = format!("{KERNEL}, Δ row-major");
+    let in_place: Vec<(&str, Product)> = if panels_pay(d.ncols()) {
+        vec![(&row_major, matmul), (gemm, gemm_matmul)]
+    } else {
+        vec![(KERNEL, matmul)]
+    };
+    for (backend, product) in in_place {
+        time(CHAIN, backend, shape, &mut |acc| {
+            product(&mut delta.view_mut(), &d1.view(), &w1t.view(), false);
+            relu_mask(delta.as_slice_mut().expect("standard layout"), a_rows);
+            product(&mut c.view_mut(), &xt, &delta.view(), acc)
+        });
+    }
+    std::hint::black_box(&c);
     lines
 }

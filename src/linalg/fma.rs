@@ -12,6 +12,7 @@
 //! four-lane accumulators for a block of [`KC`] steps of k, fed by two loads of B and four
 //! broadcasts of A per step.
 
+use super::panels::ColumnPanels;
 use crate::Real;
 use ndarray::{s, ArrayView2, ArrayViewMut2};
 use std::cell::RefCell;
@@ -129,56 +130,96 @@ pub fn matmul<L: Lanes>(
     }
     PANELS.with(|panels| {
         let (ap, bp) = &mut *panels.borrow_mut();
-        pack(ap, a, MR, false);
         // B is packed when its panels are reused by many row blocks; with few rows of A (the
         // gradient Xᵀ·Δ: m = 60) packing would cost as much as the product, and a row-major B
         // is read in place.
-        let direct = b.as_slice().filter(|_| m <= DIRECT_B_ROWS);
-        if direct.is_none() {
-            pack(bp, b, NR, true);
+        match b.as_slice().filter(|_| m <= DIRECT_B_ROWS) {
+            Some(rows) => product::<L>(c, a, ap, B::Rows(rows, bp), accumulate),
+            None => {
+                pack(bp, b, NR, true);
+                product::<L>(c, a, ap, B::Panels(bp), accumulate)
+            }
         }
-        let mut tile = [0.0 as Real; MR * NR];
-        // k in blocks of KC, so a B panel and an A panel share L1 (later blocks add to C).
-        for k0 in (0..k).step_by(KC) {
-            let kc = KC.min(k - k0);
-            let add = accumulate || k0 > 0;
-            for jb in 0..n.div_ceil(NR) {
-                let j0 = jb * NR;
-                let (b_panel, b_stride) = match direct {
-                    Some(rows) if j0 + NR <= n => (&rows[k0 * n + j0..], n),
-                    Some(rows) => {
-                        pack_edge(bp, rows, n, k0, kc, j0);
-                        (&bp[..], NR)
-                    }
-                    None => (&bp[(jb * k + k0) * NR..][..kc * NR], NR),
+    });
+}
+
+/// `c = a·b` or `c += a·b` with B already in column panels (the MLP's first δ, written so
+/// by its backward sweep: `ColumnPanels`).
+pub fn matmul_panels<L: Lanes>(
+    c: &mut ArrayViewMut2<Real>,
+    a: &ArrayView2<Real>,
+    b: &ColumnPanels,
+    accumulate: bool,
+) {
+    let ((m, k), n) = (a.dim(), b.cols());
+    assert!(k == b.rows() && c.dim() == (m, n), "matmul shapes");
+    if m == 0 || n == 0 {
+        return;
+    }
+    PANELS.with(|panels| {
+        let (ap, _) = &mut *panels.borrow_mut();
+        product::<L>(c, a, ap, B::Panels(b.as_slice()), accumulate)
+    });
+}
+
+/// Where the product reads B from: its row-major rows in place (the buffer is for the last,
+/// partial column panel), or column panels of NR (k × NR each).
+enum B<'a> {
+    Rows(&'a [Real], &'a mut Vec<Real>),
+    Panels(&'a [Real]),
+}
+
+/// The blocked product (A packed into `ap`), for [`matmul`] and [`matmul_panels`].
+fn product<L: Lanes>(
+    c: &mut ArrayViewMut2<Real>,
+    a: &ArrayView2<Real>,
+    ap: &mut Vec<Real>,
+    mut b: B,
+    accumulate: bool,
+) {
+    let ((m, k), n) = (a.dim(), c.ncols());
+    pack(ap, a, MR, false);
+    let mut tile = [0.0 as Real; MR * NR];
+    // k in blocks of KC, so a B panel and an A panel share L1 (later blocks add to C).
+    for k0 in (0..k).step_by(KC) {
+        let kc = KC.min(k - k0);
+        let add = accumulate || k0 > 0;
+        for jb in 0..n.div_ceil(NR) {
+            let j0 = jb * NR;
+            let (b_panel, b_stride) = match &mut b {
+                B::Rows(rows, _) if j0 + NR <= n => (&rows[k0 * n + j0..], n),
+                B::Rows(rows, edge) => {
+                    pack_edge(edge, rows, n, k0, kc, j0);
+                    (&edge[..], NR)
+                }
+                B::Panels(bp) => (&bp[(jb * k + k0) * NR..][..kc * NR], NR),
+            };
+            for ib in 0..m.div_ceil(MR) {
+                let i0 = ib * MR;
+                let a_panel = &ap[(ib * k + k0) * MR..][..kc * MR];
+                let acc = if b_stride == NR {
+                    micro_kernel::<L>(a_panel, b_panel.chunks_exact(NR), kc)
+                } else {
+                    micro_kernel::<L>(a_panel, b_panel.chunks(b_stride), kc)
                 };
-                for ib in 0..m.div_ceil(MR) {
-                    let i0 = ib * MR;
-                    let a_panel = &ap[(ib * k + k0) * MR..][..kc * MR];
-                    let acc = if b_stride == NR {
-                        micro_kernel::<L>(a_panel, b_panel.chunks_exact(NR), kc)
-                    } else {
-                        micro_kernel::<L>(a_panel, b_panel.chunks(b_stride), kc)
-                    };
-                    let whole = i0 + MR <= m && j0 + NR <= n;
-                    match c.as_slice_mut() {
-                        // Row-major C and a whole tile: straight from the accumulators.
-                        Some(cs) if whole => store_rows::<L>(cs, n, &acc, i0, j0, add),
-                        _ => {
-                            for (r, row) in acc.iter().enumerate() {
-                                row[0].store(&mut tile[r * NR..]);
-                                row[1].store(&mut tile[r * NR + 4..]);
-                            }
-                            write_tile(c, &tile, i0, j0, add);
+                let whole = i0 + MR <= m && j0 + NR <= n;
+                match c.as_slice_mut() {
+                    // Row-major C and a whole tile: straight from the accumulators.
+                    Some(cs) if whole => store_rows::<L>(cs, n, &acc, i0, j0, add),
+                    _ => {
+                        for (r, row) in acc.iter().enumerate() {
+                            row[0].store(&mut tile[r * NR..]);
+                            row[1].store(&mut tile[r * NR + 4..]);
                         }
+                        write_tile(c, &tile, i0, j0, add);
                     }
                 }
             }
         }
-        if k == 0 && !accumulate {
-            c.fill(0.0);
-        }
-    });
+    }
+    if k == 0 && !accumulate {
+        c.fill(0.0);
+    }
 }
 
 /// Packs `x` into panels of `width` rows of A (`by_columns = false`: panel p holds rows
@@ -300,73 +341,5 @@ fn write_tile(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ndarray::{s, Array2};
-
-    fn reference(a: &ArrayView2<Real>, b: &ArrayView2<Real>) -> Array2<f64> {
-        let a = a.mapv(f64::from);
-        let b = b.mapv(f64::from);
-        a.dot(&b)
-    }
-
-    /// Every edge case of the tiling (m, n not multiples of 4 and 8, k of 1, k over KC, few
-    /// and many rows), B packed (column-major) and read in place (row-major), a sliced A, both
-    /// modes: within float rounding of an f64 product.
-    #[test]
-    fn the_blocked_product_matches_an_f64_product_on_every_edge() {
-        let value = |i: usize, j: usize| ((i * 37 + j * 11) % 19) as Real / 7.0 - 1.3;
-        let shapes = [
-            (1, 1, 1),
-            (4, 3, 8),
-            (5, 7, 9),
-            (13, 60, 17),
-            (60, 600, 33),
-            (3, 10, 1000),
-            (130, 300, 21),
-        ];
-        for (m, k, n) in shapes {
-            let a = Array2::from_shape_fn((m, k + 2), |(i, j)| value(i, j));
-            let bt = Array2::from_shape_fn((n, k), |(i, j)| value(j + 5, i));
-            let row_major = bt.t().as_standard_layout().into_owned();
-            for b in [bt.t(), row_major.view()] {
-                let a = a.slice(s![.., 1..k + 1]);
-                let want = reference(&a, &b);
-                let mut c = Array2::<Real>::from_elem((m, n), 0.5);
-                matmul::<Emulated>(&mut c.view_mut(), &a, &b, true);
-                let tol = 1e-5 * k as f64;
-                for ((i, j), &v) in c.indexed_iter() {
-                    assert!(
-                        (v as f64 - 0.5 - want[[i, j]]).abs() < tol,
-                        "{m}x{k}x{n} at {i},{j}"
-                    );
-                }
-                matmul::<Emulated>(&mut c.view_mut(), &a, &b, false);
-                for ((i, j), &v) in c.indexed_iter() {
-                    assert!(
-                        (v as f64 - want[[i, j]]).abs() < tol,
-                        "{m}x{k}x{n} at {i},{j}"
-                    );
-                }
-                // Into a column-major C (the tile path rather than whole rows).
-                let mut ct = Array2::<Real>::zeros((n, m));
-                matmul::<Emulated>(&mut ct.view_mut().reversed_axes(), &a, &b, false);
-                assert!(ct
-                    .t()
-                    .indexed_iter()
-                    .all(|((i, j), &v)| (v as f64 - want[[i, j]]).abs() < tol));
-            }
-        }
-    }
-
-    /// k = 0 is an empty sum: c = 0, or c unchanged when accumulating.
-    #[test]
-    fn an_empty_inner_dimension_adds_nothing() {
-        let (a, b) = (Array2::<Real>::zeros((3, 0)), Array2::<Real>::zeros((0, 5)));
-        let mut c = Array2::<Real>::from_elem((3, 5), 2.0);
-        matmul::<Emulated>(&mut c.view_mut(), &a.view(), &b.view(), true);
-        assert!(c.iter().all(|&v| v == 2.0));
-        matmul::<Emulated>(&mut c.view_mut(), &a.view(), &b.view(), false);
-        assert!(c.iter().all(|&v| v == 0.0));
-    }
-}
+#[path = "fma_tests.rs"]
+mod tests;

@@ -5,6 +5,7 @@
 //! ndarray's own product (matrixmultiply) so the backends can be benchmarked.
 
 pub mod fma;
+pub mod panels;
 
 use crate::Real;
 use ndarray::{ArrayView2, ArrayViewMut2};
@@ -22,6 +23,28 @@ pub const KERNEL: &str = if cfg!(feature = "matrixmultiply-backend") {
 
 /// Relaxed SIMD's fused multiply-add is compiled in (a wasm build with `+relaxed-simd`).
 const RELAXED: bool = cfg!(all(target_arch = "wasm32", target_feature = "relaxed-simd"));
+
+/// Whether a layer's δ of `width` columns is kept in column panels ([`panels`]) for its
+/// gradient product: in the relaxed-SIMD build, on the widths the fused kernel takes (gemm,
+/// natively and in the simd128 build, reads Δ row-major).
+pub fn panels_pay(width: usize) -> bool {
+    RELAXED && width >= fma::MIN_COLUMNS
+}
+
+/// `c = a·b` or `c += a·b` with B in column panels: the fused kernel on relaxed SIMD; in other
+/// builds the same blocking on portable lanes (reached natively only by tests: see
+/// [`panels_pay`]).
+pub fn matmul_panels(
+    c: &mut ArrayViewMut2<Real>,
+    a: &ArrayView2<Real>,
+    b: &panels::ColumnPanels,
+    accumulate: bool,
+) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+    fma::matmul_panels::<fma::Relaxed>(c, a, b, accumulate);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+    fma::matmul_panels::<fma::Emulated>(c, a, b, accumulate);
+}
 
 /// `c = a·b` (`accumulate = false`) or `c += a·b` (`accumulate = true`), with [`KERNEL`].
 pub fn matmul(

@@ -9,7 +9,11 @@
 //! (Goodfellow 2015; the paper's Section 3.1 and reference [25]).
 
 use super::{softmax_rows, Model};
-use crate::linalg::{matmul, relu_mask, relu_mask_sum_squares, relu_sum_squares, sum_squares};
+use crate::linalg::panels::ColumnPanels;
+use crate::linalg::{
+    matmul, matmul_panels, panels_pay, relu_mask, relu_mask_sum_squares, relu_sum_squares,
+    sum_squares,
+};
 use crate::Real;
 use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2};
 use rand::Rng;
@@ -35,6 +39,9 @@ pub struct Mlp {
     /// the last pass was asked for norms.
     input_sq: Vec<Vec<Real>>,
     delta_sq: Vec<Vec<Real>>,
+    /// The first hidden layer's δ in column panels, where its gradient product reads them
+    /// (`linalg::panels_pay`); its rows in `deltas[0]` are then the unmasked product.
+    first_delta: Option<ColumnPanels>,
 }
 
 impl Mlp {
@@ -63,6 +70,7 @@ impl Mlp {
             scaled: Array2::zeros((0, 0)),
             input_sq: vec![Vec::new(); layers],
             delta_sq: vec![Vec::new(); layers],
+            first_delta: (layers >= 2 && panels_pay(sizes[1])).then(ColumnPanels::default),
             offsets,
             sizes,
         }
@@ -147,6 +155,28 @@ fn ensure_rows(buf: &mut Array2<Real>, rows: usize) {
     if buf.nrows() < rows {
         *buf = Array2::zeros((rows, buf.ncols()));
     }
+}
+
+/// `input` with row r multiplied by `w[r]`, written into `scaled` (grown when needed); a row of
+/// weight 0 is written as zeros, never multiplied (it may hold an overflow: 0·∞ is NaN).
+fn scale_rows_into<'s>(
+    scaled: &'s mut Array2<Real>,
+    input: ArrayView2<Real>,
+    w: ndarray::ArrayView1<Real>,
+) -> ArrayView2<'s, Real> {
+    let (n, i) = input.dim();
+    if scaled.nrows() < n || scaled.ncols() != i {
+        *scaled = Array2::zeros((n, i));
+    }
+    let mut a = scaled.slice_mut(s![..n, ..]);
+    for ((mut dst, src), &wi) in a.rows_mut().into_iter().zip(input.rows()).zip(w) {
+        if wi == 0.0 {
+            dst.fill(0.0);
+        } else {
+            dst.zip_mut_with(&src, |d, &s| *d = wi * s);
+        }
+    }
+    scaled.slice(s![..n, ..])
 }
 
 /// out = input · W + b.
@@ -252,6 +282,15 @@ impl Model for Mlp {
             );
             let width = self.sizes[l + 1];
             let a = acts[l].slice(s![..n, ..]);
+            if let Some(panels) = self.first_delta.as_mut().filter(|_| l == 0) {
+                let sums = want_norms.then_some(&mut delta_sq[0]);
+                let (d, a) = (
+                    d.as_slice().expect("contiguous"),
+                    a.as_slice().expect("contiguous"),
+                );
+                panels.relu_mask_from(d, a, width, sums);
+                continue;
+            }
             let rows = d
                 .as_slice_mut()
                 .expect("contiguous")
@@ -291,60 +330,71 @@ impl Model for Mlp {
         let (n, layers) = (self.rows, self.n_layers());
         let mut deltas = std::mem::take(&mut self.deltas);
         let mut scaled = std::mem::take(&mut self.scaled);
+        let mut first = self.first_delta.take();
         for l in 0..layers {
             let (i, o) = (self.sizes[l], self.sizes[l + 1]);
             let (gw, gb) = grad[self.offsets[l]..self.offsets[l + 1]].split_at_mut(i * o);
             let mut gw = ArrayViewMut2::from_shape((i, o), gw).expect("shape");
             let w = weights.as_ref().map(|w| w.column(l));
+            // This layer's δ: row-major, or in column panels (the first layer's, where the
+            // backward sweep wrote it so: `first_delta`).
+            let mut panels = first.as_mut().filter(|_| l == 0);
+            let mut delta = deltas[l].slice_mut(s![..n, ..]);
             // An example of weight 0 (dropped by the sanitizer: its norm was not finite) gets
             // zero rows written, never multiplied — 0·∞ would be NaN — in its delta and, for
             // a hidden layer, its input activation (which may have overflowed).
             if let Some(w) = w {
                 for r in (0..n).filter(|&r| w[r] == 0.0) {
-                    deltas[l].row_mut(r).fill(0.0);
+                    match panels.as_deref_mut() {
+                        Some(p) => p.zero_row(r),
+                        None => delta.row_mut(r).fill(0.0),
+                    }
                     if l > 0 {
                         self.acts[l - 1].row_mut(r).fill(0.0);
                     }
                 }
             }
-            let mut delta = deltas[l].slice_mut(s![..n, ..]);
             let input = self.input(&x, l);
             // Σ_i w_i a_i δ_iᵀ = Aᵀ diag(w) Δ: scale whichever of A (n × in) and Δ (n × out)
             // is smaller, so clipping costs O(n·min(in, out)) on top of the product.
             // The bias part's weights: Σ_i w_i δ_i, unless δ itself gets scaled below.
             let mut bias_w = None;
-            match w {
+            let a = match w {
                 Some(w) if i < o => {
-                    if scaled.nrows() < n || scaled.ncols() != i {
-                        scaled = Array2::zeros((n, i));
-                    }
-                    let mut a = scaled.slice_mut(s![..n, ..]);
-                    for ((mut dst, src), &wi) in a.rows_mut().into_iter().zip(input.rows()).zip(w) {
-                        if wi == 0.0 {
-                            dst.fill(0.0);
-                        } else {
-                            dst.zip_mut_with(&src, |d, &s| *d = wi * s);
-                        }
-                    }
-                    matmul(&mut gw, &a.t(), &delta.view(), true);
                     bias_w = Some(w);
+                    scale_rows_into(&mut scaled, input, w)
                 }
                 Some(w) => {
-                    for (mut row, &wi) in delta.rows_mut().into_iter().zip(w) {
-                        row *= wi;
+                    match panels.as_deref_mut() {
+                        Some(p) => p.scale_rows(w),
+                        None => {
+                            for (mut row, &wi) in delta.rows_mut().into_iter().zip(w) {
+                                row *= wi;
+                            }
+                        }
                     }
-                    matmul(&mut gw, &input.t(), &delta.view(), true);
+                    input
                 }
-                None => matmul(&mut gw, &input.t(), &delta.view(), true),
-            }
-            for (r, row) in delta.rows().into_iter().enumerate() {
-                let wi = bias_w.map_or(1.0, |w| w[r]);
-                let row = row.to_slice().expect("rows of a standard-layout array");
-                for (g, &d) in gb.iter_mut().zip(row) {
-                    *g += wi * d;
+                None => input,
+            };
+            match panels {
+                Some(p) => {
+                    matmul_panels(&mut gw, &a.t(), p, true);
+                    p.add_weighted_column_sums(bias_w, gb);
+                }
+                None => {
+                    matmul(&mut gw, &a.t(), &delta.view(), true);
+                    for (r, row) in delta.rows().into_iter().enumerate() {
+                        let wi = bias_w.map_or(1.0, |w| w[r]);
+                        let row = row.to_slice().expect("rows of a standard-layout array");
+                        for (g, &d) in gb.iter_mut().zip(row) {
+                            *g += wi * d;
+                        }
+                    }
                 }
             }
         }
+        self.first_delta = first;
         self.scaled = scaled;
         self.deltas = deltas;
     }

@@ -116,3 +116,45 @@ fn per_example_norms_and_clipped_sums_match_brute_force() {
         }
     }
 }
+
+/// The first δ in column panels (the relaxed-SIMD build's layout) against the row-major path,
+/// on both sides of the clipping's choice (scale the input when it is narrower than the layer,
+/// else δ), one and two hidden layers, dropped examples (weight 0) and no weights: the same
+/// norms bit for bit (the sweep sums each row as `sum_squares` does) and the same sums up to
+/// the products' rounding (here the fused kernel's blocking on portable lanes against gemm).
+#[test]
+fn the_first_delta_in_panels_gives_the_row_major_results() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for (d, hidden) in [
+        (5, vec![40]),
+        (50, vec![33]),
+        (12, vec![37, 9]),
+        (3, vec![7]),
+    ] {
+        let (n, k) = (23, 4);
+        let (x, y) = random_problem(n, d, k, 9);
+        let mut plain = Mlp::new(d, &hidden, k, &mut rng);
+        let mut panels = plain.clone();
+        panels.first_delta = Some(ColumnPanels::default()); // whatever this build's choice
+        let layers = plain.n_layers();
+        let mut w = Array2::from_shape_fn((n, layers), |_| rng.random_range(0.0..1.0));
+        w.row_mut(3).fill(0.0);
+        for weights in [Some(w.view()), None] {
+            let (mut norms_a, mut norms_b) = (Array2::zeros((0, 0)), Array2::zeros((0, 0)));
+            plain.forward_backward(x.view(), &y, Some(&mut norms_a));
+            panels.forward_backward(x.view(), &y, Some(&mut norms_b));
+            assert_eq!(norms_a, norms_b, "{d} → {hidden:?}: norms");
+            let (mut ga, mut gb) = (vec![0.0; plain.n_params()], vec![0.0; plain.n_params()]);
+            plain.add_grad_sum(x.view(), weights, &mut ga);
+            panels.add_grad_sum(x.view(), weights, &mut gb);
+            let scale = ga.iter().map(|v| v.abs()).fold(1e-3, Real::max);
+            for (j, (a, b)) in ga.iter().zip(&gb).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-5 * scale,
+                    "{d} → {hidden:?}: param {j}: {a} vs {b}"
+                );
+            }
+            assert!(ga.iter().any(|&v| v != 0.0));
+        }
+    }
+}
