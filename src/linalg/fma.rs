@@ -170,6 +170,7 @@ enum B<'a> {
 }
 
 /// The blocked product (A packed into `ap`), for [`matmul`] and [`matmul_panels`].
+#[inline(always)]
 fn product<L: Lanes>(
     c: &mut ArrayViewMut2<Real>,
     a: &ArrayView2<Real>,
