@@ -89,10 +89,16 @@ pub struct AuditPlan {
 /// copy of the examples, the realistic canary's copy of the training set and what decoding
 /// leaves behind. Measured in Chromium: one audit worker added 0.82 GB on Fashion-MNIST
 /// (70,000 × 784 f32: 219 MB) and 0.14 GB on the MNIST subset (31 MB): 3.6 times the examples'
-/// bytes and 27 MB, rounded up here.
-pub fn worker_bytes(facts: &DataFacts) -> f64 {
+/// bytes and 27 MB, rounded up here. A one-run audit (`one_run`) also builds, for each run,
+/// the training set with that run's canaries in it: one more copy of the training rows.
+pub fn worker_bytes(facts: &DataFacts, one_run: bool) -> f64 {
     let examples = (facts.n_train + facts.n_test) as f64 * facts.n_features as f64;
-    3.7 * 4.0 * examples + 30e6
+    let run_copy = if one_run {
+        4.0 * facts.n_train as f64 * facts.n_features as f64
+    } else {
+        0.0
+    };
+    3.7 * 4.0 * examples + 30e6 + run_copy
 }
 
 fn audit_error(field: &'static str, message: String) -> ConfigError {

@@ -55,3 +55,33 @@ fn one_run_bound_with_every_guess_right_is_randomised_response() {
     // δ only weakens the bound.
     assert!(one_run_epsilon(1000, 100, 95, 1e-3, 0.05) < one_run_epsilon(1000, 100, 95, 0.0, 0.05));
 }
+
+/// The memory estimate the page caps its audit workers by: above both measurements (one worker
+/// added 0.82 GB on Fashion-MNIST, 0.14 GB on the MNIST subset) and not far above them; a
+/// one-run audit adds exactly one copy of the training rows (each run's own, with its canaries).
+#[test]
+fn an_audit_workers_memory_estimate_covers_the_measurements() {
+    use super::worker_bytes;
+    use crate::data::DataFacts;
+    let facts = |n_train, n_test| DataFacts {
+        n_train,
+        n_test,
+        n_features: 784,
+        n_classes: 10,
+        private: false,
+        releases: Vec::new(),
+        majority_share: None,
+    };
+    for (f, measured) in [
+        (facts(60_000, 10_000), 0.82e9),
+        (facts(8_000, 2_000), 0.14e9),
+    ] {
+        let multi = worker_bytes(&f, false);
+        assert!(
+            (measured..1.2 * measured).contains(&multi),
+            "{multi} for {measured}"
+        );
+        let copy = 4.0 * (f.n_train * f.n_features) as f64;
+        assert_eq!(worker_bytes(&f, true) - multi, copy);
+    }
+}

@@ -83,17 +83,20 @@ test('where copies of the data set would not fit in the device\'s memory, the au
   // Each audit worker holds its own copy of the data: about 0.15 GB on MNIST. A device that
   // reports 0.5 GB fits one in half its memory; at 0.25 GB (navigator.deviceMemory's smallest
   // value) even one does not fit, and the panel warns; this machine (it reports 8, the most
-  // browsers say; 1 would do) fits both.
+  // browsers say; 1 would do) fits both. A one-run audit's worker also holds each run's copy of
+  // the training rows (25 MB more): 0.6 GB fits two workers of the multi-run audit, one of it.
   const fewer = /on 1 worker \(not 2: each needs its own copy of this data set, about \d+ MB, and the audit keeps within half of this device's memory\)/;
   const tooBig = /on 1 worker \(not 2: one needs about \d+ MB, more than half of this device's memory: the audit may run out of memory\)/;
-  for (const [gb, want, why] of [[0.5, '1', fewer], [0.25, '1', tooBig], [null, '2', null]]) {
+  const cases = [[0.5, false, '1', fewer], [0.25, false, '1', tooBig], [null, false, '2', null], [0.6, false, '2', null], [0.6, true, '1', fewer]];
+  for (const [gb, oneRun, want, why] of cases) {
     const device = gb && `Object.defineProperty(Navigator.prototype, 'deviceMemory', { get: () => ${gb} });`;
     const { page, problems } = await openLab('#v=1&dataset=mnist&epochs=1', device);
     await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
     await page.fill('#workers', '2');
     await page.dispatchEvent('#workers', 'change');
+    await page.setChecked('#audit-one-run', oneRun);
     const started = await audit(page, 2);
-    assert.equal(started.workers, want, `deviceMemory ${gb}: ${started.status}`);
+    assert.equal(started.workers, want, `deviceMemory ${gb}, one-run ${oneRun}: ${started.status}`);
     if (why) assert.match(started.status, why);
     else assert.doesNotMatch(started.status, /not 2/);
     assert.match((await summaries(page).allTextContents()).join(' '), /proved ε ≥/);
