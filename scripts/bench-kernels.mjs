@@ -32,7 +32,8 @@ try {
     const gemm = best.get(`${kernel}|gemm simd128`);
     // The gradient's Δ reaches the fused kernel in column panels (as the model gives it); the
     // same kernel reading Δ row-major, in place, is printed beside it.
-    const rowMajor = best.get(`${kernel}|relaxed-simd fma, Δ row-major`);
+    const rowMajorKey = [...best.keys()].find((k) => k.startsWith(`${kernel}|relaxed-simd fma, `));
+    const rowMajor = rowMajorKey && best.get(rowMajorKey);
     console.log(JSON.stringify({
       bench: 'kernels', impl: 'wasm', kernel, shape,
       relaxed_fma_gflops: +fma.toFixed(1), gemm_simd128_gflops: +gemm.toFixed(1), ratio: +(fma / gemm).toFixed(2),

@@ -194,16 +194,6 @@ pub struct KernelLine {
     pub gflops: f64,
 }
 
-/// The bench line of the hidden layer's backward chain ([`kernels`]).
-const CHAIN: &str = "backward Δ·Wᵀ + ReLU sweep + gradient Xᵀ·Δ";
-
-/// Floating-point operations of one repetition: 2·m·k·n for a product; the chain adds its
-/// backward product (600 × 10 · 10 × 1000) to the gradient's.
-fn flops(kernel: &str, mkn: usize) -> f64 {
-    let extra = if kernel == CHAIN { 600 * 10 * 1000 } else { 0 };
-    2.0 * (mkn + extra) as f64
-}
-
 /// The three matrix products of one lot of 600 on the MLP 60→1000→10 (forward into the hidden
 /// layer, back-propagation through the output layer, the hidden layer's gradient Xᵀ·Δ), each
 /// repeated for about `budget_ms`: the ceiling training cannot beat, natively and in wasm. In
@@ -211,11 +201,12 @@ fn flops(kernel: &str, mkn: usize) -> f64 {
 /// as the baseline. The gradient reads Δ as the model gives it to each kernel: in column
 /// panels to the fused one (`linalg::panels_pay`), row-major to gemm (and, for comparison, to
 /// the fused one too); a fourth line times the whole chain that makes and uses Δ — the backward
-/// product, the ReLU sweep (which writes the panels) and the gradient — so what the layout saves
-/// is measured with what it costs.
+/// product, the ReLU sweep (which writes the panels, and each row's Σδ² as private training
+/// asks) and the gradient — so what the layout saves is measured with what it costs.
 pub fn kernels(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -> Vec<KernelLine> {
     use crate::linalg::{
-        gemm_matmul, matmul, matmul_panels, panels::ColumnPanels, panels_pay, relu_mask, KERNEL,
+        gemm_matmul, matmul, matmul_panels, panels::ColumnPanels, panels_pay,
+        relu_mask_sum_squares, KERNEL,
     };
     type Product = fn(
         &mut ndarray::ArrayViewMut2<Real>,
@@ -240,88 +231,107 @@ pub fn kernels(implementation: &str, now_ms: &dyn Fn() -> f64, budget_ms: f64) -
     };
     let fused = !KERNEL.starts_with("gemm");
     let mut lines = Vec::new();
-    let mut time = |kernel: &str,
-                    backend: &str,
-                    (m, k, n): (usize, usize, usize),
-                    run: &mut dyn FnMut(bool)| {
-        run(false);
-        let (start, mut reps) = (now_ms(), 0u64);
-        while reps < 3 || now_ms() - start < budget_ms {
-            run(true);
-            reps += 1;
-        }
-        let secs = (now_ms() - start) / 1e3;
-        lines.push(KernelLine {
-            implementation: implementation.into(),
-            kernel: kernel.into(),
-            backend: backend.into(),
-            shape: format!("{m}x{k}·{k}x{n}"),
-            gflops: flops(kernel, m * k * n) * reps as f64 / secs / 1e9,
-        });
+    // Repeats `run` for about `budget_ms` (after one untimed call); `flops` per repetition.
+    let mut time =
+        |kernel: &str, backend: &str, shape: String, flops: usize, run: &mut dyn FnMut(bool)| {
+            run(false);
+            let (start, mut reps) = (now_ms(), 0u64);
+            while reps < 3 || now_ms() - start < budget_ms {
+                run(true);
+                reps += 1;
+            }
+            let secs = (now_ms() - start) / 1e3;
+            lines.push(KernelLine {
+                implementation: implementation.into(),
+                kernel: kernel.into(),
+                backend: backend.into(),
+                shape,
+                gflops: flops as f64 * reps as f64 / secs / 1e9,
+            });
+        };
+    let shape_of = |a: &ndarray::ArrayView2<Real>, b: &ndarray::ArrayView2<Real>| {
+        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+        (format!("{m}x{k}·{k}x{n}"), 2 * m * k * n)
     };
     let (xt, d) = (x.t(), d0.view());
+    // Where the model gives the fused kernel Δ in panels, the gradient is also measured with
+    // Δ row-major, under this name.
+    let panels = panels_pay(d.ncols());
+    let row_major = format!("{KERNEL}, Δ row-major");
     let cases = [
         ("forward X·W", x.view(), w0.view()),
         ("backward Δ·Wᵀ", d1.view(), w1t.view()),
         ("gradient Xᵀ·Δ", xt, d),
     ];
-    let mut c = Array2::<Real>::zeros((0, 0));
     for (kernel, a, b) in cases {
-        let shape = (a.nrows(), a.ncols(), b.ncols());
-        c = Array2::zeros((shape.0, shape.2));
-        let mut backends: Vec<(String, Product)> = vec![(KERNEL.into(), matmul)];
-        if fused {
-            backends.push((gemm.into(), gemm_matmul));
+        let (shape, flops) = shape_of(&a, &b);
+        let mut c = Array2::<Real>::zeros((a.nrows(), b.ncols()));
+        let gradient = kernel.starts_with("gradient");
+        let mut backends: Vec<(&str, Product)> = vec![(KERNEL, matmul)];
+        if panels && gradient {
+            backends[0].0 = &row_major;
         }
-        if panels_pay(d.ncols()) && kernel.starts_with("gradient") {
-            backends[0].0 = format!("{KERNEL}, Δ row-major");
+        if fused {
+            backends.push((gemm, gemm_matmul));
         }
         for (backend, product) in backends {
-            time(kernel, &backend, shape, &mut |acc| {
+            time(kernel, backend, shape.clone(), flops, &mut |acc| {
                 product(&mut c.view_mut(), &a, &b, acc)
             });
         }
-    }
-    // The chain the backward pass runs for the hidden layer: Δ = (δ·Wᵀ) ⊙ 1[a > 0], then its
-    // gradient; the fused kernel's Δ in panels, written by the sweep, or row-major in place.
-    let shape = (xt.nrows(), xt.ncols(), d.ncols());
-    let a_rows = a0.as_slice().expect("standard layout");
-    let mut delta = Array2::<Real>::zeros(d.dim());
-    let mut panels = ColumnPanels::default();
-    if panels_pay(d.ncols()) {
-        panels.relu_mask_from(
-            d.as_slice().expect("standard layout"),
-            &vec![1.0; d.len()],
-            d.ncols(),
-            None,
-        );
-        time("gradient Xᵀ·Δ", KERNEL, shape, &mut |acc| {
-            matmul_panels(&mut c.view_mut(), &xt, &panels, acc)
-        });
-        time(CHAIN, KERNEL, shape, &mut |acc| {
-            matmul(&mut delta.view_mut(), &d1.view(), &w1t.view(), false);
-            panels.relu_mask_from(
-                delta.as_slice().expect("standard layout"),
-                a_rows,
+        if panels && gradient {
+            let mut p = ColumnPanels::default();
+            let ones = vec![1.0; d.len()];
+            p.relu_mask_from(
+                d.as_slice().expect("standard layout"),
+                &ones,
                 d.ncols(),
                 None,
             );
-            matmul_panels(&mut c.view_mut(), &xt, &panels, acc)
+            time(kernel, KERNEL, shape, flops, &mut |acc| {
+                matmul_panels(&mut c.view_mut(), &xt, &p, acc)
+            });
+        }
+    }
+    // The chain private training runs for the hidden layer: Δ = (δ·Wᵀ) ⊙ 1[a > 0] with each
+    // row's Σδ² (for the norms), then the gradient Xᵀ·Δ; the fused kernel's Δ in panels,
+    // written by the sweep, or row-major, masked in place. GFLOP/s of both products.
+    let kernel = "backward Δ·Wᵀ + ReLU sweep with norms + gradient Xᵀ·Δ";
+    let ((shape, gradient_flops), (_, backward_flops)) =
+        (shape_of(&xt, &d), shape_of(&d1.view(), &w1t.view()));
+    let flops = gradient_flops + backward_flops;
+    let a_rows = a0.as_slice().expect("standard layout");
+    let (mut delta, mut sums) = (Array2::<Real>::zeros(d.dim()), Vec::new());
+    let mut c = Array2::<Real>::zeros((xt.nrows(), d.ncols()));
+    if panels {
+        let mut p = ColumnPanels::default();
+        time(kernel, KERNEL, shape.clone(), flops, &mut |acc| {
+            matmul(&mut delta.view_mut(), &d1.view(), &w1t.view(), false);
+            sums.clear();
+            let rows = delta.as_slice().expect("standard layout");
+            p.relu_mask_from(rows, a_rows, d.ncols(), Some(&mut sums));
+            matmul_panels(&mut c.view_mut(), &xt, &p, acc)
         });
     }
-    let row_major = format!("{KERNEL}, Δ row-major");
-    let in_place: Vec<(&str, Product)> = if panels_pay(d.ncols()) {
-        vec![(&row_major, matmul), (gemm, gemm_matmul)]
-    } else {
-        vec![(KERNEL, matmul)]
-    };
+    let mut in_place: Vec<(&str, Product)> =
+        vec![(if panels { &row_major } else { KERNEL }, matmul)];
+    if fused {
+        in_place.push((gemm, gemm_matmul));
+    }
     for (backend, product) in in_place {
-        time(CHAIN, backend, shape, &mut |acc| {
+        time(kernel, backend, shape.clone(), flops, &mut |acc| {
             product(&mut delta.view_mut(), &d1.view(), &w1t.view(), false);
-            relu_mask(delta.as_slice_mut().expect("standard layout"), a_rows);
+            sums.clear();
+            let rows = delta.as_slice_mut().expect("standard layout");
+            for (dr, ar) in rows
+                .chunks_exact_mut(d.ncols())
+                .zip(a_rows.chunks_exact(d.ncols()))
+            {
+                sums.push(relu_mask_sum_squares(dr, ar));
+            }
             product(&mut c.view_mut(), &xt, &delta.view(), acc)
         });
     }
-    std::hint::black_box(&c);
+    std::hint::black_box((&c, &sums));
     lines
 }

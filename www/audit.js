@@ -114,11 +114,11 @@ export function fixAuditSeed(seed) {
 }
 
 // About how much memory one audit worker needs for the loaded data set (from Rust; a one-run
-// audit needs one more copy of the training rows), or NaN before its facts are known.
-function workerBytes(facts, oneRun) {
+// audit with `canaries` needs one more copy of the data), or NaN before its facts are known.
+function workerBytes(facts, canaries) {
   if (!facts) return NaN;
   try {
-    return audit_worker_bytes(facts, oneRun);
+    return audit_worker_bytes(facts, canaries);
   } catch {
     return NaN;
   }
@@ -139,7 +139,7 @@ function start(readConfig, ownData, facts) {
   const canaries = $('audit-one-run').checked ? ONE_RUN_CANARIES : 0;
   const specs = THREATS.map((threat) => ({ threat, runs, canaries, seed }));
   const config = readConfig();
-  const plan = auditWorkerPlan(workerBytes(facts(config), canaries > 0));
+  const plan = auditWorkerPlan(workerBytes(facts(config), canaries));
   const n = plan.count;
   audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now() };
   for (let i = 0; i < n; i += 1) {

@@ -8,7 +8,8 @@
 //!
 //! Blocking (the classic Goto/BLIS scheme, reduced to what these shapes need): B is packed once
 //! into column panels of [`NR`] (k × 8, contiguous, zero-padded), or read in place when few
-//! rows of A reuse it; A into row panels of [`MR`] (k × 4); each 4 × 8 tile of C lives in 8
+//! rows of A reuse it, or arrives in panels already ([`matmul_panels`]: the MLP's first δ); A
+//! into row panels of [`MR`] (k × 4); each 4 × 8 tile of C lives in 8
 //! four-lane accumulators for a block of [`KC`] steps of k, fed by two loads of B and four
 //! broadcasts of A per step.
 

@@ -28,7 +28,7 @@ const RELAXED: bool = cfg!(all(target_arch = "wasm32", target_feature = "relaxed
 /// gradient product: in the relaxed-SIMD build, on the widths the fused kernel takes (gemm,
 /// natively and in the simd128 build, reads Δ row-major).
 pub fn panels_pay(width: usize) -> bool {
-    RELAXED && width >= fma::MIN_COLUMNS
+    RELAXED && !cfg!(feature = "matrixmultiply-backend") && width >= fma::MIN_COLUMNS
 }
 
 /// `c = a·b` or `c += a·b` with B in column panels: the fused kernel on relaxed SIMD; in other

@@ -8,11 +8,11 @@
 //! ||g_i||² = ||δ_i||² (||a_i||² + 1), and Σ_i w_i g_i = Aᵀ (diag(w) Δ): one matrix product
 //! (Goodfellow 2015; the paper's Section 3.1 and reference [25]).
 
+use super::delta::Delta;
 use super::{softmax_rows, Model};
 use crate::linalg::panels::ColumnPanels;
 use crate::linalg::{
-    matmul, matmul_panels, panels_pay, relu_mask, relu_mask_sum_squares, relu_sum_squares,
-    sum_squares,
+    matmul, panels_pay, relu_mask, relu_mask_sum_squares, relu_sum_squares, sum_squares,
 };
 use crate::Real;
 use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2};
@@ -338,17 +338,17 @@ impl Model for Mlp {
             let w = weights.as_ref().map(|w| w.column(l));
             // This layer's δ: row-major, or in column panels (the first layer's, where the
             // backward sweep wrote it so: `first_delta`).
-            let mut panels = first.as_mut().filter(|_| l == 0);
-            let mut delta = deltas[l].slice_mut(s![..n, ..]);
+            let mut row_major = deltas[l].slice_mut(s![..n, ..]);
+            let delta: &mut dyn Delta = match first.as_mut().filter(|_| l == 0) {
+                Some(panels) => panels,
+                None => &mut row_major,
+            };
             // An example of weight 0 (dropped by the sanitizer: its norm was not finite) gets
             // zero rows written, never multiplied — 0·∞ would be NaN — in its delta and, for
             // a hidden layer, its input activation (which may have overflowed).
             if let Some(w) = w {
                 for r in (0..n).filter(|&r| w[r] == 0.0) {
-                    match panels.as_deref_mut() {
-                        Some(p) => p.zero_row(r),
-                        None => delta.row_mut(r).fill(0.0),
-                    }
+                    delta.zero_row(r);
                     if l > 0 {
                         self.acts[l - 1].row_mut(r).fill(0.0);
                     }
@@ -365,34 +365,12 @@ impl Model for Mlp {
                     scale_rows_into(&mut scaled, input, w)
                 }
                 Some(w) => {
-                    match panels.as_deref_mut() {
-                        Some(p) => p.scale_rows(w),
-                        None => {
-                            for (mut row, &wi) in delta.rows_mut().into_iter().zip(w) {
-                                row *= wi;
-                            }
-                        }
-                    }
+                    delta.scale_rows(w);
                     input
                 }
                 None => input,
             };
-            match panels {
-                Some(p) => {
-                    matmul_panels(&mut gw, &a.t(), p, true);
-                    p.add_weighted_column_sums(bias_w, gb);
-                }
-                None => {
-                    matmul(&mut gw, &a.t(), &delta.view(), true);
-                    for (r, row) in delta.rows().into_iter().enumerate() {
-                        let wi = bias_w.map_or(1.0, |w| w[r]);
-                        let row = row.to_slice().expect("rows of a standard-layout array");
-                        for (g, &d) in gb.iter_mut().zip(row) {
-                            *g += wi * d;
-                        }
-                    }
-                }
-            }
+            delta.add_to_grad(a, &mut gw, bias_w, gb);
         }
         self.first_delta = first;
         self.scaled = scaled;

@@ -119,11 +119,13 @@ fn per_example_norms_and_clipped_sums_match_brute_force() {
 
 /// The first δ in column panels (the relaxed-SIMD build's layout) against the row-major path,
 /// on both sides of the clipping's choice (scale the input when it is narrower than the layer,
-/// else δ), one and two hidden layers, dropped examples (weight 0) and no weights: the same
-/// norms bit for bit (the sweep sums each row as `sum_squares` does) and the same sums up to
-/// the products' rounding (here the fused kernel's blocking on portable lanes against gemm).
+/// else δ), one and two hidden layers, a dropped example (weight 0) whose δ overflowed to ±∞
+/// and NaN, no weights, then a smaller batch on the same models: the same norms bit for bit
+/// (the sweep sums each row as `sum_squares` does) and the same, finite sums up to the
+/// products' rounding (here the fused kernel's blocking on portable lanes against gemm).
 #[test]
 fn the_first_delta_in_panels_gives_the_row_major_results() {
+    use crate::model::delta::Delta;
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for (d, hidden) in [
         (5, vec![40]),
@@ -131,30 +133,47 @@ fn the_first_delta_in_panels_gives_the_row_major_results() {
         (12, vec![37, 9]),
         (3, vec![7]),
     ] {
-        let (n, k) = (23, 4);
-        let (x, y) = random_problem(n, d, k, 9);
+        let k = 4;
         let mut plain = Mlp::new(d, &hidden, k, &mut rng);
+        plain.first_delta = None; // whatever this build's choice
         let mut panels = plain.clone();
-        panels.first_delta = Some(ColumnPanels::default()); // whatever this build's choice
+        panels.first_delta = Some(ColumnPanels::default());
         let layers = plain.n_layers();
-        let mut w = Array2::from_shape_fn((n, layers), |_| rng.random_range(0.0..1.0));
-        w.row_mut(3).fill(0.0);
-        for weights in [Some(w.view()), None] {
-            let (mut norms_a, mut norms_b) = (Array2::zeros((0, 0)), Array2::zeros((0, 0)));
-            plain.forward_backward(x.view(), &y, Some(&mut norms_a));
-            panels.forward_backward(x.view(), &y, Some(&mut norms_b));
-            assert_eq!(norms_a, norms_b, "{d} → {hidden:?}: norms");
-            let (mut ga, mut gb) = (vec![0.0; plain.n_params()], vec![0.0; plain.n_params()]);
-            plain.add_grad_sum(x.view(), weights, &mut ga);
-            panels.add_grad_sum(x.view(), weights, &mut gb);
-            let scale = ga.iter().map(|v| v.abs()).fold(1e-3, Real::max);
-            for (j, (a, b)) in ga.iter().zip(&gb).enumerate() {
-                assert!(
-                    (a - b).abs() <= 1e-5 * scale,
-                    "{d} → {hidden:?}: param {j}: {a} vs {b}"
-                );
+        for n in [23, 6] {
+            let (x, y) = random_problem(n, d, k, 9);
+            let mut w = Array2::from_shape_fn((n, layers), |_| rng.random_range(0.0..1.0));
+            w.row_mut(3).fill(0.0);
+            for weights in [Some(w.view()), None] {
+                let (mut norms_a, mut norms_b) = (Array2::zeros((0, 0)), Array2::zeros((0, 0)));
+                plain.forward_backward(x.view(), &y, Some(&mut norms_a));
+                panels.forward_backward(x.view(), &y, Some(&mut norms_b));
+                assert_eq!(norms_a, norms_b, "{d} → {hidden:?}: norms");
+                if weights.is_some() {
+                    // Example 3's δ overflowed: it must be zeroed, never multiplied.
+                    let blow_up =
+                        Array1::from_shape_fn(n, |r| if r == 3 { Real::INFINITY } else { 1.0 });
+                    plain.deltas[0]
+                        .slice_mut(s![..n, ..])
+                        .scale_rows(blow_up.view());
+                    panels
+                        .first_delta
+                        .as_mut()
+                        .unwrap()
+                        .scale_rows(blow_up.view());
+                }
+                let (mut ga, mut gb) = (vec![0.0; plain.n_params()], vec![0.0; plain.n_params()]);
+                plain.add_grad_sum(x.view(), weights, &mut ga);
+                panels.add_grad_sum(x.view(), weights, &mut gb);
+                let scale = ga.iter().map(|v| v.abs()).fold(1e-3, Real::max);
+                for (j, (a, b)) in ga.iter().zip(&gb).enumerate() {
+                    assert!(a.is_finite(), "{d} → {hidden:?}: param {j} is {a}");
+                    assert!(
+                        (a - b).abs() <= 1e-5 * scale,
+                        "{d} → {hidden:?}: param {j}: {a} vs {b}"
+                    );
+                }
+                assert!(ga.iter().any(|&v| v != 0.0));
             }
-            assert!(ga.iter().any(|&v| v != 0.0));
         }
     }
 }

@@ -3,6 +3,7 @@
 //! materialising the per-example gradients one by one (Goodfellow 2015, the paper's
 //! reference [25]).
 
+mod delta;
 mod mlp;
 
 pub use mlp::Mlp;

@@ -15,12 +15,12 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 /// About how much memory one audit worker takes for a data set (`DataFacts`), in bytes, in a
-/// multi-run or a one-run (`one_run`) audit: the page runs no more audit workers than fit in
-/// half the device's memory (www/cores.js).
+/// multi-run audit (`one_run_canaries` = 0) or a one-run audit with that many canaries: the
+/// page runs no more audit workers than fit in half the device's memory (www/cores.js).
 #[wasm_bindgen]
-pub fn audit_worker_bytes(facts: JsValue, one_run: bool) -> Result<f64, JsError> {
+pub fn audit_worker_bytes(facts: JsValue, one_run_canaries: u32) -> Result<f64, JsError> {
     let facts: DataFacts = from_js(facts, "data facts")?;
-    Ok(worker_bytes(&facts, one_run))
+    Ok(worker_bytes(&facts, one_run_canaries as usize))
 }
 
 /// An audit of one run's settings (a JS object of `RunConfig` fields) on a data set, with
