@@ -115,7 +115,7 @@ pub fn synthetic(n: usize, d: usize, seed: u64) -> Dataset {
         feature_names: (0..d).map(|j| format!("x{j}")).collect(),
         class_names: (0..10).map(|k| k.to_string()).collect(),
         train,
-        test,
+        test: Arc::new(test),
         private: false,
         releases: Vec::new(),
     }

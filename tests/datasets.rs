@@ -373,3 +373,18 @@ fn a_diverging_run_stops_and_says_so() {
         "{err}"
     );
 }
+
+/// The audit's copies of a data set with canaries added: the rows appended in order after the
+/// training set's, the test split shared (one copy in memory however many runs build theirs).
+#[test]
+fn canaries_join_the_training_rows_and_the_test_split_is_shared() {
+    let data = load("adult", 1);
+    let canaries = data.train.x.slice(ndarray::s![..2, ..]).to_owned();
+    let with = data.with_training_rows(&canaries, &[1, 0]);
+    let n = data.train.len();
+    assert_eq!(with.train.len(), n + 2);
+    assert_eq!(with.train.x.slice(ndarray::s![..n, ..]), data.train.x);
+    assert_eq!(with.train.x.slice(ndarray::s![n.., ..]), canaries);
+    assert_eq!(&with.train.y[n..], &[1, 0]);
+    assert!(Arc::ptr_eq(&with.test, &data.test));
+}

@@ -89,13 +89,14 @@ pub struct AuditPlan {
 /// copy of the examples, the realistic canary's copy of the training set and what decoding
 /// leaves behind. Measured in Chromium: one audit worker added 0.82 GB on Fashion-MNIST
 /// (70,000 × 784 f32: 219 MB) and 0.14 GB on the MNIST subset (31 MB): 3.6 times the examples'
-/// bytes and 27 MB, rounded up here. A one-run audit (`one_run_canaries` > 0) also builds, for
-/// each run, the data set with that run's member canaries added (`Dataset::with_training_rows`
-/// copies both splits): one more copy of every example, and of the canaries.
+/// bytes and 27 MB, rounded up here (measured when the canary's copy held the test split too,
+/// which it now shares). A one-run audit (`one_run_canaries` > 0) also builds, for each run,
+/// the training rows with that run's member canaries added (`Dataset::with_training_rows`):
+/// one more copy of the training rows, and of the canaries.
 pub fn worker_bytes(facts: &DataFacts, one_run_canaries: usize) -> f64 {
     let examples = (facts.n_train + facts.n_test) as f64 * facts.n_features as f64;
     let run_copy = if one_run_canaries > 0 {
-        4.0 * (facts.n_train + facts.n_test + one_run_canaries) as f64 * facts.n_features as f64
+        4.0 * (facts.n_train + one_run_canaries) as f64 * facts.n_features as f64
     } else {
         0.0
     };

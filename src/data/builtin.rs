@@ -7,6 +7,7 @@ use super::idx::images_and_labels;
 use super::split::{dataset_from_tables, Scale};
 use super::synthetic::{two_d, SHAPES};
 use super::{decode_packed, DataError, Dataset};
+use std::sync::Arc;
 
 /// Names of the built-in data sets.
 pub const BUILTIN: [&str; 8] = [
@@ -93,7 +94,7 @@ fn image_set(
             .collect(),
         class_names: (0..k1.max(k2)).map(class_name).collect(),
         train,
-        test,
+        test: Arc::new(test),
         private: false,
         releases: Vec::new(),
     })

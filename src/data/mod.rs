@@ -16,6 +16,7 @@ use crate::privacy::mechanism::Release;
 use crate::Real;
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Examples of one split: one row of `x` per example, `y` holds class indices.
 #[derive(Clone, Debug)]
@@ -55,7 +56,9 @@ pub struct Dataset {
     pub feature_names: Vec<String>,
     pub class_names: Vec<String>,
     pub train: Split,
-    pub test: Split,
+    /// Shared: the audit's copies of a data set with canaries added to its training rows
+    /// (`with_training_rows`) hold the same test split, not a copy each.
+    pub test: Arc<Split>,
     /// Whether the examples are private — a file of one's own — so that the test split is
     /// protected too and nothing may be fitted on the data without noise. The built-in sets
     /// are public benchmarks whose preprocessing is fixed from their documentation.
@@ -130,12 +133,16 @@ impl Dataset {
         };
         let mut feature_names = self.feature_names.clone();
         feature_names.extend((0..extra).map(|i| format!("canary{i}")));
-        self.with_splits(feature_names, widen(&self.train), widen(&self.test))
+        self.with_splits(
+            feature_names,
+            widen(&self.train),
+            Arc::new(widen(&self.test)),
+        )
     }
 
     /// This data set's name, classes and releases with other examples (`..self.clone()` would
     /// copy both splits first, only to drop them).
-    fn with_splits(&self, feature_names: Vec<String>, train: Split, test: Split) -> Dataset {
+    fn with_splits(&self, feature_names: Vec<String>, train: Split, test: Arc<Split>) -> Dataset {
         Dataset {
             name: self.name.clone(),
             feature_names,
@@ -148,7 +155,7 @@ impl Dataset {
     }
 
     /// The same data with these examples added to the training set (the audit's input-space
-    /// canaries that are members).
+    /// canaries that are members); the test split is shared, not copied.
     pub fn with_training_rows(&self, x: &Array2<Real>, y: &[usize]) -> Dataset {
         // One allocation of the final size, and no clone of the training split but this one:
         // on Fashion-MNIST (188 MB of training rows) growing a copy row by row and cloning the
@@ -158,7 +165,7 @@ impl Dataset {
                 .expect("a canary has the data's features"),
             y: self.train.y.iter().chain(y).copied().collect(),
         };
-        self.with_splits(self.feature_names.clone(), train, self.test.clone())
+        self.with_splits(self.feature_names.clone(), train, Arc::clone(&self.test))
     }
 
     /// Largest L2 norm of any example's feature vector (train and test).

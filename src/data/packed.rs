@@ -13,6 +13,7 @@ use crate::Real;
 use ndarray::Array2;
 use serde::Deserialize;
 use std::fmt;
+use std::sync::Arc;
 
 const MAGIC: &[u8] = b"DPSGDDATA1\n";
 
@@ -166,7 +167,7 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
         feature_names: names,
         class_names: header.label.values,
         train: build(0..header.n_train),
-        test: build(header.n_train..n),
+        test: Arc::new(build(header.n_train..n)),
         private: false,
         releases: Vec::new(),
     })

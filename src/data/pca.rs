@@ -13,6 +13,7 @@ use nalgebra::{DMatrix, SymmetricEigen};
 use ndarray::{s, Array2, ArrayView2};
 use rand::Rng;
 use rand_distr::{Distribution, StandardNormal};
+use std::sync::Arc;
 
 /// A projection onto k principal directions (d × k), and how it was made.
 #[derive(Clone, Debug)]
@@ -107,7 +108,7 @@ pub fn project(data: &Dataset, p: &Projection) -> Dataset {
         feature_names: (1..=p.basis.ncols()).map(|j| format!("pc{j}")).collect(),
         class_names: data.class_names.clone(),
         train: proj(&data.train),
-        test: proj(&data.test),
+        test: Arc::new(proj(&data.test)),
         private: data.private,
         releases: data.releases.clone(),
     }
@@ -196,10 +197,10 @@ mod tests {
                 x: x.clone(),
                 y: vec![0; 50],
             },
-            test: Split {
+            test: Arc::new(Split {
                 x: x.slice(ndarray::s![..5, ..]).to_owned(),
                 y: vec![1; 5],
-            },
+            }),
             private: false,
             releases: Vec::new(),
         };

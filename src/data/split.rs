@@ -18,6 +18,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Whether numeric features are standardised (z-scores with the training split's mean and
 /// standard deviation) or used exactly as given.
@@ -85,7 +86,7 @@ pub fn dataset_from_tables(
         feature_names: train.feature_names,
         class_names: train.class_names,
         train: tr,
-        test: te,
+        test: Arc::new(te),
         private: false,
         releases: Vec::new(),
     }
@@ -227,7 +228,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
         feature_names: table.feature_names,
         class_names: table.class_names,
         train: tr,
-        test: te,
+        test: Arc::new(te),
         private: true,
         releases,
     })

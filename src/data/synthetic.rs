@@ -9,6 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal};
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 /// The generated shapes, by name.
 pub const SHAPES: [&str; 4] = ["blobs", "circle", "xor", "spiral"];
@@ -53,7 +54,7 @@ pub fn two_d(shape: &str, n: usize, noise: f64, seed: u64) -> Result<Dataset, Da
         feature_names: vec!["x1".into(), "x2".into()],
         class_names: vec!["orange".into(), "blue".into()],
         train,
-        test,
+        test: Arc::new(test),
         private: false,
         releases: Vec::new(),
     })

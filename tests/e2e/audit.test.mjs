@@ -84,7 +84,7 @@ test('where copies of the data set would not fit in the device\'s memory, the au
   // reports 0.5 GB fits one in half its memory; at 0.25 GB (navigator.deviceMemory's smallest
   // value) even one does not fit, and the panel warns; this machine (it reports 8, the most
   // browsers say; 1 would do) fits both. A one-run audit's worker also holds each run's copy of
-  // the data set (33 MB more): 0.6 GB fits two workers of the multi-run audit, one of it.
+  // the training rows (27 MB more): 0.6 GB fits two workers of the multi-run audit, one of it.
   const fewer = /on 1 worker \(not 2: each needs its own copy of this data set, about \d+ MB, and the audit keeps within half of this device's memory\)/;
   const tooBig = /on 1 worker \(not 2: one needs about \d+ MB, more than half of this device's memory: the audit may run out of memory\)/;
   const cases = [[0.5, false, '1', fewer], [0.25, false, '1', tooBig], [null, false, '2', null], [0.6, false, '2', null], [0.6, true, '1', fewer]];
