@@ -60,8 +60,9 @@ impl ColumnPanels {
         assert!(cols > 0 && d.len() == a.len() && d.len().is_multiple_of(cols));
         self.reshape(d.len() / cols, cols);
         let (rows, full, edge) = (self.rows, cols / NR, cols % NR);
-        // Rows in blocks: each block reads ROW_BLOCK rows (a few pages) and writes a short run
-        // into every panel. Row by row, each row's NR values would land on a new page.
+        let norms = sums.is_some(); // without norms (non-private runs), no Σδ² to add up
+                                    // Rows in blocks: each block reads ROW_BLOCK rows (a few pages) and writes a short run
+                                    // into every panel. Row by row, each row's NR values would land on a new page.
         for r0 in (0..rows).step_by(ROW_BLOCK) {
             let rb = ROW_BLOCK.min(rows - r0);
             let mut lanes = [[0.0 as Real; NR]; ROW_BLOCK];
@@ -83,7 +84,9 @@ impl ColumnPanels {
                             let keep = ((xs[t] > 0.0) as u32).wrapping_neg();
                             let v = Real::from_bits(ds[t].to_bits() & keep);
                             dst[t] = v;
-                            lanes[j][t] += v * v;
+                            if norms {
+                                lanes[j][t] += v * v;
+                            }
                         }
                     } else {
                         // The last, partial panel: summed apart, as `sum_squares` sums a
