@@ -381,7 +381,7 @@ fn accuracy_range_fits_the_curves_and_the_baseline() {
 #[wasm_bindgen_test]
 fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() {
     use dpsgd_lab::config::{Clipping, Mode, ModelKind};
-    use dpsgd_lab::train::part::{lot_part, PartSum, PartWork};
+    use dpsgd_lab::train::part::{PartSum, PartWork};
     use dpsgd_lab::train::Trainer;
     use dpsgd_lab::web::GradientWorker;
     let data = Arc::new(decode_packed(ADULT).unwrap());
@@ -395,7 +395,7 @@ fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() 
     };
     let mut t = Trainer::new(cfg, data.clone()).unwrap();
     t.draw_lot();
-    let rows = lot_part(t.lot(), 1, 2).to_vec();
+    let rows = t.lot_part(1, 2).to_vec();
     let part: Vec<u32> = rows.iter().map(|&i| i as u32).collect();
     // What the training worker sums for part 1 of 2 (`Trainer::sum_own_part`).
     let mut want = PartSum::default();

@@ -72,7 +72,7 @@ function failed(gen, e) {
 }
 
 // One lot across `k` workers: the helpers sum parts 1 … k − 1 while this worker sums part 0
-// (the smallest: it also draws the lot and the noise, `train::part::lot_part`);
+// (sized for the lot and the noise it also draws: `train::part::coordinator_extra_examples`);
 // a part whose helper failed is summed here. Returns the epoch's report or null, or undefined
 // when the run was replaced meanwhile (its session is gone).
 async function parallelLot(s, k) {

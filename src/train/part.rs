@@ -41,30 +41,64 @@ impl PartSum {
     }
 }
 
-/// How many examples' worth of work the coordinator does per lot beyond its part: drawing
-/// the lot and its noise (one normal per parameter), adding the parts and stepping. Its part
-/// (part 0) is smaller by that much per helper, so that it finishes when they do. Measured in
-/// Chromium on the paper's MLP (60→1000→10, lot 600, two workers): the coordinator spent about
-/// 1.7 ms per lot on that work and a helper 0.4 ms on its messages, while an example costs 14 µs
-/// (relaxed SIMD) to 28 µs (simd128); shares of 300/300, 276/324, 252/348 and 228/372 gave
-/// 82k, 82k, 85k and 83k examples/s on the relaxed build and 51k, 48k, 56k and 55k on simd128
-/// (the same order twice, `scripts/bench-parallel.mjs`). Checked again once the parameters
-/// went out in reused arrays, on the relaxed build, twice each: 96, 64 and 40 gave 151k/137k,
-/// 142k/145k, 145k/130k examples/s on that MLP, 133k/126k, 124k/119k, 119k/105k on 784→128→10
-/// and 546k/565k, 485k/447k, 511k/484k on logistic 784→10; the coordinator's wait for its
-/// helper stayed 0.1–0.5 ms per lot whatever the split (the messages' latency). A constant,
-/// not a measurement taken as the run goes, so the split — and the run, to the last bit —
-/// does not depend on timing.
-pub const COORDINATOR_EXTRA_EXAMPLES: usize = 96;
+/// The coordinator's work per lot beside its part that overlaps its helpers' (the lot's noise,
+/// one normal per parameter), less the helpers' own (the messages that carry their parts out and
+/// back), in examples of the model with layer widths `sizes`: part 0 is smaller than a helper's
+/// by that many examples (larger when negative), so that all finish together. A cost model,
+/// not a measurement taken as the run goes, so the split (and the run, to the last bit) depends
+/// on the seed, the model and k, never on timing.
+///
+/// Its constants are timings of the training worker's lot loop in Chromium on this project's
+/// 2-core machine (relaxed build, two workers, each phase timed): a normal costs 13 ns (0.105
+/// ms for logistic 784→10's 7,850 parameters, 0.93 for 60→1000→10's 71,010, 1.33 for
+/// 784→128→10's 101,770); an example 0.035 ns per flop of its gradient plus 1.3 ns per input
+/// feature (gathering its row), where 2.1, 10.5 and 13 µs were measured on the three models
+/// (the cost model gives 2.1, 10.6 and 15.3). The messages' cost is fitted to where logistic regression trains fastest, an
+/// even split (extras −70, 0 and 96 interleaved twelve times, 1 s each: 658k, 707k and 604k
+/// examples/s with two workers over the rounds the VM ran at full speed): 0.1 ms, where the
+/// helper's timestamps put 0.05–0.25 ms on each way (part of it while the coordinator is busy
+/// anyway). That gives +1 for logistic 784→10, +78 and +80 for the two MLPs, whose throughput
+/// is flat from 0 to 96 (medians of four: 152k, 151k, 153k, 142k examples/s for 0, 32, 64, 96
+/// on 60→1000→10; 109k, 123k, 125k, 121k on 784→128→10). The split was a constant 96, fitted
+/// to the MLP alone; logistic regression lost 15% to it. Bounded by ±[`MAX_EXTRA_EXAMPLES`]:
+/// beyond the models it was fitted on (lots of 1–8 ms) it extrapolates, and the page's plan
+/// keeps the lots of models that small in one worker anyway.
+pub fn coordinator_extra_examples(sizes: &[usize]) -> isize {
+    const NORMAL_NS: f64 = 13.0;
+    const MESSAGES_NS: f64 = 100_000.0;
+    const FLOP_NS: f64 = 0.035;
+    const FEATURE_NS: f64 = 1.3;
+    let layers = sizes.windows(2).map(|w| (w[0] * w[1]) as f64);
+    let (mut weights, mut beyond_first) = (0.0, 0.0);
+    for (l, w) in layers.enumerate() {
+        weights += w;
+        if l > 0 {
+            beyond_first += w;
+        }
+    }
+    let params: f64 = weights + sizes.iter().skip(1).sum::<usize>() as f64;
+    // Forward (2 per weight), δ back through every layer above the first, the gradient (2).
+    let flops = 4.0 * weights + 2.0 * beyond_first;
+    let example = flops * FLOP_NS + sizes.first().copied().unwrap_or(0) as f64 * FEATURE_NS;
+    if example <= 0.0 {
+        return 0;
+    }
+    let extra = ((params * NORMAL_NS - MESSAGES_NS) / example).round();
+    extra.clamp(-MAX_EXTRA_EXAMPLES, MAX_EXTRA_EXAMPLES) as isize
+}
+
+/// The most [`coordinator_extra_examples`] moves a part, either way.
+pub const MAX_EXTRA_EXAMPLES: f64 = 128.0;
 
 /// The `i`-th of `k` contiguous parts of a lot, in lot order: part 0 (the coordinator's) is
-/// [`COORDINATOR_EXTRA_EXAMPLES`] × (k − 1) / k smaller than an even share (empty when the
-/// lot is that small), parts 1…k−1 share the rest as evenly as they can (sizes differing by at
-/// most one). Part i of k is the same slice whoever computes it.
-pub fn lot_part(lot: &[usize], i: usize, k: usize) -> &[usize] {
+/// `extra` ([`coordinator_extra_examples`]) × (k − 1) / k smaller than an even share (larger
+/// when `extra` is negative; within the lot), parts 1…k−1 share the rest as evenly as they can
+/// (sizes differing by at most one). Part i of k is the same slice whoever computes it.
+pub fn lot_part(lot: &[usize], i: usize, k: usize, extra: isize) -> &[usize] {
     let k = k.max(1);
     let n = lot.len();
-    let own = n.saturating_sub((k - 1) * COORDINATOR_EXTRA_EXAMPLES) / k;
+    let own = (n as isize - (k as isize - 1) * extra).clamp(0, (k * n) as isize) as usize / k;
+    let own = own.min(n);
     let bound = |j: usize| match j {
         0 => 0,
         j if j >= k => n,
@@ -145,36 +179,67 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_parts_tile_the_lot_and_the_coordinators_is_smaller_by_its_extra_work() {
-        let extra = COORDINATOR_EXTRA_EXAMPLES;
-        for n in [0, 1, 37, extra, 2 * extra + 5, 600, 601] {
-            let lot: Vec<usize> = (100..100 + n).collect();
-            assert_eq!(lot_part(&lot, 0, 1), &lot[..], "k = 1: the whole lot");
-            for k in 2..=8 {
-                let parts: Vec<&[usize]> = (0..k).map(|i| lot_part(&lot, i, k)).collect();
+    fn the_parts_tile_the_lot_and_the_coordinators_differs_by_its_extra_work() {
+        for extra in [-70isize, -1, 0, 1, 64, 96] {
+            let e = extra.unsigned_abs();
+            for n in [0, 1, 37, e, 2 * e + 5, 600, 601] {
+                let lot: Vec<usize> = (100..100 + n).collect();
                 assert_eq!(
-                    parts.concat(),
-                    lot,
-                    "n = {n}, k = {k}: in order, nothing lost or repeated"
+                    lot_part(&lot, 0, 1, extra),
+                    &lot[..],
+                    "k = 1: the whole lot"
                 );
-                let sizes: Vec<usize> = parts.iter().map(|p| p.len()).collect();
-                let helpers = &sizes[1..];
-                let (lo, hi) = (helpers.iter().min().unwrap(), helpers.iter().max().unwrap());
-                assert!(hi - lo <= 1, "n = {n}, k = {k}: helpers' sizes {sizes:?}");
-                // The coordinator's part plus its extra work matches a helper's, to rounding,
-                // unless the lot is too small for it to take any part.
-                let own = sizes[0];
-                if own > 0 {
-                    assert!(
-                        (own + extra).abs_diff(*lo) <= 1,
-                        "n = {n}, k = {k}: {sizes:?}"
+                for k in 2..=8 {
+                    let parts: Vec<&[usize]> =
+                        (0..k).map(|i| lot_part(&lot, i, k, extra)).collect();
+                    let at = format!("extra = {extra}, n = {n}, k = {k}");
+                    assert_eq!(
+                        parts.concat(),
+                        lot,
+                        "{at}: in order, nothing lost or repeated"
                     );
-                } else {
-                    assert!(n <= (k - 1) * extra + k, "n = {n}, k = {k}: {sizes:?}");
+                    let sizes: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+                    let helpers = &sizes[1..];
+                    let (lo, hi) = (helpers.iter().min().unwrap(), helpers.iter().max().unwrap());
+                    assert!(hi - lo <= 1, "{at}: helpers' sizes {sizes:?}");
+                    // The coordinator's part plus its extra work matches a helper's, to
+                    // rounding, unless the lot is too small for that (it then takes none of
+                    // it, or all of it).
+                    let own = sizes[0] as isize;
+                    if n == 0 {
+                        assert!(*hi == 0, "{at}");
+                    } else if own > 0 && own < n as isize {
+                        assert!((own + extra).abs_diff(*lo as isize) <= 1, "{at}: {sizes:?}");
+                    } else if own == 0 {
+                        assert!(
+                            n as isize <= (k as isize - 1) * extra + k as isize,
+                            "{at}: {sizes:?}"
+                        );
+                    } else {
+                        assert!(*hi == 0 && extra < 0 && n <= (k - 1) * e, "{at}: {sizes:?}");
+                    }
                 }
             }
         }
-        assert_eq!(lot_part(&(0..600).collect::<Vec<_>>(), 0, 2).len(), 252);
-        assert!(lot_part(&[], 0, 4).is_empty());
+        let lot: Vec<usize> = (0..600).collect();
+        assert_eq!(lot_part(&lot, 0, 2, 96).len(), 252);
+        assert_eq!(lot_part(&lot, 0, 2, -70).len(), 335);
+        assert!(lot_part(&[], 0, 4, 10).is_empty());
+    }
+
+    #[test]
+    fn the_split_follows_the_cost_of_the_noise_against_the_cost_of_an_example() {
+        let extra = coordinator_extra_examples;
+        // The benchmark shapes: logistic regression's noise is small, about its messages'
+        // cost, so its split is even; the MLPs' noise is worth about 80 examples.
+        assert_eq!(extra(&[784, 10]), 1);
+        assert_eq!(extra(&[60, 1000, 10]), 78);
+        assert_eq!(extra(&[784, 128, 10]), 80);
+        assert!(extra(&[784, 10]) < extra(&[60, 1000, 10]));
+        // Monotone in the width: more parameters, more noise per example of work.
+        assert!(extra(&[60, 2000, 10]) >= extra(&[60, 1000, 10]));
+        // A toy network: its messages cost more than all its work; bounded.
+        assert_eq!(extra(&[2, 4, 2]), -(MAX_EXTRA_EXAMPLES as isize));
+        assert_eq!(extra(&[]), 0);
     }
 }

@@ -2,7 +2,7 @@
 //! lot), have its parts' clipped sums computed (`part.rs`: here, or by other workers), sum, add N(0, σ²C²I), divide by L and step — and, with
 //! adaptive clipping, release the lot's noisy unclipped count and move C.
 
-use super::part::{lot_part, PartSum};
+use super::part::{coordinator_extra_examples, lot_part, PartSum};
 use super::{EpochReport, Trainer};
 use crate::config::{Clipping, Mode, Sampling};
 use crate::model::Model;
@@ -84,6 +84,16 @@ impl Trainer {
         &self.lot
     }
 
+    /// Part `i` of `k` of the current lot (`part::lot_part`, the coordinator's share set by
+    /// this model's costs: `part::coordinator_extra_examples`).
+    pub fn lot_part(&self, i: usize, k: usize) -> &[usize] {
+        lot_part(&self.lot, i, k, self.split_extra())
+    }
+
+    fn split_extra(&self) -> isize {
+        coordinator_extra_examples(self.model.sizes())
+    }
+
     /// The parameters the current lot's gradients are taken at.
     pub fn params(&self) -> &[Real] {
         self.model.params()
@@ -94,15 +104,16 @@ impl Trainer {
         &self.clip_bounds
     }
 
-    /// Computes part `i` of `k` of the current lot here (`part::lot_part`).
+    /// Computes part `i` of `k` of the current lot here ([`Trainer::lot_part`]).
     pub fn sum_own_part(&mut self, i: usize, k: usize) {
         let data = Arc::clone(&self.data);
         let lot = std::mem::take(&mut self.lot);
+        let extra = self.split_extra();
         let mut out = self.part_slot(i);
         self.work.sum_part(
             &mut self.model,
             &data.train,
-            lot_part(&lot, i, k),
+            lot_part(&lot, i, k, extra),
             self.cfg.mode,
             &self.clip_bounds,
             &mut out,

@@ -17,7 +17,7 @@ use super::{from_js, js_err, to_js};
 use crate::config::Mode;
 use crate::data::Split;
 use crate::model::{Mlp, Model};
-use crate::train::part::{lot_part, PartSum, PartWork};
+use crate::train::part::{PartSum, PartWork};
 use crate::Real;
 use js_sys::Float32Array;
 use ndarray::Array2;
@@ -131,7 +131,8 @@ impl Session {
     /// Part `i` of `k` of the current lot, as training-row indices.
     #[wasm_bindgen(js_name = lotPart)]
     pub fn lot_part(&self, i: u32, k: u32) -> Vec<u32> {
-        lot_part(self.trainer.lot(), i as usize, k as usize)
+        self.trainer
+            .lot_part(i as usize, k as usize)
             .iter()
             .map(|&r| r as u32)
             .collect()
