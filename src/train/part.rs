@@ -53,8 +53,8 @@ impl PartSum {
 /// ms for logistic 784→10's 7,850 parameters, 0.93 for 60→1000→10's 71,010, 1.33 for
 /// 784→128→10's 101,770); an example 0.035 ns per flop of its gradient plus 1.3 ns per input
 /// feature (gathering its row), where 2.1, 10.5 and 13 µs were measured on the three models
-/// (the cost model gives 2.1, 10.6 and 15.3). The messages' cost is fitted to where logistic regression trains fastest, an
-/// even split (extras −70, 0 and 96 interleaved twelve times, 1 s each: 658k, 707k and 604k
+/// (the cost model gives 2.1, 10.6 and 15.3). The messages' cost is fitted to where logistic
+/// regression trains fastest, an even split (extras −70, 0 and 96 interleaved twelve times, 1 s each: 658k, 707k and 604k
 /// examples/s with two workers over the rounds the VM ran at full speed): 0.1 ms, where the
 /// helper's timestamps put 0.05–0.25 ms on each way (part of it while the coordinator is busy
 /// anyway). That gives +1 for logistic 784→10, +78 and +80 for the two MLPs, whose throughput
@@ -68,17 +68,11 @@ pub fn coordinator_extra_examples(sizes: &[usize]) -> isize {
     const MESSAGES_NS: f64 = 100_000.0;
     const FLOP_NS: f64 = 0.035;
     const FEATURE_NS: f64 = 1.3;
-    let layers = sizes.windows(2).map(|w| (w[0] * w[1]) as f64);
-    let (mut weights, mut beyond_first) = (0.0, 0.0);
-    for (l, w) in layers.enumerate() {
-        weights += w;
-        if l > 0 {
-            beyond_first += w;
-        }
-    }
-    let params: f64 = weights + sizes.iter().skip(1).sum::<usize>() as f64;
+    let layer_weights: Vec<f64> = sizes.windows(2).map(|w| (w[0] * w[1]) as f64).collect();
+    let weights: f64 = layer_weights.iter().sum();
+    let params = weights + sizes.iter().skip(1).sum::<usize>() as f64;
     // Forward (2 per weight), δ back through every layer above the first, the gradient (2).
-    let flops = 4.0 * weights + 2.0 * beyond_first;
+    let flops = 4.0 * weights + 2.0 * (weights - layer_weights.first().unwrap_or(&0.0));
     let example = flops * FLOP_NS + sizes.first().copied().unwrap_or(0) as f64 * FEATURE_NS;
     if example <= 0.0 {
         return 0;
@@ -97,8 +91,8 @@ pub const MAX_EXTRA_EXAMPLES: f64 = 128.0;
 pub fn lot_part(lot: &[usize], i: usize, k: usize, extra: isize) -> &[usize] {
     let k = k.max(1);
     let n = lot.len();
+    // At most n: the share is clamped to [0, k·n] before it is divided by k.
     let own = (n as isize - (k as isize - 1) * extra).clamp(0, (k * n) as isize) as usize / k;
-    let own = own.min(n);
     let bound = |j: usize| match j {
         0 => 0,
         j if j >= k => n,
