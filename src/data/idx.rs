@@ -29,9 +29,19 @@ pub fn decode_idx(bytes: &[u8], what: &str) -> Result<Idx, DataError> {
     if bytes.len() > MAX_BYTES {
         return Err(bad(format!("{what} is larger than {} MB", MAX_BYTES >> 20)));
     }
-    let owned;
-    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
+    let mut owned = Vec::new();
+    let gzipped = bytes.starts_with(&[0x1f, 0x8b]);
+    let bytes = if gzipped {
+        // Sized from the gzip trailer's length (RFC 1952: the input's size mod 2³²; a hint a
+        // file can lie in, so bounded by what deflate can expand to, 1032:1, and by the
+        // limit): a Vec grown by doubling held up to twice the output, and its old buffer
+        // besides while it grew (Fashion-MNIST's 47 MB of pixels), and wasm memory never
+        // shrinks. Measured in Chromium: 355 → 268 MB after decoding Fashion-MNIST.
+        let hint = bytes.len().checked_sub(4).map_or(0, |at| {
+            u32::from_le_bytes(bytes[at..].try_into().expect("4 bytes"))
+        });
+        let bound = bytes.len().saturating_mul(1032).min(MAX_BYTES + 1);
+        let mut out = Vec::with_capacity((hint as usize).min(bound));
         GzDecoder::new(bytes)
             .take(MAX_BYTES as u64 + 1)
             .read_to_end(&mut out)
@@ -88,10 +98,14 @@ pub fn decode_idx(bytes: &[u8], what: &str) -> Result<Idx, DataError> {
             "{what}: the header says {shape} values but the file holds {actual} bytes of data"
         )));
     }
-    Ok(Idx {
-        dims,
-        data: bytes[head..].to_vec(),
-    })
+    // The values, without a second copy of a decompressed file (its header moved off in place).
+    let data = if gzipped {
+        owned.drain(..head);
+        owned
+    } else {
+        bytes[head..].to_vec()
+    };
+    Ok(Idx { dims, data })
 }
 
 /// Examples from an images file (n × rows × cols, or n × d) and a labels file (n): pixels
@@ -188,6 +202,24 @@ mod tests {
             ((2, 4), 4, vec![3, 0])
         );
         assert_eq!(split.x.row(0).to_vec(), [0.0, 1.0, 0.2, 0.0]);
+    }
+
+    #[test]
+    fn a_gzip_trailer_that_lies_about_the_size_changes_nothing_but_the_first_allocation() {
+        let raw = idx(&[3, 4], &(0..12).collect::<Vec<u8>>());
+        let want = decode_idx(&raw, "f").unwrap();
+        let gz = gzip(&raw);
+        let at = gz.len() - 4;
+        for claimed in [0u32, 1, raw.len() as u32 - 1, raw.len() as u32, u32::MAX] {
+            let mut lying = gz.clone();
+            lying[at..].copy_from_slice(&claimed.to_le_bytes());
+            // flate2 reports the mismatch as a corrupt stream, or decodes the same values.
+            match decode_idx(&lying, "f") {
+                Ok(got) => assert_eq!(got, want, "trailer {claimed}"),
+                Err(e) => assert!(e.0.contains("not a valid gzip file"), "{}", e.0),
+            }
+        }
+        assert_eq!(decode_idx(&gz, "f").unwrap(), want);
     }
 
     #[test]
