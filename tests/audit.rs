@@ -221,3 +221,47 @@ fn realistic_attack_scores_its_canaries_through_the_runs_pca() {
     let r = summarize(&plan, &runs);
     assert!(r.eps_lower <= r.eps_upper["pld"]);
 }
+
+/// An audit run's member canaries are read after the training rows (`Trainer::for_audit`),
+/// not copied in with them ahead of time: with PCA the run's DP-PCA reads them in place and
+/// only the projected rows are put together. The run must be the run on the data with the
+/// canaries added — the same model, with PCA and without.
+#[test]
+fn member_canaries_train_as_rows_of_the_data() {
+    use dpsgd_lab::audit::canary::InputCanaries;
+    use dpsgd_lab::model::Model;
+    use dpsgd_lab::train::Trainer;
+    use rand::SeedableRng;
+    let data = common::adult();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let corners = InputCanaries::corners(&data, 6, &mut rng);
+    let members = corners.members(&[true, false, true, true, false, true]);
+    assert_eq!(members.len(), 4);
+    let together = Arc::new(data.with_training_rows(&members.x, &members.y));
+    for pca in [None, Some(5)] {
+        let cfg = RunConfig {
+            pca,
+            epochs: 1,
+            seed: Some(11),
+            ..RunConfig::default()
+        };
+        let run = |data: &Arc<Dataset>, members| {
+            let mut t = Trainer::for_audit(cfg.clone(), Arc::clone(data), None, members, 40)
+                .expect("a valid run");
+            while t.step_unreported() {}
+            (t.examples_seen(), t.model().params().to_vec())
+        };
+        let (seen, params) = run(&data, Some(&members));
+        let (seen_together, params_together) = run(&together, None);
+        assert_eq!(seen, seen_together, "PCA {pca:?}: the same lots");
+        let diff = params
+            .iter()
+            .zip(&params_together)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(diff <= 1e-5, "PCA {pca:?}: parameters differ by {diff}");
+        // And the canaries count: without them the run is another.
+        let (_, params_without) = run(&data, None);
+        assert_ne!(params, params_without, "PCA {pca:?}");
+    }
+}

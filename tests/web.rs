@@ -403,7 +403,7 @@ fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() 
     let mut model = t.model().clone();
     PartWork::new(256, data.n_features()).sum_part(
         &mut model,
-        &data.train,
+        (&data.train).into(),
         &rows,
         Mode::Dp,
         t.clip_bounds(),

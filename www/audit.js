@@ -114,8 +114,7 @@ export function fixAuditSeed(seed) {
 }
 
 // About how much memory one audit worker needs for the loaded data set (from Rust; a one-run
-// audit with `canaries` needs one more copy of the training rows), or NaN before its facts
-// are known.
+// audit also holds its `canaries`), or NaN before its facts are known.
 function workerBytes(facts, canaries) {
   if (!facts) return NaN;
   try {

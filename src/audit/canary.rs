@@ -13,7 +13,7 @@
 
 use crate::config::RunConfig;
 use crate::data::pca::Projection;
-use crate::data::Dataset;
+use crate::data::{Dataset, Split};
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::special::log_add;
 use crate::train::{Trainer, CANARY_NORM};
@@ -98,10 +98,10 @@ impl InputCanaries {
         InputCanaries { x, y }
     }
 
-    /// The rows whose flag is set.
-    pub fn members(&self, present: &[bool]) -> InputCanaries {
+    /// The rows whose flag is set, as training rows.
+    pub fn members(&self, present: &[bool]) -> Split {
         let rows: Vec<usize> = (0..self.y.len()).filter(|&i| present[i]).collect();
-        InputCanaries {
+        Split {
             x: self.x.select(ndarray::Axis(0), &rows),
             y: rows.iter().map(|&i| self.y[i]).collect(),
         }

@@ -77,8 +77,6 @@ pub struct AuditPlan {
     pub steps: u64,
     pub mechanism: Mechanism,
     data: Arc<Dataset>,
-    /// The data with the realistic canary added (the worst case: the data itself).
-    with_canary: Arc<Dataset>,
     canary: InputCanaries,
     /// The one-run audit's canaries (realistic) and which are in.
     corner_canaries: InputCanaries,
@@ -86,21 +84,21 @@ pub struct AuditPlan {
 }
 
 /// About how much memory one audit worker needs for a data set, in bytes: its own decoded
-/// copy of the examples, the realistic canary's copy of the training set and what decoding
-/// leaves behind. Measured in Chromium: one audit worker added 0.82 GB on Fashion-MNIST
-/// (70,000 × 784 f32: 219 MB) and 0.14 GB on the MNIST subset (31 MB): 3.6 times the examples'
-/// bytes and 27 MB, rounded up here (measured when the canary's copy held the test split too,
-/// which it now shares). A one-run audit (`one_run_canaries` > 0) also builds, for each run,
-/// the training rows with that run's member canaries added (`Dataset::with_training_rows`):
-/// one more copy of the training rows, and of the canaries.
+/// copy of the examples and what decoding leaves behind; the worst case's copy of the training
+/// rows widened by its canaries' all-zero features (each run's, when the run has no PCA); and
+/// a one-run audit's canaries, with a run's members among them. The realistic canaries are
+/// read after the training rows in place (`Trainer::for_audit`), never copied in with them.
+/// Fitted to the renderer's resident memory in Chromium, one audit worker planning both
+/// threats and doing a run of each (a one-run audit of 1,000 canaries among them), with and
+/// without PCA-60: at most 0.50 GB on Fashion-MNIST (70,000 × 784 f32: 219 MB of examples)
+/// and 0.12 GB on the MNIST subset (31 MB); 1.05 GB and 0.68 GB on Fashion-MNIST before the
+/// canaries were read in place.
 pub fn worker_bytes(facts: &DataFacts, one_run_canaries: usize) -> f64 {
-    let examples = (facts.n_train + facts.n_test) as f64 * facts.n_features as f64;
-    let run_copy = if one_run_canaries > 0 {
-        4.0 * (facts.n_train + one_run_canaries) as f64 * facts.n_features as f64
-    } else {
-        0.0
-    };
-    3.7 * 4.0 * examples + 30e6 + run_copy
+    let d = facts.n_features as f64;
+    let examples = 4.0 * (facts.n_train + facts.n_test) as f64 * d;
+    let widened_training_rows = 4.0 * facts.n_train as f64 * d;
+    let canaries = 8.0 * one_run_canaries as f64 * d;
+    1.25 * examples + widened_training_rows + canaries + 60e6
 }
 
 fn audit_error(field: &'static str, message: String) -> ConfigError {
@@ -156,12 +154,6 @@ impl AuditPlan {
         };
         let mechanism = cfg.mechanism(&data.facts());
         let canary = InputCanaries::outlier(&data);
-        // Only the realistic attack trains with its canary in the data (the worst case's
-        // canaries are gradients): the worst case shares the data rather than copy it.
-        let with_canary = match spec.threat {
-            Threat::Realistic => Arc::new(data.with_training_rows(&canary.x, &canary.y)),
-            Threat::WorstCase => Arc::clone(&data),
-        };
         let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec.seed, usize::MAX));
         let one_run_members: Vec<bool> = (0..spec.canaries).map(|_| rng.random()).collect();
         let corner_canaries = InputCanaries::corners(&data, spec.canaries, &mut rng);
@@ -171,7 +163,6 @@ impl AuditPlan {
             steps,
             mechanism,
             data,
-            with_canary,
             canary,
             corner_canaries,
             one_run_members,
@@ -209,24 +200,27 @@ impl AuditPlan {
                     cfg.clone(),
                     Arc::clone(&self.data),
                     Some(canaries),
+                    None,
                     self.steps,
                 )?;
                 dirac_scores(&mut t, &cfg)
             }
             Threat::Realistic => {
-                let (data, canaries) = if member.len() == 1 {
-                    let data = if member[0] {
-                        &self.with_canary
-                    } else {
-                        &self.data
-                    };
-                    (Arc::clone(data), self.canary.clone())
+                // The canaries that are in go after the training rows (`Trainer::for_audit`
+                // copies the two together only where the model reads input space).
+                let canaries = if member.len() == 1 {
+                    &self.canary
                 } else {
-                    let m = self.corner_canaries.members(&member);
-                    let data = Arc::new(self.data.with_training_rows(&m.x, &m.y));
-                    (data, self.corner_canaries.clone())
+                    &self.corner_canaries
                 };
-                let mut t = Trainer::for_audit(cfg, data, None, self.steps)?;
+                let members = canaries.members(&member);
+                let mut t = Trainer::for_audit(
+                    cfg,
+                    Arc::clone(&self.data),
+                    None,
+                    Some(&members),
+                    self.steps,
+                )?;
                 train_to_end(&mut t);
                 canaries.scores(t.model(), t.projection())
             }

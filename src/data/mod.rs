@@ -56,8 +56,8 @@ pub struct Dataset {
     pub feature_names: Vec<String>,
     pub class_names: Vec<String>,
     pub train: Split,
-    /// Shared: the audit's copies of a data set with canaries added to its training rows
-    /// (`with_training_rows`) hold the same test split, not a copy each.
+    /// Shared: a data set with examples added to its training rows (`with_training_rows`)
+    /// holds the same test split, not a copy.
     pub test: Arc<Split>,
     /// Whether the examples are private — a file of one's own — so that the test split is
     /// protected too and nothing may be fitted on the data without noise. The built-in sets
@@ -154,8 +154,9 @@ impl Dataset {
         }
     }
 
-    /// The same data with these examples added to the training set (the audit's input-space
-    /// canaries that are members); the test split is shared, not copied.
+    /// The same data with these examples added to the training set; the test split is shared,
+    /// not copied. (The audit's member canaries are not copied in this way but read after the
+    /// training rows in place, `train::Rows`; its tests compare the two.)
     pub fn with_training_rows(&self, x: &Array2<Real>, y: &[usize]) -> Dataset {
         // One allocation of the final size, and no clone of the training split but this one:
         // on Fashion-MNIST (188 MB of training rows) growing a copy row by row and cloning the

@@ -40,20 +40,36 @@ pub fn symmetric_noise<R: Rng + ?Sized>(d: usize, sigma: f64, rng: &mut R) -> DM
 /// Rows of the sample normalised and multiplied at a time (6.4 MB of Fashion-MNIST).
 const GRAM_BLOCK: usize = 2048;
 
-/// DP-PCA of the rows of `x`: top-`k` eigenvectors of AᵀA + E, with A the unit-normalised rows
-/// of a Poisson sample with rate `sample_rate` and E symmetric Gaussian noise of std `sigma_p`
-/// (0: exact PCA of the sample).
+/// DP-PCA of the rows of `parts` taken in order as one table (an audit's run: the training
+/// rows, then its canaries that are members, without a copy of the two together): top-`k`
+/// eigenvectors of AᵀA + E, with A the unit-normalised rows of a Poisson sample with rate
+/// `sample_rate` and E symmetric Gaussian noise of std `sigma_p` (0: exact PCA of the sample).
 pub fn dp_pca<R: Rng + ?Sized>(
-    x: &Array2<Real>,
+    parts: &[ArrayView2<Real>],
     k: usize,
     sigma_p: f64,
     sample_rate: f64,
     rng: &mut R,
 ) -> Projection {
-    let d = x.ncols();
+    let d = parts.first().map_or(0, |x| x.ncols());
+    assert!(
+        parts.iter().all(|x| x.ncols() == d),
+        "the parts of a table have the same features"
+    );
     let k = k.clamp(1, d);
+    let total = parts.iter().map(|x| x.nrows()).sum();
+    // Row `r` of the table: in the first part that reaches past it.
+    let row = |mut r: usize| {
+        for x in parts {
+            if r < x.nrows() {
+                return x.row(r);
+            }
+            r -= x.nrows();
+        }
+        unreachable!("a sampled row is below the total")
+    };
     let mut rows = Vec::new();
-    poisson_lot(x.nrows(), sample_rate, rng, &mut rows);
+    poisson_lot(total, sample_rate, rng, &mut rows);
     // AᵀA = Σ over blocks of rows of A_bᵀA_b: only a block of the normalised sample is ever
     // copied (the whole sample of Fashion-MNIST would be 188 MB, in every worker that runs it).
     let mut gram = Array2::<Real>::zeros((d, d));
@@ -61,7 +77,7 @@ pub fn dp_pca<R: Rng + ?Sized>(
     for (b, chunk) in rows.chunks(GRAM_BLOCK).enumerate() {
         let mut a = block.slice_mut(s![..chunk.len(), ..]);
         for (mut dst, &r) in a.rows_mut().into_iter().zip(chunk) {
-            let src = x.row(r);
+            let src = row(r);
             let norm = src.dot(&src).sqrt();
             if norm > 0.0 {
                 dst.zip_mut_with(&src, |d, &v| *d = v / norm);
@@ -140,7 +156,7 @@ mod tests {
             DMatrix::<f64>::from_fn(n, k, |_, j| rng.random_range(-1.0..1.0) * (3.0 - j as f64));
         let rows = &coords * basis.transpose();
         let x = Array2::from_shape_fn((n, d), |(i, j)| rows[(i, j)] as Real);
-        let p = dp_pca(&x, k, 0.0, 1.0, &mut rng);
+        let p = dp_pca(&[x.view()], k, 0.0, 1.0, &mut rng);
         assert_eq!(p.sample_size, n);
         let sine = subspace_sine(&p.basis, &basis);
         assert!(sine < 1e-6, "subspace angle {sine}");
@@ -159,10 +175,25 @@ mod tests {
             (true, 5 | 6) | (false, 2) => rng.random_range(0.5..1.5) as Real,
             _ => 0.0,
         });
-        let p = dp_pca(&x, 3, 0.0, 1.0, &mut rng);
+        let p = dp_pca(&[x.view()], 3, 0.0, 1.0, &mut rng);
         let want = DMatrix::<f64>::from_fn(d, 3, |i, j| (i == [2, 5, 6][j]) as u8 as f64);
         let sine = subspace_sine(&p.basis, &want);
         assert!(sine < 1e-5, "subspace angle {sine}");
+    }
+
+    /// A table given in parts (an audit's training rows and its member canaries) is the same
+    /// table: the same sample and, bit for bit, the same basis as the rows put together.
+    #[test]
+    fn a_table_in_parts_is_the_table() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let x = Array2::from_shape_fn((GRAM_BLOCK + 700, 9), |_| rng.random_range(-1.0..1.0));
+        let whole = dp_pca(&[x.view()], 3, 2.0, 0.6, &mut ChaCha8Rng::seed_from_u64(5));
+        for cut in [0, 1, 700, GRAM_BLOCK + 699] {
+            let (a, b) = x.view().split_at(ndarray::Axis(0), cut);
+            let parts = dp_pca(&[a, b], 3, 2.0, 0.6, &mut ChaCha8Rng::seed_from_u64(5));
+            assert_eq!(parts.sample_size, whole.sample_size, "cut at {cut}");
+            assert_eq!(parts.basis, whole.basis, "cut at {cut}");
+        }
     }
 
     #[test]
@@ -204,7 +235,7 @@ mod tests {
             private: false,
             releases: Vec::new(),
         };
-        let p = dp_pca(&data.train.x, 2, 1.0, 0.5, &mut rng);
+        let p = dp_pca(&[data.train.x.view()], 2, 1.0, 0.5, &mut rng);
         assert!(
             p.sample_size > 10 && p.sample_size < 40,
             "Poisson sample of about 25: {}",

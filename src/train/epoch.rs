@@ -74,7 +74,15 @@ impl Trainer {
             .then(|| self.noisy_test_accuracy(test_acc));
         let exact_test = teaching || !test_private;
         let diagnostics = teaching.then(|| {
-            let (train_loss, train_acc) = evaluate(&self.model, d.train.x.view(), &d.train.y);
+            // Over every training row (an audit run's member canaries too), weighted by size.
+            let rows = self.training_rows();
+            let (mut train_loss, mut train_acc) = (0.0, 0.0);
+            for part in rows.parts() {
+                let (loss, acc) = evaluate(&self.model, part.x.view(), &part.y);
+                let share = part.len() as f64 / rows.len().max(1) as f64;
+                train_loss += share * loss;
+                train_acc += share * acc;
+            }
             let mut norms = stats.norms.clone();
             norms.sort_by(|a, b| a.total_cmp(b));
             let lots = stats.lots.max(1) as f64;

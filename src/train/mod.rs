@@ -17,13 +17,14 @@ mod stats;
 mod step;
 
 pub use canary::{DiracCanaries, Fault, CANARY_NORM};
+pub use part::Rows;
 use part::{PartSum, PartWork};
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
 use crate::config::{fmt_num, ConfigError, ModelKind, RunConfig};
 use crate::data::pca::{dp_pca, project, Projection};
-use crate::data::{DataFacts, Dataset};
+use crate::data::{DataFacts, Dataset, Split};
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::calibrate::max_steps_within;
 use crate::privacy::accountant::{compose, Accountant, EpsilonReport, PrivacyAccountant, REPORTED};
@@ -39,6 +40,9 @@ pub struct Trainer {
     cfg: RunConfig,
     seed: u64,
     data: Arc<Dataset>,
+    /// Training rows after the data's own: an audit run's input canaries that are members
+    /// (projected when PCA is on).
+    appended: Option<Split>,
     /// The run's DP-PCA projection (part of what it releases: the model reads projected
     /// inputs), when PCA is on.
     projection: Option<Projection>,
@@ -93,21 +97,23 @@ pub struct Trainer {
 impl Trainer {
     /// Validates `cfg` against the dataset and sets up the model, the RNGs and the accountants.
     pub fn new(cfg: RunConfig, data: Arc<Dataset>) -> Result<Trainer, ConfigError> {
-        let mut trainer = Trainer::build(cfg, data, None, true)?;
+        let mut trainer = Trainer::build(cfg, data, None, None, true)?;
         trainer.step_limit = trainer.budget_step_limit()?;
         Ok(trainer)
     }
 
     /// One of an audit's runs: `steps` steps of the run `cfg` describes, with the given Dirac
-    /// canaries (each owning the weight of an appended all-zero feature), and no accounting
+    /// canaries (each owning the weight of an appended all-zero feature) or input canaries
+    /// that are members (`members`: training rows after the data's own), and no accounting
     /// or reports — the audit reads the model (`crate::audit`).
     pub fn for_audit(
         cfg: RunConfig,
         data: Arc<Dataset>,
         canaries: Option<DiracCanaries>,
+        members: Option<&Split>,
         steps: u64,
     ) -> Result<Trainer, ConfigError> {
-        let mut trainer = Trainer::build(cfg, data, canaries, false)?;
+        let mut trainer = Trainer::build(cfg, data, canaries, members, false)?;
         trainer.step_limit = Some(steps);
         Ok(trainer)
     }
@@ -122,10 +128,21 @@ impl Trainer {
         cfg: RunConfig,
         data: Arc<Dataset>,
         canaries: Option<DiracCanaries>,
+        members: Option<&Split>,
         accounted: bool,
     ) -> Result<Trainer, ConfigError> {
-        let n = data.train.len();
+        // Input canaries join the training rows, read after the data's own (`part::Rows`) and
+        // never copied in with them: an audit of Fashion-MNIST kept a copy of its 188 MB of
+        // training rows per plan for its canary and another per one-run audit's run.
+        let members = members.filter(|m| !m.is_empty());
+        let n = data.train.len() + members.map_or(0, Split::len);
         cfg.validate(n)?;
+        if let Some(m) = members {
+            assert!(
+                m.n_features() == data.n_features() && m.x.iter().all(|v| v.is_finite()),
+                "input canaries are finite rows of the data's features"
+            );
+        }
         if let Some((split, row, name)) = data.first_non_finite() {
             return Err(ConfigError {
                 field: "dataset",
@@ -135,7 +152,10 @@ impl Trainer {
                 ),
             });
         }
-        let facts = data.facts();
+        let facts = DataFacts {
+            n_train: n,
+            ..data.facts()
+        };
         let seed = cfg.seed.unwrap_or_else(rand::random);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (data, projection) = match cfg.pca {
@@ -152,16 +172,19 @@ impl Trainer {
             Some(k) => {
                 // Its own random stream, so turning PCA on does not change the training's draws.
                 let mut pca_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0bca_0bca);
-                let p = dp_pca(
-                    &data.train.x,
-                    k,
-                    cfg.pca_noise(),
-                    cfg.pca_sample,
-                    &mut pca_rng,
-                );
+                let mut parts = vec![data.train.x.view()];
+                parts.extend(members.map(|m| m.x.view()));
+                let p = dp_pca(&parts, k, cfg.pca_noise(), cfg.pca_sample, &mut pca_rng);
                 (Arc::new(project(&data, &p)), Some(p))
             }
         };
+        let appended = members.map(|m| match &projection {
+            Some(p) => Split {
+                x: p.apply(m.x.view()),
+                y: m.y.clone(),
+            },
+            None => m.clone(),
+        });
         // The canaries' coordinates: weights of all-zero features no example touches.
         let first_zero = data.n_features();
         let outputs = match cfg.model {
@@ -213,6 +236,7 @@ impl Trainer {
             noise_ahead_norm: None,
             model,
             data,
+            appended,
             projection,
             facts,
             mechanism,
@@ -319,9 +343,19 @@ impl Trainer {
         self.projection.as_ref()
     }
 
-    /// The data the run trains on (after DP-PCA, when on).
+    /// The data the run trains on (after DP-PCA, when on). An audit run's member canaries
+    /// are not among its training rows: see [`Trainer::training_rows`].
     pub fn data(&self) -> &Dataset {
         &self.data
+    }
+
+    /// Every training row the run samples from: the data's, then an audit run's member
+    /// canaries.
+    pub fn training_rows(&self) -> Rows<'_> {
+        Rows {
+            own: &self.data.train,
+            appended: self.appended.as_ref(),
+        }
     }
 
     /// Sizes and privacy of the data as given (before DP-PCA).

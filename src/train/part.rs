@@ -12,7 +12,7 @@ use crate::data::Split;
 use crate::model::{Mlp, Model};
 use crate::privacy::sanitizer::clip_weights;
 use crate::Real;
-use ndarray::{s, Array2};
+use ndarray::{s, Array2, ArrayView1};
 
 /// What one part of a lot contributes to the step, before noise.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -101,6 +101,47 @@ pub fn lot_part(lot: &[usize], i: usize, k: usize, extra: isize) -> &[usize] {
     &lot[bound(i)..bound(i + 1)]
 }
 
+/// The training rows a lot's indices refer to, as one table: a data set's own, then any
+/// appended after them (an audit run's member canaries, `Trainer::for_audit`), read in place.
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a> {
+    pub own: &'a Split,
+    pub appended: Option<&'a Split>,
+}
+
+impl<'a> Rows<'a> {
+    pub fn len(&self) -> usize {
+        self.own.len() + self.appended.map_or(0, Split::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i` of the table: its features and label.
+    pub fn get(&self, i: usize) -> (ArrayView1<'a, Real>, usize) {
+        let (split, r) = match (i.checked_sub(self.own.len()), self.appended) {
+            (Some(r), Some(a)) => (a, r),
+            _ => (self.own, i),
+        };
+        (split.x.row(r), split.y[r])
+    }
+
+    /// The parts in order, each with its rows.
+    pub fn parts(&self) -> impl Iterator<Item = &'a Split> {
+        std::iter::once(self.own).chain(self.appended)
+    }
+}
+
+impl<'a> From<&'a Split> for Rows<'a> {
+    fn from(own: &'a Split) -> Rows<'a> {
+        Rows {
+            own,
+            appended: None,
+        }
+    }
+}
+
 /// Buffers for summing a part in batches of at most `batch` examples (reused across lots).
 pub struct PartWork {
     batch_x: Array2<Real>,
@@ -127,7 +168,7 @@ impl PartWork {
     pub fn sum_part(
         &mut self,
         model: &mut Mlp,
-        train: &Split,
+        train: Rows<'_>,
         part: &[usize],
         mode: Mode,
         bounds: &[f64],
@@ -136,8 +177,9 @@ impl PartWork {
         for chunk in part.chunks(self.batch_x.nrows()) {
             self.batch_y.clear();
             for (r, &i) in chunk.iter().enumerate() {
-                self.batch_x.row_mut(r).assign(&train.x.row(i));
-                self.batch_y.push(train.y[i]);
+                let (x, y) = train.get(i);
+                self.batch_x.row_mut(r).assign(&x);
+                self.batch_y.push(y);
             }
             let xb = self.batch_x.slice(s![..chunk.len(), ..]);
             out.examples += chunk.len();

@@ -2,7 +2,7 @@
 //! lot), have its parts' clipped sums computed (`part.rs`: here, or by other workers), sum, add N(0, σ²C²I), divide by L and step — and, with
 //! adaptive clipping, release the lot's noisy unclipped count and move C.
 
-use super::part::{coordinator_extra_examples, lot_part, PartSum};
+use super::part::{coordinator_extra_examples, lot_part, PartSum, Rows};
 use super::{EpochReport, Trainer};
 use crate::config::{Clipping, Mode, Sampling};
 use crate::model::Model;
@@ -58,7 +58,7 @@ impl Trainer {
     /// Algorithm 1's "take a random sample L_t": a Poisson lot (and the canaries in it), or
     /// the next fixed-size slice of a shuffled order; kept for [`Trainer::lot`].
     pub fn draw_lot(&mut self) {
-        let n = self.data.train.len();
+        let n = self.training_rows().len();
         match self.cfg.sampling {
             Sampling::Poisson => {
                 poisson_lot(n, self.q, &mut self.rng, &mut self.lot);
@@ -110,9 +110,13 @@ impl Trainer {
         let lot = std::mem::take(&mut self.lot);
         let extra = self.split_extra();
         let mut out = self.part_slot(i);
+        let rows = Rows {
+            own: &data.train,
+            appended: self.appended.as_ref(),
+        };
         self.work.sum_part(
             &mut self.model,
-            &data.train,
+            rows,
             lot_part(&lot, i, k, extra),
             self.cfg.mode,
             &self.clip_bounds,

@@ -57,7 +57,7 @@ pub fn bench_session(model: &str) -> Result<Session, JsError> {
         epochs: 10_000,
         ..cfg
     };
-    let trainer = Trainer::for_audit(cfg, data, None, u64::MAX).map_err(js_err)?;
+    let trainer = Trainer::for_audit(cfg, data, None, None, u64::MAX).map_err(js_err)?;
     Ok(Session {
         trainer,
         unreported: true,

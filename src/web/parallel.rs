@@ -284,7 +284,14 @@ impl GradientWorker {
         self.part.clear();
         self.part.extend(part.iter().map(|&i| i as usize));
         self.out.reset(n);
-        work.sum_part(model, &self.train, &self.part, *mode, bounds, &mut self.out);
+        work.sum_part(
+            model,
+            (&self.train).into(),
+            &self.part,
+            *mode,
+            bounds,
+            &mut self.out,
+        );
         Ok(())
     }
 
