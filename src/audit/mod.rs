@@ -84,21 +84,19 @@ pub struct AuditPlan {
 }
 
 /// About how much memory one audit worker needs for a data set, in bytes: its own decoded
-/// copy of the examples and what decoding leaves behind; the worst case's copy of the training
-/// rows widened by its canaries' all-zero features (each run's, when the run has no PCA); and
-/// a one-run audit's canaries, with a run's members among them. The realistic canaries are
-/// read after the training rows in place (`Trainer::for_audit`), never copied in with them.
-/// Fitted to the renderer's resident memory in Chromium, one audit worker planning both
-/// threats and doing a run of each (a one-run audit of 1,000 canaries among them), with and
-/// without PCA-60: at most 0.50 GB on Fashion-MNIST (70,000 × 784 f32: 219 MB of examples)
-/// and 0.12 GB on the MNIST subset (31 MB); 1.05 GB and 0.68 GB on Fashion-MNIST before the
-/// canaries were read in place.
+/// copy of the examples and what decoding leaves behind, and a one-run audit's canaries with
+/// a run's members among them. No run copies the training rows: the realistic canaries are
+/// read after them in place and the worst case's zero features are not stored
+/// (`train::Rows`). Fitted to the renderer's resident memory in Chromium, one audit worker
+/// planning both threats and doing a run of each (a one-run audit of 1,000 canaries among
+/// them): 0.47 GB on Fashion-MNIST with PCA-60, 0.31 GB without (70,000 × 784 f32: 219 MB of
+/// examples), and 0.12 / 0.09 GB on the MNIST subset (31 MB). Before the runs read the data
+/// in place: 1.05 GB and 0.68 GB on Fashion-MNIST.
 pub fn worker_bytes(facts: &DataFacts, one_run_canaries: usize) -> f64 {
     let d = facts.n_features as f64;
     let examples = 4.0 * (facts.n_train + facts.n_test) as f64 * d;
-    let widened_training_rows = 4.0 * facts.n_train as f64 * d;
     let canaries = 8.0 * one_run_canaries as f64 * d;
-    1.25 * examples + widened_training_rows + canaries + 60e6
+    1.9 * examples + canaries + 60e6
 }
 
 fn audit_error(field: &'static str, message: String) -> ConfigError {

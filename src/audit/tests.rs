@@ -57,7 +57,7 @@ fn one_run_bound_with_every_guess_right_is_randomised_response() {
 }
 
 /// The memory estimate the page caps its audit workers by: above both measurements (one worker
-/// with a one-run audit of 1,000 canaries: at most 0.50 GB on Fashion-MNIST, 0.12 GB on the
+/// with a one-run audit of 1,000 canaries: at most 0.47 GB on Fashion-MNIST, 0.12 GB on the
 /// MNIST subset) and not far above them; a one-run audit adds its canaries and a run's members
 /// among them, never a copy of the training rows.
 #[test]
@@ -74,7 +74,7 @@ fn an_audit_workers_memory_estimate_covers_the_measurements() {
         majority_share: None,
     };
     for (f, measured) in [
-        (facts(60_000, 10_000), 0.50e9),
+        (facts(60_000, 10_000), 0.47e9),
         (facts(8_000, 2_000), 0.12e9),
     ] {
         let estimate = worker_bytes(&f, 1000);

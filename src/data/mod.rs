@@ -123,23 +123,6 @@ impl Dataset {
         self.feature_names.len()
     }
 
-    /// The same data with `extra` all-zero features appended (the audit's Dirac canaries own
-    /// their weights: no example's gradient touches them).
-    pub fn with_zero_features(&self, extra: usize) -> Dataset {
-        let widen = |s: &Split| {
-            let mut x = Array2::zeros((s.len(), s.n_features() + extra));
-            x.slice_mut(ndarray::s![.., ..s.n_features()]).assign(&s.x);
-            Split { x, y: s.y.clone() }
-        };
-        let mut feature_names = self.feature_names.clone();
-        feature_names.extend((0..extra).map(|i| format!("canary{i}")));
-        self.with_splits(
-            feature_names,
-            widen(&self.train),
-            Arc::new(widen(&self.test)),
-        )
-    }
-
     /// This data set's name, classes and releases with other examples (`..self.clone()` would
     /// copy both splits first, only to drop them).
     fn with_splits(&self, feature_names: Vec<String>, train: Split, test: Arc<Split>) -> Dataset {

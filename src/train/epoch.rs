@@ -3,10 +3,9 @@
 
 use super::{Diagnostics, EpochReport, Trainer};
 use crate::config::{Mode, ReleaseLevel, Sampling};
-use crate::model::{evaluate, Model};
+use crate::model::Model;
 use crate::privacy::accountant::EpsilonReport;
 use rand_distr::{Distribution, StandardNormal};
-use std::sync::Arc;
 
 impl Trainer {
     /// E||noise|| ≈ sqrt(Σ_l (σ C_l)² d_l): σC·√d for flat clipping; 0 without noise.
@@ -66,23 +65,15 @@ impl Trainer {
         let stats = std::mem::take(&mut self.stats);
         let teaching = self.cfg.report == ReleaseLevel::Teaching;
         let test_private = self.facts.private;
-        let d = Arc::clone(&self.data);
-        let (test_loss, test_acc) = evaluate(&self.model, d.test.x.view(), &d.test.y);
+        let (test_loss, test_acc) = self.test_rows().evaluate(&self.model);
         let private_test_acc = self
             .cfg
             .noisy_evaluation(&self.facts)
             .then(|| self.noisy_test_accuracy(test_acc));
         let exact_test = teaching || !test_private;
         let diagnostics = teaching.then(|| {
-            // Over every training row (an audit run's member canaries too), weighted by size.
-            let rows = self.training_rows();
-            let (mut train_loss, mut train_acc) = (0.0, 0.0);
-            for part in rows.parts() {
-                let (loss, acc) = evaluate(&self.model, part.x.view(), &part.y);
-                let share = part.len() as f64 / rows.len().max(1) as f64;
-                train_loss += share * loss;
-                train_acc += share * acc;
-            }
+            // Over every training row (an audit run's member canaries too).
+            let (train_loss, train_acc) = self.training_rows().evaluate(&self.model);
             let mut norms = stats.norms.clone();
             norms.sort_by(|a, b| a.total_cmp(b));
             let lots = stats.lots.max(1) as f64;

@@ -43,6 +43,8 @@ pub struct Trainer {
     /// Training rows after the data's own: an audit run's input canaries that are members
     /// (projected when PCA is on).
     appended: Option<Split>,
+    /// All-zero features after each example's own (the worst case's canaries' coordinates).
+    zero_features: usize,
     /// The run's DP-PCA projection (part of what it releases: the model reads projected
     /// inputs), when PCA is on.
     projection: Option<Projection>,
@@ -185,17 +187,16 @@ impl Trainer {
             },
             None => m.clone(),
         });
-        // The canaries' coordinates: weights of all-zero features no example touches.
+        // The canaries' coordinates: weights of all-zero features no example touches, which
+        // every row the model reads ends with (`part::Rows::zeros`): the data is not widened
+        // (on Fashion-MNIST without PCA that was a copy of its 188 MB of training rows per run).
         let first_zero = data.n_features();
         let outputs = match cfg.model {
             ModelKind::Logistic => data.n_classes(),
             ModelKind::Mlp => cfg.hidden.first().copied().unwrap_or(data.n_classes()),
         };
-        let data = match &canaries {
-            Some(c) => Arc::new(data.with_zero_features(c.zero_features(outputs))),
-            None => data,
-        };
-        let (d, k) = (data.n_features(), data.n_classes());
+        let zero_features = canaries.as_ref().map_or(0, |c| c.zero_features(outputs));
+        let (d, k) = (data.n_features() + zero_features, data.n_classes());
         let model = match cfg.model {
             ModelKind::Logistic => Mlp::logistic(d, k),
             ModelKind::Mlp => Mlp::new(d, &cfg.hidden, k, &mut rng),
@@ -237,6 +238,7 @@ impl Trainer {
             model,
             data,
             appended,
+            zero_features,
             projection,
             facts,
             mechanism,
@@ -343,18 +345,28 @@ impl Trainer {
         self.projection.as_ref()
     }
 
-    /// The data the run trains on (after DP-PCA, when on). An audit run's member canaries
-    /// are not among its training rows: see [`Trainer::training_rows`].
+    /// The data the run trains on (after DP-PCA, when on). An audit run's canaries are not
+    /// in it: see [`Trainer::training_rows`] and [`Trainer::test_rows`].
     pub fn data(&self) -> &Dataset {
         &self.data
     }
 
-    /// Every training row the run samples from: the data's, then an audit run's member
-    /// canaries.
+    /// Every training row the run samples from, as the model reads it: the data's, then an
+    /// audit run's member canaries, each row ending with the Dirac canaries' zero features.
     pub fn training_rows(&self) -> Rows<'_> {
         Rows {
             own: &self.data.train,
             appended: self.appended.as_ref(),
+            zeros: self.zero_features,
+        }
+    }
+
+    /// The test rows as the model reads them (with the Dirac canaries' zero features).
+    pub fn test_rows(&self) -> Rows<'_> {
+        Rows {
+            own: &self.data.test,
+            appended: None,
+            zeros: self.zero_features,
         }
     }
 

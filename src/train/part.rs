@@ -9,7 +9,7 @@
 
 use crate::config::Mode;
 use crate::data::Split;
-use crate::model::{Mlp, Model};
+use crate::model::{evaluate, Mlp, Model};
 use crate::privacy::sanitizer::clip_weights;
 use crate::Real;
 use ndarray::{s, Array2, ArrayView1};
@@ -101,12 +101,15 @@ pub fn lot_part(lot: &[usize], i: usize, k: usize, extra: isize) -> &[usize] {
     &lot[bound(i)..bound(i + 1)]
 }
 
-/// The training rows a lot's indices refer to, as one table: a data set's own, then any
-/// appended after them (an audit run's member canaries, `Trainer::for_audit`), read in place.
+/// The rows a lot's indices refer to, as one table, read in place: a data set's own, then any
+/// appended after them (an audit run's member canaries, `Trainer::for_audit`); each row as the
+/// model reads it ends with `zeros` all-zero features (the worst case's canaries' coordinates),
+/// which are not stored.
 #[derive(Clone, Copy, Debug)]
 pub struct Rows<'a> {
     pub own: &'a Split,
     pub appended: Option<&'a Split>,
+    pub zeros: usize,
 }
 
 impl<'a> Rows<'a> {
@@ -118,7 +121,12 @@ impl<'a> Rows<'a> {
         self.len() == 0
     }
 
-    /// Row `i` of the table: its features and label.
+    /// Features of a row as the model reads them: the stored ones and the zeros.
+    pub fn width(&self) -> usize {
+        self.own.n_features() + self.zeros
+    }
+
+    /// Row `i` of the table: its stored features (without the zeros) and label.
     pub fn get(&self, i: usize) -> (ArrayView1<'a, Real>, usize) {
         let (split, r) = match (i.checked_sub(self.own.len()), self.appended) {
             (Some(r), Some(a)) => (a, r),
@@ -127,9 +135,39 @@ impl<'a> Rows<'a> {
         (split.x.row(r), split.y[r])
     }
 
-    /// The parts in order, each with its rows.
-    pub fn parts(&self) -> impl Iterator<Item = &'a Split> {
-        std::iter::once(self.own).chain(self.appended)
+    /// Copies the rows `indices` into the first rows of `out` (as wide as the model reads
+    /// them) and their labels into `labels`.
+    pub fn gather(&self, indices: &[usize], out: &mut Array2<Real>, labels: &mut Vec<usize>) {
+        let stored = self.own.n_features();
+        assert_eq!(out.ncols(), self.width(), "rows as wide as the model reads");
+        labels.clear();
+        for (r, &i) in indices.iter().enumerate() {
+            let (x, y) = self.get(i);
+            let mut row = out.row_mut(r);
+            row.slice_mut(s![..stored]).assign(&x);
+            row.slice_mut(s![stored..]).fill(0.0);
+            labels.push(y);
+        }
+    }
+
+    /// Mean cross-entropy loss and accuracy of `model` on every row, read in blocks.
+    pub fn evaluate(&self, model: &Mlp) -> (f64, f64) {
+        if let (None, 0) = (self.appended, self.zeros) {
+            return evaluate(model, self.own.x.view(), &self.own.y);
+        }
+        const BLOCK: usize = 4096;
+        let n = self.len();
+        let mut x = Array2::zeros((BLOCK.min(n), self.width()));
+        let (mut y, mut loss, mut correct) = (Vec::new(), 0.0, 0.0);
+        let indices: Vec<usize> = (0..n).collect();
+        for block in indices.chunks(BLOCK) {
+            self.gather(block, &mut x, &mut y);
+            let (l, a) = evaluate(model, x.slice(s![..block.len(), ..]), &y);
+            loss += l * block.len() as f64;
+            correct += a * block.len() as f64;
+        }
+        let n = n.max(1) as f64;
+        (loss / n, correct / n)
     }
 }
 
@@ -138,6 +176,7 @@ impl<'a> From<&'a Split> for Rows<'a> {
         Rows {
             own,
             appended: None,
+            zeros: 0,
         }
     }
 }
@@ -175,12 +214,7 @@ impl PartWork {
         out: &mut PartSum,
     ) {
         for chunk in part.chunks(self.batch_x.nrows()) {
-            self.batch_y.clear();
-            for (r, &i) in chunk.iter().enumerate() {
-                let (x, y) = train.get(i);
-                self.batch_x.row_mut(r).assign(&x);
-                self.batch_y.push(y);
-            }
+            train.gather(chunk, &mut self.batch_x, &mut self.batch_y);
             let xb = self.batch_x.slice(s![..chunk.len(), ..]);
             out.examples += chunk.len();
             if mode == Mode::NonPrivate {
@@ -213,6 +247,49 @@ impl PartWork {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table `Rows` reads in place is the table put together: the data's rows, then the
+    /// appended ones, each widened by its zeros — in a gather and in an evaluation.
+    #[test]
+    fn rows_read_in_place_are_the_table_put_together() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut split = |n: usize| Split {
+            x: Array2::from_shape_fn((n, 3), |_| rng.random_range(-1.0..1.0)),
+            y: (0..n).map(|i| i % 3).collect(),
+        };
+        let (own, appended) = (split(5000), split(7));
+        let rows = Rows {
+            own: &own,
+            appended: Some(&appended),
+            zeros: 2,
+        };
+        assert_eq!((rows.len(), rows.width()), (5007, 5));
+        let mut whole = Array2::<Real>::zeros((5007, 5));
+        whole.slice_mut(s![..5000, ..3]).assign(&own.x);
+        whole.slice_mut(s![5000.., ..3]).assign(&appended.x);
+        let labels: Vec<usize> = own.y.iter().chain(&appended.y).copied().collect();
+
+        let picks = [5006, 0, 5000, 4999, 17];
+        let (mut out, mut y) = (Array2::from_elem((6, 5), 9.0), vec![4]);
+        rows.gather(&picks, &mut out, &mut y);
+        for (r, &i) in picks.iter().enumerate() {
+            assert_eq!(out.row(r), whole.row(i), "row {i}");
+            assert_eq!(y[r], labels[i]);
+        }
+        assert_eq!(y.len(), picks.len());
+
+        let model = Mlp::new(5, &[4], 3, &mut rng);
+        let (loss, acc) = rows.evaluate(&model);
+        let (want_loss, want_acc) = evaluate(&model, whole.view(), &labels);
+        assert!((loss - want_loss).abs() < 1e-9 && (acc - want_acc).abs() < 1e-12);
+        let plain = Rows::from(&own);
+        let narrow = Mlp::new(3, &[4], 3, &mut rng);
+        assert_eq!(
+            plain.evaluate(&narrow),
+            evaluate(&narrow, own.x.view(), &own.y)
+        );
+    }
 
     #[test]
     fn the_parts_tile_the_lot_and_the_coordinators_differs_by_its_extra_work() {

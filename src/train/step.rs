@@ -113,6 +113,7 @@ impl Trainer {
         let rows = Rows {
             own: &data.train,
             appended: self.appended.as_ref(),
+            zeros: self.zero_features,
         };
         self.work.sum_part(
             &mut self.model,

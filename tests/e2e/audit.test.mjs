@@ -80,15 +80,15 @@ test('Cancel stops the audit workers at once and the panel can start again', asy
 });
 
 test('where copies of the data set would not fit in the device\'s memory, the audit runs fewer workers and says why', async () => {
-  // Each audit worker holds its own copy of the data: about 124 MB on MNIST (audit_worker_bytes).
+  // Each audit worker holds its own copy of the data: about 120 MB on MNIST (audit_worker_bytes).
   // A device that reports 0.4 GB fits one in half its memory; at 0.2 GB (below
   // navigator.deviceMemory's smallest value, 0.25, which fits one of this small set) even one
   // does not fit, and the panel warns; this machine (it reports 8, the most browsers say) fits
-  // both. A one-run audit's worker also holds its 500 canaries (3 MB more): 0.5 GB fits two
-  // workers of the multi-run audit (249 MB), one of it (255 MB).
+  // both. A one-run audit's worker also holds its 500 canaries (3 MB more): 0.485 GB fits two
+  // workers of the multi-run audit (239 MB), one of it (246 MB).
   const fewer = /on 1 worker \(not 2: each needs its own copy of this data set, about \d+ MB, and the audit keeps within half of this device's memory\)/;
   const tooBig = /on 1 worker \(not 2: one needs about \d+ MB, more than half of this device's memory: the audit may run out of memory\)/;
-  const cases = [[0.4, false, '1', fewer], [0.2, false, '1', tooBig], [null, false, '2', null], [0.5, false, '2', null], [0.5, true, '1', fewer]];
+  const cases = [[0.4, false, '1', fewer], [0.2, false, '1', tooBig], [null, false, '2', null], [0.485, false, '2', null], [0.485, true, '1', fewer]];
   for (const [gb, oneRun, want, why] of cases) {
     const device = gb && `Object.defineProperty(Navigator.prototype, 'deviceMemory', { get: () => ${gb} });`;
     const { page, problems } = await openLab('#v=1&dataset=mnist&epochs=1', device);
