@@ -265,3 +265,34 @@ fn member_canaries_train_as_rows_of_the_data() {
         assert_ne!(params, params_without, "PCA {pca:?}");
     }
 }
+
+/// A run with Dirac canaries reads every row with their zero features after its own, which
+/// are not stored: its epoch's evaluation (test and, for teaching, training accuracy) reads
+/// the rows the same way, and a canary that is out changes no example's prediction.
+#[test]
+fn a_run_with_dirac_canaries_evaluates_its_rows_as_the_model_reads_them() {
+    use dpsgd_lab::train::{DiracCanaries, Trainer};
+    let data = blobs();
+    let cfg = RunConfig {
+        seed: Some(5),
+        ..blobs_run(1.0, 60, 1)
+    };
+    let mut reports = Vec::new();
+    for present in [true, false] {
+        let canaries = DiracCanaries::new(vec![present], Fault::None);
+        let mut t = Trainer::for_audit(cfg.clone(), Arc::clone(&data), Some(canaries), None, 10)
+            .expect("a valid run");
+        let report = t.advance(u64::MAX).expect("the epoch ends");
+        let d = report.diagnostics.as_ref().expect("teaching reports");
+        assert!((0.0..=1.0).contains(&d.train_acc));
+        reports.push(report.test_acc.expect("public test split"));
+    }
+    assert!(
+        reports.iter().all(|a| (0.0..=1.0).contains(a)),
+        "{reports:?}"
+    );
+    assert_eq!(
+        reports[0], reports[1],
+        "the canary's weight meets only zeros"
+    );
+}
