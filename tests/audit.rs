@@ -264,35 +264,42 @@ fn member_canaries_train_as_rows_of_the_data() {
         let (_, params_without) = run(&data, None);
         assert_ne!(params, params_without, "PCA {pca:?}");
     }
+    // Rows that are not finite are refused with a reason, never trained on (nor a panic).
+    let mut bad = members.clone();
+    bad.x[[1, 0]] = f32::NAN;
+    let err = Trainer::for_audit(RunConfig::default(), data, None, Some(&bad), 4)
+        .err()
+        .expect("refused");
+    assert!(err.message.contains("not finite"), "{}", err.message);
 }
 
 /// A run with Dirac canaries reads every row with their zero features after its own, which
-/// are not stored: its epoch's evaluation (test and, for teaching, training accuracy) reads
-/// the rows the same way, and a canary that is out changes no example's prediction.
+/// are not stored: its epoch's evaluation (test and, for teaching, training accuracy) must be
+/// the model's on the rows widened by those zeros.
 #[test]
 fn a_run_with_dirac_canaries_evaluates_its_rows_as_the_model_reads_them() {
+    use dpsgd_lab::model::evaluate;
     use dpsgd_lab::train::{DiracCanaries, Trainer};
     let data = blobs();
     let cfg = RunConfig {
         seed: Some(5),
         ..blobs_run(1.0, 60, 1)
     };
-    let mut reports = Vec::new();
-    for present in [true, false] {
-        let canaries = DiracCanaries::new(vec![present], Fault::None);
-        let mut t = Trainer::for_audit(cfg.clone(), Arc::clone(&data), Some(canaries), None, 10)
-            .expect("a valid run");
-        let report = t.advance(u64::MAX).expect("the epoch ends");
-        let d = report.diagnostics.as_ref().expect("teaching reports");
-        assert!((0.0..=1.0).contains(&d.train_acc));
-        reports.push(report.test_acc.expect("public test split"));
-    }
-    assert!(
-        reports.iter().all(|a| (0.0..=1.0).contains(a)),
-        "{reports:?}"
-    );
-    assert_eq!(
-        reports[0], reports[1],
-        "the canary's weight meets only zeros"
-    );
+    let canaries = DiracCanaries::new(vec![true, false, true], Fault::None);
+    let mut t =
+        Trainer::for_audit(cfg, Arc::clone(&data), Some(canaries), None, 10).expect("a valid run");
+    let report = t.advance(u64::MAX).expect("the epoch ends");
+    let width = t.model().sizes()[0];
+    assert!(width > data.n_features(), "the canaries' zero features");
+    let widened = |x: &ndarray::Array2<f32>| {
+        let mut w = ndarray::Array2::zeros((x.nrows(), width));
+        w.slice_mut(ndarray::s![.., ..x.ncols()]).assign(x);
+        w
+    };
+    let (test_loss, test_acc) = evaluate(t.model(), widened(&data.test.x).view(), &data.test.y);
+    assert_eq!(report.test_acc, Some(test_acc));
+    assert!((report.test_loss.expect("public") - test_loss).abs() < 1e-12);
+    let (_, train_acc) = evaluate(t.model(), widened(&data.train.x).view(), &data.train.y);
+    let d = report.diagnostics.as_ref().expect("teaching reports");
+    assert_eq!(d.train_acc, train_acc);
 }

@@ -204,8 +204,8 @@ impl AuditPlan {
                 dirac_scores(&mut t, &cfg)
             }
             Threat::Realistic => {
-                // The canaries that are in go after the training rows (`Trainer::for_audit`
-                // copies the two together only where the model reads input space).
+                // The canaries that are in join the training rows, read after the data's own
+                // in place (`Trainer::for_audit`).
                 let canaries = if member.len() == 1 {
                     &self.canary
                 } else {

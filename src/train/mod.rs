@@ -140,10 +140,13 @@ impl Trainer {
         let n = data.train.len() + members.map_or(0, Split::len);
         cfg.validate(n)?;
         if let Some(m) = members {
-            assert!(
-                m.n_features() == data.n_features() && m.x.iter().all(|v| v.is_finite()),
-                "input canaries are finite rows of the data's features"
-            );
+            if m.n_features() != data.n_features() || m.x.iter().any(|v| !v.is_finite()) {
+                return Err(ConfigError {
+                    field: "dataset",
+                    message: "the audit's canaries are not finite rows of the data's features"
+                        .into(),
+                });
+            }
         }
         if let Some((split, row, name)) = data.first_non_finite() {
             return Err(ConfigError {

@@ -57,7 +57,10 @@ impl Session {
         let work = t.config().lot_size as f64 * t.model().n_params() as f64;
         let data_bytes = (t.data().train.x.len() * 4) as f64;
         let fit = 1 + (MAX_HELPER_BYTES / data_bytes.max(1.0)).floor() as usize;
-        let plan = if asked == 1 {
+        // Helpers hold the data set's rows only: a run that reads more (an audit's canaries)
+        // is not split. Only the audit makes one, and it never runs as a session.
+        let rows = t.training_rows();
+        let plan = if asked == 1 || rows.appended.is_some() || rows.zeros > 0 {
             ParallelPlan {
                 workers: 1,
                 reason: None,
@@ -88,7 +91,10 @@ impl Session {
     /// hold that data set's rows can keep them from one run to the next.
     #[wasm_bindgen(js_name = trainsOn)]
     pub fn trains_on(&self, data: &LabData) -> bool {
-        std::ptr::eq(self.trainer.data(), data.dataset().as_ref())
+        let rows = self.trainer.training_rows();
+        rows.appended.is_none()
+            && rows.zeros == 0
+            && std::ptr::eq(self.trainer.data(), data.dataset().as_ref())
     }
 
     /// The helpers' [`GradientWorker::configure`] settings for this run.
