@@ -4,7 +4,7 @@
 //!
 //! Each canary is one more member of the population whose per-example gradient is G·e_j: a
 //! single coordinate j, a weight of an all-zero input feature that no training example
-//! touches (every row the model reads ends with zero columns for them, `part::Rows`, which
+//! touches (every row the model reads ends with zero columns for them, `train::Rows`, which
 //! are not stored). A canary that is in the data set
 //! joins each lot by the same Poisson draw with rate q as every example; its gradient goes
 //! through the real sanitizer (`clip_weights`, the mode's clipping) into the lot's sum before

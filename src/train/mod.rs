@@ -11,19 +11,21 @@
 
 mod canary;
 mod epoch;
+mod inputs;
 pub mod part;
 mod report;
 mod stats;
 mod step;
 
 pub use canary::{DiracCanaries, Fault, CANARY_NORM};
-pub use part::Rows;
+use inputs::Inputs;
+pub use inputs::Rows;
 use part::{PartSum, PartWork};
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
 use crate::config::{fmt_num, ConfigError, ModelKind, RunConfig};
-use crate::data::pca::{dp_pca, project, Projection};
+use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset, Split};
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::calibrate::max_steps_within;
@@ -133,65 +135,17 @@ impl Trainer {
         members: Option<&Split>,
         accounted: bool,
     ) -> Result<Trainer, ConfigError> {
-        // Input canaries join the training rows, read after the data's own (`part::Rows`) and
-        // never copied in with them: an audit of Fashion-MNIST kept a copy of its 188 MB of
-        // training rows per plan for its canary and another per one-run audit's run.
-        let members = members.filter(|m| !m.is_empty());
-        let n = data.train.len() + members.map_or(0, Split::len);
-        cfg.validate(n)?;
-        if let Some(m) = members {
-            if m.n_features() != data.n_features() || m.x.iter().any(|v| !v.is_finite()) {
-                return Err(ConfigError {
-                    field: "dataset",
-                    message: "the audit's canaries are not finite rows of the data's features"
-                        .into(),
-                });
-            }
-        }
-        if let Some((split, row, name)) = data.first_non_finite() {
-            return Err(ConfigError {
-                field: "dataset",
-                message: format!(
-                    "the {split} set has a value that is not a finite number (row {}, feature '{name}')",
-                    row + 1
-                ),
-            });
-        }
-        let facts = DataFacts {
-            n_train: n,
-            ..data.facts()
-        };
         let seed = cfg.seed.unwrap_or_else(rand::random);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let (data, projection) = match cfg.pca {
-            None => (data, None),
-            Some(k) if k > data.n_features() => {
-                return Err(ConfigError {
-                    field: "pca",
-                    message: format!(
-                        "PCA to {k} dimensions, but the data has only {}",
-                        data.n_features()
-                    ),
-                })
-            }
-            Some(k) => {
-                // Its own random stream, so turning PCA on does not change the training's draws.
-                let mut pca_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0bca_0bca);
-                let mut parts = vec![data.train.x.view()];
-                parts.extend(members.map(|m| m.x.view()));
-                let p = dp_pca(&parts, k, cfg.pca_noise(), cfg.pca_sample, &mut pca_rng);
-                (Arc::new(project(&data, &p)), Some(p))
-            }
-        };
-        let appended = members.map(|m| match &projection {
-            Some(p) => Split {
-                x: p.apply(m.x.view()),
-                y: m.y.clone(),
-            },
-            None => m.clone(),
-        });
+        let Inputs {
+            data,
+            appended,
+            projection,
+            facts,
+        } = Inputs::prepare(&cfg, data, members, seed)?;
+        let n = facts.n_train;
         // The canaries' coordinates: weights of all-zero features no example touches, which
-        // every row the model reads ends with (`part::Rows::zeros`): the data is not widened
+        // every row the model reads ends with (`Rows::zeros`): the data is not widened
         // (on Fashion-MNIST without PCA that was a copy of its 188 MB of training rows per run).
         let first_zero = data.n_features();
         let outputs = match cfg.model {

@@ -7,12 +7,12 @@
 //! the parts in order. Only the order of float additions depends on k (Σ over parts of Σ over
 //! batches instead of one running Σ), so the step does not depend on k beyond rounding.
 
+use super::Rows;
 use crate::config::Mode;
-use crate::data::Split;
-use crate::model::{evaluate, Mlp, Model};
+use crate::model::{Mlp, Model};
 use crate::privacy::sanitizer::clip_weights;
 use crate::Real;
-use ndarray::{s, Array2, ArrayView1};
+use ndarray::{s, Array2};
 
 /// What one part of a lot contributes to the step, before noise.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -101,86 +101,6 @@ pub fn lot_part(lot: &[usize], i: usize, k: usize, extra: isize) -> &[usize] {
     &lot[bound(i)..bound(i + 1)]
 }
 
-/// The rows a lot's indices refer to, as one table, read in place: a data set's own, then any
-/// appended after them (an audit run's member canaries, `Trainer::for_audit`); each row as the
-/// model reads it ends with `zeros` all-zero features (the worst case's canaries' coordinates),
-/// which are not stored.
-#[derive(Clone, Copy, Debug)]
-pub struct Rows<'a> {
-    pub own: &'a Split,
-    pub appended: Option<&'a Split>,
-    pub zeros: usize,
-}
-
-impl<'a> Rows<'a> {
-    pub fn len(&self) -> usize {
-        self.own.len() + self.appended.map_or(0, Split::len)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Features of a row as the model reads them: the stored ones and the zeros.
-    pub fn width(&self) -> usize {
-        self.own.n_features() + self.zeros
-    }
-
-    /// Row `i` of the table: its stored features (without the zeros) and label.
-    pub fn get(&self, i: usize) -> (ArrayView1<'a, Real>, usize) {
-        let (split, r) = match (i.checked_sub(self.own.len()), self.appended) {
-            (Some(r), Some(a)) => (a, r),
-            _ => (self.own, i),
-        };
-        (split.x.row(r), split.y[r])
-    }
-
-    /// Copies the rows `indices` into the first rows of `out` (as wide as the model reads
-    /// them) and their labels into `labels`.
-    pub fn gather(&self, indices: &[usize], out: &mut Array2<Real>, labels: &mut Vec<usize>) {
-        let stored = self.own.n_features();
-        assert_eq!(out.ncols(), self.width(), "rows as wide as the model reads");
-        labels.clear();
-        for (r, &i) in indices.iter().enumerate() {
-            let (x, y) = self.get(i);
-            let mut row = out.row_mut(r);
-            row.slice_mut(s![..stored]).assign(&x);
-            row.slice_mut(s![stored..]).fill(0.0);
-            labels.push(y);
-        }
-    }
-
-    /// Mean cross-entropy loss and accuracy of `model` on every row, read in blocks.
-    pub fn evaluate(&self, model: &Mlp) -> (f64, f64) {
-        if let (None, 0) = (self.appended, self.zeros) {
-            return evaluate(model, self.own.x.view(), &self.own.y);
-        }
-        const BLOCK: usize = 4096;
-        let n = self.len();
-        let mut x = Array2::zeros((BLOCK.min(n), self.width()));
-        let (mut y, mut loss, mut correct) = (Vec::new(), 0.0, 0.0);
-        let indices: Vec<usize> = (0..n).collect();
-        for block in indices.chunks(BLOCK) {
-            self.gather(block, &mut x, &mut y);
-            let (l, a) = evaluate(model, x.slice(s![..block.len(), ..]), &y);
-            loss += l * block.len() as f64;
-            correct += a * block.len() as f64;
-        }
-        let n = n.max(1) as f64;
-        (loss / n, correct / n)
-    }
-}
-
-impl<'a> From<&'a Split> for Rows<'a> {
-    fn from(own: &'a Split) -> Rows<'a> {
-        Rows {
-            own,
-            appended: None,
-            zeros: 0,
-        }
-    }
-}
-
 /// Buffers for summing a part in batches of at most `batch` examples (reused across lots).
 pub struct PartWork {
     batch_x: Array2<Real>,
@@ -247,49 +167,6 @@ impl PartWork {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The table `Rows` reads in place is the table put together: the data's rows, then the
-    /// appended ones, each widened by its zeros — in a gather and in an evaluation.
-    #[test]
-    fn rows_read_in_place_are_the_table_put_together() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-        let mut split = |n: usize| Split {
-            x: Array2::from_shape_fn((n, 3), |_| rng.random_range(-1.0..1.0)),
-            y: (0..n).map(|i| i % 3).collect(),
-        };
-        let (own, appended) = (split(5000), split(7));
-        let rows = Rows {
-            own: &own,
-            appended: Some(&appended),
-            zeros: 2,
-        };
-        assert_eq!((rows.len(), rows.width()), (5007, 5));
-        let mut whole = Array2::<Real>::zeros((5007, 5));
-        whole.slice_mut(s![..5000, ..3]).assign(&own.x);
-        whole.slice_mut(s![5000.., ..3]).assign(&appended.x);
-        let labels: Vec<usize> = own.y.iter().chain(&appended.y).copied().collect();
-
-        let picks = [5006, 0, 5000, 4999, 17];
-        let (mut out, mut y) = (Array2::from_elem((6, 5), 9.0), vec![4]);
-        rows.gather(&picks, &mut out, &mut y);
-        for (r, &i) in picks.iter().enumerate() {
-            assert_eq!(out.row(r), whole.row(i), "row {i}");
-            assert_eq!(y[r], labels[i]);
-        }
-        assert_eq!(y.len(), picks.len());
-
-        let model = Mlp::new(5, &[4], 3, &mut rng);
-        let (loss, acc) = rows.evaluate(&model);
-        let (want_loss, want_acc) = evaluate(&model, whole.view(), &labels);
-        assert!((loss - want_loss).abs() < 1e-9 && (acc - want_acc).abs() < 1e-12);
-        let plain = Rows::from(&own);
-        let narrow = Mlp::new(3, &[4], 3, &mut rng);
-        assert_eq!(
-            plain.evaluate(&narrow),
-            evaluate(&narrow, own.x.view(), &own.y)
-        );
-    }
 
     #[test]
     fn the_parts_tile_the_lot_and_the_coordinators_differs_by_its_extra_work() {

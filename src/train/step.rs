@@ -2,7 +2,8 @@
 //! lot), have its parts' clipped sums computed (`part.rs`: here, or by other workers), sum, add N(0, σ²C²I), divide by L and step — and, with
 //! adaptive clipping, release the lot's noisy unclipped count and move C.
 
-use super::part::{coordinator_extra_examples, lot_part, PartSum, Rows};
+use super::part::{coordinator_extra_examples, lot_part, PartSum};
+use super::Rows;
 use super::{EpochReport, Trainer};
 use crate::config::{Clipping, Mode, Sampling};
 use crate::model::Model;
