@@ -111,6 +111,7 @@ impl Trainer {
         let lot = std::mem::take(&mut self.lot);
         let extra = self.split_extra();
         let mut out = self.part_slot(i);
+        // `training_rows()` field by field: the model and the buffers are borrowed mutably.
         let rows = Rows {
             own: &data.train,
             appended: self.appended.as_ref(),
