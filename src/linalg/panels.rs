@@ -60,9 +60,10 @@ impl ColumnPanels {
         assert!(cols > 0 && d.len() == a.len() && d.len().is_multiple_of(cols));
         self.reshape(d.len() / cols, cols);
         let (rows, full, edge) = (self.rows, cols / NR, cols % NR);
-        let norms = sums.is_some(); // without norms (non-private runs), no Σδ² to add up
-                                    // Rows in blocks: each block reads ROW_BLOCK rows (a few pages) and writes a short run
-                                    // into every panel. Row by row, each row's NR values would land on a new page.
+        // Without norms (non-private runs), no Σδ² to add up.
+        let norms = sums.is_some();
+        // Rows in blocks: each block reads ROW_BLOCK rows (a few pages) and writes a short run
+        // into every panel. Row by row, each row's NR values would land on a new page.
         for r0 in (0..rows).step_by(ROW_BLOCK) {
             let rb = ROW_BLOCK.min(rows - r0);
             let mut lanes = [[0.0 as Real; NR]; ROW_BLOCK];

@@ -113,11 +113,8 @@ impl Session {
     /// wasm memory, which never shrinks: 188 MB more in the training worker on Fashion-MNIST.)
     #[wasm_bindgen(js_name = trainX)]
     pub fn train_x(&self) -> js_sys::Float32Array {
-        let x = &self.trainer.data().train.x;
-        match x.as_slice() {
-            Some(rows) => js_sys::Float32Array::from(rows),
-            None => js_sys::Float32Array::from(&x.iter().copied().collect::<Vec<_>>()[..]),
-        }
+        let x = self.trainer.data().train.x.as_standard_layout(); // borrowed: rows are stored so
+        js_sys::Float32Array::from(x.as_slice().expect("standard layout"))
     }
 
     #[wasm_bindgen(js_name = trainY)]
