@@ -452,3 +452,32 @@ fn the_training_worker_writes_its_parameters_into_a_helpers_buffer_of_their_leng
     let long = js_sys::Float32Array::new_with_length(n + 1);
     assert!(session.params_into(&long).is_err());
 }
+
+#[wasm_bindgen_test]
+fn the_coordinator_refuses_to_mix_two_lots_or_count_a_part_twice() {
+    // A lot split over messages: a second lot drawn while the first is out (a pause and a play
+    // during one lot) or a part that comes twice would give the step a sensitivity the
+    // accountants never assumed, so each is an error, not a quiet step.
+    let mut s = dpsgd_lab::web::bench_session("logistic 784-10").unwrap();
+    let (n, counts) = (s.n_params() as usize, [1u32, 0, 1]);
+    s.draw_lot().unwrap();
+    assert!(
+        s.draw_lot().is_err(),
+        "a second lot while the first is open"
+    );
+    s.sum_own_part(0, 2).unwrap();
+    assert!(s.sum_own_part(0, 2).is_err(), "part 0 twice");
+    assert!(s.finish_lot(2).is_err(), "part 1 is not in");
+    s.receive_part(1, vec![0.0; n], vec![1.0], &counts).unwrap();
+    assert!(
+        s.receive_part(1, vec![0.0; n], vec![1.0], &counts).is_err(),
+        "part 1 twice"
+    );
+    s.finish_lot(2).unwrap();
+    assert!(s.finish_lot(2).is_err(), "finished already");
+    assert!(s.sum_own_part(0, 1).is_err(), "no lot open");
+    // The next lot goes as usual, in one part or in two.
+    s.draw_lot().unwrap();
+    s.sum_own_part(0, 1).unwrap();
+    s.finish_lot(1).unwrap();
+}

@@ -94,13 +94,20 @@ async function parallelLot(s, k) {
   return s.finishLot(k);
 }
 
+// The lot whose parts are out with the helpers, if any: a loop started meanwhile (a pause and
+// a play during one lot) waits for it, or the two loops' lots would mix (Rust refuses that).
+let lotInFlight = Promise.resolve();
+
 async function parallelLoop(gen, token) {
+  await lotInFlight;
   const s = session;
   let lastYield = performance.now();
   while (running && token === loopToken && gen === generation && session === s && !s.is_finished()) {
     let report;
     try {
-      report = await parallelLot(s, parts);
+      const lot = parallelLot(s, parts);
+      lotInFlight = lot.catch(() => undefined);
+      report = await lot;
     } catch (e) {
       failed(gen, e);
       return;

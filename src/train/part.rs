@@ -164,6 +164,69 @@ impl PartWork {
     }
 }
 
+/// The open lot of a step split over messages (the browser's coordinator): which of its
+/// parts are in. Algorithm 1's step sums the parts of *one* lot, each example's gradient at
+/// most once, with noise scaled to that; a part of another lot, or one counted twice, would
+/// give the step a sensitivity the accountants never assumed. So a lot is opened once
+/// ([`LotParts::open`]), each part is in once ([`LotParts::part`]), and it is finished only
+/// with all `k` parts in ([`LotParts::finish`]): anything else is refused with a reason.
+#[derive(Debug, Default)]
+pub struct LotParts {
+    open: bool,
+    /// Bit i: part i is in.
+    parts_in: u64,
+}
+
+/// The most parts a lot is split into: one bit each in [`LotParts`].
+pub const MAX_PARTS: usize = 64;
+
+impl LotParts {
+    /// A lot is drawn: refused while the last one is still open.
+    pub fn open(&mut self) -> Result<(), String> {
+        if self.open {
+            return Err("a lot was drawn while the last one was still being summed: the lab would mix two lots in one step, so the run stops".into());
+        }
+        *self = LotParts {
+            open: true,
+            parts_in: 0,
+        };
+        Ok(())
+    }
+
+    /// Part `i` of `k` is summed or received: refused without an open lot, out of range, or
+    /// twice.
+    pub fn part(&mut self, i: usize, k: usize) -> Result<(), String> {
+        if !self.open {
+            return Err(format!("part {i} came with no lot open"));
+        }
+        if i >= k || k > MAX_PARTS {
+            return Err(format!("part {i} of {k} does not exist"));
+        }
+        if self.parts_in & (1 << i) != 0 {
+            return Err(format!("part {i} of the lot came twice"));
+        }
+        self.parts_in |= 1 << i;
+        Ok(())
+    }
+
+    /// The lot's step is taken: only with its `k` parts in, each once.
+    pub fn finish(&mut self, k: usize) -> Result<(), String> {
+        let all = if k >= MAX_PARTS {
+            u64::MAX
+        } else {
+            (1u64 << k) - 1
+        };
+        if !self.open || k == 0 || k > MAX_PARTS || self.parts_in != all {
+            return Err(format!(
+                "the lot was finished with parts {:#b} of {k} in",
+                self.parts_in
+            ));
+        }
+        *self = LotParts::default();
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,5 +294,32 @@ mod tests {
         // A toy network: its messages cost more than all its work; bounded.
         assert_eq!(extra(&[2, 4, 2]), -(MAX_EXTRA_EXAMPLES as isize));
         assert_eq!(extra(&[]), 0);
+    }
+
+    #[test]
+    fn a_lot_is_finished_once_with_each_of_its_parts_once() {
+        let mut lot = LotParts::default();
+        assert!(lot.part(0, 2).is_err(), "no lot open");
+        assert!(lot.finish(1).is_err(), "no lot open");
+        lot.open().unwrap();
+        assert!(lot.open().is_err(), "a second lot while the first is open");
+        lot.part(1, 2).unwrap();
+        assert!(lot.part(1, 2).is_err(), "the same part twice");
+        assert!(lot.part(2, 2).is_err(), "a part that does not exist");
+        assert!(lot.finish(2).is_err(), "part 0 missing");
+        lot.part(0, 2).unwrap();
+        assert!(lot.finish(3).is_err(), "k = 3: part 2 missing");
+        lot.finish(2).unwrap();
+        assert!(lot.finish(2).is_err(), "finished already");
+        // The next lot starts from nothing; k = 1 and the widest k work.
+        lot.open().unwrap();
+        lot.part(0, 1).unwrap();
+        lot.finish(1).unwrap();
+        lot.open().unwrap();
+        for i in 0..MAX_PARTS {
+            lot.part(i, MAX_PARTS).unwrap();
+        }
+        assert!(lot.part(0, MAX_PARTS + 1).is_err());
+        lot.finish(MAX_PARTS).unwrap();
     }
 }

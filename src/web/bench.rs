@@ -5,6 +5,7 @@ use super::js_err;
 use super::session::Session;
 use crate::bench;
 use crate::config::RunConfig;
+use crate::train::part::LotParts;
 use crate::train::Trainer;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -61,5 +62,6 @@ pub fn bench_session(model: &str) -> Result<Session, JsError> {
     Ok(Session {
         trainer,
         unreported: true,
+        lot: LotParts::default(),
     })
 }

@@ -17,7 +17,7 @@ use super::{from_js, js_err, to_js};
 use crate::config::Mode;
 use crate::data::Split;
 use crate::model::{Mlp, Model};
-use crate::train::part::{PartSum, PartWork};
+use crate::train::part::{PartSum, PartWork, MAX_PARTS};
 use crate::Real;
 use js_sys::Float32Array;
 use ndarray::Array2;
@@ -129,10 +129,13 @@ impl Session {
         self.trainer.examples_seen() as f64
     }
 
-    /// Draws the next lot (Algorithm 1's sampling, on the coordinator only).
+    /// Draws the next lot (Algorithm 1's sampling, on the coordinator only); refused while
+    /// the last lot is still being summed ([`LotParts`](crate::train::part::LotParts)).
     #[wasm_bindgen(js_name = drawLot)]
-    pub fn draw_lot(&mut self) {
+    pub fn draw_lot(&mut self) -> Result<(), JsError> {
+        self.lot.open().map_err(js_err)?;
         self.trainer.draw_lot();
+        Ok(())
     }
 
     /// Part `i` of `k` of the current lot, as training-row indices.
@@ -165,10 +168,12 @@ impl Session {
         self.trainer.clip_bounds().to_vec()
     }
 
-    /// Sums part `i` of `k` of the current lot here.
+    /// Sums part `i` of `k` of the current lot here (each part once).
     #[wasm_bindgen(js_name = sumOwnPart)]
-    pub fn sum_own_part(&mut self, i: u32, k: u32) {
+    pub fn sum_own_part(&mut self, i: u32, k: u32) -> Result<(), JsError> {
+        self.lot.part(i as usize, k as usize).map_err(js_err)?;
         self.trainer.sum_own_part(i as usize, k as usize);
+        Ok(())
     }
 
     /// Draws the current lot's noise now (the coordinator does it while its helpers sum):
@@ -189,6 +194,8 @@ impl Session {
     ) -> Result<(), JsError> {
         let [examples, clipped, unclipped] = <[u32; 3]>::try_from(counts)
             .map_err(|_| JsError::new("a part's counts must be [examples, clipped, unclipped]"))?;
+        // Each part once, of the open lot (which of k: `finish_lot` checks the whole set).
+        self.lot.part(i as usize, MAX_PARTS).map_err(js_err)?;
         let part = PartSum {
             grad,
             norms,
@@ -199,10 +206,12 @@ impl Session {
         self.trainer.receive_part(i as usize, part).map_err(js_err)
     }
 
-    /// Adds the `k` parts, adds the noise (drawn now unless drawn ahead) and steps; the epoch's report when the lot ended
-    /// one, else null.
+    /// Adds the `k` parts (refused unless all `k` of the open lot are in, each once), adds
+    /// the noise (drawn now unless drawn ahead) and steps; the epoch's report when the lot
+    /// ended one, else null.
     #[wasm_bindgen(js_name = finishLot)]
     pub fn finish_lot(&mut self, k: u32) -> Result<JsValue, JsError> {
+        self.lot.finish(k as usize).map_err(js_err)?;
         if self.unreported {
             self.trainer.finish_lot_unreported(k as usize);
             return Ok(JsValue::NULL);

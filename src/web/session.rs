@@ -12,6 +12,7 @@ use crate::data::split::{private_dataset, private_images, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
 use crate::model::Model;
 use crate::privacy::mechanism::Mechanism;
+use crate::train::part::LotParts;
 use crate::train::Trainer;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -215,6 +216,8 @@ pub struct Session {
     pub(super) trainer: Trainer,
     /// Lots end without reports (the benchmark's session: `bench::bench_session`).
     pub(super) unreported: bool,
+    /// The lot whose parts are being summed over messages (`parallel.rs`).
+    pub(super) lot: LotParts,
 }
 
 #[wasm_bindgen]
@@ -227,6 +230,7 @@ impl Session {
         Ok(Session {
             trainer,
             unreported: false,
+            lot: LotParts::default(),
         })
     }
 
