@@ -2,11 +2,18 @@
 // reports (every number in them, ε included, comes from Rust; `fmtEps` is Rust's formatter).
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
+// "test accuracy 84.12%", said not to be private when ε does not cover it (a student's own
+// held-out rows, exactly), or undefined when the report has none.
+function accuracyText(r) {
+  const acc = r.test_acc ?? r.private_test_acc;
+  if (acc === undefined) return undefined;
+  const outside = (r.not_private || []).includes('test_acc') ? ' (not private: your held-out rows, exactly)' : '';
+  return `test accuracy ${pct(acc)}${outside}`;
+}
+
 // The line shown as an epoch's report arrives.
 export function epochStatus(r, fmtEps) {
-  const acc = r.test_acc ?? r.private_test_acc;
-  const outside = (r.not_private || []).includes('test_acc') ? ' (not private: your held-out rows, exactly)' : '';
-  const shown = acc === undefined ? 'test accuracy not released' : `test accuracy ${pct(acc)}${outside}`;
+  const shown = accuracyText(r) ?? 'test accuracy not released';
   return `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`;
 }
 
@@ -15,10 +22,13 @@ export function epochStatus(r, fmtEps) {
 export function doneStatus(r, epochs, budget, fmtEps) {
   if (r.divergence) return `Stopped in epoch ${r.epoch}: the model diverged (see the message).`;
   if (r.stopped_by_budget) {
-    return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ε = ${fmtEps(r.epsilon[budget.accountant])} with the ${budget.accountant} accountant; one more step would exceed ${budget.epsilon}.`;
+    // No ε here: Rust measures a budget with naive and strong's rigorous convention, which
+    // the report's figures for them need not follow (the run log has every accountant's).
+    const rigorous = budget.accountant === 'naive' || budget.accountant === 'strong' ? ' (rigorous convention)' : '';
+    return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): one more step would spend more than ε = ${budget.epsilon} with the ${budget.accountant} accountant${rigorous}.`;
   }
-  const acc = r.test_acc ?? r.private_test_acc;
-  return `Done: ${epochs} epochs${acc === undefined ? '' : `, test accuracy ${pct(acc)}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
+  const acc = accuracyText(r);
+  return `Done: ${epochs} epochs${acc === undefined ? '' : `, ${acc}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
 }
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's

@@ -139,6 +139,12 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   assert.match(await page.locator('#covered').innerText(), /ranges of your numeric columns/);
   assert.match(await page.locator('#covered').innerText(), /noisy|Gaussian noise \(σ = 20\)/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-own-csv.png'), fullPage: true });
+  // At the teaching level the exact accuracy on the held-out rows is shown, and said not to
+  // be private, in every line that shows it: an epoch's and the last.
+  const g3 = await generationOf(page);
+  await page.selectOption('#report', 'teaching');
+  await waitForRun(page, g3, 1, { done: true });
+  assert.match(await page.locator('#status').textContent(), /^Done: \d+ epochs, test accuracy [\d.]+% \(not private: your held-out rows, exactly\), ε = /);
   assert.deepEqual(problems, []);
   await page.close();
 });

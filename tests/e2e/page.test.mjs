@@ -194,7 +194,7 @@ test('calibrate σ never spends more than the target; budget mode stops before e
   const g = await generationOf(page);
   await setRange(page, '#sigma', '1.2');
   await waitForRun(page, g, 1, { done: true });
-  assert.match(await page.locator('#status').textContent(), /^Stopped by the budget/);
+  assert.match(await page.locator('#status').textContent(), /^Stopped by the budget in epoch \d+ \(step \d+\): one more step would spend more than ε = 1\.2 with the moments accountant\.$/);
   const stop = page.locator('#run-log tbody tr.budget-stop');
   assert.equal(await stop.count(), 1);
   const eps = Number(await stop.locator('td[data-key="epsilon.moments"]').textContent());
