@@ -3,7 +3,11 @@
 // relaxed-SIMD build and on the simd128 build (a page each; the second page is told the
 // browser has no relaxed SIMD), alternating, twice each, after a second's warm-up, in
 // headless Chromium. Prints examples/s, the k = 2 / k = 1 ratio per build and the
-// relaxed / simd128 ratio per k — figures, not a test.
+// relaxed / simd128 ratio per k — figures, not a test. Then where a lot's time goes with two
+// workers: the milliseconds per lot of each phase of the training worker's lot loop, beside
+// the same two parts summed one after the other in the training worker alone (no helper), and
+// the ratio of the two parts' summing time at the same moment in two workers to that time in
+// one worker (`parts_concurrent_over_alone`: 1 when two workers do not slow each other down).
 import { serveWww } from '../tests/e2e/serve.mjs';
 import { launch } from '../tests/e2e/browser.mjs';
 
@@ -28,7 +32,7 @@ async function openPage(relaxed) {
   return page;
 }
 
-const lotLoop = (page, model, workers) => page.evaluate(async ([model, workers, ms]) => {
+const lotLoop = (page, model, workers, alone = false) => page.evaluate(async ([model, workers, ms, alone]) => {
   const { sendWasm } = await import('./wasm-module.js');
   const w = new Worker('worker.js', { type: 'module' });
   sendWasm(w);
@@ -36,26 +40,39 @@ const lotLoop = (page, model, workers) => page.evaluate(async ([model, workers, 
     w.onmessage = (ev) => { if (ev.data?.type === 'bench') resolve(ev.data); };
     w.onerror = (e) => reject(new Error(e.message));
   });
-  w.postMessage({ type: 'bench', model, workers, ms });
+  w.postMessage({ type: 'bench', model, workers, ms, alone });
   const got = await answer;
   w.terminate();
   return got;
-}, [model, workers, MS]);
+}, [model, workers, MS, alone]);
 
 try {
   const pages = { relaxed: await openPage(true), simd128: await openPage(false) };
   const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
   for (const model of CASES) {
     const rates = new Map();
+    const phases = new Map(); // `${engine} helpers` | `${engine} alone` → phases of each k = 2 run
+    const add = (key, p) => phases.set(key, [...(phases.get(key) || []), p]);
     for (let round = 0; round < 2; round += 1) {
       for (const engine of ['relaxed', 'simd128']) {
         for (const workers of [1, 2]) {
           const line = await lotLoop(pages[engine], model, workers);
           const key = `${engine} ${workers}`;
           rates.set(key, [...(rates.get(key) || []), line.examples_per_sec]);
+          if (workers === 2) add(`${engine} helpers`, line.phases);
           console.log(JSON.stringify({ bench: 'data-parallel', impl: 'wasm', engine, model, private: true, workers: line.workers, examples_per_sec: Math.round(line.examples_per_sec) }));
         }
+        const alone = await lotLoop(pages[engine], model, 2, true);
+        add(`${engine} alone`, alone.phases);
       }
+    }
+    const meanPhases = (runs) => Object.fromEntries(Object.keys(runs[0]).map((p) => [p, +mean(runs.map((r) => r[p] || 0)).toFixed(3)]));
+    for (const engine of ['relaxed', 'simd128']) {
+      const [both, alone] = [meanPhases(phases.get(`${engine} helpers`)), meanPhases(phases.get(`${engine} alone`))];
+      console.log(JSON.stringify({
+        bench: 'data-parallel-phases', engine, model, ms_per_lot: { two_workers: both, one_worker_two_parts: alone },
+        parts_concurrent_over_alone: +((both.own + both.helpers) / (alone.own + alone.others)).toFixed(2),
+      }));
     }
     const m = (engine, k) => mean(rates.get(`${engine} ${k}`));
     console.log(JSON.stringify({

@@ -36,7 +36,7 @@ class Helper {
       && m.counts instanceof Uint32Array && m.counts.length === 3;
     if (ok) {
       this.buffer = m.grad; // read by the training worker before it is filled again
-      p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts });
+      p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts, ms: Number(m.ms) || 0 });
     } else p.reject(new Error('a helper sent a malformed part'));
   }
 
@@ -92,8 +92,8 @@ export class GradientPool {
     return own?.length === n ? own : new Float32Array(n);
   }
 
-  // Helper `j` sums `part` at `params` (its `buffer`): resolves to {grad, norms, counts},
-  // `grad` in the same array. Both arrays are transferred, not copied.
+  // Helper `j` sums `part` at `params` (its `buffer`): resolves to {grad, norms, counts, ms},
+  // `grad` in the same array, `ms` the time the helper spent on it. Both arrays are transferred, not copied.
   sum(j, params, part, bounds) {
     const h = this.helpers[j];
     if (!h || h.dead) return Promise.reject(new Error('that helper has stopped'));

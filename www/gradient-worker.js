@@ -23,10 +23,12 @@ function handle(m) {
   } else if (m.type === 'sum') {
     if (!helper) throw new Error('no training rows');
     if (!(m.params instanceof Float32Array)) throw new Error('parameters must be a Float32Array');
+    const t0 = performance.now();
     helper.sum(m.params, m.part, m.bounds);
     helper.gradInto(m.params); // the sum goes back in the array the parameters came in
     const norms = helper.norms();
-    postMessage({ type: 'part', id: m.id, grad: m.params, norms, counts: helper.counts() }, [m.params.buffer, norms.buffer]);
+    const ms = performance.now() - t0; // for the bench's phase timings
+    postMessage({ type: 'part', id: m.id, grad: m.params, norms, counts: helper.counts(), ms }, [m.params.buffer, norms.buffer]);
   }
 }
 

@@ -34,7 +34,8 @@
 // Training worker ↔ its data-parallel helpers (gradient-worker.js, driven by gradient-pool.js):
 // first {type: 'wasm', module}, as above; then {type: 'rows', x: Float32Array, y: Uint32Array}
 // (kept across runs on the same rows), {type: 'configure', spec} per run, and per lot
-// {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts}
+// {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts, ms}
+// (ms: the helper's time summing it, for the bench)
 // with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot),
 // or {type: 'part-error', id, message} (the helper is then dropped).
 //

@@ -73,25 +73,49 @@ function failed(gen, e) {
 
 // One lot across `k` workers: the helpers sum parts 1 … k − 1 while this worker sums part 0
 // (sized for the lot and the noise it also draws: `train::part::coordinator_extra_examples`);
-// a part whose helper failed is summed here. Returns the epoch's report or null, or undefined
-// when the run was replaced meanwhile (its session is gone).
-async function parallelLot(s, k) {
+// a part whose helper failed (or that has no helper: the bench's `alone`) is summed here.
+// Returns the epoch's report or null, or undefined when the run was replaced meanwhile (its
+// session is gone). `laps` (the bench's phase timings only) sums each phase's milliseconds.
+async function parallelLot(s, k, laps = null) {
+  const lap = laps ? stopwatch(laps) : null;
   s.drawLot();
   const jobs = [];
   if (k > 1) {
     const bounds = s.clipBounds();
-    for (let i = 1; i < k; i += 1) {
+    for (let i = 1; i < k && i <= pool.size; i += 1) {
       const params = pool.buffer(i - 1, s.nParams()); // each helper's own, transferred
       s.paramsInto(params);
       jobs.push(pool.sum(i - 1, params, s.lotPart(i, k), bounds).catch(() => null));
     }
   }
+  lap?.('send');
   s.sumOwnPart(0, k);
+  lap?.('own');
   s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
+  lap?.('noise');
   const answers = await Promise.all(jobs);
   if (session !== s) return undefined;
-  answers.forEach((a, j) => (a ? s.receivePart(j + 1, a.grad, a.norms, a.counts) : s.sumOwnPart(j + 1, k)));
-  return s.finishLot(k);
+  lap?.('wait');
+  for (let i = 1; i < k; i += 1) {
+    const a = answers[i - 1];
+    if (a) s.receivePart(i, a.grad, a.norms, a.counts);
+    else s.sumOwnPart(i, k);
+    if (a && laps) laps.helpers = (laps.helpers || 0) + a.ms;
+  }
+  lap?.('others');
+  const report = s.finishLot(k);
+  lap?.('step');
+  return report;
+}
+
+// Adds the milliseconds since its last call (or its creation) to `laps[phase]`.
+function stopwatch(laps) {
+  let t = performance.now();
+  return (phase) => {
+    const now = performance.now();
+    laps[phase] = (laps[phase] || 0) + now - t;
+    t = now;
+  };
 }
 
 // The lot whose parts are out with the helpers, if any: a loop started meanwhile (a pause and
@@ -208,26 +232,29 @@ function planWorkers(asked) {
 }
 
 // `make bench` only (scripts/bench-parallel.mjs): examples/s of a benchmark case through the
-// lot loop above with `m.workers` workers, for about `m.ms` milliseconds.
+// lot loop above with `m.workers` workers, for about `m.ms` milliseconds; with `m.alone`, the
+// same k parts all summed here, one after another (no helpers); and the milliseconds per lot
+// of each phase of parallelLot (`helpers`: the helpers' own summing, from their messages).
 async function bench(m) {
   running = false;
   loopToken += 1;
   if (session) session.free();
   session = bench_session(m.model);
   parts = Math.max(1, Math.min(MAX_WORKERS, Number(m.workers) || 1));
-  pool.resize(parts - 1, sharedModule());
-  if (parts > 1) pool.setUp(`bench ${m.model}`, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
+  pool.resize(m.alone ? 0 : parts - 1, sharedModule());
+  if (pool.size) pool.setUp(`bench ${m.model}`, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   // Warm up for a second: the rows reach the helpers and the engine optimises the hot code.
   const warm = performance.now();
   while (performance.now() - warm < 1000) await parallelLot(session, parts);
-  const [t0, seen] = [performance.now(), session.examplesSeen()];
+  const [t0, seen, laps] = [performance.now(), session.examplesSeen(), {}];
   let lots = 0;
   while (lots < 5 || performance.now() - t0 < m.ms) {
-    await parallelLot(session, parts);
+    await parallelLot(session, parts, laps);
     lots += 1;
   }
   const secs = (performance.now() - t0) / 1000;
-  postMessage({ type: 'bench', model: m.model, workers: parts, examples_per_sec: (session.examplesSeen() - seen) / secs });
+  const phases = Object.fromEntries(Object.entries(laps).map(([phase, ms]) => [phase, +(ms / lots).toFixed(3)]));
+  postMessage({ type: 'bench', model: m.model, workers: parts, helpers: pool.size, examples_per_sec: (session.examplesSeen() - seen) / secs, phases });
 }
 
 async function loadOwnData(m) {
