@@ -93,7 +93,8 @@ export class GradientPool {
   }
 
   // Helper `j` sums `part` at `params` (its `buffer`): resolves to {grad, norms, counts, ms},
-  // `grad` in the same array, `ms` the time the helper spent on it. Both arrays are transferred, not copied.
+  // `grad` in the same array, `ms` the time the helper spent on it. Both arrays are
+  // transferred, not copied.
   sum(j, params, part, bounds) {
     const h = this.helpers[j];
     if (!h || h.dead) return Promise.reject(new Error('that helper has stopped'));

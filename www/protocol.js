@@ -35,9 +35,9 @@
 // first {type: 'wasm', module}, as above; then {type: 'rows', x: Float32Array, y: Uint32Array}
 // (kept across runs on the same rows), {type: 'configure', spec} per run, and per lot
 // {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts, ms}
-// (ms: the helper's time summing it, for the bench)
-// with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot),
-// or {type: 'part-error', id, message} (the helper is then dropped).
+// with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot)
+// and `ms` the helper's time summing it (for the bench), or {type: 'part-error', id, message}
+// (the helper is then dropped).
 //
 // Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):
 /** @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}} AuditPlan */
