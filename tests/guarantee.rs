@@ -299,3 +299,24 @@ fn one_example_that_overflows_changes_nothing() {
     assert!(with.model().params().iter().all(|p| p.is_finite()));
     assert_eq!(with.model().params(), without.model().params());
 }
+
+/// `dpsgd epsilon` and `dpsgd sigma` see a sampled Gaussian, not a run: their answer says it
+/// leaves out what a run releases besides its steps, which `train`'s ε includes.
+#[test]
+fn the_accounting_commands_say_they_count_the_training_steps_alone() {
+    let mechanism = ["--q", "0.01", "--epochs", "10", "--delta", "1e-5"];
+    for cmd in [
+        vec!["epsilon", "--sigma", "4"],
+        vec!["sigma", "--target-epsilon", "2"],
+    ] {
+        let args: Vec<&str> = cmd.iter().chain(&mechanism).copied().collect();
+        let (code, out, err) = dpsgd(&args);
+        assert_eq!(code, Some(0), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let accounts = v["accounts"].as_str().unwrap_or_default();
+        assert!(
+            accounts.starts_with("the training steps alone") && accounts.contains("DP-PCA"),
+            "{out}"
+        );
+    }
+}

@@ -21,6 +21,9 @@
 //! dpsgd bench   [--case all|training|accountants|kernels]
 //! ```
 //!
+//! `epsilon` and `sigma` account the training steps alone (their JSON says so in `accounts`): a
+//! run's DP-PCA, private ranges and noisy counts are in `train`'s ε, not theirs.
+//!
 //! A file of one's own (`--csv`) is private data: the report defaults to the private level,
 //! numeric columns are clipped to stated (`--bounds`) or privately estimated ranges, and the
 //! seed is random unless given (a fixed seed prints a warning).

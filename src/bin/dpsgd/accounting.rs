@@ -2,6 +2,12 @@
 //! checked here, by name, before an accountant sees it.
 
 use super::args::{fail, Args};
+
+/// What `epsilon` and `sigma` account, printed with every answer: a run's other releases
+/// (DP-PCA, private ranges, noisy counts) are not in it, and `train` reports a run's ε with them.
+const ACCOUNTS: &str = "the training steps alone (T sampled Gaussian steps at rate q and noise \
+     σ): a run's DP-PCA, private column ranges and noisy counts spend more, and `dpsgd train` \
+     reports ε with them";
 use dpsgd_lab::config::{fmt_num, MAX_SIGMA};
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon_in;
 use dpsgd_lab::privacy::accountant::{
@@ -91,7 +97,7 @@ pub fn epsilon(raw: &[String]) {
         "naive": json_number(r.naive), "strong": json_number(r.strong),
         "moments": json_number(r.moments), "rdp": json_number(r.rdp),
         "pld": json_number(r.pld.unwrap_or(f64::INFINITY)),
-        "amplification": amp.name(), "steps": steps,
+        "amplification": amp.name(), "steps": steps, "accounts": ACCOUNTS,
     });
     println!("{out}");
 }
@@ -137,7 +143,7 @@ pub fn sigma(raw: &[String]) {
             fmt_num(delta)
         ))
     });
-    let mut out = serde_json::json!({ "sigma": s, "accountant": name });
+    let mut out = serde_json::json!({ "sigma": s, "accountant": name, "accounts": ACCOUNTS });
     if s <= SIGMA_LEAST {
         out["note"] = serde_json::json!(format!(
             "σ = {SIGMA_LEAST}, the least searched, already keeps ε within {}; a smaller σ may too",
