@@ -7,8 +7,9 @@ mod common;
 mod golden;
 
 use dpsgd_lab::config::RunConfig;
-use dpsgd_lab::config::{Clipping, Mode, ModelKind, Sampling};
+use dpsgd_lab::config::{AccountantName, Clipping, Mode, ModelKind, Sampling};
 use dpsgd_lab::model::Model;
+use dpsgd_lab::privacy::accountant::Amplification;
 use dpsgd_lab::train::Trainer;
 
 #[test]
@@ -441,7 +442,13 @@ fn budget_mode_stops_before_the_step_that_would_exceed_it() {
         t.epsilon_after(last.steps + 1).moments > 1.7,
         "one more step would still fit"
     );
-    assert!(last.notes.iter().any(|n| n.contains("budget")));
+    assert_eq!(
+        last.budget_stop.as_deref(),
+        Some("one more step would spend more than ε = 1.7 with the moments accountant")
+    );
+    assert!(reports[..reports.len() - 1]
+        .iter()
+        .all(|r| r.budget_stop.is_none()));
     // The noise view places the cut epoch's lots where they were: the last before the end.
     let spe = t.steps_per_epoch();
     let lots_in_last = last.steps - (reports.len() as u64 - 1) * spe;
@@ -460,6 +467,41 @@ fn budget_mode_stops_before_the_step_that_would_exceed_it() {
     let r: Vec<_> = std::iter::from_fn(|| t.run_epoch()).collect();
     assert_eq!(r.len(), 2);
     assert!(!r[1].stopped_by_budget);
+}
+
+#[test]
+fn a_naive_budget_is_measured_and_said_to_be_measured_with_the_rigorous_convention() {
+    // The report's naive figures follow the paper's optimistic q·ε₀ here; the budget does not.
+    let rigorous = RunConfig {
+        sigma: 1.0,
+        lot_size: 256,
+        epochs: 20,
+        seed: Some(3),
+        ..RunConfig::default()
+    };
+    let t = Trainer::new(rigorous.clone(), common::adult()).unwrap();
+    let budget = t.epsilon_after(30).naive;
+    let cfg = RunConfig {
+        budget_epsilon: Some(budget),
+        budget_accountant: AccountantName::Naive,
+        amplification: Amplification::Paper,
+        ..rigorous
+    };
+    let mut t = Trainer::new(cfg, common::adult()).unwrap();
+    let last = std::iter::from_fn(|| t.run_epoch()).last().unwrap();
+    assert_eq!(
+        last.steps, 30,
+        "the budget is the rigorous naive ε after 30 steps"
+    );
+    let why = last.budget_stop.expect("stopped by the budget");
+    assert!(
+        why.ends_with("with the naive accountant (rigorous convention)"),
+        "{why}"
+    );
+    assert!(
+        last.epsilon.naive < budget,
+        "the report's paper-convention naive ε is lower"
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@ import { KeptWorker } from './kept-worker.js';
 import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
-import { clearMessage, endProgress, setStatus, showMessage, showProgress } from './messages.js';
+import { clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
 import { Pins } from './pins.js';
 import { readLink } from './link.js';
 import { RunLog } from './runlog.js';
@@ -41,7 +41,7 @@ let playing = true;
 let debounce = null;
 let reloadingOwn = false; // own data re-sent to a restarted worker
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
-const pins = new Pins();
+const pins = new Pins(() => showRunNotes());
 let runQueue = [];     // { label, cfg } runs to train and pin one after another
 let teacherParams = new URLSearchParams();
 
@@ -61,6 +61,8 @@ function writeHash(cfg) {
 }
 
 const history = () => (run ? run.history : []);
+// Rust's caveats on the numbers shown: the run's (its latest report's), then the pins'.
+const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pins.notes()]);
 // The facts of `cfg`'s data set, or null until a run has loaded that one.
 const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
 
@@ -123,6 +125,7 @@ function restart(pin) {
   generation += 1;
   run = { cfg, history: [], mechanism: null, plane: null, pin: pin || null };
   log.clear(generation);
+  showRunNotes();
   updatePreview(cfg);
   drawCharts();
   worker.post(TO_WORKER.start(generation, cfg, playing, workerCount()));
@@ -141,6 +144,7 @@ function onReport(m) {
   log.append(r, r.stopped_by_budget);
   drawCharts();
   setStatus(epochStatus(r, fmtEps));
+  showRunNotes();
 }
 
 function onDone() {
@@ -154,7 +158,7 @@ function onDone() {
     nextQueued();
     return;
   }
-  if (r) setStatus(doneStatus(r, run.history.length, { accountant: run.cfg.budget_accountant, epsilon: run.cfg.budget_epsilon }, fmtEps));
+  if (r) setStatus(doneStatus(r, run.history.length, fmtEps));
 }
 
 function onWorkerMessage(ev) {

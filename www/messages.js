@@ -1,6 +1,7 @@
-// The page's two places for words: the status line (progress, replaced as a run goes on) and
-// the message box (errors and confirmations, kept until dismissed or the user's next change).
-// While a data set loads, a progress bar joins the status line.
+// The page's places for words: the status line (progress, replaced as a run goes on), the
+// run's notes under it (Rust's caveats on the run's numbers, as its latest report gives them)
+// and the message box (errors and confirmations, kept until dismissed or the user's next
+// change). While a data set loads, a progress bar joins the status line.
 const $ = (id) => document.getElementById(id);
 
 let beforeProgress = null; // the status line a loading report took over
@@ -38,6 +39,14 @@ export function endProgress() {
   $('load-progress').hidden = true;
   $('status').textContent = beforeProgress;
   beforeProgress = null;
+}
+
+// The caveats a report carries (`notes`, written by Rust), shown as they are; none hides the list.
+export function showNotes(notes) {
+  const list = Array.isArray(notes) ? notes.map(String) : [];
+  const items = list.map((n) => Object.assign(document.createElement('li'), { textContent: `Note: ${n}.` }));
+  $('run-notes').replaceChildren(...items);
+  $('run-notes').hidden = !items.length;
 }
 
 export function showMessage(text) {

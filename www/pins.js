@@ -1,12 +1,19 @@
 // Pinned runs: up to four, drawn faded behind the current run. A pin keeps only what ε covers
-// (it stays on the charts whatever the release level), and a run on the student's own data is
+// (it stays on the charts whatever the release level) and Rust's caveats on its numbers (its
+// last report's notes: shuffled lots, no guarantee…), listed with the run's own notes and its
+// name marked "*" where it is drawn; and a run on the student's own data is
 // never written into a link (its settings cannot reopen it, and a fixed seed must not travel).
 const $ = (id) => document.getElementById(id);
 export const MAX_PINS = 4;
 
+// A pin's name, marked in front (a chart shortens long names at the end) when it has notes.
+const marked = (p) => (p.notes.length ? `* ${p.label}` : p.label);
+
 export class Pins {
-  constructor() {
+  // `onChange`: called when the pins (and so their notes) change.
+  constructor(onChange) {
     this.list = [];
+    this.onChange = onChange;
   }
 
   add(label, cfg, runHistory) {
@@ -15,7 +22,8 @@ export class Pins {
       const outside = new Set(r.not_private || []);
       return { epoch: r.epoch, test_acc: outside.has('test_acc') ? undefined : r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon };
     };
-    this.list.push({ label, cfg, history: runHistory.map(keep) });
+    const notes = runHistory[runHistory.length - 1].notes;
+    this.list.push({ label, cfg, history: runHistory.map(keep), notes: Array.isArray(notes) ? notes.map(String) : [] });
     if (this.list.length > MAX_PINS) this.list.shift();
     this.render();
   }
@@ -26,12 +34,18 @@ export class Pins {
   }
 
   render() {
-    $('pin-list').replaceChildren(...this.list.map((p) => Object.assign(document.createElement('li'), { textContent: p.label })));
+    $('pin-list').replaceChildren(...this.list.map((p) => Object.assign(document.createElement('li'), { textContent: marked(p) })));
+    this.onChange();
   }
 
-  // What the charts draw: labels and histories.
+  // What the charts draw: labels (marked when the pin has notes) and histories.
   drawn() {
-    return this.list.map((p) => ({ label: p.label, history: p.history }));
+    return this.list.map((p) => ({ label: marked(p), history: p.history }));
+  }
+
+  // The pins' notes, each naming its pin.
+  notes() {
+    return this.list.flatMap((p) => p.notes.map((n) => `pinned run "${marked(p)}": ${n}`));
   }
 
   // What a link may carry: the settings of pins not on the student's own data.

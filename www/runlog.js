@@ -91,7 +91,8 @@ const cell = (v) => {
 };
 
 // The run's reports as CSV: every scalar field they carry, those outside the guarantee headed
-// "(not private)", then the settings — with no seed for a private data set.
+// "(not private)", Rust's caveats on the numbers ("notes", joined), then the settings — with
+// no seed for a private data set.
 export function csvOf(history, cfg) {
   const first = history[0] || {};
   const notPrivate = new Set(first.not_private || []);
@@ -100,9 +101,10 @@ export function csvOf(history, cfg) {
   const settings = [['sigma', cfg.sigma], ['lot_size', cfg.lot_size], ['lr', cfg.lr]];
   if (cfg.dataset !== 'own' && cfg.seed !== null) settings.push(['seed', cfg.seed]);
   const head = keys.map((k) => (notPrivate.has(topKey(k)) ? `${k} (not private)` : k));
-  const lines = [[...head, ...settings.map(([k]) => k)].join(',')];
+  const notes = (r) => (Array.isArray(r.notes) ? r.notes.join('; ') : '');
+  const lines = [[...head, 'notes', ...settings.map(([k]) => k)].join(',')];
   for (const r of history) {
-    lines.push([...keys.map((k) => cell(get(r, k) ?? '')), ...settings.map(([, v]) => cell(v))].join(','));
+    lines.push([...keys.map((k) => cell(get(r, k) ?? '')), cell(notes(r)), ...settings.map(([, v]) => cell(v))].join(','));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -17,16 +17,12 @@ export function epochStatus(r, fmtEps) {
   return `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`;
 }
 
-// The line shown when a run ends: `r` its last report, `epochs` how many it had, `budget` the
-// run's {accountant, epsilon} target when it trained until a budget.
-export function doneStatus(r, epochs, budget, fmtEps) {
+// The line shown when a run ends: `r` its last report, `epochs` how many it had.
+export function doneStatus(r, epochs, fmtEps) {
   if (r.divergence) return `Stopped in epoch ${r.epoch}: the model diverged (see the message).`;
-  if (r.stopped_by_budget) {
-    // No ε here: Rust measures a budget with naive and strong's rigorous convention, which
-    // the report's figures for them need not follow (the run log has every accountant's).
-    const rigorous = budget.accountant === 'naive' || budget.accountant === 'strong' ? ' (rigorous convention)' : '';
-    return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): one more step would spend more than ε = ${budget.epsilon} with the ${budget.accountant} accountant${rigorous}.`;
-  }
+  // Rust says which budget and how it was measured (not the report's ε: for naive and strong
+  // it may follow another convention than the budget's).
+  if (r.budget_stop) return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ${r.budget_stop}.`;
   const acc = accuracyText(r);
   return `Done: ${epochs} epochs${acc === undefined ? '' : `, ${acc}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
 }

@@ -2,9 +2,9 @@
 //! and build its report at the run's release level (`report.rs` says which field is which).
 
 use super::{Diagnostics, EpochReport, Trainer};
-use crate::config::{Mode, ReleaseLevel, Sampling};
+use crate::config::{fmt_num, Mode, ReleaseLevel, Sampling};
 use crate::model::Model;
-use crate::privacy::accountant::EpsilonReport;
+use crate::privacy::accountant::{Accountant, EpsilonReport};
 use rand_distr::{Distribution, StandardNormal};
 
 impl Trainer {
@@ -108,6 +108,7 @@ impl Trainer {
             private_test_acc,
             private_clipped_fraction,
             stopped_by_budget: self.stopped_by_budget(),
+            budget_stop: self.budget_stop(),
             divergence,
             notes: self.notes(),
             diagnostics,
@@ -132,19 +133,30 @@ impl Trainer {
         ))
     }
 
+    /// Why the ε budget stopped the run, in the epoch it did (the paper's DPTrain loop ends
+    /// when one more step would cross the budget): with the budget's own accountant and, for
+    /// naive and strong, the rigorous convention it is measured with, whatever the report's.
+    fn budget_stop(&self) -> Option<String> {
+        if !self.stopped_by_budget() {
+            return None;
+        }
+        let acc = self.cfg.budget_accountant();
+        let convention = match acc {
+            Accountant::Naive(a) | Accountant::Strong(a) => format!(" ({} convention)", a.name()),
+            _ => String::new(),
+        };
+        Some(format!(
+            "one more step would spend more than ε = {} with the {} accountant{convention}",
+            fmt_num(self.cfg.budget_epsilon.unwrap_or(f64::NAN)),
+            acc.name(),
+        ))
+    }
+
     /// Caveats a reader of the report must see.
     fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.cfg.sampling == Sampling::Shuffle {
             notes.push("fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only".into());
-        }
-        if self.stopped_by_budget() {
-            notes.push(format!(
-                "stopped by the ε budget ({} with the {} accountant) after {} steps",
-                self.cfg.budget_epsilon.unwrap_or(f64::NAN),
-                self.cfg.budget_accountant.name(),
-                self.steps
-            ));
         }
         if self.cfg.mode != Mode::Dp {
             notes.push(

@@ -16,7 +16,7 @@ use crate::privacy::accountant::{Amplification, EpsilonReport, REPORTED};
 use serde::{Serialize, Serializer};
 
 /// Report fields that ε covers (or that depend on the configuration alone).
-pub const COVERED: [&str; 18] = [
+pub const COVERED: [&str; 19] = [
     "epoch",
     "steps",
     "release",
@@ -33,6 +33,7 @@ pub const COVERED: [&str; 18] = [
     "private_test_acc",
     "private_clipped_fraction",
     "stopped_by_budget",
+    "budget_stop",
     "divergence",
     "notes",
 ];
@@ -93,6 +94,10 @@ pub struct EpochReport {
     pub private_clipped_fraction: Option<f64>,
     /// True when the ε budget stopped the run during (or at the end of) this epoch.
     pub stopped_by_budget: bool,
+    /// When the budget stopped the run: which budget, measured how (the report's own naive and
+    /// strong figures may follow another convention). From the settings and the step count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_stop: Option<String>,
     /// Why the run stopped when a weight became infinite or NaN in this epoch (η too large):
     /// every later number would be meaningless. Read from the released weights, so covered.
     #[serde(skip_serializing_if = "Option::is_none")]

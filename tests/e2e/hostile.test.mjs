@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { generationOf, longTasks, mulberry32, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { downloadCsv, generationOf, longTasks, mulberry32, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
 
 before(setUp);
 after(tearDown);
@@ -80,7 +80,7 @@ test('a training worker that dies is noticed, replaced, and re-runs the last set
   await page.close();
 });
 
-test('each bad pin of a link is dropped by name; the good pin and the link\'s own run train', async () => {
+test('each bad pin of a link is dropped by name; the good pins and the link\'s own run train, each with Rust\'s caveats', async () => {
   // Written out: a JS object literal's __proto__ would set the prototype, not a key.
   const pins = `[${[
     '{"label":"good","cfg":{"dataset":"blobs","model":"logistic","epochs":1}}',
@@ -88,7 +88,7 @@ test('each bad pin of a link is dropped by name; the good pin and the link\'s ow
     '{}',
     '{"label":"proto","cfg":{"__proto__":{"sigma":1},"pca":1e308}}',
   ].join(',')}]`;
-  const { page, problems } = await openLab(`#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(pins)}`);
+  const { page, problems } = await openLab(`#v=1&epochs=2&dataset=blobs&model=logistic&amp=paper&pins=${encodeURIComponent(pins)}`);
   await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, { timeout: 30_000 });
   await waitForRun(page, 0, 2, { done: true });
   const text = await message(page);
@@ -96,15 +96,33 @@ test('each bad pin of a link is dropped by name; the good pin and the link\'s ow
     assert.ok(text.includes(part), `${part} in: ${text}`);
   }
   assert.equal(await page.locator('#pin-list li').textContent(), 'good');
+  // The link's own run uses the paper's convention for naive and strong: said under the status.
+  assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
+    'Note: naive and strong use the paper convention, which is not always a valid bound.',
+  ]);
+  // …and in the run log's CSV, on every epoch's row.
+  const rows = (await downloadCsv(page)).trim().split('\n');
+  assert.ok(rows[0].split(',').includes('notes'), rows[0]);
+  assert.equal(rows.length, 3);
+  for (const row of rows.slice(1)) assert.ok(row.includes(',"naive and strong use the paper convention, which is not always a valid bound",'), row);
 
   // A pin with L > N trains with L = N and leaves the main slider where the link put it.
   const before = await page.locator('#lot-size-value').textContent();
-  const bigLot = JSON.stringify([{ label: 'big L', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, lot_size: 99999 } }]);
+  // A shuffled pin's ε is not what the accountants assume: its mark and note say so (a link
+  // can ask for what the controls do not offer).
+  const bigLot = JSON.stringify([
+    { label: 'big L', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, lot_size: 99999 } },
+    { label: 'shuffled', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, sampling: 'shuffle' } },
+  ]);
   const g = await generationOf(page);
   await page.evaluate((h) => { location.hash = h; }, `#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(bigLot)}`);
   await page.waitForFunction(() => [...document.querySelectorAll('#pin-list li')].some((li) => li.textContent === 'big L'), null, { timeout: 30_000 });
   await waitForRun(page, g, 2, { done: true });
   assert.equal(await page.locator('#lot-size-value').textContent(), before);
+  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['big L', '* shuffled']);
+  assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
+    'Note: pinned run "* shuffled": fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only.',
+  ]);
 
   // Messages a worker should never send are ignored with a message, never an uncaught error.
   for (const data of [null, 7, 'report', { type: 'report' }, { type: 'data', generation: 1 }, { type: '__proto__' }, { type: 'constructor', generation: 0 }]) {
