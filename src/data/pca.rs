@@ -111,6 +111,22 @@ impl Projection {
         matmul(&mut out.view_mut(), &x, &self.basis.view(), false);
         out
     }
+
+    /// The range of each projected coordinate over the unit cube [0, 1]^d, as (low, high):
+    /// coordinate j of x·basis is Σ_i x_i b_ij, lowest where x_i = 1 exactly for the
+    /// negative b_ij and highest for the positive ones. From the released basis and a public
+    /// box alone, so it reveals nothing more than the projection did.
+    pub fn range_over_unit_cube(&self) -> Vec<(Real, Real)> {
+        self.basis
+            .columns()
+            .into_iter()
+            .map(|b| {
+                b.iter().fold((0.0, 0.0), |(lo, hi), &v| {
+                    (lo + v.min(0.0), hi + v.max(0.0))
+                })
+            })
+            .collect()
+    }
 }
 
 /// The dataset with every example (train and test) projected onto `p`'s basis.
@@ -142,6 +158,39 @@ mod tests {
         let p = DMatrix::from_fn(p.nrows(), p.ncols(), |i, j| p[[i, j]] as f64);
         let resid = &p - q * (q.transpose() * &p);
         resid.singular_values().max()
+    }
+
+    /// Every point of the unit cube projects inside the range, and the range's ends are
+    /// reached (at the cube's corners): it is the projected cube's exact bounding box.
+    #[test]
+    fn the_range_over_the_unit_cube_holds_every_point_and_is_reached() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let (d, k) = (7, 2);
+        let q = DMatrix::<f64>::from_fn(d, k, |_, _| rng.random_range(-1.0..1.0))
+            .qr()
+            .q();
+        let p = Projection {
+            basis: Array2::from_shape_fn((d, k), |(i, j)| q[(i, j)] as Real),
+            sample_size: 0,
+        };
+        let range = p.range_over_unit_cube();
+        let inside = Array2::from_shape_fn((500, d), |_| rng.random_range(0.0..=1.0) as Real);
+        let corners = Array2::from_shape_fn((1 << d, d), |(c, i)| ((c >> i) & 1) as Real);
+        for (j, &(lo, hi)) in range.iter().enumerate() {
+            assert!(
+                lo < 0.0 && hi > 0.0,
+                "a random direction has both signs: {lo} {hi}"
+            );
+            let col = p.apply(inside.view()).column(j).to_owned();
+            assert!(col.iter().all(|&v| v >= lo - 1e-5 && v <= hi + 1e-5));
+            let ends = p.apply(corners.view()).column(j).to_owned();
+            let min = ends.iter().copied().fold(Real::INFINITY, Real::min);
+            let max = ends.iter().copied().fold(Real::NEG_INFINITY, Real::max);
+            assert!(
+                (min - lo).abs() < 1e-5 && (max - hi).abs() < 1e-5,
+                "{min} {max} vs {lo} {hi}"
+            );
+        }
     }
 
     #[test]

@@ -256,7 +256,8 @@ impl Session {
     /// The decision-boundary plane for 2-D data (null otherwise). At the teaching level: the
     /// training points and their range (marked not private on the page). At the private level:
     /// the public test points of a built-in set, or — for private data — no points and the public
-    /// square [0, 1]² every private example is scaled into.
+    /// square [0, 1]² every private example is scaled into (its image under DP-PCA's released
+    /// basis when the run projects more columns onto two).
     pub fn plane(&self) -> Result<JsValue, JsError> {
         let d = self.trainer.data();
         if d.n_features() != 2 {
@@ -271,8 +272,20 @@ impl Session {
                 training_points: true,
             }
         } else if self.trainer.facts().private {
+            // Every private example is scaled into [0, 1]^d: the plane is that square, or its
+            // image under the released DP-PCA basis (PCA to 2 of more columns).
+            let range = match self.trainer.projection() {
+                Some(p) => p.range_over_unit_cube(),
+                None => vec![(0.0, 1.0); 2],
+            };
+            let mut bounds = [0.0f32; 4];
+            for (j, (lo, hi)) in range.into_iter().enumerate() {
+                let pad = 0.1 * (hi - lo).max(1e-3);
+                bounds[2 * j] = lo - pad;
+                bounds[2 * j + 1] = hi + pad;
+            }
             Plane {
-                bounds: [-0.1, 1.1, -0.1, 1.1],
+                bounds,
                 points: Vec::new(),
                 training_points: false,
             }
