@@ -107,6 +107,11 @@ fn own_data_defaults_to_private_hides_exact_test_metrics_and_warns_of_a_fixed_se
         );
         assert!(v["private_test_acc"].as_f64().is_some(), "{line}");
         assert!(v.get("train_acc").is_none());
+        assert_eq!(
+            v["notes"],
+            serde_json::json!([]),
+            "a random seed needs no note"
+        );
     }
     // The evaluations and the range estimate are in ε: more than the same training alone (the
     // same seed, so the same rows are held out and q is the same).
@@ -132,12 +137,41 @@ fn own_data_defaults_to_private_hides_exact_test_metrics_and_warns_of_a_fixed_se
         eps(&stated)
     );
     // A fixed seed is allowed, with a warning on one line.
-    let (code, _, err) = dpsgd(&[
+    let (code, out, err) = dpsgd(&[
         "train", "--csv", p, "--label", "y", "--epochs", "1", "--seed", "4",
     ]);
     assert_eq!(code, Some(0));
     assert!(
         err.contains("warning") && err.contains("seed") && err.lines().count() == 1,
+        "{err}"
+    );
+    // …and every report carries it as a note, so the numbers do not travel without it.
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let notes = v["notes"].as_array().unwrap();
+        assert!(
+            notes.iter().any(|n| n
+                .as_str()
+                .unwrap()
+                .starts_with("a fixed seed on private data")),
+            "{line}"
+        );
+    }
+    // The audit releases how many models differ, without noise: refused on one's own file.
+    let (code, out, err) = dpsgd(&[
+        "audit",
+        "--threat",
+        "worst-case",
+        "--runs",
+        "2",
+        "--csv",
+        p,
+        "--label",
+        "y",
+    ]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        err.contains("the audit runs on the built-in data sets only") && err.lines().count() == 1,
         "{err}"
     );
     // Standardising fits the data in the clear: refused at the private level.

@@ -2,7 +2,16 @@
 // lies outside the guarantee — so the page shows where the guarantee ends instead of hiding it.
 
 const $ = (id) => document.getElementById(id);
-const num = (v) => (Number.isInteger(v) ? String(v) : Number(v).toPrecision(3));
+
+// v to three significant digits, rounded toward the side that never flatters the guarantee:
+// a noise multiplier down, a sampling rate up (0.99951 is "0.999", not "1.00").
+function sig3(v, round) {
+  if (Number.isInteger(v) || !Number.isFinite(v) || v === 0) return String(v);
+  const unit = 10 ** (Math.floor(Math.log10(Math.abs(v))) - 2);
+  return (round(v / unit) * unit).toPrecision(3);
+}
+const noise = (v) => sig3(Number(v), Math.floor);
+const rate = (v) => sig3(Number(v), Math.ceil);
 
 function item(text) {
   const li = document.createElement('li');
@@ -16,21 +25,24 @@ export function renderCoverage(mechanism, cfg, facts) {
   const outside = [];
   const step = mechanism.step;
   const steps = mechanism.total_steps;
-  if (step.sigma > 0) {
-    covered.push(`The model after each of the ${num(steps)} training steps: a Poisson-sampled lot `
-      + `(q = ${num(step.q)}) whose clipped gradients get Gaussian noise, accounted with noise `
-      + `multiplier σ = ${num(step.sigma)}${cfg.clip_quantile ? ' (with the noisy count of unclipped examples that adapts C)' : ''} — and so anything computed from the model alone.`);
+  if (mechanism.open) {
+    // Rust's verdict: a release without noise (the mode, σ = 0 or σ_p = 0) leaves ε = ∞.
+    outside.push(step.sigma > 0
+      ? 'Everything: one of this run\'s releases has no noise (DP-PCA with σ_p = 0?), so ε = ∞.'
+      : 'Everything: this run does not both clip and add noise, so ε = ∞.');
   } else {
-    outside.push('Everything: this mode does not both clip and add noise, so ε = ∞.');
+    covered.push(`The model after each of the ${steps} training steps: a Poisson-sampled lot `
+      + `(q = ${rate(step.q)}) whose clipped gradients get Gaussian noise, accounted with noise `
+      + `multiplier σ = ${noise(step.sigma)}${cfg.clip_quantile ? ' (with the noisy count of unclipped examples that adapts C)' : ''} — and so anything computed from the model alone.`);
+    for (const r of mechanism.before) {
+      if (r.what === 'dp-pca') covered.push(`DP-PCA's projection: one Gaussian release (σ_p = ${noise(r.sigma)}), before training.`);
+      if (r.what === 'bounds') covered.push(`The ranges of your numeric columns: one Gaussian release over their histograms (σ = ${noise(r.sigma)}).`);
+    }
+    for (const r of mechanism.per_epoch) {
+      if (r.what === 'evaluation') covered.push(`The test accuracy after each epoch, from a count of correct predictions with Gaussian noise (σ = ${noise(r.sigma)}).`);
+    }
   }
-  for (const r of mechanism.before) {
-    if (r.what === 'dp-pca') covered.push(`DP-PCA's projection: one Gaussian release (σ_p = ${num(r.sigma)}), before training.`);
-    if (r.what === 'bounds') covered.push(`The ranges of your numeric columns: one Gaussian release over their histograms (σ = ${num(r.sigma)}).`);
-  }
-  for (const r of mechanism.per_epoch) {
-    if (r.what === 'evaluation') covered.push(`The test accuracy after each epoch, from a count of correct predictions with Gaussian noise (σ = ${num(r.sigma)}).`);
-  }
-  if (!facts.private) covered.push('The accuracy on the held-out test set: public data, not protected by training.');
+  if (!mechanism.open && !facts.private) covered.push('The accuracy on the held-out test set: public data, not protected by training.');
   if (cfg.report === 'teaching') {
     outside.push('Train accuracy, the gradient-norm histogram, signal against noise, the clipped fraction, the median gradient norm and the training points of the decision-boundary view: the training data itself, or measured on it without noise (marked "not private").');
     if (facts.private) outside.push('The exact test accuracy of your held-out rows (choose "only what ε covers" to release it from a noisy count instead).');

@@ -137,6 +137,16 @@ impl AuditPlan {
                 ),
             ));
         }
+        if data.private {
+            // The audit releases how hundreds of models trained on the data differ, without
+            // noise: on a file of one's own that is a leak no ε covers.
+            return Err(audit_error(
+                "dataset",
+                "the audit runs on the built-in data sets only: it trains hundreds of models on \
+                 the data and shows how they differ, which no ε covers"
+                    .into(),
+            ));
+        }
         if cfg.sampling != Sampling::Poisson {
             return Err(audit_error(
                 "sampling",

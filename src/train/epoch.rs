@@ -158,6 +158,13 @@ impl Trainer {
         if self.cfg.sampling == Sampling::Shuffle {
             notes.push("fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only".into());
         }
+        if self.facts.private && self.cfg.seed.is_some() {
+            notes.push(
+                "a fixed seed on private data: whoever knows it can recompute the noise and \
+                 subtract it, so ε does not hold against them"
+                    .into(),
+            );
+        }
         if self.cfg.mode != Mode::Dp {
             notes.push(
                 "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),

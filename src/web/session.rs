@@ -160,12 +160,14 @@ impl LabData {
     }
 }
 
-/// A mechanism as the page shows it: its releases and the training steps they add up to.
+/// A mechanism as the page shows it: its releases, the training steps they add up to, and
+/// whether one of them has no noise (`open`: then ε = ∞ and nothing is covered).
 #[derive(Serialize)]
 pub(super) struct MechanismView<'a> {
     #[serde(flatten)]
     mechanism: &'a Mechanism,
     total_steps: u64,
+    open: bool,
 }
 
 impl<'a> MechanismView<'a> {
@@ -173,6 +175,7 @@ impl<'a> MechanismView<'a> {
         MechanismView {
             mechanism,
             total_steps: mechanism.total_steps(),
+            open: mechanism.is_open(),
         }
     }
 }

@@ -92,7 +92,7 @@ test('the page loads, trains, and fills the run log and the charts, PLD included
   await page.waitForFunction(() => window.near('epsilon-chart', [230, 159, 30], [25, 25, 30]) > 40
     && window.near('epsilon-chart', [244, 212, 140], [6, 6, 8]) > 60, null, { timeout: 30_000 });
   // What ε covers, from the run's mechanism.
-  assert.match(await page.locator('#covered').innerText(), /Poisson-sampled lot \(q = 0\.00786\)/);
+  assert.match(await page.locator('#covered').innerText(), /Poisson-sampled lot \(q = 0\.00787\)/);
   assert.match(await page.locator('#not-covered').innerText(), /Train accuracy/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-default.png'), fullPage: true });
   await page.locator('#noise-chart').screenshot({ path: path.join(ARTIFACTS, 'noise-signal.png') });
@@ -278,6 +278,15 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
   for (const key of ['epsilon.naive', 'epsilon.strong', 'epsilon.moments', 'epsilon.rdp', 'epsilon.pld']) {
     assert.equal(await cell(page, 0, key), '∞', key);
   }
+  assert.equal(await page.locator('#covered li').count(), 0);
+  assert.match(await page.locator('#not-covered').innerText(), /Everything: this run does not both clip and add noise, so ε = ∞/);
+  // DP-PCA without noise (σ_p = 0) opens the run too: nothing covered, though the steps are noisy.
+  const g = await generationOf(page);
+  await page.evaluate(() => { location.hash = '#v=1&epochs=2&pca=3&pca_sigma=0'; });
+  await waitForRun(page, g, 1);
+  assert.equal(await cell(page, 0, 'epsilon.moments'), '∞');
+  assert.equal(await page.locator('#covered li').count(), 0);
+  assert.match(await page.locator('#not-covered').innerText(), /Everything: one of this run's releases has no noise/);
   const bad = await openLab('#v=1&sigma=banana&lr=-3&seed=x&dataset=__proto__');
   await waitForRun(bad.page, 0, 1);
   const message = await bad.page.locator('#message-text').textContent();
