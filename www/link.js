@@ -37,7 +37,15 @@ export function pinsFromLink(text, check) {
       return;
     }
     try {
-      queue.push({ label, cfg: check(p.cfg) });
+      const cfg = check(p.cfg);
+      // A link never carries a student's file (pins.js), so a pin naming it was written by
+      // hand: it would train on the file with the link's settings — a seed chosen by the
+      // link's author, whose noise that author could then subtract.
+      if (cfg.dataset === 'own') {
+        problems.push(`pinned run "${label}" was skipped (a link cannot train on your own file)`);
+        return;
+      }
+      queue.push({ label, cfg });
     } catch (e) {
       problems.push(`pinned run "${label}" was skipped (${String(e.message || e).slice(0, 160)})`);
     }

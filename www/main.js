@@ -84,7 +84,8 @@ const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
 // from the settings and the facts of the run's data set (until those arrive, no preview rather
 // than one for another data set's N).
 function updatePreview(cfg) {
-  if (!wasmReady || !facts || factsOf !== cfg.dataset) {
+  // (A lot larger than the data set waits for the worker's resize: a pin from a link.)
+  if (!wasmReady || !facts || factsOf !== cfg.dataset || cfg.lot_size > facts.n_train) {
     preview = [];
     return;
   }
@@ -244,7 +245,9 @@ function startWorker() {
     onRestart: (why) => {
       // Your file goes to the new worker before the run (it handles messages in order).
       reloadingOwn = ownFiles.resend();
-      const own = reloadingOwn ? ' and your file' : '';
+      // Preparing the file again draws a new split and range estimate: a release this run's
+      // ε counts and earlier runs' did not.
+      const own = reloadingOwn ? ' and your file (its split and column ranges drawn again, a new release this run\'s ε counts)' : '';
       showMessage(`${lost(why)} A new one was started with the last settings${own}.`);
       setStatus('Restarting the training worker…');
     },

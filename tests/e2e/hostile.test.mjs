@@ -113,6 +113,8 @@ test('each bad pin of a link is dropped by name; the good pins and the link\'s o
   const bigLot = JSON.stringify([
     { label: 'big L', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, lot_size: 99999 } },
     { label: 'shuffled', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, sampling: 'shuffle' } },
+    // Written by hand: a link's author choosing the seed of a run on the student's file.
+    { label: 'mine', cfg: { dataset: 'own', seed: 7 } },
   ]);
   const g = await generationOf(page);
   await page.evaluate((h) => { location.hash = h; }, `#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(bigLot)}`);
@@ -120,6 +122,7 @@ test('each bad pin of a link is dropped by name; the good pins and the link\'s o
   await waitForRun(page, g, 2, { done: true });
   assert.equal(await page.locator('#lot-size-value').textContent(), before);
   assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['big L', '* shuffled']);
+  assert.ok((await message(page)).includes('pinned run "mine" was skipped (a link cannot train on your own file)'), await message(page));
   assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
     'Note: pinned run "* shuffled": fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only.',
   ]);
