@@ -354,6 +354,26 @@ test('teacher mode from the URL: hidden and locked controls, presenter layout, a
   await page.close();
 });
 
+test('the lessons\' privacy figures are Rust\'s for their settings (the texts quote them)', async () => {
+  // The ε chart's text alternative is the preview Rust computed for the whole run.
+  const whole = async (lesson) => {
+    const { page, problems } = await openLab(`#v=1&lesson=${lesson}`);
+    await page.waitForFunction(() => /whole run \(\d+ epochs\)/.test(document.getElementById('epsilon-chart').getAttribute('aria-label')), null, { timeout: 30_000 });
+    const label = await page.locator('#epsilon-chart').getAttribute('aria-label');
+    const text = await page.locator('#lesson').textContent();
+    assert.deepEqual(problems, []);
+    await page.close();
+    const eps = Object.fromEntries([...label.matchAll(/(naive|strong|moments|RDP) ([\d.]+)/g)].map(([, k, v]) => [k, Number(v)]));
+    return { eps, text };
+  };
+  const moments = await whole('moments');
+  assert.match(moments.text, /about 1\.26 at 100 epochs where strong composition says 9\.34/);
+  assert.ok(Math.abs(moments.eps.moments - 1.26) < 0.01 && Math.abs(moments.eps.strong - 9.34) < 0.05, JSON.stringify(moments.eps));
+  const cost = await whole('cost');
+  assert.match(cost.text, /DP-SGD \(ε ≈ 1\)/);
+  assert.ok(cost.eps.moments > 0.8 && cost.eps.moments < 1.2, JSON.stringify(cost.eps));
+});
+
 test('the σ-needed panel draws every accountant and follows the target ε, off the main thread', async () => {
   const { page, problems } = await openLab('#v=1&epochs=5');
   const fingerprint = () => page.evaluate(() => window.ink('sigma-chart'));
