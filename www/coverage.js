@@ -13,6 +13,13 @@ function sig3(v, round) {
 const noise = (v) => sig3(Number(v), Math.floor);
 const rate = (v) => sig3(Number(v), Math.ceil);
 
+// A release without noise, by its kind in Rust's mechanism.
+const BARE = new Map([
+  ['dp-pca', 'DP-PCA\'s projection (σ_p = 0)'],
+  ['bounds', 'the estimate of your columns\' ranges'],
+  ['evaluation', 'the test accuracy of your held-out rows'],
+]);
+
 function item(text) {
   const li = document.createElement('li');
   li.textContent = text;
@@ -27,8 +34,9 @@ export function renderCoverage(mechanism, cfg, facts) {
   const steps = mechanism.total_steps;
   if (mechanism.open) {
     // Rust's verdict: a release without noise (the mode, σ = 0 or σ_p = 0) leaves ε = ∞.
+    const bare = [...mechanism.before, ...mechanism.per_epoch].filter((r) => !(r.sigma > 0)).map((r) => BARE.get(r.what) ?? r.what);
     outside.push(step.sigma > 0
-      ? 'Everything: one of this run\'s releases has no noise (DP-PCA with σ_p = 0?), so ε = ∞.'
+      ? `Everything: ${bare.length ? bare.join(' and ') : 'one of this run\'s releases'} has no noise, so ε = ∞.`
       : 'Everything: this run does not both clip and add noise, so ε = ∞.');
   } else {
     covered.push(`The model after each of the ${steps} training steps: a Poisson-sampled lot `

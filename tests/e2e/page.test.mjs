@@ -286,7 +286,7 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
   await waitForRun(page, g, 1);
   assert.equal(await cell(page, 0, 'epsilon.moments'), '∞');
   assert.equal(await page.locator('#covered li').count(), 0);
-  assert.match(await page.locator('#not-covered').innerText(), /Everything: one of this run's releases has no noise/);
+  assert.match(await page.locator('#not-covered').innerText(), /Everything: DP-PCA's projection \(σ_p = 0\) has no noise, so ε = ∞/);
   const bad = await openLab('#v=1&sigma=banana&lr=-3&seed=x&dataset=__proto__');
   await waitForRun(bad.page, 0, 1);
   const message = await bad.page.locator('#message-text').textContent();
