@@ -189,19 +189,25 @@ struct Plane {
     training_points: bool,
 }
 
-/// Up to 600 points of `split` as [x, y, label, …], and their range with a margin.
-fn plane_of(split: &crate::data::Split) -> ([f32; 4], Vec<f32>) {
+/// The plane's bounds [x_min, x_max, y_min, y_max]: two (low, high) ranges widened by a tenth.
+fn padded(ranges: impl IntoIterator<Item = (f32, f32)>) -> [f32; 4] {
     let mut bounds = [0.0f32; 4];
-    for (j, col) in split.x.columns().into_iter().enumerate() {
-        let (lo, hi) = col
-            .iter()
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| {
-                (l.min(v), h.max(v))
-            });
+    for (j, (lo, hi)) in ranges.into_iter().take(2).enumerate() {
         let pad = 0.1 * (hi - lo).max(1e-3);
         bounds[2 * j] = lo - pad;
         bounds[2 * j + 1] = hi + pad;
     }
+    bounds
+}
+
+/// Up to 600 points of `split` as [x, y, label, …], and their range with a margin.
+fn plane_of(split: &crate::data::Split) -> ([f32; 4], Vec<f32>) {
+    let bounds = padded(split.x.columns().into_iter().map(|col| {
+        col.iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| {
+                (l.min(v), h.max(v))
+            })
+    }));
     let points = split
         .x
         .rows()
@@ -281,14 +287,8 @@ impl Session {
                 Some(p) => p.range_over_unit_cube(),
                 None => vec![(0.0, 1.0); 2],
             };
-            let mut bounds = [0.0f32; 4];
-            for (j, (lo, hi)) in range.into_iter().enumerate() {
-                let pad = 0.1 * (hi - lo).max(1e-3);
-                bounds[2 * j] = lo - pad;
-                bounds[2 * j + 1] = hi + pad;
-            }
             Plane {
-                bounds,
+                bounds: padded(range),
                 points: Vec::new(),
                 training_points: false,
             }
