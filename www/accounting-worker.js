@@ -1,16 +1,17 @@
 // Accounting worker: the privacy computations too slow for the main thread's 50 ms budget —
-// calibrating σ (PLD takes seconds), the "σ needed versus T" panel (hundreds of ε evaluations)
-// and the PLD accountant's ε curve — on a wasm instance of their own, so they never wait
-// behind training. Every request names its fields (protocol.js): the run's settings and the
+// calibrating σ (PLD takes seconds), the "σ needed versus T" panel (hundreds of ε evaluations),
+// the PLD accountant's ε curve and every run on a student's file composed — on a wasm instance
+// of their own, so they never wait behind training. Every request names its fields (protocol.js): the run's settings and the
 // data's public facts, from which Rust derives the mechanism. Requests coalesce: of several
 // waiting requests of one type only the newest runs, and the page drops older answers.
-import init, { calibrate, pld_preview, sigma_needed } from './pkg/dpsgd_lab.js';
+import init, { calibrate, file_ledger, pld_preview, sigma_needed } from './pkg/dpsgd_lab.js';
 import { initFromPage } from './wasm-in-worker.js';
 
 const TASKS = new Map([
   ['calibrate', (m) => calibrate(m.config, m.facts, String(m.accountant), Number(m.target))],
   ['sigma-needed', (m) => sigma_needed(m.config, m.facts, Number(m.target))],
   ['pld-curve', (m) => pld_preview(m.config, m.facts)],
+  ['file-ledger', (m) => file_ledger(m.preparations, m.runs)],
 ]);
 const pending = new Map(); // type -> newest request not yet run
 let scheduled = false;

@@ -8,6 +8,7 @@ import init, {
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 import { draw as drawAudit, fixAuditSeed, setUpAudit } from './audit.js';
 import { renderCoverage } from './coverage.js';
+import { FileLedger } from './file-ledger.js';
 import { setUpWorkers, showWorkersUsed, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
 import { sizeCanvas } from './drawing.js';
@@ -16,7 +17,7 @@ import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
-import { Pins } from './pins.js';
+import { Pins, comparison } from './pins.js';
 import { readLink } from './link.js';
 import { RunLog } from './runlog.js';
 import { setUpExport } from './export.js';
@@ -39,7 +40,6 @@ let run = null;        // { cfg, history, mechanism, plane, pin } of the run now
 let preview = [];      // epsilon_preview of the current settings
 let playing = true;
 let debounce = null;
-let reloadingOwn = false; // own data re-sent to a restarted worker
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
 const pins = new Pins(() => showRunNotes());
 let runQueue = [];     // { label, cfg } runs to train and pin one after another
@@ -51,6 +51,7 @@ const log = new RunLog(fmtEps);
 const accounting = new Accounting(showMessage);
 const sigmaPanel = new SigmaPanel(accounting);
 const pldPreview = new PldPreview(new Accounting(showMessage));
+const ledger = new FileLedger(accounting, fmtEps); // all runs on a student's file, composed
 let worker = null;
 
 function writeHash(cfg) {
@@ -143,6 +144,7 @@ function onReport(m) {
   }
   if (r.last_lot_norms && r.last_lot_norms.length) lastNorms = Float32Array.from(r.last_lot_norms);
   log.append(r, r.stopped_by_budget);
+  ledger.shown(generation, r.steps);
   drawCharts();
   setStatus(epochStatus(r, fmtEps));
   showRunNotes();
@@ -183,7 +185,7 @@ function onWorkerMessage(ev) {
     return;
   }
   if (m.type === 'own-data-rejected') {
-    reloadingOwn = false;
+    ownFiles.rejected();
     showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`);
     return;
   }
@@ -194,6 +196,7 @@ function onWorkerMessage(ev) {
     const fresh = factsOf !== run.cfg.dataset || JSON.stringify(facts) !== JSON.stringify(m.facts);
     facts = m.facts;
     factsOf = run.cfg.dataset;
+    run.facts = m.facts;
     if (fresh) {
       if (!run.pin) setLotRange(facts.n_train);
       updatePreview(run.cfg);
@@ -216,6 +219,7 @@ function onWorkerMessage(ev) {
     $('boundary-figure').hidden = !m.plane;
     $('boundary-badge').hidden = !(m.plane && m.plane.training_points);
     if (facts) renderCoverage(m.mechanism, run.cfg, facts);
+    if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
   } else if (m.type === 'report') {
     onReport(m);
   } else if (m.type === 'done') {
@@ -244,10 +248,8 @@ function startWorker() {
     onMessage: onWorkerMessage,
     onRestart: (why) => {
       // Your file goes to the new worker before the run (it handles messages in order).
-      reloadingOwn = ownFiles.resend();
-      // Preparing the file again draws a new split and range estimate: a release this run's
-      // ε counts and earlier runs' did not.
-      const own = reloadingOwn ? ' and your file (its split and column ranges drawn again, a new release this run\'s ε counts)' : '';
+      // Preparing the file again draws a new split and range estimate: a new release.
+      const own = ownFiles.resend() ? ' and your file (its split and column ranges drawn again: a new release, added to your file\'s total)' : '';
       showMessage(`${lost(why)} A new one was started with the last settings${own}.`);
       setStatus('Restarting the training worker…');
     },
@@ -281,20 +283,10 @@ function scheduleRestart() {
 
 // A student's file is private data: the private release level, a hidden random seed.
 function ownDataLoaded(own) {
-  ownFiles.loaded();
-  if (reloadingOwn) { // the same file, given to a restarted worker: nothing to announce
-    reloadingOwn = false;
-    return;
-  }
+  if (!ownFiles.loaded(own)) return; // the same file, given to a restarted worker
   facts = own;
   factsOf = 'own';
-  $('own-option').hidden = false;
-  $('own-option').textContent = `Your data: ${ownFiles.name()} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
-  $('dataset').value = 'own';
-  $('report').value = 'private';
   showSeedMode();
-  showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
-    + 'You may switch "What the lab shows" to teaching: what ε does not cover is then marked.');
   scheduleRestart();
 }
 
@@ -349,8 +341,7 @@ $('clear-pins').addEventListener('click', () => {
 $('compare').addEventListener('click', () => {
   const base = readConfig(facts?.n_train);
   pins.clear();
-  runQueue = [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
-    .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
+  runQueue = comparison(base);
   nextQueued();
 });
 window.addEventListener('resize', () => {
@@ -360,7 +351,7 @@ window.addEventListener('resize', () => {
 });
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
-const ownFiles = setUpOwnData(() => worker, showMessage);
+const ownFiles = setUpOwnData(() => worker, showMessage, ledger);
 
 // Offline after the first visit (see sw.js); the lab works without it too.
 if ('serviceWorker' in navigator) {

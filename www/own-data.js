@@ -6,11 +6,9 @@ import { TO_WORKER } from './protocol.js';
 
 const $ = (id) => document.getElementById(id);
 
-// Wires the picker to the training worker (`currentWorker()`: it may have been restarted).
-// Returns `name()`, the loaded files' names for the data set's label, `loaded()`, to call when
-// the worker has accepted them, and `resend()`, which gives the accepted files to a new worker
-// (false when there are none).
-export function setUpOwnData(currentWorker, showMessage) {
+// Wires the picker to the training worker (`currentWorker()`: it may have been restarted) and
+// tells `ledger` (file-ledger.js) each time the file is prepared.
+export function setUpOwnData(currentWorker, showMessage, ledger) {
   let name = '';
   let sent = null;
   let accepted = null;
@@ -57,12 +55,33 @@ export function setUpOwnData(currentWorker, showMessage) {
     sent = TO_WORKER.ownData(files, $('label-column').value, $('bounds').value);
     currentWorker().post(sent);
   });
+  let resent = false; // the accepted files went to a restarted worker
   return {
     name: () => name,
-    loaded: () => { accepted = sent; },
+    // The worker accepted the files (`own`: their facts). A new file is chosen on the page
+    // (private data, the private level) and its ledger starts; the accepted files given to a
+    // restarted worker are the same file prepared once more. Returns whether the file is new.
+    loaded: (own) => {
+      ledger.prepared(own, !resent);
+      if (resent) {
+        resent = false;
+        return false;
+      }
+      accepted = sent;
+      $('own-option').hidden = false;
+      $('own-option').textContent = `Your data: ${name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
+      $('dataset').value = 'own';
+      $('report').value = 'private';
+      showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
+        + 'You may switch "What the lab shows" to teaching: what ε does not cover is then marked.');
+      return true;
+    },
+    rejected: () => { resent = false; },
+    // Gives the accepted files to a new worker; false when there are none.
     resend: () => {
-      if (accepted) currentWorker().post(accepted);
-      return accepted !== null;
+      resent = accepted !== null;
+      if (resent) currentWorker().post(accepted);
+      return resent;
     },
   };
 }

@@ -54,3 +54,8 @@ export class Pins {
   }
 }
 
+
+// "Compare": the settings `base` in each of the four modes, to train and pin one after another
+// (no budget: the comparison is of what noise and clipping do).
+export const comparison = (base) => [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
+  .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));

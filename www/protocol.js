@@ -47,7 +47,8 @@
 //
 // Page ↔ accounting worker (accounting-worker.js): {id, type, config, facts, target?} asks;
 // {id, type, result} or {id, type, error} answers. Types: 'calibrate' (target, accountant),
-// 'sigma-needed' (target), 'pld-curve'.
+// 'sigma-needed' (target), 'pld-curve'; and 'file-ledger' {id, type, preparations, runs}
+// (file-ledger.js: every run on a student's file, composed).
 
 export const TO_WORKER = Object.freeze({
   start: (generation, config, play, workers) => ({ type: 'start', generation, config, play, workers }),

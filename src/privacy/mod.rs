@@ -4,6 +4,7 @@
 
 pub mod accountant;
 pub mod adaptive;
+pub mod ledger;
 pub mod mechanism;
 pub mod sampling;
 pub mod sanitizer;

@@ -9,7 +9,8 @@ use crate::config::{Mode, RunConfig};
 use crate::data::DataFacts;
 use crate::privacy::accountant::calibrate::{self, round_up};
 use crate::privacy::accountant::{compose, Accountant, Amplification, SampledGaussian, MAX_STEPS};
-use serde::{Serialize, Serializer};
+use crate::privacy::ledger::Ledger;
+use serde::{Deserialize, Serialize, Serializer};
 use wasm_bindgen::prelude::*;
 
 /// ε as the reports write it: a number, or "inf".
@@ -110,6 +111,59 @@ pub fn pld_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> 
     let curve =
         compose::curve(Accountant::Pld, &cfg.mechanism(&facts), cfg.delta).map_err(js_err)?;
     to_js(&curve.into_iter().map(Eps).collect::<Vec<_>>())
+}
+
+/// One run on a student's file, as the page remembers it: its settings, the facts of the
+/// prepared file it ran on, and the training steps its last report showed.
+#[derive(Deserialize)]
+struct RunShown {
+    config: serde_json::Value,
+    facts: DataFacts,
+    steps: u64,
+}
+
+#[derive(Serialize)]
+struct FileLedger {
+    runs: usize,
+    steps: u64,
+    preparations: usize,
+    delta: f64,
+    naive: Eps,
+    strong: Eps,
+    moments: Eps,
+    rdp: Eps,
+}
+
+/// Everything the runs on a student's file released since it was loaded, composed
+/// ([`Ledger`]): `preparations` the facts of each time a worker prepared the file (its range
+/// estimate counts once per preparation), `runs` each run's {config, facts, steps}. ε under
+/// the analytic accountants (naive and strong rigorous) at the smallest δ of the runs.
+#[wasm_bindgen]
+pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsError> {
+    let preparations: Vec<DataFacts> = from_js(preparations, "preparations")?;
+    let runs: Vec<RunShown> = from_js(runs, "runs")?;
+    let mut ledger = Ledger::new();
+    for facts in &preparations {
+        ledger.prepared(facts);
+    }
+    for run in &runs {
+        let cfg = RunConfig::from_json(&run.config.to_string()).map_err(js_err)?;
+        cfg.validate(run.facts.n_train).map_err(js_err)?;
+        ledger.ran(&cfg, &run.facts, run.steps).map_err(js_err)?;
+    }
+    let eps = |acc| ledger.epsilon(acc).map(Eps).map_err(js_err);
+    to_js(&FileLedger {
+        runs: ledger.runs(),
+        steps: ledger.steps(),
+        preparations: ledger.preparations(),
+        delta: ledger
+            .delta()
+            .ok_or_else(|| js_err("no run on the file yet"))?,
+        naive: eps(Accountant::Naive(Amplification::Rigorous))?,
+        strong: eps(Accountant::Strong(Amplification::Rigorous))?,
+        moments: eps(Accountant::Moments)?,
+        rdp: eps(Accountant::Rdp)?,
+    })
 }
 
 /// The run with noise multiplier σ and `epochs` epochs, as a private run (calibration and the

@@ -114,7 +114,14 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
   const g = await generationOf(page);
   await page.click('#load-data');
-  await waitForRun(page, g, 2);
+  await waitForRun(page, g, 3, { done: true });
+  // All runs on the file, composed (Rust): with one run on one preparation, that run's own ε.
+  const ledger = () => page.locator('#file-ledger').textContent();
+  const steps = await page.evaluate(() => window.labTest.reports().at(-1).steps);
+  await page.waitForFunction((n) => document.getElementById('file-ledger').textContent.includes(`1 run, ${n} training steps shown`), steps, { timeout: 10_000 });
+  const moments = (text) => Number(text.match(/ε = ([\d.]+) \(moments/)[1]);
+  assert.equal(moments(await ledger()), moments(await page.locator('#status').textContent()), await ledger());
+  assert.match(await ledger(), /Each run's own ε counts that run alone\.$/);
   assert.equal(await page.locator('#dataset').inputValue(), 'own');
   assert.equal(await page.locator('#report').inputValue(), 'private');
   assert.match(await page.locator('#own-option').textContent(), /good\.csv \(\d+ train, \d+ test, 2 features\)/);
@@ -133,6 +140,11 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   await page.check('#fixed-seed');
   assert.match(await page.locator('#message-text').textContent(), /not private/);
   await waitForRun(page, g2, 1, { done: true });
+  // Two runs now (or more): together they spent more than the last one alone.
+  await page.waitForFunction(() => /fixed seed/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 });
+  assert.match(await ledger(), /Your file, all runs together since you loaded it: [2-9] runs/);
+  assert.ok(moments(await ledger()) > moments(await page.locator('#status').textContent()), await ledger());
+  assert.match(await page.locator('#not-covered').innerText(), /All runs on your file since you loaded it are composed/);
   await page.click('#pin');
   assert.equal(await page.locator('#pin-list li').count(), 1);
   assert.ok(!/seed|pins=/.test(decodeURIComponent(page.url())), page.url());
@@ -145,6 +157,7 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   await page.selectOption('#report', 'teaching');
   await waitForRun(page, g3, 1, { done: true });
   assert.match(await page.locator('#status').textContent(), /^Done: \d+ epochs, test accuracy [\d.]+% \(not private: your held-out rows, exactly\), ε = /);
+  await page.waitForFunction(() => /teaching level/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -73,6 +73,8 @@ test('a training worker that dies is noticed, replaced, and re-runs the last set
   await waitForRun(page, g, 3, { done: true });
   assert.equal(await page.locator('#dataset').inputValue(), 'own');
   assert.match(await page.locator('#own-option').textContent(), /mine\.csv/);
+  // The file's second preparation and the restarted run join the file's ledger.
+  await page.waitForFunction(() => /runs, .* The file was prepared 2 times/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 });
 
   assert.equal(await junkOnPage(page), null);
   const expected = (p) => /panic_for_tests: a deliberate panic/.test(p);

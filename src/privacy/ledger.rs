@@ -1,0 +1,100 @@
+//! Everything several runs released about one data set, composed: a student's file over a page
+//! session, where every moved slider starts a new run on the same rows. Each run's ε covers that
+//! run alone; the ledger is what they spent together.
+//!
+//! Each run is differentially private with respect to the file, and the settings of a later run
+//! may depend on what the earlier ones showed: that is adaptive composition, which every
+//! accountant of the lab allows — basic and advanced composition (Dwork, Rothblum & Vadhan 2010),
+//! the moments accountant (Abadi et al. 2016, Theorem 2.1's composability) and RDP (Mironov 2017,
+//! Proposition 1). So the ledger is one composition of every release the runs made:
+//! - each **preparation** of the file once (its noisy range estimate: `DataFacts::releases`),
+//!   however many runs used it — a restarted worker prepares the file again, a new release;
+//! - each **run**'s own releases ([`RunConfig::mechanism`] without the preparation's) up to the
+//!   training steps it showed: DP-PCA, the steps, one private evaluation per epoch begun
+//!   ([`Mechanism::after_steps`]). A run stopped by a moved slider released only its reports.
+//!
+//! The composition is read at the smallest δ any run used.
+
+use super::accountant::{compose, merge_parts, AccountError, Accountant, SampledGaussian};
+use super::mechanism::Mechanism;
+use crate::config::RunConfig;
+use crate::data::DataFacts;
+
+/// What some runs on one data set released, composed.
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    parts: Vec<SampledGaussian>,
+    runs: usize,
+    steps: u64,
+    preparations: usize,
+    delta: Option<f64>,
+}
+
+impl Ledger {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// One preparation of the data set: the releases it made before any run (`facts.releases`).
+    pub fn prepared(&mut self, facts: &DataFacts) {
+        self.parts.extend(facts.releases.iter().map(|r| r.times(1)));
+        self.preparations += 1;
+    }
+
+    /// One run with settings `cfg` on the prepared data (`facts`) that showed the models of
+    /// its first `steps` training steps. Refuses more steps than the run has.
+    pub fn ran(
+        &mut self,
+        cfg: &RunConfig,
+        facts: &DataFacts,
+        steps: u64,
+    ) -> Result<(), AccountError> {
+        let own = DataFacts {
+            releases: Vec::new(), // counted once per preparation
+            ..facts.clone()
+        };
+        let mech: Mechanism = cfg.mechanism(&own);
+        if steps > mech.total_steps() {
+            return Err(AccountError(format!(
+                "a run of {} steps cannot have shown {steps}",
+                mech.total_steps()
+            )));
+        }
+        self.parts.extend(mech.after_steps(steps));
+        self.parts = merge_parts(&self.parts);
+        self.runs += 1;
+        self.steps = self.steps.saturating_add(steps);
+        self.delta = Some(self.delta.map_or(cfg.delta, |d| d.min(cfg.delta)));
+        Ok(())
+    }
+
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
+    /// Training steps shown, over every run.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    pub fn preparations(&self) -> usize {
+        self.preparations
+    }
+
+    /// The smallest δ of the runs (`None` before the first run).
+    pub fn delta(&self) -> Option<f64> {
+        self.delta
+    }
+
+    /// ε of everything composed, under `acc`, at [`Ledger::delta`].
+    pub fn epsilon(&self, acc: Accountant) -> Result<f64, AccountError> {
+        let delta = self
+            .delta
+            .ok_or_else(|| AccountError("no run to account".into()))?;
+        compose::epsilon(acc, &self.parts, delta)
+    }
+}
+
+#[cfg(test)]
+#[path = "ledger_tests.rs"]
+mod tests;
