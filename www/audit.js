@@ -4,11 +4,11 @@
 // with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
 // from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
 import { audit_worker_bytes, draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
-import { checkFromAuditWorker } from './protocol.js';
+import { TO_WORKER, checkFromAuditWorker } from './protocol.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { sendWasm } from './wasm-module.js';
-import { auditWorkerPlan } from './cores.js';
+import { auditWorkerPlan, defaultWorkers } from './cores.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];
@@ -16,6 +16,17 @@ const RUNS = { min: 2, max: 1000 };
 const ONE_RUN_CANARIES = 500;
 
 let audit = null; // the audit under way: workers, tasks, runs, results
+let onWorkersChange = () => {}; // tells the training worker (main.js): trainingCap() changed
+
+// The training worker's limit ('cap', protocol.js): while an audit runs, the cores it leaves
+// (at least one), so training and the audit together use no more workers than the cores —
+// one pool of cores; none otherwise.
+export function trainingCap() {
+  if (!audit) return TO_WORKER.cap(null, '');
+  const n = audit.workers.length;
+  const cores = defaultWorkers();
+  return TO_WORKER.cap(Math.max(1, cores - n), `the audit is training on ${n} of this device's ${cores} cores`);
+}
 
 function setProgress(done, total) {
   $('audit-progress').max = Math.max(total, 1);
@@ -32,8 +43,10 @@ function timeLeft(done, total) {
 }
 
 function stop(text) {
+  const was = audit;
   if (audit) for (const w of audit.workers) w.terminate();
   audit = null;
+  if (was) onWorkersChange();
   document.body.dataset.auditWorkers = '0';
   $('audit-start').disabled = false;
   $('audit-cancel').disabled = true;
@@ -151,6 +164,7 @@ function start(readConfig, ownData, facts) {
     w.postMessage({ type: 'audit-plan', config, specs });
   }
   document.body.dataset.auditWorkers = String(n);
+  onWorkersChange();
   $('audit-start').disabled = true;
   $('audit-cancel').disabled = false;
   setProgress(0, 0);
@@ -161,8 +175,10 @@ function start(readConfig, ownData, facts) {
 }
 
 // Wires the panel: `readConfig()` gives the run's settings, `ownData()` whether they name the
-// student's own file, `facts(config)` the facts of its data set (null until they are known).
-export function setUpAudit(readConfig, ownData, facts) {
+// student's own file, `facts(config)` the facts of its data set (null until they are known);
+// `workersChanged()` runs when an audit starts or ends (trainingCap() changed).
+export function setUpAudit(readConfig, ownData, facts, workersChanged) {
+  onWorkersChange = workersChanged;
   $('audit-start').addEventListener('click', () => start(readConfig, ownData, facts));
   $('audit-cancel').addEventListener('click', () => {
     stop('Audit cancelled: its workers were stopped.');

@@ -6,7 +6,7 @@ import init, {
   check_run_config, draw_boundary, epsilon_preview, format_epsilon, matrix_kernel, run_defaults,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
-import { draw as drawAudit, fixAuditSeed, setUpAudit } from './audit.js';
+import { draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
 import { setUpWorkers, showWorkersUsed, workerCount } from './cores.js';
@@ -220,6 +220,8 @@ function onWorkerMessage(ev) {
     $('boundary-badge').hidden = !(m.plane && m.plane.training_points);
     if (facts) renderCoverage(m.mechanism, run.cfg, facts);
     if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
+  } else if (m.type === 'workers') {
+    showWorkersUsed(m.workers);
   } else if (m.type === 'report') {
     onReport(m);
   } else if (m.type === 'done') {
@@ -250,6 +252,7 @@ function startWorker() {
       // Your file goes to the new worker before the run (it handles messages in order).
       // Preparing the file again draws a new split and range estimate: a new release.
       const own = ownFiles.resend() ? ' and your file (its split and column ranges drawn again: a new release, added to your file\'s total)' : '';
+      worker.post(trainingCap()); // an audit under way keeps its cores
       showMessage(`${lost(why)} A new one was started with the last settings${own}.`);
       setStatus('Restarting the training worker…');
     },
@@ -318,7 +321,7 @@ setUpCalibrate({
   current: () => ({ cfg: readConfig(facts?.n_train), facts: factsFor(readConfig()) }),
 });
 setUpExport(() => run);
-setUpAudit(() => readConfig(facts?.n_train), ownData, factsFor);
+setUpAudit(() => readConfig(facts?.n_train), ownData, factsFor, () => worker.post(trainingCap()));
 setUpWorkers(() => restart());
 $('play').addEventListener('click', () => {
   playing = !playing;

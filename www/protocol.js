@@ -6,6 +6,7 @@
 /** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
 /** @typedef {{type: 'pause' | 'resume', generation: number}} PauseResume */
 /** @typedef {{type: 'own-data', files: File[], label: string, bounds: string}} OwnData — the worker reads the files */
+/** @typedef {{type: 'cap', workers: number|null, reason: string}} Cap — at most that many workers (null: no limit), from the next lot: the cores an audit leaves (audit.js) */
 //
 // Training worker → page:
 /** @typedef {{type: 'ready'}} Ready — the wasm core is loaded */
@@ -14,6 +15,7 @@
 /** @typedef {{type: 'data', generation: number, facts: DataFacts}} Data — the run's data set */
 /** @typedef {{type: 'resize', generation: number, n_train: number}} Resize — lot > N */
 /** @typedef {{type: 'started', generation: number, mechanism: object, plane: object|null, workers: {asked: number, used: number, reason: string|null}}} Started */
+/** @typedef {{type: 'workers', generation: number, workers: {asked: number, used: number, reason: string|null}}} Workers — the run's count changed (a cap) */
 /** @typedef {{type: 'report', generation: number, report: object, boundary?: Float32Array}} Report */
 /** @typedef {{type: 'done', generation: number}} Done */
 /** @typedef {{type: 'error', generation: number, message: string}} RunError */
@@ -55,6 +57,7 @@ export const TO_WORKER = Object.freeze({
   pause: (generation) => ({ type: 'pause', generation }),
   resume: (generation) => ({ type: 'resume', generation }),
   ownData: (files, label, bounds) => ({ type: 'own-data', files, label, bounds }),
+  cap: (workers, reason) => ({ type: 'cap', workers, reason }),
 });
 
 // The fields each training-worker message must have, by type.
@@ -65,6 +68,7 @@ const SHAPES = new Map([
   ['data', ['generation', 'facts']],
   ['resize', ['generation', 'n_train']],
   ['started', ['generation', 'mechanism']],
+  ['workers', ['generation', 'workers']],
   ['report', ['generation', 'report']],
   ['done', ['generation']],
   ['error', ['generation', 'message']],

@@ -20,6 +20,10 @@ let running = false;
 let loopToken = 0;
 const pool = new GradientPool();
 let parts = 1; // workers summing each lot of the current run (this one included)
+let askedWorkers = 1; // …as the page asked for it
+// The page's limit while its audit trains on the other cores (audit.js): {workers, reason}, or
+// null. Training then uses what the audit leaves, so the two never share a core between them.
+let cap = null;
 let dataLoads = 0; // counts changes of `data`, so helpers know when their rows are stale
 let rowsOfRuns = 0; // counts runs whose rows are their own (after DP-PCA)
 const MAX_WORKERS = 16;
@@ -151,6 +155,7 @@ async function parallelLoop(gen, token) {
 
 async function loop(gen) {
   const token = ++loopToken;
+  await lotInFlight; // a lot still out with the helpers (the count changed mid-lot) ends first
   if (parts > 1) return parallelLoop(gen, token);
   let steps = 4;
   while (running && token === loopToken && gen === generation && session && !session.is_finished()) {
@@ -218,17 +223,29 @@ async function start(m) {
 // How many workers sum this run's lots (`asked` by the page; fewer when the lots are small or
 // the rows large, for the reason Rust gives), and the helpers set up for it.
 function planWorkers(asked) {
-  const want = Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : 1;
+  askedWorkers = Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : 1;
+  const want = cap ? Math.min(askedWorkers, cap.workers) : askedWorkers;
   const plan = session.parallelPlan(want);
   parts = plan.workers;
-  if (want === 1) pool.resize(0);
+  if (parts === 1) pool.resize(0);
   if (parts > 1) {
     pool.resize(parts - 1, sharedModule());
     rowsOfRuns += 1;
     const key = session.trainsOn(data) ? `data ${dataLoads}` : `run ${rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
-  return { asked: want, used: parts, reason: plan.reason };
+  return { asked: askedWorkers, used: parts, reason: want < askedWorkers && parts === want ? cap.reason : plan.reason };
+}
+
+// The page's limit changed ({workers, reason}; no workers: none): the run under way is planned
+// again, and goes on from its next lot with the new count.
+function setCap(m) {
+  cap = Number.isInteger(m.workers) && m.workers >= 1 ? { workers: m.workers, reason: String(m.reason || '').slice(0, 160) } : null;
+  if (!session || session.is_finished()) return;
+  const before = parts;
+  const workers = planWorkers(askedWorkers);
+  postMessage({ type: 'workers', generation, workers });
+  if (running && parts !== before) loop(generation);
 }
 
 // `make bench` only (scripts/bench-parallel.mjs): examples/s of a benchmark case through the
@@ -304,6 +321,8 @@ async function handle(m) {
     } catch (e) {
       if (!crashed(e)) postMessage({ type: 'error', generation: m.generation, message: `The run could not start: ${e.message || e}` });
     }
+  } else if (m.type === 'cap') {
+    setCap(m);
   } else if (m.type === 'own-data' && Array.isArray(m.files) && m.files.length >= 1) {
     await loadOwnData(m);
   } else if (m.type === 'bench' && typeof m.model === 'string') {

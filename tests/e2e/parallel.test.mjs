@@ -73,6 +73,53 @@ test('k = 1, 2 and 3 workers train the same run to 1e-5; the noise is drawn once
   await waitForRun(page, g, 2, { done: true, timeout: 120_000 });
   assert.ok(await clicks > 20, 'the pauses and plays reached the run');
   assertSameRun(one.reports, await page.evaluate(() => window.labTest.reports()), 'k = 2, paused and played');
+  // The cap an audit puts on training (audit.js), moved every few ms while the run trains: the
+  // run goes on from its next lot with 1 worker, then 2 again, and stays the same run.
+  const g2 = await generationOf(page);
+  await page.click('#reset');
+  const moves = page.evaluate(() => new Promise((resolve) => {
+    let n = 0;
+    const timer = setInterval(() => {
+      if (/^(Done|Stopped)/.test(document.getElementById('status').textContent)) {
+        clearInterval(timer);
+        window.labTest.capTraining(null);
+        resolve(n);
+      } else {
+        window.labTest.capTraining(n % 2 ? null : 1);
+        n += 1;
+      }
+    }, 7);
+  }));
+  await waitForRun(page, g2, 2, { done: true, timeout: 120_000 });
+  assert.ok(await moves > 10, 'the cap moved during the run');
+  assertSameRun(one.reports, await page.evaluate(() => window.labTest.reports()), 'k = 2, capped to 1 and back mid-run');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('while an audit trains, the run under way uses the cores it leaves, and gets them back', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=100&dataset=mnist&model=mlp&lot_size=600');
+  await page.fill('#audit-runs', '1000');
+  // Set without focus: a field left focused would send a second change (a restart) on blur.
+  await page.evaluate(() => {
+    document.getElementById('workers').value = '2';
+    document.getElementById('workers').dispatchEvent(new Event('change'));
+  });
+  await page.waitForFunction(() => document.getElementById('workers-used').textContent === '(2 in use)' && window.labTest.reports().length > 0, null, { timeout: 60_000 });
+  const g = await generationOf(page);
+  await page.click('#audit-start');
+  const [n, cores] = await page.evaluate(() => [Number(document.body.dataset.auditWorkers), Math.min(navigator.hardwareConcurrency || 2, 8)]);
+  const left = Math.min(2, Math.max(1, cores - n)); // the cores the audit leaves (at least one)
+  const used = left < 2 ? `(${left} in use: the audit is training on ${n} of this device's ${cores} cores)` : '(2 in use)';
+  await page.waitForFunction((text) => document.getElementById('workers-used').textContent === text, used, { timeout: 10_000 });
+  const seen = await page.evaluate(() => window.labTest.reports().length);
+  await page.waitForFunction((k) => window.labTest.reports().length > k, seen, { timeout: 60_000 });
+  await page.click('#audit-cancel');
+  await page.waitForFunction(() => document.getElementById('workers-used').textContent === '(2 in use)', null, { timeout: 10_000 });
+  // The same run went on throughout: never restarted, and still reporting.
+  assert.equal(await generationOf(page), g, await page.evaluate(() => `${document.getElementById('message-text').textContent} | ${document.getElementById('status').textContent}`));
+  const later = await page.evaluate(() => window.labTest.reports().length);
+  await page.waitForFunction((k) => window.labTest.reports().length > k, later, { timeout: 60_000 });
   assert.deepEqual(problems, []);
   await page.close();
 });
