@@ -63,7 +63,7 @@ export function renderCoverage(mechanism, cfg, facts) {
     outside.push('How the built-in data were scaled: fixed from their documentation (Adult\'s public bounds), or standardised on the training split (breast cancer, a benchmark convention).');
   }
   outside.push(facts.private
-    ? 'Trying many settings, or running again: each run\'s ε covers that one run. All runs on your file since you loaded it are composed under the status line (loading the file again starts a new count; so does reloading the page).'
+    ? 'Trying many settings, or running again: each run\'s ε covers that one run. All runs on your file since you loaded it are composed under the status line (another file, or reloading the page, starts a new count).'
     : 'Trying many settings and keeping the best (hyperparameter search), or running again: each run\'s ε covers that one run.');
   outside.push('The number of examples N, treated as public (as in the paper).');
   outside.push('The noise is drawn in floating point; floating-point noise can leak in ways the maths does not model (see the README).');

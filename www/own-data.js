@@ -9,9 +9,6 @@ const $ = (id) => document.getElementById(id);
 // Wires the picker to the training worker (`currentWorker()`: it may have been restarted) and
 // tells `ledger` (file-ledger.js) each time the file is prepared.
 export function setUpOwnData(currentWorker, showMessage, ledger) {
-  let name = '';
-  let sent = null;
-  let accepted = null;
   $('data-file').addEventListener('change', async () => {
     const files = [...$('data-file').files];
     const select = $('label-column');
@@ -49,39 +46,48 @@ export function setUpOwnData(currentWorker, showMessage, ledger) {
       showMessage(`${big.name} is ${(big.size / 1048576).toFixed(0)} MB; the limit is ${limit / 1048576} MB. Nothing changed.`);
       return;
     }
-    name = files.map((f) => f.name).join(' + ');
     // The File handles, not their bytes: the worker reads them. Reading 50 MB here held the
     // main thread for 150 ms (the e2e test's long-task check found it).
-    sent = TO_WORKER.ownData(files, $('label-column').value, $('bounds').value);
-    currentWorker().post(sent);
+    const load = {
+      message: TO_WORKER.ownData(files, $('label-column').value, $('bounds').value),
+      name: files.map((f) => f.name).join(' + '),
+      file: files.map((f) => `${f.name}|${f.size}|${f.lastModified}`).join('|'), // the same file?
+      again: false,
+    };
+    sent.push(load);
+    currentWorker().post(load.message);
   });
-  let resent = false; // the accepted files went to a restarted worker
+  // The worker answers loads in order: `sent` are those it has not answered yet.
+  const sent = [];
+  let accepted = null; // the load the worker holds
   return {
-    name: () => name,
-    // The worker accepted the files (`own`: their facts). A new file is chosen on the page
-    // (private data, the private level) and its ledger starts; the accepted files given to a
-    // restarted worker are the same file prepared once more. Returns whether the file is new.
+    // The worker accepted the next load (`own`: its facts). A file is chosen on the page
+    // (private data, the private level); a load of the file the ledger counts for (the same
+    // file, or given again to a restarted worker) is one more preparation of it, another file
+    // starts a new count. Returns false for a restarted worker's copy (nothing to announce).
     loaded: (own) => {
-      ledger.prepared(own, !resent);
-      if (resent) {
-        resent = false;
-        return false;
-      }
-      accepted = sent;
+      const load = sent.shift();
+      if (!load) return false;
+      ledger.prepared(own, !load.again && load.file !== accepted?.file);
+      if (load.again) return false;
+      accepted = load;
       $('own-option').hidden = false;
-      $('own-option').textContent = `Your data: ${name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
+      $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
       $('dataset').value = 'own';
       $('report').value = 'private';
       showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
         + 'You may switch "What the lab shows" to teaching: what ε does not cover is then marked.');
       return true;
     },
-    rejected: () => { resent = false; },
-    // Gives the accepted files to a new worker; false when there are none.
+    rejected: () => { sent.shift(); },
+    // Gives the accepted files to a new worker (loads sent to the old one are lost with it);
+    // false when there are none.
     resend: () => {
-      resent = accepted !== null;
-      if (resent) currentWorker().post(accepted);
-      return resent;
+      sent.length = 0;
+      if (!accepted) return false;
+      sent.push({ ...accepted, again: true });
+      currentWorker().post(accepted.message);
+      return true;
     },
   };
 }

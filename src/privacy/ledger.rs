@@ -15,7 +15,7 @@
 //!
 //! The composition is read at the smallest δ any run used.
 
-use super::accountant::{compose, merge_parts, AccountError, Accountant, SampledGaussian};
+use super::accountant::{add_part, compose, AccountError, Accountant, SampledGaussian};
 use super::mechanism::Mechanism;
 use crate::config::RunConfig;
 use crate::data::DataFacts;
@@ -37,7 +37,9 @@ impl Ledger {
 
     /// One preparation of the data set: the releases it made before any run (`facts.releases`).
     pub fn prepared(&mut self, facts: &DataFacts) {
-        self.parts.extend(facts.releases.iter().map(|r| r.times(1)));
+        for r in &facts.releases {
+            add_part(&mut self.parts, &r.times(1));
+        }
         self.preparations += 1;
     }
 
@@ -60,8 +62,9 @@ impl Ledger {
                 mech.total_steps()
             )));
         }
-        self.parts.extend(mech.after_steps(steps));
-        self.parts = merge_parts(&self.parts);
+        for p in mech.after_steps(steps) {
+            add_part(&mut self.parts, &p);
+        }
         self.runs += 1;
         self.steps = self.steps.saturating_add(steps);
         self.delta = Some(self.delta.map_or(cfg.delta, |d| d.min(cfg.delta)));

@@ -9,7 +9,7 @@
 
 use super::mechanism_check;
 use super::{
-    check_delta, merge_parts, naive, needs_accounting, strong, AccountError, Accountant,
+    add_part, check_delta, naive, needs_accounting, strong, AccountError, Accountant,
     Amplification, EpsilonReport, PrivacyAccountant, SampledGaussian,
 };
 use crate::privacy::mechanism::Mechanism;
@@ -134,8 +134,7 @@ impl BasicComposition {
 impl PrivacyAccountant for BasicComposition {
     fn compose(&mut self, part: &SampledGaussian) {
         if needs_accounting(part, &mut self.open) {
-            self.parts.push(*part);
-            self.parts = merge_parts(&self.parts);
+            add_part(&mut self.parts, part);
         }
     }
 

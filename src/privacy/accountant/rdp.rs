@@ -9,7 +9,7 @@
 
 use super::moments::log_moment;
 use super::special::{log_add, log_erfc, log_sub};
-use super::{merge_parts, needs_accounting, PrivacyAccountant, SampledGaussian};
+use super::{add_part, needs_accounting, PrivacyAccountant, SampledGaussian};
 
 /// The orders of dp_accounting's default `RdpAccountant` (and of the reference table):
 /// 1.1, 1.2, …, 10.9, then 11, 12, …, 63, then 128, 256, 512, 1024.
@@ -122,8 +122,9 @@ pub struct RdpAccountant {
     /// What has been composed (merged by (q, σ)).
     parts: Vec<SampledGaussian>,
     open: bool,
-    /// One step's RDP per order, per (q, σ); NaN where not computed yet.
-    cache: Vec<((f64, f64), Vec<f64>)>,
+    /// One step's RDP per order, for each part (row j: `parts[j]`'s q and σ); NaN where not
+    /// computed yet.
+    cache: Vec<Vec<f64>>,
 }
 
 impl Default for RdpAccountant {
@@ -146,18 +147,9 @@ impl RdpAccountant {
     /// The composition's RDP at order number `i`.
     fn total(&mut self, i: usize) -> f64 {
         let a = self.orders[i];
-        let n = self.orders.len();
         let mut sum = 0.0;
-        for p in &self.parts {
-            let key = (p.q, p.sigma);
-            let row = match self.cache.iter().position(|(k, _)| *k == key) {
-                Some(row) => row,
-                None => {
-                    self.cache.push((key, vec![f64::NAN; n]));
-                    self.cache.len() - 1
-                }
-            };
-            let r = &mut self.cache[row].1[i];
+        for (p, row) in self.parts.iter().zip(self.cache.iter_mut()) {
+            let r = &mut row[i];
             if r.is_nan() {
                 *r = rdp_one_step(p.q, p.sigma, a);
             }
@@ -169,9 +161,9 @@ impl RdpAccountant {
 
 impl PrivacyAccountant for RdpAccountant {
     fn compose(&mut self, part: &SampledGaussian) {
-        if needs_accounting(part, &mut self.open) {
-            self.parts.push(*part);
-            self.parts = merge_parts(&self.parts);
+        // A new (q, σ) gets its own row of the cache.
+        if needs_accounting(part, &mut self.open) && add_part(&mut self.parts, part) {
+            self.cache.push(vec![f64::NAN; self.orders.len()]);
         }
     }
 
