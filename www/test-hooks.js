@@ -2,13 +2,20 @@
 // would end it, a message the page must refuse, a worker that goes silent, an audit's cap on the
 // training workers, the run's reports and a fixed audit seed. `training()` is the current training worker (a KeptWorker).
 export function installTestHooks({ training, accounting, reports, fixAuditSeed }) {
+  let defaults = null; // the page's own silences, read when a test first shortens them
   window.labTest = Object.freeze({
     killTrainingWorker: () => training().kill(),
     panicTrainingWorker: () => training().post({ type: 'test-panic' }),
     capTraining: (workers) => training().post({ type: 'cap', workers, reason: 'a test' }),
     killAccountingWorker: () => accounting.worker.kill(),
     fakeWorkerMessage: (data) => training().worker?.dispatchEvent(new MessageEvent('message', { data })),
-    setSilence: (ms) => { training().silenceMs = ms; accounting.worker.silenceMs = ms; },
+    // A short silence, for as long as a test waits for a killed worker to be noticed; null puts
+    // the page's own back (a slow machine must not see a busy worker as a dead one).
+    setSilence: (ms) => {
+      defaults ??= { training: training().silenceMs, accounting: accounting.worker.silenceMs };
+      training().silenceMs = ms ?? defaults.training;
+      accounting.worker.silenceMs = ms ?? defaults.accounting;
+    },
     reports: () => JSON.parse(JSON.stringify(reports())),
     fixAuditSeed,
   });

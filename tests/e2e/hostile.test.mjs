@@ -35,15 +35,22 @@ function junkInPage(width) {
 }
 const junkOnPage = (page) => page.evaluate(junkInPage, 50);
 
+// Kills a worker with labTest[hook] and waits for the page to say `said`: the watchdog's silence
+// is 2 s only meanwhile, so that a slow machine's busy worker is not taken for a dead one after.
+async function killSilently(page, hook, said) {
+  await page.evaluate(() => window.labTest.setSilence(2_000));
+  await page.evaluate((h) => window.labTest[h](), hook);
+  await waitForMessage(page, said);
+  await page.evaluate(() => window.labTest.setSilence(null));
+}
+
 test('a training worker that dies is noticed, replaced, and re-runs the last settings', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3&sigma=1.5&dataset=blobs&model=logistic');
   await waitForRun(page, 0, 3, { done: true });
-  await page.evaluate(() => window.labTest.setSilence(2_000));
 
   // terminate(): no error event; only the watchdog's unanswered ping tells.
   let g = await generationOf(page);
-  await page.evaluate(() => window.labTest.killTrainingWorker());
-  await waitForMessage(page, /training worker stopped \(it did not answer for 2 s\).*new one was started with the last settings/);
+  await killSilently(page, 'killTrainingWorker', /training worker stopped \(it did not answer for 2 s\).*new one was started with the last settings/);
   await waitForRun(page, g, 3, { done: true });
   assert.match(await page.locator('#sigma-value').textContent(), /^1\.50$/);
 
@@ -54,8 +61,7 @@ test('a training worker that dies is noticed, replaced, and re-runs the last set
   await waitForRun(page, g, 3, { done: true });
 
   // A dead accounting worker: Calibrate is still answered, by its replacement.
-  await page.evaluate(() => window.labTest.killAccountingWorker());
-  await waitForMessage(page, /accounting worker stopped \(it did not answer for 2 s\); a new one was started/);
+  await killSilently(page, 'killAccountingWorker', /accounting worker stopped \(it did not answer for 2 s\); a new one was started/);
   await page.click('#calibrate');
   await waitForMessage(page, /σ = [\d.]+ \(rounded up\) spends ε = [\d.]+ ≤ 2/);
   // With a file of one's own loaded, the new worker is given the file again and trains on it.
@@ -63,18 +69,20 @@ test('a training worker that dies is noticed, replaced, and re-runs the last set
   const rows = ['x1,x2,label', ...Array.from({ length: 400 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)];
   await page.setInputFiles('#data-file', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
   await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
-  g = await generationOf(page);
   await page.click('#load-data');
-  await waitForRun(page, g, 3, { done: true });
+  // The file's own run: the calibrated run may still be starting (150 ms after its σ) and finish
+  // first, so the run log alone does not tell which run is done; the file's ledger does.
+  await page.waitForFunction(() => /: 1 run, 3 training steps reported/.test(document.getElementById('file-ledger').textContent)
+    && /^Done/.test(document.getElementById('status').textContent), null, { timeout: 30_000 });
   assert.equal(await page.locator('#dataset').inputValue(), 'own');
   g = await generationOf(page);
-  await page.evaluate(() => window.labTest.killTrainingWorker());
-  await waitForMessage(page, /training worker stopped \(it did not answer for 2 s\).*with the last settings and your file/);
+  await killSilently(page, 'killTrainingWorker', /training worker stopped \(it did not answer for 2 s\).*with the last settings and your file/);
   await waitForRun(page, g, 3, { done: true });
   assert.equal(await page.locator('#dataset').inputValue(), 'own');
   assert.match(await page.locator('#own-option').textContent(), /mine\.csv/);
   // The file's second preparation and the restarted run join the file's ledger.
-  await page.waitForFunction(() => /runs, .* The file was prepared 2 times/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /runs, .* The file was prepared 2 times/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 })
+    .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await page.locator('#file-ledger').textContent()}`));
 
   assert.equal(await junkOnPage(page), null);
   const expected = (p) => /panic_for_tests: a deliberate panic/.test(p);
