@@ -125,7 +125,7 @@ function restart(pin) {
   if (!pin) writeHash(cfg);
   if (!run || run.cfg.dataset !== cfg.dataset || cfg.report !== 'teaching') lastNorms = new Float32Array(0);
   generation += 1;
-  run = { cfg, history: [], mechanism: null, plane: null, pin: pin || null };
+  run = { cfg, history: [], plane: null, pin: pin || null };
   log.clear(generation);
   showRunNotes();
   updatePreview(cfg);
@@ -212,13 +212,12 @@ function onWorkerMessage(ev) {
     showMessage(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
     restart();
   } else if (m.type === 'started') {
-    run.mechanism = m.mechanism;
     run.plane = m.plane;
     endProgress();
     showWorkersUsed(m.workers);
     $('boundary-figure').hidden = !m.plane;
     $('boundary-badge').hidden = !(m.plane && m.plane.training_points);
-    if (facts) renderCoverage(m.mechanism, run.cfg, facts);
+    renderCoverage(m.coverage);
     if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
   } else if (m.type === 'workers') {
     showWorkersUsed(m.workers);

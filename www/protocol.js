@@ -14,7 +14,7 @@
 /** @typedef {{type: 'progress', generation: number, stage: 'download' | 'decode' | 'pca', loaded?: number, total?: number}} Progress — loading a data set (total 0: unknown), then DP-PCA */
 /** @typedef {{type: 'data', generation: number, facts: DataFacts}} Data — the run's data set */
 /** @typedef {{type: 'resize', generation: number, n_train: number}} Resize — lot > N */
-/** @typedef {{type: 'started', generation: number, mechanism: object, plane: object|null, workers: {asked: number, used: number, reason: string|null}}} Started */
+/** @typedef {{type: 'started', generation: number, coverage: {covered: string[], outside: string[]}, plane: object|null, workers: {asked: number, used: number, reason: string|null}}} Started */
 /** @typedef {{type: 'workers', generation: number, workers: {asked: number, used: number, reason: string|null}}} Workers — the run's count changed (a cap) */
 /** @typedef {{type: 'report', generation: number, report: object, boundary?: Float32Array}} Report */
 /** @typedef {{type: 'done', generation: number}} Done */
@@ -67,7 +67,7 @@ const SHAPES = new Map([
   ['progress', ['generation', 'stage']],
   ['data', ['generation', 'facts']],
   ['resize', ['generation', 'n_train']],
-  ['started', ['generation', 'mechanism']],
+  ['started', ['generation', 'coverage']],
   ['workers', ['generation', 'workers']],
   ['report', ['generation', 'report']],
   ['done', ['generation']],

@@ -215,7 +215,7 @@ async function start(m) {
     return;
   }
   const workers = planWorkers(m.workers);
-  postMessage({ type: 'started', generation: m.generation, mechanism: session.mechanism(), plane, workers });
+  postMessage({ type: 'started', generation: m.generation, coverage: session.coverage(), plane, workers });
   running = m.play !== false;
   if (running) loop(m.generation);
 }

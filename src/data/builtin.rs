@@ -26,6 +26,23 @@ const BREAST_CANCER_SPLIT_SEED: u64 = 20160101;
 /// Training points of the generated 2-D sets.
 const TWO_D_POINTS: usize = 600;
 
+/// How built-in set `name` was scaled, when that is a choice outside the guarantee ("What ε
+/// covers"): Adult's public bounds, breast cancer's standardisation on its training split.
+/// None for pixels (divided by 255) and the generated sets.
+pub fn scaling_outside(name: &str) -> Option<&'static str> {
+    match name {
+        "adult" => Some(
+            "How Adult's numeric columns were scaled: between public bounds from its \
+             documentation, not the training split's range.",
+        ),
+        "breast-cancer" => Some(
+            "How breast cancer was scaled: standardised on its training split without noise \
+             (a benchmark convention).",
+        ),
+        _ => None,
+    }
+}
+
 /// The files under `www/data/` a built-in set is read from, in order; none for generated sets.
 pub fn builtin_files(name: &str) -> &'static [&'static str] {
     match name {

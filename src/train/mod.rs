@@ -10,6 +10,7 @@
 //! running accountant per reported accountant as the epochs go.
 
 mod canary;
+mod coverage;
 mod epoch;
 mod inputs;
 pub mod part;
@@ -18,6 +19,7 @@ mod stats;
 mod step;
 
 pub use canary::{DiracCanaries, Fault, CANARY_NORM};
+pub use coverage::{Coverage, Shown};
 use inputs::Inputs;
 pub use inputs::Rows;
 use part::{PartSum, PartWork};
@@ -229,6 +231,11 @@ impl Trainer {
     /// What the run releases (every ε it reports is computed from this).
     pub fn mechanism(&self) -> &Mechanism {
         &self.mechanism
+    }
+
+    /// What the run's ε covers and what it does not, in words ("What ε covers").
+    pub fn coverage(&self, shown: Shown) -> Coverage {
+        Coverage::of(&self.cfg, &self.mechanism, &self.facts, shown)
     }
 
     pub fn sampling_rate(&self) -> f64 {

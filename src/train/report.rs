@@ -52,6 +52,20 @@ pub const NOT_PRIVATE: [&str; 9] = [
     "mean_lot_size",
 ];
 
+/// [`NOT_PRIVATE`] in words, as "What ε covers" names them: each phrase with the fields it
+/// stands for (a test checks that together they name every field once).
+pub const NOT_PRIVATE_IN_WORDS: [(&str, &[&str]); 6] = [
+    ("train accuracy and loss", &["train_acc", "train_loss"]),
+    ("the gradient-norm histogram", &["last_lot_norms"]),
+    (
+        "signal against noise",
+        &["signal_norm", "noise_norm", "lot_signal_noise"],
+    ),
+    ("the clipped fraction", &["clipped_fraction"]),
+    ("the median gradient norm", &["median_grad_norm"]),
+    ("the mean lot size", &["mean_lot_size"]),
+];
+
 /// The test-set fields, which are outside the guarantee when the test set is private data.
 pub const TEST_METRICS: [&str; 2] = ["test_acc", "test_loss"];
 
@@ -200,6 +214,12 @@ mod tests {
             "Diagnostics and NOT_PRIVATE must name the same fields"
         );
         assert!(NOT_PRIVATE.iter().all(|k| !COVERED.contains(k)));
+        let mut worded: Vec<String> = NOT_PRIVATE_IN_WORDS
+            .iter()
+            .flat_map(|(_, fields)| fields.iter().map(|f| f.to_string()))
+            .collect();
+        worded.sort();
+        assert_eq!(worded, listed, "every diagnostic is named in words, once");
         assert!(TEST_METRICS.iter().all(|k| COVERED.contains(k)));
     }
 }

@@ -47,13 +47,6 @@ fn inputs(config: &JsValue, facts: JsValue) -> Result<(RunConfig, DataFacts), Js
     Ok((config_from_js(config)?, from_js(facts, "data facts")?))
 }
 
-/// What the run with these settings on this data releases (for the page's "what ε covers").
-#[wasm_bindgen]
-pub fn run_mechanism(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
-    let (cfg, facts) = inputs(&config, facts)?;
-    to_js(&super::session::MechanismView::of(&cfg.mechanism(&facts)))
-}
-
 /// ε of one accountant (naive and strong under `amplification`) after `steps` steps of one
 /// sampled Gaussian; `Infinity` when σ = 0.
 #[wasm_bindgen]

@@ -11,9 +11,8 @@ use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{private_dataset, private_images, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
 use crate::model::Model;
-use crate::privacy::mechanism::Mechanism;
 use crate::train::part::LotParts;
-use crate::train::Trainer;
+use crate::train::{Shown, Trainer};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -160,26 +159,6 @@ impl LabData {
     }
 }
 
-/// A mechanism as the page shows it: its releases, the training steps they add up to, and
-/// whether one of them has no noise (`open`: then ε = ∞ and nothing is covered).
-#[derive(Serialize)]
-pub(super) struct MechanismView<'a> {
-    #[serde(flatten)]
-    mechanism: &'a Mechanism,
-    total_steps: u64,
-    open: bool,
-}
-
-impl<'a> MechanismView<'a> {
-    pub(super) fn of(mechanism: &'a Mechanism) -> Self {
-        MechanismView {
-            mechanism,
-            total_steps: mechanism.total_steps(),
-            open: mechanism.is_open(),
-        }
-    }
-}
-
 /// The plane of the decision-boundary view: its bounds, the points drawn on it, and whether
 /// those are training points (the training data itself: not private).
 #[derive(Serialize)]
@@ -256,10 +235,13 @@ impl Session {
         self.trainer.is_finished()
     }
 
-    /// What the run releases (`Mechanism`, with its `total_steps`): its every ε is computed
-    /// from this.
-    pub fn mechanism(&self) -> Result<JsValue, JsError> {
-        to_js(&MechanismView::of(self.trainer.mechanism()))
+    /// "What ε covers" for this run, in sentences (`train::Coverage`), naming what the page
+    /// shows beside the reports: the plane's training points, and the file's ledger.
+    pub fn coverage(&self) -> Result<JsValue, JsError> {
+        to_js(&self.trainer.coverage(Shown {
+            training_points: self.shows_training_points(),
+            file_ledger: true,
+        }))
     }
 
     /// The decision-boundary plane for 2-D data (null otherwise). At the teaching level: the
@@ -272,8 +254,7 @@ impl Session {
         if d.n_features() != 2 {
             return Ok(JsValue::NULL);
         }
-        let teaching = self.trainer.config().report == ReleaseLevel::Teaching;
-        let plane = if teaching {
+        let plane = if self.shows_training_points() {
             let (bounds, points) = plane_of(&d.train);
             Plane {
                 bounds,
@@ -324,5 +305,13 @@ impl Session {
             .predict_proba(grid.view())
             .column(1)
             .to_vec()
+    }
+}
+
+impl Session {
+    /// Whether the plane draws the training points: 2-D data at the teaching level.
+    fn shows_training_points(&self) -> bool {
+        self.trainer.data().n_features() == 2
+            && self.trainer.config().report == ReleaseLevel::Teaching
     }
 }
