@@ -109,6 +109,7 @@ function finish() {
   $('audit-status').textContent = `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
   const list = $('audit-summary');
   list.replaceChildren(...results.map((r) => Object.assign(document.createElement('li'), { textContent: r.summary })));
+  $('audit-summary-note').hidden = false;
 }
 
 let lastResults = null;
@@ -171,6 +172,7 @@ function start(readConfig, ownData, facts) {
   const fewer = !plan.reason ? '' : plan.count < plan.asked ? ` (not ${plan.asked}: ${plan.reason})` : ` (${plan.reason})`;
   $('audit-status').textContent = `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}${fewer}…`;
   $('audit-summary').replaceChildren();
+  $('audit-summary-note').hidden = true;
   for (const id of ['audit-region', 'audit-epsilons']) drawCanvasMessage($(id), 'Auditing…');
 }
 

@@ -40,6 +40,8 @@ test('an audit draws the privacy region, both ROC curves and ε_lower, from its 
   assert.match(text, /gradient canary.*proved ε ≥ [\d.]+.*promised ε ≤ [\d.]+/);
   assert.match(text, /final model.*proved ε ≥ [\d.]+/);
   assert.ok(!/NaN|undefined|Infinity/.test(text), text);
+  assert.ok(await page.locator('#audit-summary-note').isVisible(), 'the sentences say they are not covered by ε');
+  assert.match(await page.locator('#audit-summary-note').textContent(), /not private[\s\S]*ε does not cover them/);
   assert.match(await page.locator('#audit-status').textContent(), /32 runs in [\d.]+ s on \d workers? \([\d.]+ runs\/s\)/);
   // The region (grey), its edge (black), the worst-case ROC (vermillion) and the realistic
   // one (blue) are on the canvas; the bars of the second chart too.
