@@ -192,6 +192,38 @@ fn own_data_defaults_to_private_hides_exact_test_metrics_and_warns_of_a_fixed_se
             "{m}"
         );
     }
+    // `dpsgd coverage` says what the same run's ε covers, as the page does, without training.
+    let coverage = |extra: &[&str]| {
+        let mut args = vec!["coverage", "--csv", p, "--label", "y"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = dpsgd(&args);
+        assert_eq!(code, Some(0), "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let list = |k: &str| -> Vec<String> {
+            let items = v[k].as_array().unwrap().iter();
+            items.map(|x| x.as_str().unwrap().to_string()).collect()
+        };
+        (list("covered"), list("outside"))
+    };
+    let has = |l: &[String], s: &str| l.iter().any(|x| x.contains(s));
+    let (covered, outside) = coverage(&[]);
+    assert!(has(&covered, "Poisson-sampled lot"), "{covered:?}");
+    assert!(
+        has(&covered, "ranges of your numeric columns"),
+        "{covered:?}"
+    );
+    assert!(has(&covered, "count of correct predictions"), "{covered:?}");
+    assert!(has(&outside, "their ε add up over the runs on your data"));
+    assert!(!has(&outside, "fixed seed"), "{outside:?}");
+    let (_, outside) = coverage(&["--seed", "4"]);
+    assert!(has(&outside, "The fixed seed you chose"), "{outside:?}");
+    let (covered, outside) = coverage(&["--scale", "standard", "--report", "teaching"]);
+    assert!(covered.is_empty(), "{covered:?}");
+    assert!(
+        outside[0].starts_with("Everything: --scale standard"),
+        "{outside:?}"
+    );
+    assert!(has(&outside, "exact test accuracy"), "{outside:?}");
 }
 
 #[test]

@@ -13,6 +13,7 @@
 //!               [--report private|teaching] [--amplification rigorous|classical|paper]
 //!               [--clip-quantile γ [--clip-lr η_C]] [--count-noise σ_b] [--eval-noise σ_e]
 //!               [--budget-epsilon ε [--budget-accountant moments|rdp|pld|strong|naive]]
+//! dpsgd coverage <the train options>   (what ε would cover, without training)
 //! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification rigorous|classical|paper]
 //! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
 //!               [--amplification rigorous|classical|paper]
@@ -33,20 +34,15 @@ mod accounting;
 #[path = "dpsgd/args.rs"]
 mod args;
 
-use args::{fail, one_line, read_file, shown_path, Args, USAGE};
+#[path = "dpsgd/data.rs"]
+mod data;
+
+use args::{fail, one_line, Args, USAGE};
+use data::{load_data, DATA_FLAGS};
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
-use dpsgd_lab::config::{ReleaseLevel, RunConfig};
-use dpsgd_lab::data::bounds::{parse_stated, DEFAULT_BOUNDS_NOISE};
-use dpsgd_lab::data::builtin::{builtin_files, load_builtin, not_shipped_note};
-use dpsgd_lab::data::csv::{parse_csv_pair, shown};
-use dpsgd_lab::data::split::{
-    check_rows, dataset_from_tables, private_dataset, PrivatePrep, Scale,
-};
-use dpsgd_lab::data::Dataset;
-use dpsgd_lab::train::Trainer;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-use std::path::PathBuf;
+use dpsgd_lab::config::RunConfig;
+use dpsgd_lab::data::csv::shown;
+use dpsgd_lab::train::{Shown, Trainer};
 use std::sync::Arc;
 
 fn main() {
@@ -56,24 +52,13 @@ fn main() {
     };
     match cmd.as_str() {
         "train" => train(rest),
+        "coverage" => coverage(rest),
         "epsilon" => accounting::epsilon(rest),
         "sigma" => accounting::sigma(rest),
         "audit" => audit(rest),
         "bench" => bench(rest),
         "-h" | "--help" | "help" => println!("{USAGE}"),
         other => fail(format!("unknown command '{}'; {USAGE}", shown(other))),
-    }
-}
-
-fn data_dir(a: &Args) -> PathBuf {
-    if let Some(d) = a.0.get("data-dir") {
-        return PathBuf::from(d);
-    }
-    let local = PathBuf::from("www/data");
-    if local.is_dir() {
-        local
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("www/data")
     }
 }
 
@@ -139,35 +124,30 @@ fn train_config(a: &Args) -> RunConfig {
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)))
 }
 
-/// The options of `train` (and of the run `audit` audits).
-const DATA_FLAGS: [&str; 7] = [
-    "data-dir",
-    "csv",
-    "test-csv",
-    "label",
-    "scale",
-    "bounds",
-    "bounds-noise",
-];
-
-fn train(raw: &[String]) {
+/// The trainer the `train` options describe, and the note every report of it carries when
+/// `--scale standard` fitted one's own data without noise.
+fn prepared(raw: &[String]) -> (Trainer, Option<&'static str>) {
     let flags: Vec<String> = config_options().into_iter().map(|o| o.0).collect();
     let mut allowed: Vec<&str> = flags.iter().map(String::as_str).collect();
     allowed.extend(DATA_FLAGS);
     let a = Args::parse(raw, &allowed);
     let cfg = train_config(&a);
     let data = Arc::new(load_data(&a, &cfg));
-    let mut trainer = Trainer::new(cfg, data)
+    let trainer = Trainer::new(cfg, data)
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
     // Standardising one's own data fits it without noise: everything after it is outside ε.
     let standardised =
         a.0.contains_key("csv") && a.0.get("scale").map(String::as_str) == Some("standard");
+    (trainer, standardised.then_some(STANDARDISED))
+}
+
+const STANDARDISED: &str =
+    "--scale standard fitted the mean and spread of your data without noise: ε does not cover this run";
+
+fn train(raw: &[String]) {
+    let (mut trainer, note) = prepared(raw);
     while let Some(mut report) = trainer.run_epoch() {
-        if standardised {
-            report.notes.push(
-                "--scale standard fitted the mean and spread of your data without noise: ε does not cover this run".into(),
-            );
-        }
+        report.notes.extend(note.map(String::from));
         println!(
             "{}",
             serde_json::to_string(&report).expect("report serialises")
@@ -179,104 +159,21 @@ fn train(raw: &[String]) {
     }
 }
 
-/// The training data: a CSV of one's own (`--csv`, `--label`, optional `--test-csv` and
-/// `--scale`) or a built-in set (`--dataset`, files under `--data-dir`, default www/data).
-fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
-    if let Some(path) = a.0.get("csv") {
-        if a.0.contains_key("dataset") {
-            fail("give --dataset or --csv, not both");
-        }
-        let label =
-            a.0.get("label")
-                .unwrap_or_else(|| fail("--csv needs --label COLUMN (the class column)"));
-        let at = shown_path(path);
-        let test_bytes = a.0.get("test-csv").map(|p| read_file(p, "test-csv"));
-        let (train, test) = parse_csv_pair(&read_file(path, "csv"), test_bytes.as_deref(), label)
-            .unwrap_or_else(|e| fail(format!("{at}: {e}")));
-        if cfg.seed.is_some() {
-            eprintln!(
-                "dpsgd: warning: --seed makes the run's noise reproducible; anyone who knows the \
-                 seed can subtract it. Leave it out for a private run of your own data."
-            );
-        }
-        let mut rng = match cfg.seed {
-            Some(seed) => ChaCha8Rng::seed_from_u64(seed ^ 0xda7a_da7a),
-            None => ChaCha8Rng::from_os_rng(),
-        };
-        let private = cfg.report == ReleaseLevel::Private;
-        return match a.0.get("scale").map(String::as_str) {
-            None | Some("bounds") => {
-                let prep = PrivatePrep {
-                    stated: a
-                        .0
-                        .get("bounds")
-                        .map(|b| parse_stated(b).unwrap_or_else(|e| fail(format!("--bounds: {e}"))))
-                        .unwrap_or_default(),
-                    bounds_noise: a
-                        .get("bounds-noise", "a positive number")
-                        .unwrap_or(DEFAULT_BOUNDS_NOISE),
-                    ..PrivatePrep::default()
-                };
-                private_dataset(path, train, test, &prep, &mut rng)
-                    .unwrap_or_else(|e| fail(format!("{at}: {e}")))
-            }
-            Some(other @ ("standard" | "none")) => {
-                for flag in ["bounds", "bounds-noise"] {
-                    if a.0.contains_key(flag) {
-                        fail(format!("--{flag} goes with --scale bounds"));
-                    }
-                }
-                if other == "none" {
-                    let prep = PrivatePrep {
-                        scale: false,
-                        ..PrivatePrep::default()
-                    };
-                    return private_dataset(path, train, test, &prep, &mut rng)
-                        .unwrap_or_else(|e| fail(format!("{at}: {e}")));
-                }
-                if private {
-                    fail("--scale standard fits the mean and spread of your data without noise, \
-                          which ε does not cover; use --scale bounds (the default) or --report teaching");
-                }
-                let rows = train.y.len();
-                let mut d = dataset_from_tables(path, train, test, Scale::Standard, rand::random());
-                check_rows(rows, d.train.len(), d.test.len())
-                    .unwrap_or_else(|e| fail(format!("{at}: {e}")));
-                eprintln!(
-                    "dpsgd: warning: --scale standard fits your data's mean and spread without \
-                     noise; ε does not cover it"
-                );
-                d.private = true;
-                d
-            }
-            Some(o) => fail(format!(
-                "--scale = '{}' must be bounds, standard or none",
-                shown(o)
-            )),
-        };
+/// `dpsgd coverage`: what the run the train options describe would cover with its ε, and what
+/// it would not, as the page's "What ε covers" says it (`{"covered": [...], "outside": [...]}`),
+/// without training. One's own file is still prepared (its split and ranges drawn), then
+/// dropped.
+fn coverage(raw: &[String]) {
+    let (trainer, note) = prepared(raw);
+    let mut c = trainer.coverage(Shown::default());
+    if let Some(note) = note {
+        c.covered.clear();
+        c.outside.insert(0, format!("Everything: {note}."));
     }
-    for flag in ["label", "test-csv", "scale", "bounds", "bounds-noise"] {
-        if a.0.contains_key(flag) {
-            fail(format!("--{flag} goes with --csv"));
-        }
-    }
-    let name = cfg.dataset.as_str();
-    let files: Vec<Vec<u8>> = builtin_files(name)
-        .iter()
-        .map(|file| {
-            let path = data_dir(a).join(file);
-            if !path.exists() && !not_shipped_note(name).is_empty() {
-                fail(format!(
-                    "--dataset {name}: {} is missing. {}",
-                    shown_path(&path.to_string_lossy()),
-                    not_shipped_note(name)
-                ));
-            }
-            read_file(&path.to_string_lossy(), "data-dir")
-        })
-        .collect();
-    let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
-    load_builtin(name, &files, cfg.seed.unwrap_or(0), cfg.data_noise).unwrap_or_else(|e| fail(e))
+    println!(
+        "{}",
+        serde_json::to_string(&c).expect("coverage serialises")
+    );
 }
 
 /// `dpsgd audit`: a membership attack against the run the train options describe (R runs

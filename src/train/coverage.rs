@@ -131,8 +131,9 @@ impl Coverage {
             ));
             if facts.private {
                 out.push(
-                    "The exact test accuracy of your held-out rows (choose \"only what ε covers\" \
-                     to release it from a noisy count instead)."
+                    "The exact test accuracy of your held-out rows (the private level, \"only what \
+                     ε covers\" on the page or --report private, releases it from a noisy count \
+                     instead)."
                         .into(),
                 );
             }

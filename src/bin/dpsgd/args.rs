@@ -7,7 +7,7 @@ use std::io::Read;
 use std::process::exit;
 
 pub const USAGE: &str =
-    "usage: dpsgd train|epsilon|sigma|audit|bench [--name value ...] (see the README)";
+    "usage: dpsgd train|coverage|epsilon|sigma|audit|bench [--name value ...] (see the README)";
 
 /// Longest message printed, in characters: values in messages are already cut to 40, this
 /// only guards against a message that lists too much.
