@@ -2,9 +2,10 @@
 // starts a new run on the same private rows, and a student who tried twenty settings has
 // released twenty runs. This keeps the list of what was shown — each preparation of the file,
 // each run's settings and the steps its last report showed — and asks Rust to compose it
-// (`file_ledger`, src/privacy/ledger.rs, in the accounting worker). The count starts when a
-// file is loaded and lives as long as the page: the same file loaded again keeps it (same
-// names, sizes and dates); another file, or a reloaded page, starts from zero.
+// (`file_ledger`, src/privacy/ledger.rs, in the accounting worker), with what that ε does not
+// cover (Rust's `caveats`). There is one count per file contents (LabData.contentKey), for as
+// long as the page lives: another file starts its own, and loading the first again — renamed
+// or re-saved too — takes its count up where it was. A reloaded page starts from zero.
 const $ = (id) => document.getElementById(id);
 const EVERY_MS = 1000; // at most one composition a second (hundreds of runs: 0.1 s each)
 
@@ -13,38 +14,32 @@ export class FileLedger {
     this.accounting = accounting;
     this.fmtEps = fmtEps;
     this.timer = null;
-    this.reset();
-  }
-
-  // A new file: nothing released about it yet.
-  reset() {
-    this.preparations = []; // the facts of each time a worker prepared it
-    this.runs = new Map(); // generation → { config, facts, steps }
-    clearTimeout(this.timer);
-    this.timer = null;
     this.stale = false; // a change came while the last second's composition was enough
-    this.accounting.cancel('file-ledger');
-    $('file-ledger').hidden = true;
+    this.files = new Map(); // contents key → { preparations, runs: Map(generation → run) }
+    this.file = null; // the count of the file loaded last
   }
 
-  // A worker prepared the file: a `fresh` one (another file than before), or the same again
-  // (loaded again, or given to a restarted worker: a new split and range estimate).
-  prepared(facts, fresh) {
-    if (fresh) this.reset();
-    this.preparations.push(facts);
+  // A worker prepared the file with contents `key` (loaded, loaded again, or given to a
+  // restarted worker: each draws a new split and range estimate, a release).
+  prepared(facts, key) {
+    if (!this.files.has(key)) this.files.set(key, { preparations: [], runs: new Map() });
+    const file = this.files.get(key);
+    if (file !== this.file) this.accounting.cancel('file-ledger');
+    this.file = file;
+    file.preparations.push(facts);
     this.update();
   }
 
-  // Run `generation` began on the file with settings `config` (its data's `facts`): what it
-  // shows before its first step (DP-PCA's projection) counts from now.
+  // Run `generation` began on the file loaded last with settings `config` (its data's
+  // `facts`): what it shows before its first step (DP-PCA's projection) counts from now.
   started(generation, config, facts) {
-    this.runs.set(generation, { config, facts, steps: 0 });
+    this.file?.runs.set(generation, { config, facts, steps: 0 });
     this.update();
   }
 
-  // Run `generation`'s latest report showed its first `steps` steps.
+  // Run `generation`'s latest report showed its first `steps` steps (on whichever file it ran).
   shown(generation, steps) {
-    const run = this.runs.get(generation);
+    const run = [...this.files.values()].map((f) => f.runs.get(generation)).find(Boolean);
     if (!run || !(steps >= run.steps)) return;
     run.steps = steps;
     this.update();
@@ -52,7 +47,7 @@ export class FileLedger {
 
   // Composes at once if nothing was composed in the last second, else once the second is over.
   update() {
-    if (!this.runs.size) return;
+    if (!this.file?.runs.size) return;
     if (this.timer) {
       this.stale = true;
       return;
@@ -66,28 +61,27 @@ export class FileLedger {
 
   ask() {
     this.stale = false;
-    const runs = [...this.runs.values()];
-    this.accounting.ask('file-ledger', { preparations: this.preparations, runs }, (m) => {
+    const { preparations } = this.file;
+    const runs = [...this.file.runs.values()];
+    this.accounting.ask('file-ledger', { preparations, runs }, (m) => {
       if (m.error) this.show(`Your file's runs together: cannot compute their ε (${m.error}).`);
-      else this.show(this.sentence(m.result, runs));
+      else this.show(this.sentence(m.result));
     });
   }
 
-  sentence(l, runs) {
+  // The composed figures in words; what they do not cover is Rust's (`caveats`).
+  sentence(l) {
     const eps = this.fmtEps;
     const many = (n, word) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
-    const seeded = runs.some((r) => r.config.seed !== null && r.config.seed !== undefined);
-    const teaching = runs.some((r) => r.config.report === 'teaching');
     const parts = [];
-    if (seeded || teaching) parts.push('Not private in full:');
-    parts.push(`Your file, all runs together since you loaded it: ${many(l.runs, 'run')}, `
+    if (l.caveats.length) parts.push('Not private in full:');
+    parts.push(`Your file, all runs together since you first loaded it: ${many(l.runs, 'run')}, `
       + `${many(l.steps, 'training step')} reported, ε = ${eps(l.moments)} (moments accountant; RDP ${eps(l.rdp)}) `
       + `at δ = ${Number(l.delta).toExponential(0)}.`);
-    if (l.moments === 'inf') parts.push('A run without privacy (no noise, or no clipping) showed your data: no later run can take that back.');
+    if (l.open) parts.push('A run without privacy (no noise, or no clipping) showed your data: no later run can take that back.');
     else parts.push('The status line\'s ε is the latest run alone; this is all of them.');
     if (l.preparations > 1) parts.push(`The file was prepared ${l.preparations} times (each time its split and column ranges are drawn again).`);
-    if (seeded) parts.push('Runs with a fixed seed are not private against whoever knows it.');
-    if (teaching) parts.push('Runs at the teaching level showed your exact test accuracy and training data, which this ε does not cover.');
+    parts.push(...l.caveats);
     return parts.join(' ');
   }
 

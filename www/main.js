@@ -181,7 +181,7 @@ function onWorkerMessage(ev) {
     return;
   }
   if (m.type === 'own-data-loaded') {
-    ownDataLoaded(m.facts);
+    ownDataLoaded(m.facts, m.file);
     return;
   }
   if (m.type === 'own-data-rejected') {
@@ -250,7 +250,7 @@ function startWorker() {
     onRestart: (why) => {
       // Your file goes to the new worker before the run (it handles messages in order).
       // Preparing the file again draws a new split and range estimate: a new release.
-      const own = ownFiles.resend() ? ' and your file (its split and column ranges drawn again: a new release, added to your file\'s total)' : '';
+      const own = ownFiles.resend();
       worker.post(trainingCap()); // an audit under way keeps its cores
       showMessage(`${lost(why)} A new one was started with the last settings${own}.`);
       setStatus('Restarting the training worker…');
@@ -284,8 +284,8 @@ function scheduleRestart() {
 }
 
 // A student's file is private data: the private release level, a hidden random seed.
-function ownDataLoaded(own) {
-  if (!ownFiles.loaded(own)) return; // the same file, given to a restarted worker
+function ownDataLoaded(own, file) {
+  if (!ownFiles.loaded(own, file)) return; // the same file, given to a restarted worker
   facts = own;
   factsOf = 'own';
   showSeedMode();

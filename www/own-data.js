@@ -51,7 +51,6 @@ export function setUpOwnData(currentWorker, showMessage, ledger) {
     const load = {
       message: TO_WORKER.ownData(files, $('label-column').value, $('bounds').value),
       name: files.map((f) => f.name).join(' + '),
-      file: files.map((f) => `${f.name}|${f.size}|${f.lastModified}`).join('|'), // the same file?
       again: false,
     };
     sent.push(load);
@@ -61,14 +60,14 @@ export function setUpOwnData(currentWorker, showMessage, ledger) {
   const sent = [];
   let accepted = null; // the load the worker holds
   return {
-    // The worker accepted the next load (`own`: its facts). A file is chosen on the page
-    // (private data, the private level); a load of the file the ledger counts for (the same
-    // file, or given again to a restarted worker) is one more preparation of it, another file
-    // starts a new count. Returns false for a restarted worker's copy (nothing to announce).
-    loaded: (own) => {
+    // The worker accepted the next load (`own`: its facts; `file`: a key of the contents,
+    // LabData.contentKey). A file is chosen on the page (private data, the private level); the
+    // ledger counts one more preparation of those contents. Returns false for a restarted
+    // worker's copy (nothing to announce).
+    loaded: (own, file) => {
       const load = sent.shift();
       if (!load) return false;
-      ledger.prepared(own, !load.again && load.file !== accepted?.file);
+      ledger.prepared(own, file);
       if (load.again) return false;
       accepted = load;
       $('own-option').hidden = false;
@@ -80,14 +79,19 @@ export function setUpOwnData(currentWorker, showMessage, ledger) {
       return true;
     },
     rejected: () => { sent.shift(); },
-    // Gives the accepted files to a new worker (loads sent to the old one are lost with it);
-    // false when there are none.
+    // Gives the accepted files to a new worker (loads sent to the old one are lost with it).
+    // Returns what to add to the restart's message: the file given again, files not loaded.
     resend: () => {
+      const lost = sent.filter((l) => !l.again).map((l) => l.name);
       sent.length = 0;
-      if (!accepted) return false;
-      sent.push({ ...accepted, again: true });
-      currentWorker().post(accepted.message);
-      return true;
+      let said = '';
+      if (accepted) {
+        sent.push({ ...accepted, again: true });
+        currentWorker().post(accepted.message);
+        said = ' and your file (its split and column ranges drawn again: a new release, added to your file\'s total)';
+      }
+      if (lost.length) said += `; ${lost.join(', ')} was still loading and is not loaded: choose Load again`;
+      return said;
     },
   };
 }

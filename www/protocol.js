@@ -19,7 +19,7 @@
 /** @typedef {{type: 'report', generation: number, report: object, boundary?: Float32Array}} Report */
 /** @typedef {{type: 'done', generation: number}} Done */
 /** @typedef {{type: 'error', generation: number, message: string}} RunError */
-/** @typedef {{type: 'own-data-loaded', facts: DataFacts} | {type: 'own-data-rejected', message: string}} OwnDataAnswer */
+/** @typedef {{type: 'own-data-loaded', facts: DataFacts, file: string} | {type: 'own-data-rejected', message: string}} OwnDataAnswer */
 /**
  * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
  *   private: boolean, releases: object[]}} DataFacts
@@ -72,7 +72,7 @@ const SHAPES = new Map([
   ['report', ['generation', 'report']],
   ['done', ['generation']],
   ['error', ['generation', 'message']],
-  ['own-data-loaded', ['facts']],
+  ['own-data-loaded', ['facts', 'file']],
   ['own-data-rejected', ['message']],
 ]);
 

@@ -290,7 +290,8 @@ async function loadOwnData(m) {
     ownData = fresh;
     if (dataKey === 'own') dataKey = ''; // reload on the next start
     dataLoads += 1;
-    postMessage({ type: 'own-data-loaded', facts: fresh.facts() });
+    const file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
+    postMessage({ type: 'own-data-loaded', facts: fresh.facts(), file });
   } catch (e) {
     if (crashed(e)) return;
     postMessage({ type: 'own-data-rejected', message: e.message || String(e) });

@@ -13,11 +13,12 @@
 //!   training steps it showed: DP-PCA, the steps, one private evaluation per epoch begun
 //!   ([`Mechanism::after_steps`]). A run stopped by a moved slider released only its reports.
 //!
-//! The composition is read at the smallest δ any run used.
+//! The composition is read at the smallest δ any run used. What it does not cover — runs with
+//! a fixed seed, at the teaching level, or with shuffled lots — is said by [`Ledger::caveats`].
 
 use super::accountant::{add_part, compose, AccountError, Accountant, SampledGaussian};
 use super::mechanism::Mechanism;
-use crate::config::RunConfig;
+use crate::config::{ReleaseLevel, RunConfig, Sampling};
 use crate::data::DataFacts;
 
 /// What some runs on one data set released, composed.
@@ -28,6 +29,10 @@ pub struct Ledger {
     steps: u64,
     preparations: usize,
     delta: Option<f64>,
+    /// Runs with a fixed seed, at the teaching level, with shuffled lots.
+    seeded: usize,
+    teaching: usize,
+    shuffled: usize,
 }
 
 impl Ledger {
@@ -66,6 +71,9 @@ impl Ledger {
             add_part(&mut self.parts, &p);
         }
         self.runs += 1;
+        self.seeded += usize::from(cfg.seed.is_some());
+        self.teaching += usize::from(cfg.report == ReleaseLevel::Teaching);
+        self.shuffled += usize::from(cfg.sampling == Sampling::Shuffle);
         self.steps = self.steps.saturating_add(steps);
         self.delta = Some(self.delta.map_or(cfg.delta, |d| d.min(cfg.delta)));
         Ok(())
@@ -87,6 +95,28 @@ impl Ledger {
     /// The smallest δ of the runs (`None` before the first run).
     pub fn delta(&self) -> Option<f64> {
         self.delta
+    }
+
+    /// What the composed ε does not cover, one sentence each; empty when it covers every run
+    /// in full.
+    pub fn caveats(&self) -> Vec<&'static str> {
+        let mut said = Vec::new();
+        if self.seeded > 0 {
+            said.push("Runs with a fixed seed are not private against whoever knows it.");
+        }
+        if self.teaching > 0 {
+            said.push(
+                "Runs at the teaching level showed your exact test accuracy and loss and your training data, \
+                 which this ε does not cover.",
+            );
+        }
+        if self.shuffled > 0 {
+            said.push(
+                "Runs with shuffled lots are composed as if their lots were Poisson-sampled: \
+                 their share of this ε is indicative only.",
+            );
+        }
+        said
     }
 
     /// ε of everything composed, under `acc`, at [`Ledger::delta`].

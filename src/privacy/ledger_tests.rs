@@ -207,3 +207,52 @@ fn a_trained_runs_reported_epsilon_is_its_ledger() {
     ));
     assert!(close(l.epsilon(Accountant::Rdp).unwrap(), last.epsilon.rdp));
 }
+
+/// What the composed ε leaves out is said by the ledger, each kind once, from the runs'
+/// settings: nothing for private Poisson runs with a random seed.
+#[test]
+fn a_seeded_teaching_or_shuffled_run_is_a_caveat_of_the_whole() {
+    let facts = own_facts();
+    let mut l = Ledger::new();
+    l.prepared(&facts);
+    l.ran(&cfg(1.1), &facts, 5).unwrap();
+    assert!(l.caveats().is_empty(), "{:?}", l.caveats());
+    let cases = [
+        (
+            RunConfig {
+                seed: Some(7),
+                ..cfg(1.1)
+            },
+            "fixed seed",
+        ),
+        (
+            RunConfig {
+                report: ReleaseLevel::Teaching,
+                ..cfg(1.1)
+            },
+            "teaching level",
+        ),
+        (
+            RunConfig {
+                sampling: crate::config::Sampling::Shuffle,
+                ..cfg(1.1)
+            },
+            "shuffled lots",
+        ),
+    ];
+    for (i, (run, said)) in cases.iter().enumerate() {
+        l.ran(run, &facts, 5).unwrap();
+        l.ran(run, &facts, 5).unwrap();
+        let caveats = l.caveats();
+        assert_eq!(caveats.len(), i + 1, "{caveats:?}");
+        assert!(caveats[i].contains(said), "{caveats:?}");
+    }
+    // A refused run leaves none.
+    let mut l = Ledger::new();
+    let seeded = RunConfig {
+        seed: Some(7),
+        ..cfg(1.1)
+    };
+    assert!(l.ran(&seeded, &facts, 41).is_err());
+    assert!(l.caveats().is_empty());
+}

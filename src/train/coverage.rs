@@ -61,10 +61,11 @@ impl Coverage {
             });
             return;
         }
-        let adaptive = if cfg.clip_quantile.is_some() {
-            " (with the noisy count of unclipped examples that adapts C)"
-        } else {
-            ""
+        // A step's σ accounts its noisy count of unclipped examples too, when one is released.
+        let adaptive = match (cfg.count_noise_std(), cfg.clip_quantile) {
+            (Some(_), Some(_)) => " (with the noisy count of unclipped examples that adapts C)",
+            (Some(_), None) => " (with the noisy count of unclipped examples it releases)",
+            (None, _) => "",
         };
         let noisy_steps = format!(
             "clipped gradients get Gaussian noise, accounted with noise multiplier σ = {}{adaptive}",
@@ -131,8 +132,8 @@ impl Coverage {
             ));
             if facts.private {
                 out.push(
-                    "The exact test accuracy of your held-out rows (the private level, \"only what \
-                     ε covers\" on the page or --report private, releases it from a noisy count \
+                    "The exact test accuracy and loss of your held-out rows (the private level, \"only what \
+                     ε covers\" on the page or --report private, releases the accuracy from a noisy count \
                      instead)."
                         .into(),
                 );
@@ -160,8 +161,9 @@ impl Coverage {
         }
         out.push(match (facts.private, shown.file_ledger) {
             (true, true) => "Trying many settings, or running again: each run's ε covers that \
-                one run. All runs on your file since you loaded it are composed under the status \
-                line (another file, or reloading the page, starts a new count)."
+                one run. All runs on your file since you first loaded it are composed under the \
+                status line (the same contents loaded again keep their count; reloading the page \
+                starts from zero)."
                 .into(),
             (true, false) => "Trying many settings, or running again: each run's ε covers that \
                 one run, and their ε add up over the runs on your data."
@@ -217,15 +219,23 @@ pub fn rate(v: f64) -> String {
 }
 
 /// `v` to three significant digits, rounded by `round`; integers, 0 and non-finite values as
-/// they are.
+/// they are. A value with at most three significant digits is printed as it is (0.7, not 0.700,
+/// and never 0.699: 0.7 / 0.001 is 699.999… in floating point, which `floor` would take down).
 fn three_digits(v: f64, round: fn(f64) -> f64) -> String {
     if !v.is_finite() || v == 0.0 || v.fract() == 0.0 {
         return format!("{v}");
     }
     let unit = 10f64.powi(v.abs().log10().floor() as i32 - 2);
-    let r = round(v / unit) * unit;
+    let x = v / unit;
+    let exact = (x - x.round()).abs() < 1e-9 * x.abs();
+    let r = if exact { x.round() } else { round(x) } * unit;
     let decimals = (2 - r.abs().log10().floor() as i32).max(0) as usize;
-    format!("{r:.decimals$}")
+    let text = format!("{r:.decimals$}");
+    if exact && text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,17 @@ fn numbers_round_toward_the_side_that_never_flatters() {
     assert_eq!(noise(4.0), "4");
     assert_eq!(rate(1.0), "1");
     assert_eq!(noise(0.0), "0");
+    // What the slider shows, exactly (0.7 / 0.001 is 699.999… in floating point).
+    for (v, shown) in [(0.7, "0.7"), (4.1, "4.1"), (1.13, "1.13"), (0.35, "0.35")] {
+        assert_eq!(noise(v), shown);
+        assert_eq!(rate(v), shown);
+    }
+    // Every two-decimal σ the sliders can set reads as set.
+    for hundredths in 1..500 {
+        let v = f64::from(hundredths) / 100.0;
+        let shown: f64 = noise(v).parse().unwrap();
+        assert_eq!(shown, v, "{v} shows as {}", noise(v));
+    }
 }
 
 /// Every noisy release of the mechanism has its covered sentence: a release kind added
@@ -95,6 +106,17 @@ fn every_noisy_release_is_covered_by_name_and_numbers() {
     ));
     assert!(has(&c.covered, "ranges of your numeric columns"));
     assert!(has(&c.covered, "test accuracy after each epoch"));
+    // A count released without adapting C (--count-noise alone) is named too.
+    let counted = RunConfig {
+        count_noise: Some(12.8),
+        ..dp()
+    };
+    let c = of(&counted, &facts);
+    assert!(
+        has(&c.covered, "noisy count of unclipped examples it releases"),
+        "{c:?}"
+    );
+    assert!(!has(&of(&dp(), &facts).covered, "noisy count"));
     // A public test set is not a release of the training data.
     let public = of(&dp(), &builtin());
     assert_eq!(public.covered.len(), 2, "{public:?}");
@@ -184,7 +206,10 @@ fn the_teaching_level_names_every_measurement_it_shows() {
         assert!(teaching.contains(words), "{words} in {teaching}");
     }
     assert!(teaching.contains("and the training points of the decision-boundary view:"));
-    assert!(has(&c.outside, "exact test accuracy of your held-out rows"));
+    assert!(has(
+        &c.outside,
+        "exact test accuracy and loss of your held-out rows"
+    ));
     assert!(has(&c.outside, "composed under the status line"));
     // The private level shows none of them.
     let private = of(&dp(), &facts);

@@ -123,6 +123,10 @@ struct FileLedger {
     delta: f64,
     moments: Eps,
     rdp: Eps,
+    /// A release without noise was shown: ε = ∞ whatever later runs do.
+    open: bool,
+    /// What this ε does not cover ([`Ledger::caveats`]).
+    caveats: Vec<&'static str>,
 }
 
 /// Everything the runs on a student's file released since it was loaded, composed
@@ -144,6 +148,7 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
         ledger.ran(&cfg, &run.facts, run.steps).map_err(js_err)?;
     }
     let eps = |acc| ledger.epsilon(acc).map(Eps).map_err(js_err);
+    let moments = ledger.epsilon(Accountant::Moments).map_err(js_err)?;
     to_js(&FileLedger {
         runs: ledger.runs(),
         steps: ledger.steps(),
@@ -151,8 +156,10 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
         delta: ledger
             .delta()
             .ok_or_else(|| js_err("no run on the file yet"))?,
-        moments: eps(Accountant::Moments)?,
+        moments: Eps(moments),
         rdp: eps(Accountant::Rdp)?,
+        open: moments.is_infinite(),
+        caveats: ledger.caveats(),
     })
 }
 

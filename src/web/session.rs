@@ -157,6 +157,19 @@ impl LabData {
     pub fn facts(&self) -> Result<JsValue, JsError> {
         to_js(&self.inner.facts())
     }
+
+    /// A key for the contents of a student's file(s) (`second` empty for a CSV): the page's
+    /// file ledger counts runs per contents, so a renamed or re-saved copy of the same rows
+    /// keeps its count. Not a cryptographic digest: a collision only merges two counts (more
+    /// ε, never less).
+    #[wasm_bindgen(js_name = contentKey)]
+    pub fn content_key(first: &[u8], second: &[u8]) -> String {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        first.hash(&mut h);
+        second.hash(&mut h);
+        format!("{:016x}:{}", h.finish(), first.len() + second.len())
+    }
 }
 
 /// The plane of the decision-boundary view: its bounds, the points drawn on it, and whether

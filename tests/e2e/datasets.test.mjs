@@ -144,9 +144,9 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   // Two runs now: together they spent more than the last one alone.
   const both = steps + await page.evaluate(() => window.labTest.reports().at(-1).steps);
   await page.waitForFunction((t) => document.getElementById('file-ledger').textContent.includes(`2 runs, ${t}`), stepsText(both), { timeout: 10_000 });
-  assert.match(await ledger(), /^Not private in full: Your file, all runs together since you loaded it: 2 runs.* Runs with a fixed seed are not private against whoever knows it\.$/);
+  assert.match(await ledger(), /^Not private in full: Your file, all runs together since you first loaded it: 2 runs.* Runs with a fixed seed are not private against whoever knows it\.$/);
   assert.ok(moments(await ledger()) > moments(await page.locator('#status').textContent()), await ledger());
-  assert.match(await page.locator('#not-covered').innerText(), /All runs on your file since you loaded it are composed/);
+  assert.match(await page.locator('#not-covered').innerText(), /All runs on your file since you first loaded it are composed/);
   await page.click('#pin');
   assert.equal(await page.locator('#pin-list li').count(), 1);
   assert.ok(!/seed|pins=/.test(decodeURIComponent(page.url())), page.url());
@@ -160,6 +160,28 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   await waitForRun(page, g3, 1, { done: true });
   assert.match(await page.locator('#status').textContent(), /^Done: \d+ epochs, test accuracy [\d.]+% \(not private: your held-out rows, exactly\), ε = /);
   await page.waitForFunction(() => /teaching level/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 });
+  // Another file starts its own count; the first file's contents loaded again, under another
+  // name, take their count up where it was (one count per contents, not per name or date).
+  const runsOf = (t) => Number(t.match(/: ([\d,]+) runs?, /)[1]);
+  const firstRuns = runsOf(await ledger());
+  const load = async (name, text) => {
+    await page.setInputFiles('#data-file', { name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+    await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+    const before = await generationOf(page);
+    await page.click('#load-data');
+    await waitForRun(page, before, 1, { done: true });
+  };
+  await load('other.csv', good.replace(/\n0,/g, '\n1,'));
+  assert.ok(firstRuns >= 3, await ledger());
+  await page.waitForFunction(() => {
+    const t = document.getElementById('file-ledger').textContent;
+    return /since you first loaded it: [12] runs?, /.test(t) && !/prepared/.test(t);
+  }, null, { timeout: 10_000 })
+    .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await ledger()}`));
+  await load('renamed.csv', good);
+  await page.waitForFunction((n) => document.getElementById('file-ledger').textContent.includes(`: ${n} runs, `), firstRuns + 1, { timeout: 10_000 })
+    .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await ledger()}`));
+  assert.match(await ledger(), /The file was prepared 2 times/);
   assert.deepEqual(problems, []);
   await page.close();
 });
