@@ -86,6 +86,27 @@ pub struct DataFacts {
     pub majority_share: Option<f64>,
 }
 
+#[cfg(test)]
+impl DataFacts {
+    /// For tests: a student's file as the worker prepares it — private, 1,000 training rows and
+    /// 250 held out, with its range estimate (one Gaussian release, σ = 5).
+    pub(crate) fn own_for_tests() -> Self {
+        DataFacts {
+            n_train: 1000,
+            n_test: 250,
+            n_features: 3,
+            n_classes: 2,
+            private: true,
+            releases: vec![Release {
+                what: crate::privacy::mechanism::ReleaseKind::Bounds,
+                q: 1.0,
+                sigma: 5.0,
+            }],
+            majority_share: None,
+        }
+    }
+}
+
 impl Dataset {
     pub fn facts(&self) -> DataFacts {
         DataFacts {

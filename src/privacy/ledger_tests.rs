@@ -3,7 +3,6 @@ use crate::config::{Mode, ReleaseLevel};
 use crate::data::csv::parse_csv;
 use crate::data::split::{private_dataset, PrivatePrep};
 use crate::privacy::accountant::Amplification;
-use crate::privacy::mechanism::{Release, ReleaseKind};
 use crate::train::Trainer;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -18,19 +17,7 @@ const ACCOUNTANTS: [Accountant; 4] = [
 
 /// A student's file as the worker prepares it: 1,000 training rows, a range estimate.
 fn own_facts() -> DataFacts {
-    DataFacts {
-        n_train: 1000,
-        n_test: 250,
-        n_features: 3,
-        n_classes: 2,
-        private: true,
-        releases: vec![Release {
-            what: ReleaseKind::Bounds,
-            q: 1.0,
-            sigma: 5.0,
-        }],
-        majority_share: None,
-    }
+    DataFacts::own_for_tests()
 }
 
 fn cfg(sigma: f64) -> RunConfig {

@@ -1,23 +1,10 @@
 use super::*;
 use crate::config::{Mode, ReleaseLevel, Sampling};
-use crate::privacy::mechanism::Release;
 use crate::train::report::NOT_PRIVATE_IN_WORDS;
 
 /// A student's file as the worker prepares it: private, with its range estimate.
 fn own() -> DataFacts {
-    DataFacts {
-        n_train: 1000,
-        n_test: 250,
-        n_features: 3,
-        n_classes: 2,
-        private: true,
-        releases: vec![Release {
-            what: ReleaseKind::Bounds,
-            q: 1.0,
-            sigma: 5.0,
-        }],
-        majority_share: None,
-    }
+    DataFacts::own_for_tests()
 }
 
 /// A built-in, public set.
