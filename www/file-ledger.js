@@ -8,6 +8,7 @@
 // or re-saved too — takes its count up where it was. A reloaded page starts from zero.
 const $ = (id) => document.getElementById(id);
 const EVERY_MS = 1000; // at most one composition a second (hundreds of runs: 0.1 s each)
+const LATE_MS = 1500; // an answer later than this: the total on show is marked behind
 
 export class FileLedger {
   constructor(accounting, fmtEps) {
@@ -17,6 +18,8 @@ export class FileLedger {
     this.stale = false; // a change came while the last second's composition was enough
     this.files = new Map(); // contents key → { preparations, runs: Map(generation → run) }
     this.file = null; // the count of the file loaded last
+    this.text = ''; // the last total shown
+    this.late = null;
   }
 
   // A worker prepared the file with contents `key` (loaded, loaded again, or given to a
@@ -24,7 +27,13 @@ export class FileLedger {
   prepared(facts, key) {
     if (!this.files.has(key)) this.files.set(key, { preparations: [], runs: new Map() });
     const file = this.files.get(key);
-    if (file !== this.file) this.accounting.cancel('file-ledger');
+    if (file !== this.file) {
+      // The total on show was another file's.
+      this.accounting.cancel('file-ledger');
+      clearTimeout(this.late);
+      this.text = '';
+      $('file-ledger').hidden = true;
+    }
     this.file = file;
     file.preparations.push(facts);
     this.update();
@@ -63,7 +72,14 @@ export class FileLedger {
     this.stale = false;
     const { preparations } = this.file;
     const runs = [...this.file.runs.values()];
+    // An answer held up (a calibration can keep the accounting worker for seconds) would leave
+    // a total on show that later steps have passed: it says so until the answer comes.
+    clearTimeout(this.late);
+    this.late = setTimeout(() => {
+      if (this.text) this.show(`${this.text} Updating: the steps since are not in this total yet…`, false);
+    }, LATE_MS);
     this.accounting.ask('file-ledger', { preparations, runs }, (m) => {
+      clearTimeout(this.late);
       if (m.error) this.show(`Your file's runs together: cannot compute their ε (${m.error}).`);
       else this.show(this.sentence(m.result));
     });
@@ -85,7 +101,8 @@ export class FileLedger {
     return parts.join(' ');
   }
 
-  show(text) {
+  show(text, current = true) {
+    if (current) this.text = text;
     $('file-ledger').textContent = text;
     $('file-ledger').hidden = false;
   }
