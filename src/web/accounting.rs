@@ -147,8 +147,8 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
         cfg.validate(run.facts.n_train).map_err(js_err)?;
         ledger.ran(&cfg, &run.facts, run.steps).map_err(js_err)?;
     }
-    let eps = |acc| ledger.epsilon(acc).map(Eps).map_err(js_err);
     let moments = ledger.epsilon(Accountant::Moments).map_err(js_err)?;
+    let rdp = ledger.epsilon(Accountant::Rdp).map_err(js_err)?;
     to_js(&FileLedger {
         runs: ledger.runs(),
         steps: ledger.steps(),
@@ -157,7 +157,7 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
             .delta()
             .ok_or_else(|| js_err("no run on the file yet"))?,
         moments: Eps(moments),
-        rdp: eps(Accountant::Rdp)?,
+        rdp: Eps(rdp),
         open: moments.is_infinite(),
         caveats: ledger.caveats(),
     })
