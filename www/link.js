@@ -10,8 +10,9 @@ import { applyTeacherMode } from './teacher.js';
 // { teacherParams, queue: the pinned runs to train, problems: what was skipped and why }.
 export function readLink(hash, check) {
   const params = new URLSearchParams(hash.slice(1));
-  const teacherParams = applyTeacherMode(params);
-  const problems = fromHash(params);
+  const problems = [];
+  const teacherParams = applyTeacherMode(params, problems);
+  problems.push(...fromHash(params));
   const linked = pinsFromLink(params.get('pins') || '[]', check);
   problems.push(...linked.problems);
   return { teacherParams, queue: linked.queue, problems };

@@ -77,16 +77,26 @@ export function fitPresenter() {
   body.style.setProperty('--chart-max-height', `${Math.max(180, Math.floor(room))}px`);
 }
 
+// A control a link may hide or lock: an element of the controls panel. The results, the
+// status line, "What ε covers" and every "not private" badge are out of its reach: a link
+// must not take away the words that say what ε does not cover.
+function control(id) {
+  const el = $(id);
+  return el && el.closest('section.controls') ? el : null;
+}
+
 // Applies the teacher keys of `params` to the page and returns them, to be kept in the hash as
-// the page rewrites it. Lessons are looked up in a Map: a user's string never reaches an
-// object's prototype keys.
-export function applyTeacherMode(params) {
+// the page rewrites it; an id that is not a control is named in `problems`. Lessons are looked
+// up in a Map: a user's string never reaches an object's prototype keys.
+export function applyTeacherMode(params, problems = []) {
   undoTeacherMode();
   const kept = new URLSearchParams();
   for (const k of TEACHER_KEYS) if (params.has(k)) kept.set(k, params.get(k));
   const ids = (k) => (params.get(k) || '').split(',').map((x) => x.trim()).filter(Boolean);
+  const refused = [];
   for (const id of ids('hide')) {
-    const el = $(id);
+    const el = control(id);
+    if (!el) refused.push(id);
     const box = el && (el.closest('.control') || el);
     if (box && !box.hidden) {
       box.hidden = true;
@@ -94,11 +104,14 @@ export function applyTeacherMode(params) {
     }
   }
   for (const id of ids('lock')) {
-    if ($(id) && !$(id).disabled) {
-      $(id).disabled = true;
-      applied.locked.push($(id));
+    const el = control(id);
+    if (!el) refused.push(id);
+    if (el && !el.disabled) {
+      el.disabled = true;
+      applied.locked.push(el);
     }
   }
+  if (refused.length) problems.push(`teacher mode hides and locks controls only; "${refused.join(', ').slice(0, 80)}" ${refused.length > 1 ? 'are' : 'is'} not one and stayed as ${refused.length > 1 ? 'they were' : 'it was'}`);
   document.body.classList.toggle('presenter', params.get('big') === '1');
   const lesson = LESSONS.get(params.get('lesson'));
   markShown(lesson ? lesson.shows : PRESENTER_DEFAULT);

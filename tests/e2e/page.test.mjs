@@ -346,9 +346,12 @@ test('teacher mode from the URL: hidden and locked controls, presenter layout, a
   assert.equal(await page.locator('#clip-value').textContent(), '0.1');
   assert.match(page.url(), /lesson=clipping/, 'the lesson stays in the link as the page rewrites it');
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-teacher.png'), fullPage: true });
-  const odd = await openLab('#v=1&lesson=constructor');
+  // A link hides controls only: never the words that say what ε does not cover.
+  const odd = await openLab('#v=1&lesson=constructor&hide=not-covered,status,coverage&lock=message-close');
   await waitForRun(odd.page, 0, 1);
   assert.equal(await odd.page.locator('#lesson').isVisible(), false, 'a prototype key is not a lesson');
+  for (const id of ['not-covered', 'status', 'coverage']) assert.equal(await odd.page.locator(`#${id}`).isVisible(), true, id);
+  assert.match(await odd.page.locator('#message-text').textContent(), /teacher mode hides and locks controls only; "not-covered, status, coverage, message-close" are not one/);
   assert.deepEqual([...problems, ...odd.problems], []);
   await odd.page.close();
   await page.close();
