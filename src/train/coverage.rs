@@ -74,13 +74,13 @@ impl Coverage {
         let steps = mech.total_steps();
         match cfg.sampling {
             Sampling::Poisson => self.covered.push(format!(
-                "The model after each of the {steps} training steps: a Poisson-sampled lot \
+                "The model after each of the (up to) {steps} training steps: a Poisson-sampled lot \
                  (q = {}) whose {noisy_steps} — and so anything computed from the model alone.",
                 rate(step.q)
             )),
             // Algorithm 1's analysis samples each lot independently; a shuffled epoch does not.
             Sampling::Shuffle => self.outside.push(format!(
-                "The model after each of the {steps} training steps, in part: its lots are \
+                "The model after each of the (up to) {steps} training steps, in part: its lots are \
                  shuffled, fixed-size (L/N = {}), not the Poisson sample the accountants assume, so \
                  ε is indicative only — though its {noisy_steps}.",
                 rate(step.q)
@@ -172,7 +172,13 @@ impl Coverage {
                 or running again: each run's ε covers that one run."
                 .into(),
         });
-        out.push("The number of examples N, treated as public (as in the paper).".into());
+        out.push(if facts.private {
+            "The number of examples N, and of your held-out rows (the noisy accuracy's \
+             denominator), treated as public (as in the paper)."
+                .into()
+        } else {
+            "The number of examples N, treated as public (as in the paper).".into()
+        });
         out.push(
             "The noise is drawn in floating point; floating-point noise can leak in ways the \
              maths does not model (see the README)."

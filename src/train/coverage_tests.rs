@@ -80,7 +80,7 @@ fn every_noisy_release_is_covered_by_name_and_numbers() {
     );
     assert!(has(
         &c.covered,
-        &format!("each of the {} training steps", mech.total_steps())
+        &format!("each of the (up to) {} training steps", mech.total_steps())
     ));
     assert!(has(&c.covered, &format!("(q = {})", rate(mech.step.q))));
     assert!(has(
@@ -243,6 +243,9 @@ fn conventions_seeds_and_other_runs_are_said() {
         &of(&dp(), &own()).outside,
         "their ε add up over the runs"
     ));
+    // The held-out rows' count (the noisy accuracy's denominator) is named as public too.
+    assert!(has(&seeded.outside, "and of your held-out rows"));
+    assert!(!has(&paper.outside, "held-out rows ("));
     for c in [seeded, paper, classical] {
         assert!(has(&c.outside, "number of examples N"));
         assert!(has(&c.outside, "floating point"));
