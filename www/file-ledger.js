@@ -25,8 +25,7 @@ export class FileLedger {
   // A worker prepared the file with contents `key` (loaded, loaded again, or given to a
   // restarted worker: each draws a new split and range estimate, a release).
   prepared(facts, key) {
-    if (!this.files.has(key)) this.files.set(key, { preparations: [], runs: new Map() });
-    const file = this.files.get(key);
+    const file = this.count(key);
     if (file !== this.file) {
       // The total on show was another file's.
       this.accounting.cancel('file-ledger');
@@ -35,8 +34,21 @@ export class FileLedger {
       $('file-ledger').hidden = true;
     }
     this.file = file;
-    file.preparations.push(facts);
+    file.preparations.push(facts.releases);
     this.update();
+  }
+
+  // A preparation of the file with contents `key` that was refused after it released
+  // `releases` (its range estimate): counted, and the file on show stays the one it was.
+  spent(releases, key) {
+    this.count(key).preparations.push(releases);
+    this.update();
+  }
+
+  // The count of the file with contents `key`, begun empty.
+  count(key) {
+    if (!this.files.has(key)) this.files.set(key, { preparations: [], runs: new Map() });
+    return this.files.get(key);
   }
 
   // Run `generation` began on the file loaded last with settings `config` (its data's

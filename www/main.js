@@ -11,7 +11,7 @@ import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
 import { setUpWorkers, showWorkersUsed, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
-import { sizeCanvas } from './drawing.js';
+import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { KeptWorker } from './kept-worker.js';
 import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
@@ -127,6 +127,7 @@ function restart(pin) {
   generation += 1;
   run = { cfg, history: [], plane: null, pin: pin || null };
   log.clear(generation);
+  drawCanvasMessage($('boundary-chart'), 'This run\'s model is drawn after its first epoch'); // not the last run's
   showRunNotes();
   updatePreview(cfg);
   drawCharts();
@@ -185,7 +186,7 @@ function onWorkerMessage(ev) {
     return;
   }
   if (m.type === 'own-data-rejected') {
-    ownFiles.rejected();
+    ownFiles.rejected(m.file, m.spent);
     showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`);
     return;
   }
@@ -216,7 +217,8 @@ function onWorkerMessage(ev) {
     endProgress();
     showWorkersUsed(m.workers);
     $('boundary-figure').hidden = !m.plane;
-    $('boundary-badge').hidden = !(m.plane && m.plane.training_points);
+    $('boundary-badge').hidden = !m.plane?.not_private;
+    $('boundary-badge').title = m.plane?.not_private || '';
     renderCoverage(m.coverage);
     if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
   } else if (m.type === 'workers') {

@@ -78,7 +78,12 @@ export function setUpOwnData(currentWorker, showMessage, ledger) {
         + 'You may switch "What the lab shows" to teaching: what ε does not cover is then marked.');
       return true;
     },
-    rejected: () => { sent.shift(); },
+    // The worker refused the next load; what preparing it released (`spent`) still counts
+    // toward the file's total (`file`: its contents key).
+    rejected: (file, spent) => {
+      sent.shift();
+      if (typeof file === 'string' && Array.isArray(spent) && spent.length) ledger.spent(spent, file);
+    },
     // Gives the accepted files to a new worker (loads sent to the old one are lost with it).
     // Returns what to add to the restart's message: the file given again, files not loaded.
     resend: () => {

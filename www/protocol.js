@@ -19,7 +19,7 @@
 /** @typedef {{type: 'report', generation: number, report: object, boundary?: Float32Array}} Report */
 /** @typedef {{type: 'done', generation: number}} Done */
 /** @typedef {{type: 'error', generation: number, message: string}} RunError */
-/** @typedef {{type: 'own-data-loaded', facts: DataFacts, file: string} | {type: 'own-data-rejected', message: string}} OwnDataAnswer */
+/** @typedef {{type: 'own-data-loaded', facts: DataFacts, file: string} | {type: 'own-data-rejected', message: string, file: string|null, spent: object[]}} OwnDataAnswer — spent: the releases a refused file's preparation made anyway (its ledger counts them) */
 /**
  * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
  *   private: boolean, releases: object[]}} DataFacts
@@ -73,7 +73,7 @@ const SHAPES = new Map([
   ['done', ['generation']],
   ['error', ['generation', 'message']],
   ['own-data-loaded', ['facts', 'file']],
-  ['own-data-rejected', ['message']],
+  ['own-data-rejected', ['message', 'spent']],
 ]);
 
 // The fields each audit-worker message must have, by type.

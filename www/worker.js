@@ -276,13 +276,15 @@ async function bench(m) {
 
 async function loadOwnData(m) {
   // Read and parse a student's file(s) here, off the main thread; on any error the current
-  // data and run stay as they were.
+  // data and run stay as they were (a refusal's `spent`: what preparing it released anyway).
+  let file = null;
   try {
     if (!m.files.every((f) => f instanceof Blob)) throw new Error('expected files');
     const limit = LabData.maxFileBytes();
     const big = m.files.find((f) => f.size > limit);
     if (big) throw new Error(`${big.name} is larger than ${limit / 1048576} MB, the most the lab reads`);
     const bytes = await Promise.all(m.files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+    file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
     const fresh = bytes.length === 2
       ? LabData.fromIdx(bytes[0], bytes[1])
       : LabData.fromCsv(bytes[0], String(m.label), String(m.bounds || ''));
@@ -290,11 +292,11 @@ async function loadOwnData(m) {
     ownData = fresh;
     if (dataKey === 'own') dataKey = ''; // reload on the next start
     dataLoads += 1;
-    const file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
     postMessage({ type: 'own-data-loaded', facts: fresh.facts(), file });
   } catch (e) {
     if (crashed(e)) return;
-    postMessage({ type: 'own-data-rejected', message: e.message || String(e) });
+    const spent = file && Array.isArray(e?.spent) ? e.spent : [];
+    postMessage({ type: 'own-data-rejected', message: e.message || String(e), file, spent });
   }
 }
 

@@ -9,6 +9,7 @@
 //! whose noisy count clears a threshold that pure noise passes with probability about 1e-3 per
 //! column. (In the spirit of the approximate-bounds algorithms of Google's DP libraries.)
 
+use super::split::PrepError;
 use super::DataError;
 use crate::privacy::mechanism::{Release, ReleaseKind};
 use rand::Rng;
@@ -74,17 +75,23 @@ fn bin_range(b: usize) -> Range {
 /// Estimates the range of each of `columns` (each a column of raw values, all of one
 /// split's rows) with one Gaussian release of noise multiplier `sigma`, drawing the noise
 /// from `rng`. Returns the ranges and the release to account; an error names a column whose
-/// rows are too few (or too spread out) for any bin to stand out from the noise.
+/// rows are too few (or too spread out) for any bin to stand out from the noise, and carries
+/// the release, which that verdict was read from.
 pub fn estimate<R: Rng + ?Sized>(
     columns: &[(&str, Vec<f64>)],
     sigma: f64,
     rng: &mut R,
-) -> Result<(Vec<Range>, Release), DataError> {
+) -> Result<(Vec<Range>, Release), PrepError> {
     if !(sigma.is_finite() && sigma > 0.0) {
-        return Err(DataError(format!(
+        return Err(PrepError::from(DataError(format!(
             "the range estimate's noise must be a positive number, not {sigma}"
-        )));
+        ))));
     }
+    let release = Release {
+        what: ReleaseKind::Bounds,
+        q: 1.0,
+        sigma,
+    };
     let std = sigma * (columns.len() as f64).sqrt();
     let threshold = THRESHOLD_SDS * std;
     let mut ranges = Vec::with_capacity(columns.len());
@@ -97,27 +104,24 @@ pub fn estimate<R: Rng + ?Sized>(
             *c += std * rng.sample::<f64, _>(StandardNormal);
         }
         let over: Vec<usize> = (0..BINS).filter(|&b| counts[b] > threshold).collect();
+        // Read from the noisy histograms: the release is spent even though the file is refused.
         let (Some(&first), Some(&last)) = (over.first(), over.last()) else {
-            return Err(DataError(format!(
-                "column '{name}': too few rows to estimate its range privately (a range is \
-                 found where about {:.0} rows share a power of two); state its bounds instead, \
-                 e.g. {name}=0:100",
-                threshold.ceil()
-            )));
+            return Err(PrepError {
+                error: DataError(format!(
+                    "column '{name}': too few rows to estimate its range privately (a range is \
+                     found where about {:.0} rows share a power of two); state its bounds \
+                     instead, e.g. {name}=0:100",
+                    threshold.ceil()
+                )),
+                spent: vec![release],
+            });
         };
         ranges.push(Range {
             lo: bin_range(first).lo,
             hi: bin_range(last).hi,
         });
     }
-    Ok((
-        ranges,
-        Release {
-            what: ReleaseKind::Bounds,
-            q: 1.0,
-            sigma,
-        },
-    ))
+    Ok((ranges, release))
 }
 
 /// Parses stated bounds "name=lo:hi, name=lo:hi" (names as in the file's header).
@@ -205,7 +209,9 @@ mod tests {
         assert_eq!((release.q, release.sigma), (1.0, 5.0));
         // Ten rows cannot clear the threshold: the error says what to do.
         let few: Vec<f64> = (0..10).map(f64::from).collect();
-        let e = estimate(&[("x", few)], 5.0, &mut rng).unwrap_err().0;
+        let e = estimate(&[("x", few)], 5.0, &mut rng).unwrap_err();
+        assert_eq!(e.spent.len(), 1, "the histograms were released: {e:?}");
+        let e = e.error.0;
         assert!(
             e.contains("column 'x'") && e.contains("state its bounds"),
             "{e}"

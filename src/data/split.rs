@@ -12,13 +12,52 @@
 use super::bounds::{self, Range};
 use super::csv::Table;
 use super::{DataError, Dataset, Split};
+use crate::privacy::mechanism::{Release, ReleaseKind};
 use crate::Real;
 use ndarray::{Array2, Axis};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 use std::sync::Arc;
+
+/// A private file that could not be prepared, and what its preparation had released when it
+/// failed: a range estimate's noisy histograms, which the verdict was read from. Spent all the
+/// same, so a ledger of the file counts them (the page's does).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrepError {
+    pub error: DataError,
+    pub spent: Vec<Release>,
+}
+
+impl From<DataError> for PrepError {
+    fn from(error: DataError) -> Self {
+        PrepError {
+            error,
+            spent: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for PrepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.error)?;
+        for r in &self.spent {
+            write!(
+                f,
+                ". This attempt already released {} (one Gaussian release, σ = {}), which \
+                 counts toward what your file has released",
+                match r.what {
+                    ReleaseKind::Bounds => "the noisy histograms of your columns' ranges",
+                    _ => "a noisy release about your file",
+                },
+                crate::train::noise_in_words(r.sigma)
+            )?;
+        }
+        Ok(())
+    }
+}
 
 /// Whether numeric features are standardised (z-scores with the training split's mean and
 /// standard deviation) or used exactly as given.
@@ -158,7 +197,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
     test: Option<Table>,
     prep: &PrivatePrep,
     rng: &mut R,
-) -> Result<Dataset, DataError> {
+) -> Result<Dataset, PrepError> {
     let (mut tr, mut te) = match test {
         Some(t) => (
             Split {
@@ -185,7 +224,8 @@ pub fn private_dataset<R: Rng + ?Sized>(
         return Err(DataError(format!(
             "bounds are given for '{unknown}', which is not a numeric column; the numeric columns are: {}",
             if names.is_empty() { "none".to_string() } else { names.join(", ") }
-        )));
+        ))
+        .into());
     }
     let stated = |j: usize| {
         prep.stated
@@ -254,7 +294,8 @@ pub fn private_images<R: Rng + ?Sized>(
         scale: false,
         ..PrivatePrep::default()
     };
-    private_dataset(name, table, None, &prep, rng)
+    // Unscaled: no range is estimated, so a refusal has released nothing.
+    private_dataset(name, table, None, &prep, rng).map_err(|e| e.error)
 }
 
 #[cfg(test)]
@@ -345,6 +386,7 @@ mod tests {
         };
         let e = private_dataset("own", t, None, &bad, &mut rng)
             .unwrap_err()
+            .error
             .0;
         assert!(
             e.contains("'colour', which is not a numeric column") && e.contains("age"),
@@ -353,6 +395,7 @@ mod tests {
         let tiny = parse_csv(b"a,y\n1,0\n2,1\n", "y").unwrap();
         let e = private_dataset("own", tiny, None, &PrivatePrep::default(), &mut rng)
             .unwrap_err()
+            .error
             .0;
         assert!(e.contains("at least 10"), "{e}");
     }

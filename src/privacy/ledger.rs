@@ -17,7 +17,7 @@
 //! a fixed seed, at the teaching level, or with shuffled lots — is said by [`Ledger::caveats`].
 
 use super::accountant::{add_part, compose, AccountError, Accountant, SampledGaussian};
-use super::mechanism::Mechanism;
+use super::mechanism::{Mechanism, Release};
 use crate::config::{ReleaseLevel, RunConfig, Sampling};
 use crate::data::DataFacts;
 
@@ -40,9 +40,10 @@ impl Ledger {
         Self::default()
     }
 
-    /// One preparation of the data set: the releases it made before any run (`facts.releases`).
-    pub fn prepared(&mut self, facts: &DataFacts) {
-        for r in &facts.releases {
+    /// One preparation of the data set: the releases it made before any run (`facts.releases`,
+    /// or a refused preparation's, which were made all the same).
+    pub fn prepared(&mut self, releases: &[Release]) {
+        for r in releases {
             add_part(&mut self.parts, &r.times(1));
         }
         self.preparations += 1;

@@ -41,7 +41,7 @@ fn one_run_on_one_preparation_is_that_runs_own_epsilon() {
     let facts = own_facts();
     for steps in [0, 1, 10, 11, 40] {
         let mut l = Ledger::new();
-        l.prepared(&facts);
+        l.prepared(&facts.releases);
         l.ran(&cfg(1.1), &facts, steps).unwrap();
         let own = cfg(1.1).mechanism(&facts).after_steps(steps);
         for acc in ACCOUNTANTS {
@@ -59,14 +59,14 @@ fn runs_add_up_and_a_preparation_counts_once() {
     let facts = own_facts();
     let alone = |sigma: f64| {
         let mut l = Ledger::new();
-        l.prepared(&facts);
+        l.prepared(&facts.releases);
         l.ran(&cfg(sigma), &facts, 40).unwrap();
         l
     };
     let mut both = alone(1.1);
     both.ran(&cfg(2.0), &facts, 25).unwrap();
     let mut again = both.clone();
-    again.prepared(&facts); // a restarted worker prepared the file anew
+    again.prepared(&facts.releases); // a restarted worker prepared the file anew
     assert_eq!((both.runs(), both.steps(), both.preparations()), (2, 65, 1));
     for acc in ACCOUNTANTS {
         let e = |l: &Ledger| l.epsilon(acc).unwrap();
@@ -106,7 +106,7 @@ fn a_run_without_noise_that_showed_a_step_leaves_epsilon_infinite() {
         ..cfg(1.1)
     };
     let mut l = Ledger::new();
-    l.prepared(&facts);
+    l.prepared(&facts.releases);
     l.ran(&cfg(1.1), &facts, 40).unwrap();
     l.ran(&open, &facts, 0).unwrap();
     assert!(
@@ -186,7 +186,7 @@ fn a_trained_runs_reported_epsilon_is_its_ledger() {
     }
     let last = last.unwrap();
     let mut l = Ledger::new();
-    l.prepared(t.facts());
+    l.prepared(&t.facts().releases);
     l.ran(&run, t.facts(), last.steps).unwrap();
     assert!(close(
         l.epsilon(Accountant::Moments).unwrap(),
@@ -201,7 +201,7 @@ fn a_trained_runs_reported_epsilon_is_its_ledger() {
 fn a_seeded_teaching_or_shuffled_run_is_a_caveat_of_the_whole() {
     let facts = own_facts();
     let mut l = Ledger::new();
-    l.prepared(&facts);
+    l.prepared(&facts.releases);
     l.ran(&cfg(1.1), &facts, 5).unwrap();
     assert!(l.caveats().is_empty(), "{:?}", l.caveats());
     let cases = [

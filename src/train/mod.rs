@@ -19,7 +19,7 @@ mod stats;
 mod step;
 
 pub use canary::{DiracCanaries, Fault, CANARY_NORM};
-pub use coverage::{Coverage, Shown};
+pub use coverage::{noise as noise_in_words, Coverage, Shown};
 use inputs::Inputs;
 pub use inputs::Rows;
 use part::{PartSum, PartWork};

@@ -10,6 +10,7 @@ use crate::data::DataFacts;
 use crate::privacy::accountant::calibrate::{self, round_up};
 use crate::privacy::accountant::{compose, Accountant, Amplification, SampledGaussian, MAX_STEPS};
 use crate::privacy::ledger::Ledger;
+use crate::privacy::mechanism::Release;
 use serde::{Deserialize, Serialize, Serializer};
 use wasm_bindgen::prelude::*;
 
@@ -130,17 +131,17 @@ struct FileLedger {
 }
 
 /// Everything the runs on a student's file released since it was loaded, composed
-/// ([`Ledger`]): `preparations` the facts of each time a worker prepared the file (its range
-/// estimate counts once per preparation), `runs` each run's {config, facts, steps}. ε under
-/// the moments accountant and RDP at the smallest δ of the runs (hundreds of runs: about
-/// 0.1 s natively).
+/// ([`Ledger`]): `preparations` the releases of each time a worker prepared the file (its range
+/// estimate, once per preparation; a refused file's too), `runs` each run's {config, facts,
+/// steps}. ε under the moments accountant and RDP at the smallest δ of the runs (hundreds of
+/// runs: about 0.1 s natively).
 #[wasm_bindgen]
 pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsError> {
-    let preparations: Vec<DataFacts> = from_js(preparations, "preparations")?;
+    let preparations: Vec<Vec<Release>> = from_js(preparations, "preparations")?;
     let runs: Vec<RunShown> = from_js(runs, "runs")?;
     let mut ledger = Ledger::new();
-    for facts in &preparations {
-        ledger.prepared(facts);
+    for releases in &preparations {
+        ledger.prepared(releases);
     }
     for run in &runs {
         let cfg = RunConfig::from_json(&run.config.to_string()).map_err(js_err)?;

@@ -56,7 +56,13 @@ pub fn draw_accuracy_chart(
             .map(|&(_, v)| v)
             .chain(baseline),
     );
-    let test_name = if noisy { "test (noisy, in ε)" } else { "test" };
+    // A run without a guarantee: its noisy count is not "in ε" (ε = ∞).
+    let open = history.last().is_some_and(Point::no_guarantee);
+    let test_name = match (open, noisy) {
+        (true, _) => "test (ε = ∞)",
+        (false, true) => "test (noisy, in ε)",
+        (false, false) => "test",
+    };
     let mut names: Vec<String> = pinned.iter().map(|p| short(&p.label)).collect();
     names.extend(["train (not private)".into(), test_name.into()]);
     if let Some(b) = baseline {
@@ -66,7 +72,7 @@ pub fn draw_accuracy_chart(
     let gutter = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) as f64 * 0.56;
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
-        .margin_top(px(if train.is_empty() && !exact_private {
+        .margin_top(px(if train.is_empty() && !exact_private && !open {
             10.0
         } else {
             30.0
@@ -130,7 +136,9 @@ pub fn draw_accuracy_chart(
         }
     }
     end_labels(&root, labels, px(15.0) as i32, font)?;
-    if exact_private {
+    if open {
+        not_private_badge(&root, scale, "ε = ∞: no curve of this run is private")?;
+    } else if exact_private {
         not_private_badge(&root, scale, "train and test curves: not private")?;
     } else if !train.is_empty() {
         not_private_badge(&root, scale, "train curve: not private")?;

@@ -109,6 +109,15 @@ impl Point {
     pub fn test(&self) -> Option<f64> {
         self.test_acc.or(self.private_test_acc)
     }
+
+    /// No accountant bounds this run (a release without noise, ε = ∞): nothing computed from
+    /// its model is private, whatever noise a count of it had.
+    pub fn no_guarantee(&self) -> bool {
+        let e = &self.epsilon;
+        [e.naive, e.strong, e.moments, e.rdp, e.pld]
+            .iter()
+            .all(|v| v.0.is_none())
+    }
 }
 
 /// The points of a JS array of reports.

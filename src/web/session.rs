@@ -8,7 +8,7 @@ use crate::data::bounds::parse_stated;
 use crate::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX, MAX_BYTES};
 use crate::data::idx::{decode_idx, images_and_labels};
-use crate::data::split::{private_dataset, private_images, PrivatePrep};
+use crate::data::split::{private_dataset, private_images, PrepError, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
 use crate::model::Model;
 use crate::train::part::LotParts;
@@ -108,14 +108,14 @@ impl LabData {
     /// estimated with an accounted Gaussian release, nothing fitted in the clear. Errors name
     /// the row and column.
     #[wasm_bindgen(js_name = fromCsv)]
-    pub fn from_csv(bytes: &[u8], label: &str, bounds: &str) -> Result<LabData, JsError> {
+    pub fn from_csv(bytes: &[u8], label: &str, bounds: &str) -> Result<LabData, JsValue> {
         let table = parse_csv(bytes, label).map_err(js_err)?;
         let prep = PrivatePrep {
             stated: parse_stated(bounds).map_err(js_err)?,
             ..PrivatePrep::default()
         };
         let inner =
-            private_dataset("csv", table, None, &prep, &mut private_rng()).map_err(js_err)?;
+            private_dataset("csv", table, None, &prep, &mut private_rng()).map_err(refused)?;
         Ok(LabData {
             inner: Arc::new(inner),
         })
@@ -172,13 +172,38 @@ impl LabData {
     }
 }
 
-/// The plane of the decision-boundary view: its bounds, the points drawn on it, and whether
-/// those are training points (the training data itself: not private).
+/// A file refused after its preparation released something: an Error whose `spent` lists
+/// those releases, for the page's ledger of the file to count.
+fn refused(e: PrepError) -> JsValue {
+    let error = js_sys::Error::new(&e.to_string());
+    if !e.spent.is_empty() {
+        if let Ok(spent) = to_js(&e.spent) {
+            // Setting a property on a fresh Error object cannot fail.
+            let _ = js_sys::Reflect::set(&error, &"spent".into(), &spent);
+        }
+    }
+    error.into()
+}
+
+/// The plane of the decision-boundary view: its bounds, the points drawn on it, and why the
+/// view is not private when it is not (the page's badge on it says this).
 #[derive(Serialize)]
 struct Plane {
     bounds: [f32; 4],
     points: Vec<f32>,
-    training_points: bool,
+    not_private: Option<&'static str>,
+}
+
+/// Why the view of a run is not private: its points are the training data, or its model has
+/// no guarantee (a release without noise: ε = ∞), which the regions it draws then show.
+fn plane_not_private(training_points: bool, open: bool) -> Option<&'static str> {
+    match (training_points, open) {
+        (true, _) => Some("the training points are the training data itself"),
+        (false, true) => {
+            Some("this run has no privacy guarantee (ε = ∞): its model, drawn here, is not private")
+        }
+        (false, false) => None,
+    }
 }
 
 /// The plane's bounds [x_min, x_max, y_min, y_max]: two (low, high) ranges widened by a tenth.
@@ -267,12 +292,13 @@ impl Session {
         if d.n_features() != 2 {
             return Ok(JsValue::NULL);
         }
+        let open = self.trainer.mechanism().is_open();
         let plane = if self.shows_training_points() {
             let (bounds, points) = plane_of(&d.train);
             Plane {
                 bounds,
                 points,
-                training_points: true,
+                not_private: plane_not_private(true, open),
             }
         } else if self.trainer.facts().private {
             // Every private example is scaled into [0, 1]^d: the plane is that square, or its
@@ -284,14 +310,14 @@ impl Session {
             Plane {
                 bounds: padded(range),
                 points: Vec::new(),
-                training_points: false,
+                not_private: plane_not_private(false, open),
             }
         } else {
             let (bounds, points) = plane_of(&d.test);
             Plane {
                 bounds,
                 points,
-                training_points: false,
+                not_private: plane_not_private(false, open),
             }
         };
         to_js(&plane)

@@ -187,6 +187,34 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   await page.close();
 });
 
+test('a file refused after its range estimate still counts: what that estimate released is in the file\'s total', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1');
+  await waitForRun(page, 0, 1);
+  await page.locator('#own-data summary').click();
+  // 40 rows, each value of its own power of two: no bin of the noisy histogram stands out.
+  const spread = ['x,label', ...Array.from({ length: 40 }, (_, i) => `${2 ** (i - 20)},${i % 2 ? 'a' : 'b'}`)].join('\n');
+  const file = { name: 'spread.csv', mimeType: 'text/csv', buffer: Buffer.from(spread) };
+  await page.setInputFiles('#data-file', file);
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+  await page.click('#load-data');
+  await page.waitForFunction(() => document.getElementById('message-text').textContent.includes('not loaded'), null, { timeout: 10_000 });
+  assert.match(await page.locator('#message-text').textContent(), /column 'x': too few rows to estimate its range privately.* This attempt already released the noisy histograms of your columns' ranges \(one Gaussian release, σ = 5\)/);
+  // Stated bounds need no estimate: the second preparation releases nothing of its own, and
+  // the file's total still has the first one's histograms.
+  await page.fill('#bounds', 'x=0:1');
+  const g = await generationOf(page);
+  await page.click('#load-data');
+  await waitForRun(page, g, 1, { done: true });
+  const steps = await page.evaluate(() => window.labTest.reports().at(-1).steps);
+  await page.waitForFunction((n) => new RegExp(`: 1 run, ${n} training steps? reported, .* The file was prepared 2 times`).test(document.getElementById('file-ledger').textContent), steps, { timeout: 10_000 })
+    .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await page.locator('#file-ledger').textContent()}`));
+  const moments = (text) => Number(text.match(/ε = ([\d.]+) \(moments/)[1]);
+  const total = moments(await page.locator('#file-ledger').textContent());
+  assert.ok(total > moments(await page.locator('#status').textContent()), `the refused estimate adds to the run's own ε: ${await page.locator('#file-ledger').textContent()} / ${await page.locator('#status').textContent()}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('after the first visit the lab works offline (service worker)', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3');
   await page.evaluate(() => navigator.serviceWorker.ready);
