@@ -192,6 +192,23 @@ fn own_data_defaults_to_private_hides_exact_test_metrics_and_warns_of_a_fixed_se
             "{m}"
         );
     }
+    // Standardised at the teaching level: ε covers nothing, so every field but the notes is
+    // listed as not private — ε itself included.
+    let (_, out, _) = dpsgd(&[
+        "train", "--csv", p, "--label", "y", "--epochs", "1", "--report", "teaching", "--scale",
+        "standard",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    let listed = v["not_private"].as_array().unwrap();
+    for (field, _) in v.as_object().unwrap() {
+        let named = listed.iter().any(|x| x == field.as_str());
+        assert_eq!(
+            named,
+            !["notes", "not_private"].contains(&field.as_str()),
+            "{field}"
+        );
+    }
+    assert!(listed.iter().any(|x| x == "epsilon"), "{listed:?}");
     // `dpsgd coverage` says what the same run's ε covers, as the page does, without training.
     let coverage = |extra: &[&str]| {
         let mut args = vec!["coverage", "--csv", p, "--label", "y"];

@@ -141,6 +141,21 @@ fn prepared(raw: &[String]) -> (Trainer, Option<&'static str>) {
     (trainer, standardised.then_some(STANDARDISED))
 }
 
+/// A line of a run that ε does not cover at all (`--scale standard`): every field but the
+/// notes (which say why) is listed in `not_private`, so a script that trusts the fields outside
+/// that list trusts none of this run's, ε included.
+fn every_field_not_private(line: &mut serde_json::Value) {
+    let Some(fields) = line.as_object_mut() else {
+        return;
+    };
+    let all: Vec<serde_json::Value> = fields
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "notes" | "not_private"))
+        .map(|k| k.as_str().into())
+        .collect();
+    fields.insert("not_private".into(), all.into());
+}
+
 const STANDARDISED: &str =
     "--scale standard fitted the mean and spread of your data without noise: ε does not cover this run";
 
@@ -148,10 +163,11 @@ fn train(raw: &[String]) {
     let (mut trainer, note) = prepared(raw);
     while let Some(mut report) = trainer.run_epoch() {
         report.notes.extend(note.map(String::from));
-        println!(
-            "{}",
-            serde_json::to_string(&report).expect("report serialises")
-        );
+        let mut line = serde_json::to_value(&report).expect("report serialises");
+        if note.is_some() {
+            every_field_not_private(&mut line);
+        }
+        println!("{line}");
         if let Some(why) = &report.divergence {
             eprintln!("dpsgd: {}", one_line(why));
             std::process::exit(1); // the run failed, not the command line (status 2)
