@@ -13,6 +13,9 @@ export async function launch() {
     headless: true,
     viewport: { width: 1400, height: 1000 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'],
+      '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync',
+      // Benchmarks only: V8 flags, e.g. JS_FLAGS=--no-wasm-dynamic-tiering (every function
+      // optimised at once, no feedback) to tell the kernels' speed from the engine's tier-up.
+      ...(process.env.JS_FLAGS ? [`--js-flags=${process.env.JS_FLAGS}`] : [])],
   });
 }
