@@ -1,5 +1,5 @@
 // Export: the run log as CSV (only what the run's reports carry; columns outside ε named so,
-// no seed for a student's own data — see runlog.js) and the charts as PNG.
+// what ε does not cover, no seed for a student's own data — see runlog.js) and the charts as PNG.
 import { csvOf } from './runlog.js';
 
 const $ = (id) => document.getElementById(id);
@@ -13,12 +13,13 @@ function download(name, href) {
   a.remove();
 }
 
-// Wires the two export buttons; `currentRun()` is the run now shown ({cfg, history}) or null.
-export function setUpExport(currentRun) {
+// Wires the two export buttons; `currentRun()` is the run now shown ({cfg, history, coverage})
+// or null, `fileTotal()` the file ledger's sentence on show (all runs on a student's file).
+export function setUpExport(currentRun, fileTotal) {
   $('export-csv').addEventListener('click', () => {
     const run = currentRun();
     if (!run) return;
-    const url = URL.createObjectURL(new Blob([csvOf(run.history, run.cfg)], { type: 'text/csv' }));
+    const url = URL.createObjectURL(new Blob([csvOf(run.history, run.cfg, { outside: run.coverage?.outside || [], fileTotal: fileTotal() })], { type: 'text/csv' }));
     download('dpsgd-run-log.csv', url);
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   });

@@ -219,7 +219,7 @@ function onWorkerMessage(ev) {
     $('boundary-figure').hidden = !m.plane;
     $('boundary-badge').hidden = !m.plane?.not_private;
     $('boundary-badge').title = m.plane?.not_private || '';
-    renderCoverage(m.coverage);
+    renderCoverage((run.coverage = m.coverage)); // the export repeats its `outside` list
     if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
   } else if (m.type === 'workers') {
     showWorkersUsed(m.workers);
@@ -321,7 +321,7 @@ setUpCalibrate({
   accounting, fmtEps, restart: scheduleRestart,
   current: () => ({ cfg: readConfig(facts?.n_train), facts: factsFor(readConfig()) }),
 });
-setUpExport(() => run);
+setUpExport(() => run, () => ledger.text);
 setUpAudit(() => readConfig(facts?.n_train), ownData, factsFor, () => worker.post(trainingCap()));
 setUpWorkers(() => restart());
 $('play').addEventListener('click', () => {

@@ -91,20 +91,27 @@ const cell = (v) => {
 };
 
 // The run's reports as CSV: every scalar field they carry, those outside the guarantee headed
-// "(not private)", Rust's caveats on the numbers ("notes", joined), then the settings — with
-// no seed for a private data set.
-export function csvOf(history, cfg) {
+// "(not private)", Rust's caveats on the numbers ("notes", joined), what the run's ε does not
+// cover (Rust's coverage list, `outside`: the same on every row), on a student's own data what
+// all runs on the file spent together as the page said it at export (`fileTotal`: the file
+// ledger's sentence; each row's ε is that run's alone), then the settings — with no seed for a
+// private data set.
+export function csvOf(history, cfg, { outside = [], fileTotal = '' } = {}) {
   const first = history[0] || {};
   const notPrivate = new Set(first.not_private || []);
   const keys = [];
   for (const r of history) for (const [k] of scalarFields(r)) if (!keys.includes(k)) keys.push(k);
+  const own = cfg.dataset === 'own';
+  const run = [['not_covered', outside.join('; ')]];
+  if (own) run.push(['file_all_runs_at_export', fileTotal || 'not composed yet: see the page']);
   const settings = [['sigma', cfg.sigma], ['lot_size', cfg.lot_size], ['lr', cfg.lr]];
-  if (cfg.dataset !== 'own' && cfg.seed !== null) settings.push(['seed', cfg.seed]);
+  if (!own && cfg.seed !== null) settings.push(['seed', cfg.seed]);
+  const after = [...run, ...settings];
   const head = keys.map((k) => (notPrivate.has(topKey(k)) ? `${k} (not private)` : k));
   const notes = (r) => (Array.isArray(r.notes) ? r.notes.join('; ') : '');
-  const lines = [[...head, 'notes', ...settings.map(([k]) => k)].join(',')];
+  const lines = [[...head, 'notes', ...after.map(([k]) => k)].join(',')];
   for (const r of history) {
-    lines.push([...keys.map((k) => cell(get(r, k) ?? '')), cell(notes(r)), ...settings.map(([, v]) => cell(v))].join(','));
+    lines.push([...keys.map((k) => cell(get(r, k) ?? '')), cell(notes(r)), ...after.map(([, v]) => cell(v))].join(','));
   }
   return `${lines.join('\n')}\n`;
 }

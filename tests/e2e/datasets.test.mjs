@@ -148,6 +148,14 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   assert.match(await ledger(), /^Not private in full: Your file, all runs together since you first loaded it: 2 runs.* Runs with a fixed seed are not private against whoever knows it\.$/);
   assert.ok(moments(await ledger()) > moments(await page.locator('#status').textContent()), await ledger());
   assert.match(await page.locator('#not-covered').innerText(), /All runs on your file since you first loaded it are composed/);
+  // The export says the same: each row's ε is this run's, the file's total is beside it, and
+  // so is what ε does not cover (the fixed seed among it).
+  const bothCsv = await downloadCsv(page);
+  const [bothHead, ...bothRows] = bothCsv.trim().split('\n');
+  assert.match(bothHead, /,notes,not_covered,file_all_runs_at_export,sigma,/);
+  const total = await ledger();
+  assert.ok(!total.includes('"') && bothRows.every((r) => r.includes(total)), `${total}\n${bothRows[0]}`);
+  assert.ok(bothRows.every((r) => r.includes('The fixed seed you chose: whoever has it can subtract the noise.') && r.includes('All runs on your file since you first loaded it are composed')), bothRows[0]);
   await page.click('#pin');
   assert.equal(await page.locator('#pin-list li').count(), 1);
   assert.ok(!/seed|pins=/.test(decodeURIComponent(page.url())), page.url());
