@@ -17,7 +17,7 @@ import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
-import { Pins, comparison } from './pins.js';
+import { Pins, comparison, guardCompare } from './pins.js';
 import { readLink } from './link.js';
 import { RunLog } from './runlog.js';
 import { setUpExport } from './export.js';
@@ -342,12 +342,12 @@ $('clear-pins').addEventListener('click', () => {
   writeHash(readConfig(facts?.n_train));
   drawCharts();
 });
-$('compare').addEventListener('click', () => {
+$('compare').addEventListener('click', guardCompare($('compare'), ownData, () => {
   const base = readConfig(facts?.n_train);
   pins.clear();
   runQueue = comparison(base);
   nextQueued();
-});
+}));
 window.addEventListener('resize', () => {
   fitPresenter();
   drawCharts();

@@ -59,3 +59,28 @@ export class Pins {
 // (no budget: the comparison is of what noise and clipping do).
 export const comparison = (base) => [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
   .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
+
+// Compare's click handler: on a student's own file (`onOwnData()`) three of its four runs have
+// no guarantee (ε = ∞ for that file, for good: the file ledger can never come back from it),
+// so the first click only says so on the button and a second within WINDOW_MS runs `compare`.
+const WINDOW_MS = 8000;
+export function guardCompare(button, onOwnData, compare) {
+  const label = button.textContent;
+  let armed = null;
+  const disarm = () => {
+    clearTimeout(armed);
+    armed = null;
+    button.textContent = label;
+    button.classList.remove('confirm');
+  };
+  return () => {
+    if (armed || !onOwnData()) {
+      disarm();
+      compare();
+      return;
+    }
+    button.textContent = 'Click again to confirm: three of the four runs use your file with no privacy (ε = ∞ for it, for good)';
+    button.classList.add('confirm');
+    armed = setTimeout(disarm, WINDOW_MS);
+  };
+}

@@ -223,6 +223,32 @@ test('a file refused after its range estimate still counts: what that estimate r
   await page.close();
 });
 
+test('Compare on a student\'s own file asks first: three of its runs have no guarantee', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1');
+  await waitForRun(page, 0, 1);
+  await page.locator('#own-data summary').click();
+  const rows = ['x1,x2,label', ...Array.from({ length: 300 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
+  await page.setInputFiles('#data-file', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(rows) });
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+  const g = await generationOf(page);
+  await page.click('#load-data');
+  await waitForRun(page, g, 1, { done: true });
+  const label = await page.locator('#compare').textContent();
+  const before = await generationOf(page);
+  await page.click('#compare');
+  assert.match(await page.locator('#compare').textContent(), /^Click again to confirm: three of the four runs use your file with no privacy/);
+  await page.locator('section.controls').screenshot({ path: path.join(ARTIFACTS, 'compare-confirm.png') });
+  await page.waitForTimeout(500);
+  assert.equal(await generationOf(page), before, 'nothing trained on the first click');
+  assert.equal(await page.locator('#pin-list li').count(), 0);
+  await page.click('#compare');
+  assert.equal(await page.locator('#compare').textContent(), label);
+  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 4, null, { timeout: 60_000 });
+  await page.waitForFunction(() => /A run without privacy \(no noise, or no clipping\) showed your data/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('after the first visit the lab works offline (service worker)', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3');
   await page.evaluate(() => navigator.serviceWorker.ready);
