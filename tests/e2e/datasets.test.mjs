@@ -96,6 +96,18 @@ test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with 
   await missing.page.close();
 });
 
+// Loads a two-feature, two-class CSV of `n` rows as the student's own file (the own-data panel
+// open), waits for its run's `epochs` to finish and returns the file's text.
+async function loadTwoClassCsv(page, name, n, epochs) {
+  const rows = ['x1,x2,label', ...Array.from({ length: n }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
+  await page.setInputFiles('#data-file', { name, mimeType: 'text/csv', buffer: Buffer.from(rows) });
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+  const g = await generationOf(page);
+  await page.click('#load-data');
+  await waitForRun(page, g, epochs, { done: true });
+  return rows;
+}
+
 test('own data is private data: no seed in the URL or the export, only what ε covers', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3');
   await waitForRun(page, 0, 1);
@@ -109,12 +121,7 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   assert.match(await page.locator('#message-text').textContent(), /row 3, column 'b': expected a number, found 'oops'/);
   assert.equal(await page.locator('#dataset').inputValue(), datasetBefore);
 
-  const good = ['x1,x2,label', ...Array.from({ length: 400 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
-  await page.setInputFiles('#data-file', { name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
-  const g = await generationOf(page);
-  await page.click('#load-data');
-  await waitForRun(page, g, 3, { done: true });
+  const good = await loadTwoClassCsv(page, 'good.csv', 400, 3);
   // All runs on the file, composed (Rust): with one run on one preparation, that run's own ε.
   // The total as composed (an answer held up by a busy accounting worker adds "Updating…").
   const ledger = async () => (await page.locator('#file-ledger').textContent()).replace(/ Updating: [^]*$/, '');
@@ -227,12 +234,7 @@ test('Compare on a student\'s own file asks first: three of its runs have no gua
   const { page, problems } = await openLab('#v=1&epochs=1');
   await waitForRun(page, 0, 1);
   await page.locator('#own-data summary').click();
-  const rows = ['x1,x2,label', ...Array.from({ length: 300 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)].join('\n');
-  await page.setInputFiles('#data-file', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(rows) });
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
-  const g = await generationOf(page);
-  await page.click('#load-data');
-  await waitForRun(page, g, 1, { done: true });
+  await loadTwoClassCsv(page, 'mine.csv', 300, 1);
   const label = await page.locator('#compare').textContent();
   const before = await generationOf(page);
   await page.click('#compare');
