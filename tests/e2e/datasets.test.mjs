@@ -96,6 +96,14 @@ test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with 
   await missing.page.close();
 });
 
+// The lab at `hash`, its first run one epoch in, with the own-data panel open.
+async function openOwnDataPanel(hash) {
+  const lab = await openLab(hash);
+  await waitForRun(lab.page, 0, 1);
+  await lab.page.locator('#own-data summary').click();
+  return lab;
+}
+
 // Loads a two-feature, two-class CSV of `n` rows as the student's own file (the own-data panel
 // open), waits for its run's `epochs` to finish and returns the file's text.
 async function loadTwoClassCsv(page, name, n, epochs) {
@@ -109,9 +117,7 @@ async function loadTwoClassCsv(page, name, n, epochs) {
 }
 
 test('own data is private data: no seed in the URL or the export, only what ε covers', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=3');
-  await waitForRun(page, 0, 1);
-  await page.locator('#own-data summary').click();
+  const { page, problems } = await openOwnDataPanel('#v=1&epochs=3');
   const datasetBefore = await page.locator('#dataset').inputValue();
   await page.setInputFiles('#data-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,label\n1,2,x\n3,oops,y\n') });
   // The header is read asynchronously; the last column is offered as the label.
@@ -203,9 +209,7 @@ test('own data is private data: no seed in the URL or the export, only what ε c
 });
 
 test('a file refused after its range estimate still counts: what that estimate released is in the file\'s total', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=1');
-  await waitForRun(page, 0, 1);
-  await page.locator('#own-data summary').click();
+  const { page, problems } = await openOwnDataPanel('#v=1&epochs=1');
   // 40 rows, each value of its own power of two: no bin of the noisy histogram stands out.
   const spread = ['x,label', ...Array.from({ length: 40 }, (_, i) => `${2 ** (i - 20)},${i % 2 ? 'a' : 'b'}`)].join('\n');
   const file = { name: 'spread.csv', mimeType: 'text/csv', buffer: Buffer.from(spread) };
@@ -231,9 +235,7 @@ test('a file refused after its range estimate still counts: what that estimate r
 });
 
 test('Compare on a student\'s own file asks first: three of its runs have no guarantee', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=1');
-  await waitForRun(page, 0, 1);
-  await page.locator('#own-data summary').click();
+  const { page, problems } = await openOwnDataPanel('#v=1&epochs=1');
   await loadTwoClassCsv(page, 'mine.csv', 300, 1);
   const label = await page.locator('#compare').textContent();
   const before = await generationOf(page);
