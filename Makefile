@@ -12,7 +12,7 @@ wasm: setup
 
 serve: wasm
 	@echo "DP-SGD Lab: open http://127.0.0.1:$(PORT)/ (Ctrl-C stops the server)"
-	/usr/bin/python3 -m http.server $(PORT) --bind 127.0.0.1 --directory www
+	/usr/bin/python3 scripts/serve.py $(PORT)
 
 test: setup
 	cargo test --release

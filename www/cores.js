@@ -49,6 +49,9 @@ export function showWorkersUsed(w) {
   }
   const used = Number(w.used) || 1;
   out.textContent = used === Number(w.asked) ? `(${used} in use)` : `(${used} in use: ${String(w.reason || '').slice(0, 120)})`;
+  // How parts of each lot reach the helpers (gradient-pool.js), for whoever asks.
+  const how = { 'shared memory': 'through shared memory', messages: 'by message' };
+  out.title = Object.hasOwn(how, w.channel) ? `Parts of each lot go to the helpers ${how[w.channel]}.` : '';
 }
 
 // Wires the control: placeholder = the default; a change calls `onChange` (the run restarts).

@@ -1,15 +1,23 @@
 // The training worker's data-parallel helpers (gradient-worker.js): k − 1 workers that sum
-// parts 1 … k − 1 of each lot while the training worker sums part 0 (src/web/parallel.rs says
-// why message passing). Each helper keeps the training rows it was last sent, under a key, so
-// a run on the same rows sends only its settings. A helper that fails rejects its pending
-// parts and is dropped; the training worker then sums those parts itself.
+// parts 1 … k − 1 of each lot while the training worker sums part 0. Parts go out by message
+// (transferred arrays), or through shared memory in a cross-origin-isolated page
+// (shared-channel.js: a few µs instead of a message's 30 or more each way; src/web/parallel.rs
+// says why both). Each helper keeps the training rows it was last sent, under a key, so a run
+// on the same rows sends only its settings. A helper that fails rejects its pending parts and
+// is dropped; the training worker then sums those parts itself.
+import { ChannelEnd, sharedMemoryWorks } from './shared-channel.js';
 
 const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
+// How long the training worker blocks for a shared-memory part once its own is done (longer
+// parts are awaited without blocking, so the worker keeps answering the page).
+const BLOCK_MS = 20;
 
 class Helper {
   constructor(module) {
     this.worker = new Worker(HELPER_URL, { type: 'module' });
     this.worker.postMessage(module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' });
+    this.shared = sharedMemoryWorks() ? new ChannelEnd(this.worker) : null;
+    this.job = 0; // the shared-memory job under way, if any
     this.rowsKey = null;
     this.buffer = null; // parameters out, its gradient sum back: one array, lot after lot
     this.pending = new Map(); // id → {resolve, reject}
@@ -38,6 +46,26 @@ class Helper {
       this.buffer = m.grad; // read by the training worker before it is filled again
       p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts, ms: Number(m.ms) || 0 });
     } else p.reject(new Error('a helper sent a malformed part'));
+  }
+
+  // A setup message: numbered on the shared-memory channel, so a job waits for it.
+  setUp(message) {
+    if (this.shared) this.shared.setUp(message);
+    else this.worker.postMessage(message);
+  }
+
+  // The shared-memory job's answer, once it is done (rejected when it failed).
+  settle(job) {
+    const p = this.pending.get(job);
+    if (this.dead || !p || this.job !== job) return;
+    this.pending.delete(job);
+    this.job = 0;
+    const a = this.shared.answer();
+    if (a) p.resolve(a);
+    else {
+      p.reject(new Error('a helper failed'));
+      this.die('a helper failed'); // its 'part-error' says why; its state is unknown
+    }
   }
 
   die(why) {
@@ -73,10 +101,10 @@ export class GradientPool {
     for (const h of this.helpers) {
       if (h.rowsKey !== key) {
         made = made || rows();
-        h.worker.postMessage({ type: 'rows', x: made.x, y: made.y });
+        h.setUp({ type: 'rows', x: made.x, y: made.y });
         h.rowsKey = key;
       }
-      h.worker.postMessage({ type: 'configure', spec });
+      h.setUp({ type: 'configure', spec });
     }
   }
 
@@ -87,6 +115,7 @@ export class GradientPool {
   // array comes back.
   buffer(j, n) {
     const h = this.helpers[j];
+    if (h?.shared) return h.shared.params(n); // shared memory: the channel's array
     const own = h?.buffer;
     if (h) h.buffer = null;
     return own?.length === n ? own : new Float32Array(n);
@@ -98,10 +127,37 @@ export class GradientPool {
   sum(j, params, part, bounds) {
     const h = this.helpers[j];
     if (!h || h.dead) return Promise.reject(new Error('that helper has stopped'));
+    if (h.shared) {
+      if (h.job) return Promise.reject(new Error('that helper has a part under way'));
+      const job = h.shared.post(part, bounds);
+      h.job = job;
+      return new Promise((resolve, reject) => h.pending.set(job, { resolve, reject }));
+    }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       h.pending.set(id, { resolve, reject });
       h.worker.postMessage({ type: 'sum', id, params, part, bounds }, [params.buffer, part.buffer]);
     });
+  }
+
+  // Called once the training worker's own part is done: answers the shared-memory parts that
+  // are done, blocking up to BLOCK_MS for those that are not, and then awaits the rest
+  // without blocking. (Message-passing parts answer by message.)
+  collect() {
+    const until = performance.now() + BLOCK_MS;
+    for (const h of this.helpers) {
+      const job = h.job;
+      if (!job || h.dead) continue;
+      for (let left = BLOCK_MS; !h.shared.done(job) && left > 0; left = until - performance.now()) {
+        h.shared.waitFor(job, left);
+      }
+      if (h.shared.done(job)) h.settle(job);
+      else h.shared.whenDone(job).then(() => h.settle(job));
+    }
+  }
+
+  // How parts reach the helpers: 'shared memory' or 'messages'.
+  get channel() {
+    return sharedMemoryWorks() ? 'shared memory' : 'messages';
   }
 }

@@ -1,11 +1,28 @@
 // A data-parallel helper (src/web/parallel.rs): started by the training worker, it sums the
 // clipped gradients of the parts of lots it is sent and posts them back. It never adds noise
 // nor draws anything random: the training worker alone does (protocol.js lists the messages).
+// Its parts come by message, or through shared memory where the page allows it
+// (shared-channel.js); the sums are the same either way.
 import init, { GradientWorker } from './pkg/dpsgd_lab.js';
 import { initFromPage } from './wasm-in-worker.js';
+import { HelperEnd, isChannel } from './shared-channel.js';
 
 let helper = null; // a GradientWorker on the current rows
 const ready = initFromPage(init);
+let handled = 0; // the last setup message handled (shared memory only)
+const shared = new HelperEnd({
+  handled: () => handled,
+  sum: (params, part, bounds, norms) => {
+    if (!helper) throw new Error('no training rows');
+    helper.sum(params, part, bounds);
+    helper.gradInto(params);
+    const own = helper.norms();
+    if (own.length > norms.length) throw new Error('more norms than the part has examples');
+    norms.set(own);
+    return [own.length, ...helper.counts()];
+  },
+  fail: (e) => fail(undefined, e),
+});
 
 function fail(id, e) {
   postMessage({ type: 'part-error', id, message: String(e && e.message ? e.message : e).slice(0, 300) });
@@ -13,7 +30,11 @@ function fail(id, e) {
 }
 
 function handle(m) {
-  if (m.type === 'rows') {
+  if (Number.isInteger(m.setup)) handled = m.setup;
+  if (m.type === 'channel') {
+    if (!isChannel(m.channel)) throw new Error('not a shared-memory channel');
+    shared.use(m.channel);
+  } else if (m.type === 'rows') {
     if (helper) helper.free();
     helper = null;
     helper = new GradientWorker(m.x, m.y);
@@ -30,6 +51,7 @@ function handle(m) {
     const ms = performance.now() - t0; // for the bench's phase timings
     postMessage({ type: 'part', id: m.id, grad: m.params, norms, counts: helper.counts(), ms }, [m.params.buffer, norms.buffer]);
   }
+  if (m.type === 'rows' || m.type === 'configure') shared.serve(); // a job may wait for them
 }
 
 onmessage = async (ev) => {

@@ -39,7 +39,10 @@
 // {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts, ms}
 // with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot)
 // and `ms` the helper's time summing it (for the bench), or {type: 'part-error', id, message}
-// (the helper is then dropped).
+// (the helper is then dropped). In a cross-origin-isolated page the lots go through shared
+// memory instead (shared-channel.js): the setup messages carry a number, `setup`, and one more
+// of them, {type: 'channel', channel, setup}, hands the helper its SharedArrayBuffers; a
+// 'part-error' then has no id.
 //
 // Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):
 /** @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}} AuditPlan */

@@ -97,6 +97,7 @@ async function parallelLot(s, k, laps = null) {
   lap?.('own');
   s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
   lap?.('noise');
+  pool.collect(); // parts that came through shared memory
   const answers = await Promise.all(jobs);
   if (session !== s) return undefined;
   lap?.('wait');
@@ -234,7 +235,8 @@ function planWorkers(asked) {
     const key = session.trainsOn(data) ? `data ${dataLoads}` : `run ${rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
-  return { asked: askedWorkers, used: parts, reason: want < askedWorkers && parts === want ? cap.reason : plan.reason };
+  const reason = want < askedWorkers && parts === want ? cap.reason : plan.reason;
+  return { asked: askedWorkers, used: parts, reason, channel: parts > 1 ? pool.channel : null };
 }
 
 // The page's limit changed ({workers, reason}; no workers: none): the run under way is planned
@@ -271,7 +273,7 @@ async function bench(m) {
   }
   const secs = (performance.now() - t0) / 1000;
   const phases = Object.fromEntries(Object.entries(laps).map(([phase, ms]) => [phase, +(ms / lots).toFixed(3)]));
-  postMessage({ type: 'bench', model: m.model, workers: parts, helpers: pool.size, examples_per_sec: (session.examplesSeen() - seen) / secs, phases });
+  postMessage({ type: 'bench', model: m.model, workers: parts, helpers: pool.size, channel: pool.channel, examples_per_sec: (session.examplesSeen() - seen) / secs, phases });
 }
 
 async function loadOwnData(m) {

@@ -4,13 +4,16 @@
 //! helpers' clipped sums in part order, and alone draws the noise and steps (`train::part`,
 //! `train::step`).
 //!
-//! Why message passing and not wasm threads: threads need a SharedArrayBuffer, which browsers
+//! Why separate workers and not wasm threads: threads need a SharedArrayBuffer, which browsers
 //! give only to cross-origin-isolated pages (COOP/COEP headers that a static host such as
-//! GitHub Pages cannot set) and a std rebuilt with atomics (nightly Rust). Each helper has one
-//! array that carries the parameters out and its sum back (≈ 0.3 MB for the paper's MLP),
-//! transferred both ways and refilled in place lot after lot: a structured clone of that much
-//! took 0.5 ms in Chromium and a fresh array 0.18 ms, the transfer and the copies about 0.1 ms.
-//! It works wherever workers do.
+//! GitHub Pages cannot set), and a std rebuilt with atomics (nightly Rust). The parts travel
+//! by message, which works wherever workers do: each helper has one array that carries the
+//! parameters out and its sum back (≈ 0.3 MB for the paper's MLP), transferred both ways and
+//! refilled in place lot after lot (a structured clone of that much took 0.5 ms in Chromium, a
+//! fresh array 0.18 ms, the transfer and the copies about 0.1 ms). Where the page is
+//! cross-origin isolated (`make serve` sends the headers), they travel through shared memory
+//! instead (www/shared-channel.js): the same calls below, without the messages' wake-up
+//! latency, which bounded logistic regression's two workers (0.15 ms a lot of 0.75).
 
 use super::session::{LabData, Session};
 use super::{from_js, js_err, to_js};

@@ -9,7 +9,8 @@ import { launch, ARTIFACTS } from './browser.mjs';
 
 export { ARTIFACTS };
 
-let server;
+let server; // with the COOP/COEP headers of `make serve` (cross-origin isolated)
+let plainServer; // without: a static host that cannot send headers
 let context;
 
 // Main-thread tasks are measured in the CPU time the page's main thread spent on them, from
@@ -71,6 +72,7 @@ export async function longTasks() {
 export async function setUp() {
   mkdirSync(ARTIFACTS, { recursive: true });
   server = await serveWww();
+  plainServer = await serveWww({ isolated: false });
   context = await launch();
   // Pixel helpers for every page: ink(id) counts a canvas's non-white pixels (and hashes where
   // they are, to tell redraws apart); near(id, rgb, tol) counts pixels within tol of a colour.
@@ -127,18 +129,21 @@ export async function setUp() {
 export async function tearDown() {
   await context?.close();
   await server?.close();
+  await plainServer?.close();
 }
 
 // A fresh page of the lab at `hash`, with its problems recorded; waits until it has drawn once.
-// `script` (optional) runs in the page before any of its own.
-export async function openLab(hash = '', script = null) {
+// `script` (optional) runs in the page before any of its own; `isolated: false` serves it
+// without the COOP/COEP headers.
+export async function openLab(hash = '', script = null, { isolated = true } = {}) {
   const page = await context.newPage();
+  const at = isolated ? server : plainServer;
   if (script) await page.addInitScript(script);
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`); });
-  await page.goto(server.url + hash);
+  page.on('request', (r) => { if (!r.url().startsWith(at.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`); });
+  await page.goto(at.url + hash);
   try {
     await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
   } catch (e) {
@@ -148,7 +153,7 @@ export async function openLab(hash = '', script = null) {
     await page.screenshot({ path: `${ARTIFACTS}/not-ready-${Date.now()}.png` }).catch(() => {});
     throw new Error(`${hash || 'the default page'} never became ready (${where}; problems: ${problems.join(' | ')}): ${e.message}`);
   }
-  return { page, problems, url: server.url };
+  return { page, problems, url: at.url };
 }
 
 export const generationOf = (page) => page.evaluate(() => Number(document.getElementById('run-log').dataset.generation || 0));

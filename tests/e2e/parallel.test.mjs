@@ -18,6 +18,7 @@ async function runWith(page, k, epochs) {
   return {
     reports: await page.evaluate(() => window.labTest.reports()),
     used: await page.locator('#workers-used').textContent(),
+    channel: await page.locator('#workers-used').getAttribute('title'),
   };
 }
 
@@ -41,13 +42,17 @@ function assertSameRun(one, many, label) {
   return differs;
 }
 
-test('k = 1, 2 and 3 workers train the same run to 1e-5; the noise is drawn once, by the coordinator', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=2&dataset=mnist&model=mlp&lot_size=600&seed=3&report=teaching');
+// Served like `make serve` (cross-origin isolated: parts go through shared memory) and like a
+// static host that cannot send headers (parts go by message): the same run either way.
+for (const isolated of [true, false]) {
+test(`k = 1, 2 and 3 workers train the same run to 1e-5; the noise is drawn once, by the coordinator (${isolated ? 'shared memory' : 'messages'})`, async () => {
+  const { page, problems } = await openLab('#v=1&epochs=2&dataset=mnist&model=mlp&lot_size=600&seed=3&report=teaching', null, { isolated });
   const one = await runWith(page, 1, 2);
   assert.equal(one.used, '(1 in use)');
   for (const k of [2, 3]) {
     const many = await runWith(page, k, 2);
     assert.equal(many.used, `(${k} in use)`);
+    assert.equal(many.channel, isolated ? 'Parts of each lot go to the helpers through shared memory.' : 'Parts of each lot go to the helpers by message.');
     assert.ok(assertSameRun(one.reports, many.reports, `k = ${k}`), `k = ${k}: the parts were not summed apart (every figure bit-identical)`);
   }
   // Pause and Play in one task, every few ms, while two workers sum the lots: a play that
@@ -96,6 +101,7 @@ test('k = 1, 2 and 3 workers train the same run to 1e-5; the noise is drawn once
   assert.deepEqual(problems, []);
   await page.close();
 });
+}
 
 test('while an audit trains, the run under way uses the cores it leaves, and gets them back', async () => {
   const { page, problems } = await openLab('#v=1&epochs=100&dataset=mnist&model=mlp&lot_size=600');

@@ -1,6 +1,8 @@
 // A tiny static file server for the end-to-end tests: serves www/ on 127.0.0.1 at a free
-// port, with the MIME types the page needs (module scripts, wasm). Records every request, and
-// the bytes each response carried (`served`, for the load benchmark).
+// port, with the MIME types the page needs (module scripts, wasm) and, like `make serve`
+// (scripts/serve.py), the COOP/COEP headers that make the page cross-origin isolated; with
+// `{ isolated: false }` without them, like a static host that cannot send headers. Records
+// every request, and the bytes each response carried (`served`, for the load benchmark).
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +15,9 @@ const TYPES = {
   '.bin': 'application/octet-stream', '.png': 'image/png', '.svg': 'image/svg+xml',
 };
 
-export async function serveWww() {
+const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
+export async function serveWww({ isolated = true } = {}) {
   const requests = [];
   const served = [];
   const server = http.createServer(async (req, res) => {
@@ -24,7 +28,8 @@ export async function serveWww() {
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', 'Content-Length': body.length });
+      const type = TYPES[path.extname(file)] || 'application/octet-stream';
+      res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, ...(isolated ? ISOLATION : {}) });
       served.push({ path: url.pathname, bytes: body.length });
       res.end(body);
     } catch {
