@@ -8,15 +8,19 @@
 // the same two parts summed one after the other in the training worker alone (no helper), and
 // the ratio of the two parts' summing time at the same moment in two workers to that time in
 // one worker (`parts_concurrent_over_alone`: 1 when two workers do not slow each other down).
+// The pages are cross-origin isolated, as `make serve` serves them, so parts go through shared
+// memory (www/shared-channel.js); a third page, served without COOP/COEP like a static host,
+// runs the relaxed build's k = 2 by message, beside the same k = 1 (`messages_2_over_1`).
 import { serveWww } from '../tests/e2e/serve.mjs';
 import { launch } from '../tests/e2e/browser.mjs';
 
 const MS = Number(process.env.BENCH_MS || 3000);
 const CASES = (process.env.CASES || 'mlp 60-1000-10,logistic 784-10,mlp 784-128-10').split(',');
 const server = await serveWww();
+const plainServer = await serveWww({ isolated: false });
 const context = await launch();
 
-async function openPage(relaxed) {
+async function openPage(relaxed, at = server) {
   const page = await context.newPage();
   if (!relaxed) {
     await page.addInitScript(() => {
@@ -24,7 +28,7 @@ async function openPage(relaxed) {
       WebAssembly.validate = (bytes) => (bytes.byteLength < 100 ? false : validate(bytes));
     });
   }
-  await page.goto(`${server.url}#v=1`);
+  await page.goto(`${at.url}#v=1`);
   // The page's own default run finishes first: it would compete for the cores.
   await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 300_000 });
   const engine = await page.locator('#engine').textContent();
@@ -47,7 +51,7 @@ const lotLoop = (page, model, workers, alone = false) => page.evaluate(async ([m
 }, [model, workers, MS, alone]);
 
 try {
-  const pages = { relaxed: await openPage(true), simd128: await openPage(false) };
+  const pages = { relaxed: await openPage(true), simd128: await openPage(false), messages: await openPage(true, plainServer) };
   const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
   for (const model of CASES) {
     const rates = new Map();
@@ -60,11 +64,16 @@ try {
           const key = `${engine} ${workers}`;
           rates.set(key, [...(rates.get(key) || []), line.examples_per_sec]);
           if (workers === 2) add(`${engine} helpers`, line.phases);
-          console.log(JSON.stringify({ bench: 'data-parallel', impl: 'wasm', engine, model, private: true, workers: line.workers, examples_per_sec: Math.round(line.examples_per_sec) }));
+          console.log(JSON.stringify({ bench: 'data-parallel', impl: 'wasm', engine, model, private: true, workers: line.workers, channel: line.channel, examples_per_sec: Math.round(line.examples_per_sec) }));
         }
         const alone = await lotLoop(pages[engine], model, 2, true);
         add(`${engine} alone`, alone.phases);
       }
+      const line = await lotLoop(pages.messages, model, 2);
+      if (line.channel !== 'messages') throw new Error(`the page without COOP/COEP used ${line.channel}`);
+      rates.set('messages 2', [...(rates.get('messages 2') || []), line.examples_per_sec]);
+      add('messages helpers', line.phases);
+      console.log(JSON.stringify({ bench: 'data-parallel', impl: 'wasm', engine: 'relaxed', model, private: true, workers: line.workers, channel: line.channel, examples_per_sec: Math.round(line.examples_per_sec) }));
     }
     const meanPhases = (runs) => Object.fromEntries(Object.keys(runs[0]).map((p) => [p, +mean(runs.map((r) => r[p] || 0)).toFixed(3)]));
     for (const engine of ['relaxed', 'simd128']) {
@@ -80,10 +89,13 @@ try {
       relaxed_k1: Math.round(m('relaxed', 1)), relaxed_k2: Math.round(m('relaxed', 2)),
       simd128_k1: Math.round(m('simd128', 1)), simd128_k2: Math.round(m('simd128', 2)),
       speedup_2_over_1: { relaxed: +(m('relaxed', 2) / m('relaxed', 1)).toFixed(2), simd128: +(m('simd128', 2) / m('simd128', 1)).toFixed(2) },
+      messages_k2: Math.round(m('messages', 2)), messages_2_over_1: +(m('messages', 2) / m('relaxed', 1)).toFixed(2),
+      messages_wait_ms: meanPhases(phases.get('messages helpers')).wait,
       relaxed_over_simd128: { k1: +(m('relaxed', 1) / m('simd128', 1)).toFixed(2), k2: +(m('relaxed', 2) / m('simd128', 2)).toFixed(2) },
     }));
   }
 } finally {
   await context.close();
   await server.close();
+  await plainServer.close();
 }
