@@ -200,6 +200,67 @@ fn golden_runs_do_not_depend_on_how_many_workers_sum_a_lot() {
 }
 
 #[test]
+fn a_helpers_sum_counts_only_as_the_part_it_was_sent_of_the_open_lot() {
+    // The coordinator adds a helper's sum into the step: a sum of other rows (another part,
+    // or the same part of a past lot) would add examples the noise was not scaled for. The
+    // sum carries the digest of the rows it summed, and anything but the expected part's is
+    // refused with the lot left as it was.
+    use dpsgd_lab::train::part::{PartSum, PartWork};
+    let data = common::adult();
+    let mut t = Trainer::new(
+        RunConfig {
+            seed: Some(2),
+            ..RunConfig::default()
+        },
+        data.clone(),
+    )
+    .unwrap();
+    let helper_sum = |t: &Trainer, i: usize| {
+        let mut out = PartSum::default();
+        out.reset(t.params().len());
+        let mut model = t.model().clone();
+        let rows = t.lot_part(i, 3).to_vec();
+        PartWork::new(64, data.n_features()).sum_part(
+            &mut model,
+            (&data.train).into(),
+            &rows,
+            Mode::Dp,
+            t.clip_bounds(),
+            &mut out,
+        );
+        out
+    };
+    t.draw_lot();
+    let (one, two) = (helper_sum(&t, 1), helper_sum(&t, 2));
+    assert!(one.examples > 0 && one.examples == one.norms.len());
+    assert!(
+        t.receive_part(1, 3, two.clone()).is_err(),
+        "part 2's sum as part 1"
+    );
+    assert!(
+        t.receive_part(2, 4, two.clone()).is_err(),
+        "part 2 of 3 as part 2 of 4"
+    );
+    let mut short = one.clone();
+    short.norms.pop();
+    assert!(t.receive_part(1, 3, short).is_err(), "a norm missing");
+    let mut miscounted = one.clone();
+    miscounted.clipped += 1;
+    assert!(
+        t.receive_part(1, 3, miscounted).is_err(),
+        "counts that do not add up"
+    );
+    t.receive_part(1, 3, one.clone()).unwrap();
+    t.receive_part(2, 3, two).unwrap();
+    t.sum_own_part(0, 3);
+    t.finish_lot(3);
+    // The next lot: last lot's part 1 is refused, this lot's accepted.
+    t.draw_lot();
+    assert!(t.receive_part(1, 3, one).is_err(), "a part of the last lot");
+    t.receive_part(1, 3, helper_sum(&t, 1)).unwrap();
+}
+
+#[test]
 fn noise_drawn_ahead_is_the_noise_drawn_at_the_step_bit_for_bit() {
     // The page's coordinator draws a lot's noise while its helpers sum the parts; that must be
     // the very noise the step would draw (same stream, same order, same values): the

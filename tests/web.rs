@@ -381,7 +381,7 @@ fn accuracy_range_fits_the_curves_and_the_baseline() {
 #[wasm_bindgen_test]
 fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() {
     use dpsgd_lab::config::{Clipping, Mode, ModelKind};
-    use dpsgd_lab::train::part::{PartSum, PartWork};
+    use dpsgd_lab::train::part::{part_digest, PartSum, PartWork};
     use dpsgd_lab::train::Trainer;
     use dpsgd_lab::web::GradientWorker;
     let data = Arc::new(decode_packed(ADULT).unwrap());
@@ -428,7 +428,10 @@ fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() 
     assert!(helper.grad_into(&short).is_err());
     assert_eq!(helper.norms(), want.norms);
     let counts = [want.examples, want.clipped, want.unclipped].map(|c| c as u32);
-    assert_eq!(helper.counts(), counts.to_vec());
+    assert_eq!(
+        helper.counts(),
+        [&counts[..], &[part_digest(&rows)]].concat()
+    );
     assert!(want.examples == rows.len() && want.grad.iter().any(|&g| g != 0.0));
     // Refusals: a row beyond the data, the wrong parameter count, a bound of 0, bad rows.
     let n = y.len() as u32;
@@ -459,7 +462,7 @@ fn the_coordinator_refuses_to_mix_two_lots_or_count_a_part_twice() {
     // during one lot) or a part that comes twice would give the step a sensitivity the
     // accountants never assumed, so each is an error, not a quiet step.
     let mut s = dpsgd_lab::web::bench_session("logistic 784-10").unwrap();
-    let (n, counts) = (s.n_params() as usize, [1u32, 0, 1]);
+    let n = s.n_params() as usize;
     s.draw_lot().unwrap();
     assert!(
         s.draw_lot().is_err(),
@@ -468,9 +471,29 @@ fn the_coordinator_refuses_to_mix_two_lots_or_count_a_part_twice() {
     s.sum_own_part(0, 2).unwrap();
     assert!(s.sum_own_part(0, 2).is_err(), "part 0 twice");
     assert!(s.finish_lot(2).is_err(), "part 1 is not in");
-    s.receive_part(1, vec![0.0; n], vec![1.0], &counts).unwrap();
+    // What a helper reports for a part: its examples (clipped, unclipped) and their digest.
+    let reported = |rows: Vec<u32>| {
+        let rows: Vec<usize> = rows.into_iter().map(|r| r as usize).collect();
+        let digest = dpsgd_lab::train::part::part_digest(&rows);
+        let e = rows.len() as u32;
+        (vec![1.0; rows.len()], [e, e, 0, digest])
+    };
+    let (norms, counts) = reported(s.lot_part(1, 2));
+    let (_, other) = reported(s.lot_part(0, 2));
     assert!(
-        s.receive_part(1, vec![0.0; n], vec![1.0], &counts).is_err(),
+        s.receive_part(1, 2, vec![0.0; n], norms.clone(), &other)
+            .is_err(),
+        "part 0's rows as part 1"
+    );
+    assert!(
+        s.receive_part(1, 2, vec![0.0; n], norms.clone(), &counts[..3])
+            .is_err(),
+        "no digest"
+    );
+    s.receive_part(1, 2, vec![0.0; n], norms.clone(), &counts)
+        .unwrap();
+    assert!(
+        s.receive_part(1, 2, vec![0.0; n], norms, &counts).is_err(),
         "part 1 twice"
     );
     s.finish_lot(2).unwrap();

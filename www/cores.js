@@ -52,6 +52,20 @@ export function showWorkersUsed(w) {
   // How parts of each lot reach the helpers (gradient-pool.js), for whoever asks.
   const how = { 'shared memory': 'through shared memory', messages: 'by message' };
   out.title = Object.hasOwn(how, w.channel) ? `Parts of each lot go to the helpers ${how[w.channel]}.` : '';
+  out.dataset.channel = out.title;
+}
+
+// The finished run's helper parts, from the worker's 'done': how many the helpers summed and
+// how many the training worker summed in their place (a helper failed, or Rust refused its
+// answer as not the part it was sent), added to the tooltip.
+export function showPartsSummed(p) {
+  const out = $('workers-used');
+  const n = (v) => (Number.isInteger(v) && v >= 0 ? v : 0);
+  const [helpers, here] = [n(p?.helpers), n(p?.here)];
+  if (helpers + here === 0) return;
+  const count = (v) => v.toLocaleString('en-US');
+  out.title = `${out.dataset.channel || ''} This run: the helpers summed ${count(helpers)} parts`
+    + (here ? `; the training worker summed ${count(here)} in their place (a helper failed, or its answer was refused).` : '.');
 }
 
 // Wires the control: placeholder = the default; a change calls `onChange` (the run restarts).

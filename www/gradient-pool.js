@@ -11,6 +11,10 @@ const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
 // How long the training worker blocks for a shared-memory part once its own is done (longer
 // parts are awaited without blocking, so the worker keeps answering the page).
 const BLOCK_MS = 20;
+// How long a part may take before its helper is given up on (and the part summed here): far
+// beyond any part's time (a lot of 60,000 on the largest model: seconds), so only a helper that
+// will never answer — a message it could not read, a worker gone without an error — meets it.
+const DEADLINE_MS = 60_000;
 
 class Helper {
   constructor(module) {
@@ -41,7 +45,7 @@ class Helper {
     if (!p || m.type !== 'part') return;
     this.pending.delete(m.id);
     const ok = m.grad instanceof Float32Array && m.norms instanceof Float32Array
-      && m.counts instanceof Uint32Array && m.counts.length === 3;
+      && m.counts instanceof Uint32Array && m.counts.length === 4;
     if (ok) {
       this.buffer = m.grad; // read by the training worker before it is filled again
       p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts, ms: Number(m.ms) || 0 });
@@ -54,13 +58,25 @@ class Helper {
     else this.worker.postMessage(message);
   }
 
+  // A promise for answer `id`, given up on (with this helper) after DEADLINE_MS.
+  expect(id) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.die(`a helper did not answer in ${DEADLINE_MS / 1000} s`), DEADLINE_MS);
+      const then = (f) => (v) => {
+        clearTimeout(timer);
+        f(v);
+      };
+      this.pending.set(id, { resolve: then(resolve), reject: then(reject) });
+    });
+  }
+
   // The shared-memory job's answer, once it is done (rejected when it failed).
   settle(job) {
     const p = this.pending.get(job);
     if (this.dead || !p || this.job !== job) return;
     this.pending.delete(job);
     this.job = 0;
-    const a = this.shared.answer();
+    const a = this.shared.answer(job);
     if (a) p.resolve(a);
     else {
       p.reject(new Error('a helper failed'));
@@ -131,13 +147,18 @@ export class GradientPool {
       if (h.job) return Promise.reject(new Error('that helper has a part under way'));
       const job = h.shared.post(part, bounds);
       h.job = job;
-      return new Promise((resolve, reject) => h.pending.set(job, { resolve, reject }));
+      return h.expect(job);
     }
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      h.pending.set(id, { resolve, reject });
-      h.worker.postMessage({ type: 'sum', id, params, part, bounds }, [params.buffer, part.buffer]);
-    });
+    const answer = h.expect(id);
+    h.worker.postMessage({ type: 'sum', id, params, part, bounds }, [params.buffer, part.buffer]);
+    return answer;
+  }
+
+  // Helper `j`'s answer was refused (Rust's check of a part, `why`): its state is unknown, so
+  // it is not used again.
+  drop(j, why) {
+    this.helpers[j]?.die(why);
   }
 
   // Called once the training worker's own part is done: answers the shared-memory parts that
@@ -148,7 +169,7 @@ export class GradientPool {
     for (const h of this.helpers) {
       const job = h.job;
       if (!job || h.dead) continue;
-      for (let left = BLOCK_MS; !h.shared.done(job) && left > 0; left = until - performance.now()) {
+      for (let left = until - performance.now(); !h.shared.done(job) && left > 0; left = until - performance.now()) {
         h.shared.waitFor(job, left);
       }
       if (h.shared.done(job)) h.settle(job);

@@ -54,6 +54,10 @@ function handle(m) {
   if (m.type === 'rows' || m.type === 'configure') shared.serve(); // a job may wait for them
 }
 
+// A message that could not be read (a copy of the rows too large to allocate, say): a setup
+// message or a part lost, so this helper can no longer be trusted to answer in step.
+onmessageerror = () => fail(undefined, new Error('a helper could not read a message'));
+
 onmessage = async (ev) => {
   const m = ev.data;
   if (!m || typeof m !== 'object' || m.type === 'wasm') return;

@@ -9,7 +9,7 @@ import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 import { draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
-import { setUpWorkers, showWorkersUsed, workerCount } from './cores.js';
+import { setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { KeptWorker } from './kept-worker.js';
@@ -226,6 +226,7 @@ function onWorkerMessage(ev) {
   } else if (m.type === 'report') {
     onReport(m);
   } else if (m.type === 'done') {
+    showPartsSummed(m.parts);
     onDone();
   } else if (m.type === 'error') {
     if (run.pin) {

@@ -37,9 +37,11 @@
 // first {type: 'wasm', module}, as above; then {type: 'rows', x: Float32Array, y: Uint32Array}
 // (kept across runs on the same rows), {type: 'configure', spec} per run, and per lot
 // {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts, ms}
-// with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot)
-// and `ms` the helper's time summing it (for the bench), or {type: 'part-error', id, message}
-// (the helper is then dropped). In a cross-origin-isolated page the lots go through shared
+// with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot),
+// `counts` [examples, clipped, unclipped, digest of the rows summed] (Rust refuses a part whose
+// counts are not the expected part's) and `ms` the helper's time summing it (for the bench), or
+// {type: 'part-error', id, message} (the helper is then dropped; also when a message to it could
+// not be read, or a part is not answered within a minute). In a cross-origin-isolated page the lots go through shared
 // memory instead (shared-channel.js): the setup messages carry a number, `setup`, and one more
 // of them, {type: 'channel', channel, setup}, hands the helper its SharedArrayBuffers; a
 // 'part-error' then has no id.

@@ -20,8 +20,8 @@ const SENT = 3; // setup messages (rows, configure, channel) sent so far: the he
 // them before any job posted after them
 const PART_LEN = 4; // the job's row indices in `part`
 const BOUNDS_LEN = 5; // its clipping bounds in `bounds`
-const NORMS_LEN = 6; // the norms the helper wrote in `norms`; 7, 8, 9: the part's examples,
-const SLOTS = 10; // clipped and unclipped
+const NORMS_LEN = 6; // the norms the helper wrote in `norms`; 7…10: the part's examples,
+const SLOTS = 11; // clipped and unclipped, and the digest of its rows (GradientWorker.counts)
 const MAX_BOUNDS = 64; // clipping bounds: one, or one per layer
 
 // A channel for a model of `nParams` parameters and parts of up to `capacity` examples:
@@ -55,6 +55,7 @@ export class ChannelEnd {
     this.c = null;
     this.job = 0;
     this.sent = 0;
+    this.posted = null; // the channel the last job went on
   }
 
   setUp(message) {
@@ -91,13 +92,15 @@ export class ChannelEnd {
     ctl[PART_LEN] = part.length;
     ctl[BOUNDS_LEN] = bounds.length;
     this.job += 1;
+    this.posted = this.c;
     Atomics.store(ctl, JOB, this.job); // after every write above: the helper reads them next
     Atomics.notify(ctl, JOB);
     return this.job;
   }
 
+  // Whether `job` is over: done, or abandoned (a new channel opened since; `answer` says null).
   done(job) {
-    return Atomics.load(this.c.ctl, DONE) >= job;
+    return this.posted !== this.c || Atomics.load(this.c.ctl, DONE) >= job;
   }
 
   // Blocks this worker up to `ms` while `job` is not done (a worker may; the page never does).
@@ -107,19 +110,20 @@ export class ChannelEnd {
 
   // A promise that resolves when `job` is done, without blocking.
   whenDone(job) {
+    if (this.done(job)) return Promise.resolve();
     const w = Atomics.waitAsync(this.c.ctl, DONE, job - 1);
     return w.async ? w.value : Promise.resolve();
   }
 
-  // The last job's answer, {grad, norms, counts, ms} (`grad` a view, to read before the next
-  // job), or null when it failed.
-  answer() {
+  // Job `job`'s answer, {grad, norms, counts, ms} (`grad` a view, to read before the next
+  // job), or null when it failed, is not done, or went on a channel since replaced.
+  answer(job) {
     const { ctl } = this.c;
-    if (Atomics.load(ctl, FAILED)) return null;
+    if (this.posted !== this.c || Atomics.load(ctl, DONE) < job || Atomics.load(ctl, FAILED)) return null;
     return {
       grad: this.c.params,
       norms: this.c.norms.slice(0, ctl[NORMS_LEN]),
-      counts: Uint32Array.of(ctl[NORMS_LEN + 1], ctl[NORMS_LEN + 2], ctl[NORMS_LEN + 3]),
+      counts: Uint32Array.from(ctl.subarray(NORMS_LEN + 1, SLOTS), (v) => v >>> 0),
       ms: this.c.ms[0],
     };
   }

@@ -26,6 +26,9 @@ let askedWorkers = 1; // …as the page asked for it
 let cap = null;
 let dataLoads = 0; // counts changes of `data`, so helpers know when their rows are stale
 let rowsOfRuns = 0; // counts runs whose rows are their own (after DP-PCA)
+// This run's helper parts: summed by a helper and taken, or summed here in its place (the
+// helper failed, or Rust refused its answer). Posted with 'done'.
+let partsSummed = { helpers: 0, here: 0 };
 const MAX_WORKERS = 16;
 
 let loaded = false;
@@ -102,15 +105,27 @@ async function parallelLot(s, k, laps = null) {
   if (session !== s) return undefined;
   lap?.('wait');
   for (let i = 1; i < k; i += 1) {
-    const a = answers[i - 1];
-    if (a) s.receivePart(i, a.grad, a.norms, a.counts);
-    else s.sumOwnPart(i, k);
+    const a = answers[i - 1] && receive(s, i, k, answers[i - 1]);
+    if (!a) s.sumOwnPart(i, k);
+    if (!laps) partsSummed[a ? 'helpers' : 'here'] += 1;
     if (a && laps) laps.helpers = (laps.helpers || 0) + a.ms;
   }
   lap?.('others');
   const report = s.finishLot(k);
   lap?.('step');
   return report;
+}
+
+// Helper i's answer `a` for part i of k, if Rust takes it as that part of the open lot
+// (Session.receivePart); else null, and that helper is not used again (the part is summed here).
+function receive(s, i, k, a) {
+  try {
+    s.receivePart(i, k, a.grad, a.norms, a.counts);
+    return a;
+  } catch (e) {
+    pool.drop(i - 1, String(e.message || e));
+    return null;
+  }
 }
 
 // Adds the milliseconds since its last call (or its creation) to `laps[phase]`.
@@ -150,7 +165,7 @@ async function parallelLoop(gen, token) {
   }
   if (token === loopToken && gen === generation && session === s && s.is_finished()) {
     running = false;
-    postMessage({ type: 'done', generation: gen });
+    postMessage({ type: 'done', generation: gen, parts: partsSummed });
   }
 }
 
@@ -176,7 +191,7 @@ async function loop(gen) {
   }
   if (token === loopToken && gen === generation && session && session.is_finished()) {
     running = false;
-    postMessage({ type: 'done', generation: gen });
+    postMessage({ type: 'done', generation: gen, parts: partsSummed });
   }
 }
 
@@ -186,6 +201,7 @@ async function start(m) {
   if (session) session.free();
   session = null;
   plane = null;
+  partsSummed = { helpers: 0, here: 0 };
   let config;
   try {
     config = check_run_config(m.config); // every field named and in range, before any data

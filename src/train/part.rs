@@ -27,6 +27,8 @@ pub struct PartSum {
     /// (adaptive clipping's count); both 0 without clipping.
     pub clipped: usize,
     pub unclipped: usize,
+    /// [`part_digest`] of the row indices summed: binds the sum to the part it claims to be.
+    pub digest: u32,
 }
 
 impl PartSum {
@@ -38,7 +40,46 @@ impl PartSum {
         self.examples = 0;
         self.clipped = 0;
         self.unclipped = 0;
+        self.digest = 0;
     }
+
+    /// Whether this sum, computed elsewhere (a helper worker), is part `expected` of the open
+    /// lot in `mode`: its examples, their norms and counts, and the digest of the rows summed.
+    /// A sum of another part, or of a past lot, would add examples the step's noise was not
+    /// scaled for; the coordinator refuses it (and sums that part itself).
+    pub fn check(&self, expected: &[usize], mode: Mode) -> Result<(), String> {
+        let norms = if mode == Mode::NonPrivate {
+            0
+        } else {
+            self.examples
+        };
+        let counted = if mode.clips() { self.examples } else { 0 };
+        if self.examples != expected.len()
+            || self.norms.len() != norms
+            || self.clipped + self.unclipped != counted
+            || self.digest != part_digest(expected)
+        {
+            return Err(format!(
+                "a helper's sum is not of the part it was sent ({} examples for {}, or other rows)",
+                self.examples,
+                expected.len()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// FNV-1a over a part's row indices (as u32, little-endian): a helper returns it with its sum,
+/// and the coordinator compares it with the part's own. Not a secret nor a MAC: it catches a
+/// sum of the wrong rows (a bug, or a stale answer), which the lengths alone would not.
+pub fn part_digest(part: &[usize]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &i in part {
+        for b in (i as u32).to_le_bytes() {
+            h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+        }
+    }
+    h
 }
 
 /// The coordinator's work per lot beside its part that overlaps its helpers' (the lot's noise,
@@ -161,6 +202,7 @@ impl PartWork {
             }
             out.norms.extend_from_slice(&self.total_norms);
         }
+        out.digest = part_digest(part);
     }
 }
 
@@ -194,8 +236,15 @@ impl LotParts {
     }
 
     /// Part `i` of `k` is summed or received: refused without an open lot, out of range, or
-    /// twice.
+    /// twice ([`LotParts::check_part`]).
     pub fn part(&mut self, i: usize, k: usize) -> Result<(), String> {
+        self.check_part(i, k)?;
+        self.parts_in |= 1 << i;
+        Ok(())
+    }
+
+    /// Whether part `i` of `k` may come in now: a lot is open, the part exists and is not in.
+    pub fn check_part(&self, i: usize, k: usize) -> Result<(), String> {
         if !self.open {
             return Err(format!("part {i} came with no lot open"));
         }
@@ -205,7 +254,6 @@ impl LotParts {
         if self.parts_in & (1 << i) != 0 {
             return Err(format!("part {i} of the lot came twice"));
         }
-        self.parts_in |= 1 << i;
         Ok(())
     }
 

@@ -129,8 +129,9 @@ impl Trainer {
         self.lot = lot;
     }
 
-    /// Part `i` of the current lot, computed by another worker on [`Trainer::params`].
-    pub fn receive_part(&mut self, i: usize, part: PartSum) -> Result<(), String> {
+    /// Part `i` of `k` of the current lot, computed by another worker on [`Trainer::params`]:
+    /// refused unless it is that part's sum ([`PartSum::check`]).
+    pub fn receive_part(&mut self, i: usize, k: usize, part: PartSum) -> Result<(), String> {
         if part.grad.len() != self.grad.len() {
             return Err(format!(
                 "a part's gradient has {} values, the model {}",
@@ -138,6 +139,7 @@ impl Trainer {
                 self.grad.len()
             ));
         }
+        part.check(self.lot_part(i, k), self.cfg.mode)?;
         if self.parts.len() <= i {
             self.parts.resize_with(i + 1, PartSum::default);
         }

@@ -20,7 +20,7 @@ use super::{from_js, js_err, to_js};
 use crate::config::Mode;
 use crate::data::Split;
 use crate::model::{Mlp, Model};
-use crate::train::part::{PartSum, PartWork, MAX_PARTS};
+use crate::train::part::{PartSum, PartWork};
 use crate::Real;
 use js_sys::Float32Array;
 use ndarray::Array2;
@@ -186,27 +186,34 @@ impl Session {
         self.trainer.draw_noise();
     }
 
-    /// A helper's sum of part `i` ([`GradientWorker::sum`]'s grad, norms and counts).
+    /// A helper's sum of part `i` of `k` ([`GradientWorker::sum`]'s grad, norms and counts):
+    /// refused, and the lot left as it was, unless it is that part of the open lot, once.
     #[wasm_bindgen(js_name = receivePart)]
     pub fn receive_part(
         &mut self,
         i: u32,
+        k: u32,
         grad: Vec<f32>,
         norms: Vec<f32>,
         counts: &[u32],
     ) -> Result<(), JsError> {
-        let [examples, clipped, unclipped] = <[u32; 3]>::try_from(counts)
-            .map_err(|_| JsError::new("a part's counts must be [examples, clipped, unclipped]"))?;
+        let [examples, clipped, unclipped, digest] =
+            <[u32; 4]>::try_from(counts).map_err(|_| {
+                JsError::new("a part's counts must be [examples, clipped, unclipped, digest]")
+            })?;
+        let (i, k) = (i as usize, k as usize);
         // Each part once, of the open lot (which of k: `finish_lot` checks the whole set).
-        self.lot.part(i as usize, MAX_PARTS).map_err(js_err)?;
+        self.lot.check_part(i, k).map_err(js_err)?;
         let part = PartSum {
             grad,
             norms,
             examples: examples as usize,
             clipped: clipped as usize,
             unclipped: unclipped as usize,
+            digest,
         };
-        self.trainer.receive_part(i as usize, part).map_err(js_err)
+        self.trainer.receive_part(i, k, part).map_err(js_err)?;
+        self.lot.part(i, k).map_err(js_err)
     }
 
     /// Adds the `k` parts (refused unless all `k` of the open lot are in, each once), adds
@@ -326,11 +333,10 @@ impl GradientWorker {
         self.out.norms.clone()
     }
 
-    /// The last part's [examples, clipped, unclipped].
+    /// The last part's [examples, clipped, unclipped, digest of its rows] (`part_digest`).
     pub fn counts(&self) -> Vec<u32> {
-        [self.out.examples, self.out.clipped, self.out.unclipped]
-            .map(|c| c as u32)
-            .to_vec()
+        let [e, c, u] = [self.out.examples, self.out.clipped, self.out.unclipped].map(|n| n as u32);
+        vec![e, c, u, self.out.digest]
     }
 }
 

@@ -52,7 +52,13 @@ test(`k = 1, 2 and 3 workers train the same run to 1e-5; the noise is drawn once
   for (const k of [2, 3]) {
     const many = await runWith(page, k, 2);
     assert.equal(many.used, `(${k} in use)`);
-    assert.equal(many.channel, isolated ? 'Parts of each lot go to the helpers through shared memory.' : 'Parts of each lot go to the helpers by message.');
+    // Every helper part was summed by a helper and taken by Rust's check of a part (none
+    // refused, none summed by the training worker in a helper's place).
+    const how = isolated ? 'through shared memory' : 'by message';
+    const said = many.channel.match(/^Parts of each lot go to the helpers (.*)\. This run: the helpers summed ([\d,]+) parts\.$/);
+    assert.ok(said, `k = ${k}: the tooltip says ${many.channel}`);
+    assert.equal(said[1], how);
+    assert.ok(Number(said[2].replace(/,/g, '')) >= 10 * (k - 1), `k = ${k}: ${said[2]} helper parts`);
     assert.ok(assertSameRun(one.reports, many.reports, `k = ${k}`), `k = ${k}: the parts were not summed apart (every figure bit-identical)`);
   }
   // Pause and Play in one task, every few ms, while two workers sum the lots: a play that
