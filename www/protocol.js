@@ -41,10 +41,10 @@
 // `counts` [examples, clipped, unclipped, digest of the rows summed] (Rust refuses a part whose
 // counts are not the expected part's) and `ms` the helper's time summing it (for the bench), or
 // {type: 'part-error', id, message} (the helper is then dropped; also when a message to it could
-// not be read, or a part is not answered within a minute). In a cross-origin-isolated page the lots go through shared
-// memory instead (shared-channel.js): the setup messages carry a number, `setup`, and one more
-// of them, {type: 'channel', channel, setup}, hands the helper its SharedArrayBuffers; a
-// 'part-error' then has no id.
+// not be read, or a part is not answered within a minute). In a cross-origin-isolated page the
+// lots go through shared memory instead (shared-channel.js): the setup messages carry a number,
+// `setup`, and one more of them, {type: 'channel', channel, setup}, hands the helper its
+// SharedArrayBuffers; a 'part-error' then has no id.
 //
 // Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):
 /** @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}} AuditPlan */
