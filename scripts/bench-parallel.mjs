@@ -17,7 +17,7 @@ import { launch } from '../tests/e2e/browser.mjs';
 const MS = Number(process.env.BENCH_MS || 3000);
 const CASES = (process.env.CASES || 'mlp 60-1000-10,logistic 784-10,mlp 784-128-10').split(',');
 const server = await serveWww();
-const plainServer = await serveWww({ isolated: false });
+const plainServer = await serveWww({ isolated: false, serviceWorker: false });
 const context = await launch();
 
 async function openPage(relaxed, at = server) {

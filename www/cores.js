@@ -50,8 +50,12 @@ export function showWorkersUsed(w) {
   const used = Number(w.used) || 1;
   out.textContent = used === Number(w.asked) ? `(${used} in use)` : `(${used} in use: ${String(w.reason || '').slice(0, 120)})`;
   // How parts of each lot reach the helpers (gradient-pool.js), for whoever asks.
-  const how = { 'shared memory': 'through shared memory', messages: 'by message' };
-  out.title = Object.hasOwn(how, w.channel) ? `Parts of each lot go to the helpers ${how[w.channel]}.` : '';
+  const how = {
+    'shared memory': 'through shared memory.',
+    // sw.js adds the headers that isolate a page, to what it serves: later visits.
+    messages: 'by message: this page is not cross-origin isolated (the offline copy, once installed, usually isolates the next visit).',
+  };
+  out.title = Object.hasOwn(how, w.channel) ? `Parts of each lot go to the helpers ${how[w.channel]}` : '';
   out.dataset.channel = out.title;
 }
 

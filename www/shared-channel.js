@@ -1,5 +1,6 @@
 // Data-parallel lots through shared memory, in cross-origin-isolated pages only (COOP/COEP:
-// `make serve` sends them; a static host that cannot uses the messages of gradient-pool.js).
+// `make serve` sends them, and sw.js adds them to what it serves, so a static host's second
+// visit; where a page is not isolated, the messages of gradient-pool.js).
 // A helper's part of each lot goes out, and its clipped sum comes back, in SharedArrayBuffers
 // that stay put for the run; a job number in an Int32Array wakes the helper
 // (`Atomics.wait`/`notify`) where a message would. An idle round trip between two workers took

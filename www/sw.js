@@ -2,9 +2,15 @@
 // sets (installed, not left to the HTTP cache); a data set fetched later (MNIST) is stored when
 // first used; Fashion-MNIST (31 MB) is not stored. Everything is served from the cache and refreshed in the background when the
 // network is there (stale-while-revalidate). Only this origin's GET requests are handled.
+//
+// Every response it serves carries the COOP/COEP headers `make serve` sends (scripts/serve.py):
+// on a static host that cannot send them, the page is cross-origin isolated from its second
+// visit (the first is not yet controlled), and the data-parallel helpers use shared memory
+// instead of messages (shared-channel.js). The lab loads nothing from another origin, so
+// `require-corp` blocks nothing; the page never reloads itself to get there.
 importScripts('wasm-choice.js'); // self.labWasmFile: the build this browser runs
 
-const CACHE = 'dpsgd-lab-v18';
+const CACHE = 'dpsgd-lab-v19';
 const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'state.js', 'protocol.js', 'runlog.js', 'coverage.js', 'file-ledger.js', 'messages.js', 'pins.js', 'export.js', 'accounting.js', 'drawing.js', 'own-data.js', 'teacher.js', 'worker.js', 'accounting-worker.js', 'audit.js', 'audit-worker.js', 'data-loader.js', 'kept-worker.js', 'calibrate.js', 'status-text.js', 'test-hooks.js', 'link.js', 'charts.js', 'wasm-module.js', 'wasm-in-worker.js', 'cores.js', 'gradient-pool.js', 'gradient-worker.js', 'shared-channel.js', 'wasm-choice.js', 'pkg/dpsgd_lab.js', self.labWasmFile,
   'data/adult.bin', 'data/breast_cancer.csv'];
 
@@ -33,6 +39,17 @@ self.addEventListener('fetch', (event) => {
         return res;
       })
       .catch(() => cached);
-    return cached || fresh;
+    return isolated(cached || await fresh);
   }));
 });
+
+const ISOLATION = [['Cross-Origin-Opener-Policy', 'same-origin'], ['Cross-Origin-Embedder-Policy', 'require-corp']];
+
+// `res` with the isolation headers (a copy: a fetched or cached response's headers are
+// immutable). Only this origin's ordinary responses; anything else (none, opaque) as it is.
+function isolated(res) {
+  if (!res || res.type !== 'basic') return res;
+  const headers = new Headers(res.headers);
+  for (const [name, value] of ISOLATION) headers.set(name, value);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}

@@ -10,7 +10,7 @@ import { launch, ARTIFACTS } from './browser.mjs';
 export { ARTIFACTS };
 
 let server; // with the COOP/COEP headers of `make serve` (cross-origin isolated)
-let plainServer; // without: a static host that cannot send headers
+let plainServer; // without: a static host that cannot send headers (and no sw.js, which adds them)
 let context;
 
 // Main-thread tasks are measured in the CPU time the page's main thread spent on them, from
@@ -72,7 +72,7 @@ export async function longTasks() {
 export async function setUp() {
   mkdirSync(ARTIFACTS, { recursive: true });
   server = await serveWww();
-  plainServer = await serveWww({ isolated: false });
+  plainServer = await serveWww({ isolated: false, serviceWorker: false });
   context = await launch();
   // Pixel helpers for every page: ink(id) counts a canvas's non-white pixels (and hashes where
   // they are, to tell redraws apart); near(id, rgb, tol) counts pixels within tol of a colour.
@@ -134,10 +134,10 @@ export async function tearDown() {
 
 // A fresh page of the lab at `hash`, with its problems recorded; waits until it has drawn once.
 // `script` (optional) runs in the page before any of its own; `isolated: false` serves it
-// without the COOP/COEP headers.
-export async function openLab(hash = '', script = null, { isolated = true } = {}) {
+// without the COOP/COEP headers; `from` serves it from another server of `serveWww`'s.
+export async function openLab(hash = '', script = null, { isolated = true, from = null } = {}) {
   const page = await context.newPage();
-  const at = isolated ? server : plainServer;
+  const at = from || (isolated ? server : plainServer);
   if (script) await page.addInitScript(script);
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });

@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generationOf, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { serveWww } from './serve.mjs';
 
 before(setUp);
 after(tearDown);
@@ -55,7 +56,7 @@ test(`k = 1, 2 and 3 workers train the same run to 1e-5; the noise is drawn once
     // Every helper part was summed by a helper and taken by Rust's check of a part (none
     // refused, none summed by the training worker in a helper's place).
     const how = isolated ? 'through shared memory' : 'by message';
-    const said = many.channel.match(/^Parts of each lot go to the helpers (.*)\. This run: the helpers summed ([\d,]+) parts\.$/);
+    const said = many.channel.match(/^Parts of each lot go to the helpers (through shared memory|by message)[.:].* This run: the helpers summed ([\d,]+) parts\.$/);
     assert.ok(said, `k = ${k}: the tooltip says ${many.channel}`);
     assert.equal(said[1], how);
     assert.ok(Number(said[2].replace(/,/g, '')) >= 10 * (k - 1), `k = ${k}: ${said[2]} helper parts`);
@@ -108,6 +109,35 @@ test(`k = 1, 2 and 3 workers train the same run to 1e-5; the noise is drawn once
   await page.close();
 });
 }
+
+// A static host that cannot send COOP/COEP but serves sw.js (its own origin, so no other
+// test's page is controlled by it): the first visit sends parts by message; the service
+// worker's responses carry the headers, so from the next visit the page is cross-origin
+// isolated and the parts go through shared memory, the same run either way.
+test('on a static host the service worker isolates the page from its second visit, and parts then go through shared memory', async () => {
+  const host = await serveWww({ isolated: false });
+  try {
+    const { page, problems } = await openLab('#v=1&epochs=1&dataset=mnist&model=mlp&lot_size=600&seed=3&report=teaching', null, { from: host });
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), false);
+    const first = await runWith(page, 2, 1);
+    assert.match(first.channel, /^Parts of each lot go to the helpers by message: this page is not cross-origin isolated \(the offline copy, once installed, usually isolates the next visit\)\. This run/);
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    const navigation = page.waitForResponse((r) => r.request().isNavigationRequest());
+    await page.reload();
+    const headers = (await navigation).headers();
+    assert.equal(headers['cross-origin-opener-policy'], 'same-origin', 'served by the service worker with COOP');
+    assert.equal(headers['cross-origin-embedder-policy'], 'require-corp');
+    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+    const second = await runWith(page, 2, 1);
+    assert.match(second.channel, /^Parts of each lot go to the helpers through shared memory\. This run: the helpers summed [\d,]+ parts\.$/);
+    assertSameRun(first.reports, second.reports, 'shared memory after messages');
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await host.close();
+  }
+});
 
 test('while an audit trains, the run under way uses the cores it leaves, and gets them back', async () => {
   const { page, problems } = await openLab('#v=1&epochs=100&dataset=mnist&model=mlp&lot_size=600');

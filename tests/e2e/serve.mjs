@@ -1,7 +1,10 @@
 // A tiny static file server for the end-to-end tests: serves www/ on 127.0.0.1 at a free
 // port, with the MIME types the page needs (module scripts, wasm) and, like `make serve`
 // (scripts/serve.py), the COOP/COEP headers that make the page cross-origin isolated; with
-// `{ isolated: false }` without them, like a static host that cannot send headers. Records
+// `{ isolated: false }` without them, like a static host that cannot send headers; with
+// `{ serviceWorker: false }` its sw.js is an empty one (the lab's adds the headers to what it
+// serves, so pages after the first would be isolated: a page meant to use messages must not
+// be; a missing sw.js would be a console error on every page). Records
 // every request, and the bytes each response carried (`served`, for the load benchmark).
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -17,7 +20,7 @@ const TYPES = {
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
-export async function serveWww({ isolated = true } = {}) {
+export async function serveWww({ isolated = true, serviceWorker = true } = {}) {
   const requests = [];
   const served = [];
   const server = http.createServer(async (req, res) => {
@@ -25,6 +28,10 @@ export async function serveWww({ isolated = true } = {}) {
     const url = new URL(req.url, 'http://localhost');
     let file = path.normalize(path.join(ROOT, decodeURIComponent(url.pathname)));
     if (!file.startsWith(ROOT)) { res.writeHead(403).end(); return; }
+    if (!serviceWorker && url.pathname === '/sw.js') {
+      res.writeHead(200, { 'Content-Type': 'text/javascript' }).end('// no service worker on this host (serve.mjs)\n');
+      return;
+    }
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
     try {
       const body = await readFile(file);
