@@ -52,8 +52,11 @@ export function showWorkersUsed(w) {
   // How parts of each lot reach the helpers (gradient-pool.js), for whoever asks.
   const how = {
     'shared memory': 'through shared memory.',
-    // sw.js adds the headers that isolate a page, to what it serves: later visits.
-    messages: 'by message: this page is not cross-origin isolated (the offline copy, once installed, usually isolates the next visit).',
+    // Not isolated (sw.js adds the headers to what it serves: later visits), or isolated in a
+    // browser without Atomics.waitAsync (shared-channel.js).
+    messages: globalThis.crossOriginIsolated
+      ? 'by message: this browser cannot wait on shared memory without blocking (no Atomics.waitAsync).'
+      : 'by message: this page is not cross-origin isolated (the offline copy, once installed, usually isolates the next visit).',
   };
   out.title = Object.hasOwn(how, w.channel) ? `Parts of each lot go to the helpers ${how[w.channel]}` : '';
   out.dataset.channel = out.title;

@@ -3,7 +3,7 @@
 // first used; Fashion-MNIST (31 MB) is not stored. Everything is served from the cache and refreshed in the background when the
 // network is there (stale-while-revalidate). Only this origin's GET requests are handled.
 //
-// Every response it serves carries the COOP/COEP headers `make serve` sends (scripts/serve.py):
+// The page and the worker scripts it serves carry the COOP/COEP headers of `make serve`:
 // on a static host that cannot send them, the page is cross-origin isolated from its second
 // visit (the first is not yet controlled), and the data-parallel helpers use shared memory
 // instead of messages (shared-channel.js). The lab loads nothing from another origin, so
@@ -39,16 +39,21 @@ self.addEventListener('fetch', (event) => {
         return res;
       })
       .catch(() => cached);
-    return isolated(cached || await fresh);
+    const res = cached || await fresh;
+    // Documents and workers carry the isolation; scripts, wasm and data need no header, and
+    // are left as the cache gave them (a rebuilt response loses the browser's code cache).
+    const isolates = event.request.mode === 'navigate' || event.request.destination === 'worker';
+    return isolates ? isolated(res) : res;
   }));
 });
 
 const ISOLATION = [['Cross-Origin-Opener-Policy', 'same-origin'], ['Cross-Origin-Embedder-Policy', 'require-corp']];
 
 // `res` with the isolation headers (a copy: a fetched or cached response's headers are
-// immutable). Only this origin's ordinary responses; anything else (none, opaque) as it is.
+// immutable). Only this origin's ordinary responses without them; anything else (none,
+// opaque, already sent with COEP as by `make serve`) as it is.
 function isolated(res) {
-  if (!res || res.type !== 'basic') return res;
+  if (!res || res.type !== 'basic' || res.headers.has('Cross-Origin-Embedder-Policy')) return res;
   const headers = new Headers(res.headers);
   for (const [name, value] of ISOLATION) headers.set(name, value);
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });

@@ -23,6 +23,7 @@ fn the_blocked_product_matches_an_f64_product_on_every_edge() {
         (60, 600, 33),
         (3, 10, 1000),
         (130, 300, 21),
+        (130, 5, 16), // B packed, its last whole panel ending the buffer
     ];
     for (m, k, n) in shapes {
         let a = Array2::from_shape_fn((m, k + 2), |(i, j)| value(i, j));
