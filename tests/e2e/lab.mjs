@@ -10,7 +10,7 @@ import { launch, ARTIFACTS } from './browser.mjs';
 export { ARTIFACTS };
 
 let server; // with the COOP/COEP headers of `make serve` (cross-origin isolated)
-let plainServer; // without: a static host that cannot send headers (and no sw.js, which adds them)
+let plainServer; // without: a static host that cannot send headers (its sw.js an empty one: the lab's adds them)
 let context;
 
 // Main-thread tasks are measured in the CPU time the page's main thread spent on them, from
