@@ -5,7 +5,7 @@
 // says why both). Each helper keeps the training rows it was last sent, under a key, so a run
 // on the same rows sends only its settings. A helper that fails rejects its pending parts and
 // is dropped; the training worker then sums those parts itself.
-import { ChannelEnd, sharedMemoryWorks } from './shared-channel.js';
+import { ChannelEnd, SPIN_MS, sharedMemoryWorks } from './shared-channel.js';
 
 const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
 // How long the training worker blocks for a shared-memory part once its own is done (longer
@@ -99,11 +99,16 @@ export class GradientPool {
     this.nextId = 1;
   }
 
-  // Keeps `n` live helpers (starting new ones with `module`, ending extra ones).
+  // Keeps `n` live helpers (starting new ones with `module`, ending extra ones). Shared-memory
+  // channels spin between jobs only where the training worker and its helpers have a core each
+  // (`navigator.hardwareConcurrency`): where they do not, a spinning worker would take a core
+  // from one that has work.
   resize(n, module) {
     this.helpers = this.helpers.filter((h) => !h.dead);
     while (this.helpers.length > n) this.helpers.pop().die('no longer needed');
     while (this.helpers.length < n) this.helpers.push(new Helper(module));
+    const spin = n + 1 <= (navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
+    for (const h of this.helpers) if (h.shared) h.shared.spinMs = spin;
   }
 
   get size() {

@@ -3,10 +3,19 @@
 // visit; where a page is not isolated, the messages of gradient-pool.js).
 // A helper's part of each lot goes out, and its clipped sum comes back, in SharedArrayBuffers
 // that stay put for the run; a job number in an Int32Array wakes the helper
-// (`Atomics.wait`/`notify`) where a message would. An idle round trip between two workers took
-// 3 µs this way on a 2-core machine, 30–34 µs by `postMessage`: the difference that kept
+// (`Atomics.wait`/`notify`) where a message would. Round trips between two idle workers, back
+// to back, took 3–5 µs this way on a 2-core machine, 20–34 µs by `postMessage`: what kept
 // logistic regression's two workers from 1.7 × one. What the training worker does with a part
 // is the same either way (Session.receivePart, checked in Rust: train::part::LotParts).
+//
+// Between lots both ends spin for a moment before they sleep (`spinMs`, set by the pool where
+// every worker has a core of its own). A sleeping worker is slow to wake: with the training
+// worker busy on the other core, a helper blocked in `Atomics.wait` or `waitAsync` started its
+// part 56–84 µs after the notify on this 2-core VM (its core idles, the VM must wake it), and
+// a notify that had a waiter to wake took 13–18 µs. The next job comes 0.1–0.4 ms after a
+// helper's last one, so a helper that spins up to a millisecond starts 7–13 µs after it is
+// posted; logistic regression's lot went from 0.84 to 0.75 ms with two workers (one run each,
+// the same split).
 
 // Only where the browser grants shared memory and can wait on it without blocking the event
 // loop (`Atomics.waitAsync`, for parts that take longer than the training worker's own).
@@ -21,9 +30,18 @@ const SENT = 3; // setup messages (rows, configure, channel) sent so far: the he
 // them before any job posted after them
 const PART_LEN = 4; // the job's row indices in `part`
 const BOUNDS_LEN = 5; // its clipping bounds in `bounds`
-const NORMS_LEN = 6; // the norms the helper wrote in `norms`; 7…10: the part's examples,
-const SLOTS = 11; // clipped and unclipped, and the digest of its rows (GradientWorker.counts)
+const NORMS_LEN = 6; // the norms the helper wrote in `norms`; then, in the 4 slots from
+const COUNTS = 7; // COUNTS, the part's examples, clipped and unclipped, and the digest of its
+// rows (GradientWorker.counts)
+const SPIN_US = 11; // how long the helper spins for its next job before it sleeps (µs)
+const SLOTS = 12;
 const MAX_BOUNDS = 64; // clipping bounds: one, or one per layer
+// How long a worker spins, where it may, before it sleeps: longer than the training worker's
+// work between two of a helper's jobs on the three benchmark models (0.1–0.4 ms).
+export const SPIN_MS = 1;
+// The longest a helper stays in one task serving job after job: then it lets its event loop
+// run (it notices setup messages at once, whatever the time), and sleeps on the next job.
+const TASK_MS = 50;
 
 // A channel for a model of `nParams` parameters and parts of up to `capacity` examples:
 // `params` carries the parameters out and the part's gradient sum back.
@@ -57,6 +75,7 @@ export class ChannelEnd {
     this.job = 0;
     this.sent = 0;
     this.posted = null; // the channel the last job went on
+    this.spinMs = 0; // how long both ends spin before they sleep (0: never spin)
   }
 
   setUp(message) {
@@ -92,6 +111,7 @@ export class ChannelEnd {
     this.c.bounds.set(bounds);
     ctl[PART_LEN] = part.length;
     ctl[BOUNDS_LEN] = bounds.length;
+    ctl[SPIN_US] = Math.round(this.spinMs * 1000);
     this.job += 1;
     this.posted = this.c;
     Atomics.store(ctl, JOB, this.job); // after every write above: the helper reads them next
@@ -104,8 +124,11 @@ export class ChannelEnd {
     return this.posted !== this.c || Atomics.load(this.c.ctl, DONE) >= job;
   }
 
-  // Blocks this worker up to `ms` while `job` is not done (a worker may; the page never does).
+  // Blocks this worker up to `ms` while `job` is not done (a worker may; the page never does):
+  // spinning the first `spinMs` of them, then asleep.
   waitFor(job, ms) {
+    const spin = performance.now() + Math.min(ms, this.spinMs);
+    while (!this.done(job) && performance.now() < spin);
     if (!this.done(job)) Atomics.wait(this.c.ctl, DONE, job - 1, ms);
   }
 
@@ -124,7 +147,7 @@ export class ChannelEnd {
     return {
       grad: this.c.params,
       norms: this.c.norms.slice(0, ctl[NORMS_LEN]),
-      counts: Uint32Array.from(ctl.subarray(NORMS_LEN + 1, SLOTS), (v) => v >>> 0),
+      counts: Uint32Array.from(ctl.subarray(COUNTS, COUNTS + 4), (v) => v >>> 0),
       ms: this.c.ms[0],
     };
   }
@@ -133,11 +156,13 @@ export class ChannelEnd {
 // The helper's end. `handled()`: the number of the last setup message it handled; `sum(params,
 // part, bounds, norms)` sums a part into `params` and `norms` and returns [norms written,
 // examples, clipped, unclipped], or throws, and then `fail(e)` reports it. It never blocks:
-// it waits for each job with `Atomics.waitAsync`, one job a task, as its messages would come.
-// (A helper that looped over jobs in one task, blocking in `Atomics.wait` between them, woke
-// as fast, but after the 1000-wide MLP had run its summing of logistic regression's parts took
-// 0.8 ms instead of 0.5 in the relaxed build; it did not with V8's
-// --no-turbo-inline-js-wasm-calls: the hot JS loop's optimised code was what changed.)
+// after a job it spins for the next (up to the job's SPIN_US) and serves it in the same task,
+// else it waits for it with `Atomics.waitAsync`. (A helper that served its jobs in one task
+// and blocked in `Atomics.wait` between them once summed logistic regression's parts in 0.8
+// ms instead of 0.5 after the 1000-wide MLP had run, in an older build; it did not with V8's
+// --no-turbo-inline-js-wasm-calls. Spinning, with a call per job, it sums them as fast as the
+// training worker sums its own, after the MLP too: `make bench`'s phases. And a job that came
+// through a message to itself instead, one job a task, started 54–60 µs after it was posted.)
 export class HelperEnd {
   constructor({ handled, sum, fail }) {
     Object.assign(this, { handled, sum, fail });
@@ -152,14 +177,27 @@ export class HelperEnd {
     this.serve();
   }
 
-  // Sums the job posted, if any, unless a setup message sent before it is still queued; then
-  // listens for the next.
+  // Sums the jobs posted, unless a setup message sent before them is still queued, spinning
+  // for the next after each (for up to TASK_MS in all); then listens for the next.
   serve() {
-    if (!this.c) return;
-    const { ctl } = this.c;
-    const job = Atomics.load(ctl, JOB);
-    if (job !== this.served && Atomics.load(ctl, SENT) === this.handled()) this.run(job);
+    const c = this.c;
+    if (!c) return;
+    const until = performance.now() + TASK_MS;
+    for (let job = this.ready(c); job !== 0; job = this.ready(c)) {
+      this.run(job);
+      const spin = performance.now() + c.ctl[SPIN_US] / 1000;
+      while (Atomics.load(c.ctl, JOB) === this.served && Atomics.load(c.ctl, SENT) === this.handled() && performance.now() < spin);
+      if (performance.now() >= until) break;
+    }
     this.listen();
+  }
+
+  // The job posted on `c` and not served yet, if it may be served now (no setup message sent
+  // before it is still queued); else 0.
+  ready(c) {
+    if (this.c !== c) return 0;
+    const job = Atomics.load(c.ctl, JOB);
+    return job !== this.served && Atomics.load(c.ctl, SENT) === this.handled() ? job : 0;
   }
 
   run(job) {
