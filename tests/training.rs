@@ -175,7 +175,10 @@ fn golden_runs_are_reproduced() {
 fn golden_runs_do_not_depend_on_how_many_workers_sum_a_lot() {
     // Data-parallel training (k workers, each summing a contiguous part of the lot, the
     // coordinator adding the parts and drawing the noise) changes only the order of float
-    // additions: the golden runs hold for k = 2, 3, 4 at the wasm-vs-native tolerance.
+    // additions: the golden runs hold for k = 2, 3, 4 at the wasm-vs-native tolerance, with
+    // the lots cut for either channel (the coordinator's share differs:
+    // `coordinator_extra_examples`).
+    use dpsgd_lab::train::part::PartChannel::{Messages, SharedMemory};
     let fixture: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(common::repo_path("tests/fixtures/golden_run.json")).unwrap(),
     )
@@ -187,15 +190,23 @@ fn golden_runs_do_not_depend_on_how_many_workers_sum_a_lot() {
         .zip(golden::golden_configs())
     {
         let want = run["reports"].as_array().unwrap();
-        let one = golden::run_in_parts(cfg.clone(), common::adult(), 1);
-        for k in [2, 3, 4] {
-            let got = golden::run_in_parts(cfg.clone(), common::adult(), k);
+        let one = golden::run_in_parts(cfg.clone(), common::adult(), 1, Messages);
+        let mut halves = Vec::new(); // k = 2 by message, and through shared memory
+        for (k, channel) in [2, 3, 4]
+            .into_iter()
+            .flat_map(|k| [(k, Messages), (k, SharedMemory)])
+        {
+            let got = golden::run_in_parts(cfg.clone(), common::adult(), k, channel);
             if let Err(e) = golden::compare(want, &got, 1e-5) {
-                panic!("k = {k}: {e}");
+                panic!("k = {k}, {channel:?}: {e}");
             }
             // The parts really are summed separately: some figure differs in its last bits.
-            assert_ne!(got, one, "k = {k} gave bit-identical reports");
+            assert_ne!(got, one, "k = {k}, {channel:?} gave bit-identical reports");
+            if k == 2 {
+                halves.push(got);
+            }
         }
+        assert_ne!(halves[0], halves[1], "both channels cut the lots alike");
     }
 }
 

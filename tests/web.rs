@@ -480,6 +480,14 @@ fn the_coordinator_refuses_to_mix_two_lots_or_count_a_part_twice() {
     };
     let (norms, counts) = reported(s.lot_part(1, 2));
     let (_, other) = reported(s.lot_part(0, 2));
+    // The channel cuts the lot (shared memory gives the coordinator less): it may not change
+    // while the parts are out; saying the same again is no change.
+    s.set_part_channel(false).unwrap();
+    assert!(
+        s.set_part_channel(true).is_err(),
+        "the channel changed mid-lot"
+    );
+    assert_eq!(s.lot_part(1, 2).len(), norms.len(), "the lot as it was cut");
     assert!(
         s.receive_part(1, 2, vec![0.0; n], norms.clone(), &other)
             .is_err(),
@@ -499,8 +507,14 @@ fn the_coordinator_refuses_to_mix_two_lots_or_count_a_part_twice() {
     s.finish_lot(2).unwrap();
     assert!(s.finish_lot(2).is_err(), "finished already");
     assert!(s.sum_own_part(0, 1).is_err(), "no lot open");
-    // The next lot goes as usual, in one part or in two.
+    // The next lot goes as usual, in one part or in two; between lots the channel may change.
     s.draw_lot().unwrap();
     s.sum_own_part(0, 1).unwrap();
     s.finish_lot(1).unwrap();
+    let by_message = s.lot_part(1, 2).len();
+    s.set_part_channel(true).unwrap();
+    assert!(
+        s.lot_part(1, 2).len() > by_message,
+        "through shared memory a helper takes more of the lot"
+    );
 }

@@ -244,15 +244,21 @@ function planWorkers(asked) {
   const want = cap ? Math.min(askedWorkers, cap.workers) : askedWorkers;
   const plan = session.parallelPlan(want);
   parts = plan.workers;
-  if (parts === 1) pool.resize(0);
+  usePool(parts - 1);
   if (parts > 1) {
-    pool.resize(parts - 1, sharedModule());
     rowsOfRuns += 1;
     const key = session.trainsOn(data) ? `data ${dataLoads}` : `run ${rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
   const reason = want < askedWorkers && parts === want ? cap.reason : plan.reason;
   return { asked: askedWorkers, used: parts, reason, channel: parts > 1 ? pool.channel : null };
+}
+
+// `helpers` helpers for the session's lots, and the split of each lot that suits how they get
+// their parts (Rust's cost model of the channel).
+function usePool(helpers) {
+  pool.resize(helpers, sharedModule());
+  session.setPartChannel(pool.channel === 'shared memory');
 }
 
 // The page's limit changed ({workers, reason}; no workers: none): the run under way is planned
@@ -276,7 +282,7 @@ async function bench(m) {
   if (session) session.free();
   session = bench_session(m.model);
   parts = Math.max(1, Math.min(MAX_WORKERS, Number(m.workers) || 1));
-  pool.resize(m.alone ? 0 : parts - 1, sharedModule());
+  usePool(m.alone ? 0 : parts - 1);
   if (pool.size) pool.setUp(`bench ${m.model}`, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   // Warm up for a second: the rows reach the helpers and the engine optimises the hot code.
   const warm = performance.now();

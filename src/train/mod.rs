@@ -22,7 +22,7 @@ pub use canary::{DiracCanaries, Fault, CANARY_NORM};
 pub use coverage::{noise as noise_in_words, Coverage, Shown};
 use inputs::Inputs;
 pub use inputs::Rows;
-use part::{PartSum, PartWork};
+use part::{PartChannel, PartSum, PartWork};
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
@@ -89,6 +89,8 @@ pub struct Trainer {
     /// How many parts [`Trainer::step`] splits a lot into (summed here one after another; the
     /// page's data-parallel pool has other workers sum them instead).
     parts_per_lot: usize,
+    /// How the page's helpers get their parts: it moves the split ([`Trainer::lot_part`]).
+    part_channel: PartChannel,
     work: PartWork,
     parts: Vec<PartSum>,
     lot_norms: Vec<Real>,
@@ -186,6 +188,7 @@ impl Trainer {
             work: PartWork::new(batch, d),
             parts: Vec::new(),
             parts_per_lot: 1,
+            part_channel: PartChannel::Messages,
             clip: cfg.clip,
             clip_bounds: cfg.clip_bounds(),
             step_limit: None,

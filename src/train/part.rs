@@ -82,12 +82,27 @@ pub fn part_digest(part: &[usize]) -> u32 {
     h
 }
 
+/// How the coordinator's helpers get their parts and send their sums back (the browser's
+/// choice: `www/gradient-pool.js`), for [`coordinator_extra_examples`]' cost model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PartChannel {
+    /// `postMessage` with transferred arrays, some 0.1 ms a lot beyond the coordinator's own
+    /// work (the default: the only channel in a page that is not cross-origin isolated).
+    #[default]
+    Messages,
+    /// Shared memory, and workers that spin between lots (`www/shared-channel.js`): the
+    /// coordinator's extra cost of posting a part (30 µs against 18 µs without a helper, for
+    /// logistic regression) is about the helper's own of starting it (7–13 µs), so nil.
+    SharedMemory,
+}
+
 /// The coordinator's work per lot beside its part that overlaps its helpers' (the lot's noise,
-/// one normal per parameter), less the helpers' own (the messages that carry their parts out and
-/// back), in examples of the model with layer widths `sizes`: part 0 is smaller than a helper's
-/// by that many examples (larger when negative), so that all finish together. A cost model,
-/// not a measurement taken as the run goes, so the split (and the run, to the last bit) depends
-/// on the seed, the model and k, never on timing.
+/// one normal per parameter), less the helpers' own (the `channel` that carries their parts
+/// out and back), in examples of the model with layer widths `sizes`: part 0 is smaller than a
+/// helper's by that many examples (larger when negative), so that all finish together. A cost
+/// model, not a measurement taken as the run goes, so the split (and the run, to the last bit)
+/// depends on the seed, the model, k and the channel, never on timing; the channel and k move
+/// only the order of float additions (a test: `tests/training.rs`).
 ///
 /// Its constants are timings of the training worker's lot loop in Chromium on this project's
 /// 2-core machine (relaxed build, two workers, each phase timed): a normal costs 13 ns (0.105
@@ -104,9 +119,16 @@ pub fn part_digest(part: &[usize]) -> u32 {
 /// to the MLP alone; logistic regression lost 15% to it. Bounded by ±[`MAX_EXTRA_EXAMPLES`]:
 /// beyond the models it was fitted on (lots of 1–8 ms) it extrapolates, and the page's plan
 /// keeps the lots of models that small in one worker anyway.
-pub fn coordinator_extra_examples(sizes: &[usize]) -> isize {
+///
+/// Through shared memory the same sweep (two workers, 2 s a run, interleaved, six rounds)
+/// gave logistic regression medians of 767k, 813k and 815k examples/s at extras 1, 49 and 70
+/// (k = 1: 444k), so its channel is costed at nil: extras +48, +87 and +86.
+pub fn coordinator_extra_examples(sizes: &[usize], channel: PartChannel) -> isize {
     const NORMAL_NS: f64 = 13.0;
-    const MESSAGES_NS: f64 = 100_000.0;
+    let channel_ns = match channel {
+        PartChannel::Messages => 100_000.0,
+        PartChannel::SharedMemory => 0.0,
+    };
     const FLOP_NS: f64 = 0.035;
     const FEATURE_NS: f64 = 1.3;
     let layer_weights: Vec<f64> = sizes.windows(2).map(|w| (w[0] * w[1]) as f64).collect();
@@ -118,7 +140,7 @@ pub fn coordinator_extra_examples(sizes: &[usize]) -> isize {
     if example <= 0.0 {
         return 0;
     }
-    let extra = ((params * NORMAL_NS - MESSAGES_NS) / example).round();
+    let extra = ((params * NORMAL_NS - channel_ns) / example).round();
     extra.clamp(-MAX_EXTRA_EXAMPLES, MAX_EXTRA_EXAMPLES) as isize
 }
 
@@ -235,6 +257,11 @@ impl LotParts {
         Ok(())
     }
 
+    /// Whether a lot is open (drawn, and its step not taken yet).
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
     /// Part `i` of `k` is summed or received: refused without an open lot, out of range, or
     /// twice ([`LotParts::check_part`]).
     pub fn part(&mut self, i: usize, k: usize) -> Result<(), String> {
@@ -330,18 +357,27 @@ mod tests {
 
     #[test]
     fn the_split_follows_the_cost_of_the_noise_against_the_cost_of_an_example() {
-        let extra = coordinator_extra_examples;
+        let extra = |sizes: &[usize]| coordinator_extra_examples(sizes, PartChannel::Messages);
+        let shared = |sizes: &[usize]| coordinator_extra_examples(sizes, PartChannel::SharedMemory);
         // The benchmark shapes: logistic regression's noise is small, about its messages'
         // cost, so its split is even; the MLPs' noise is worth about 80 examples.
         assert_eq!(extra(&[784, 10]), 1);
         assert_eq!(extra(&[60, 1000, 10]), 78);
         assert_eq!(extra(&[784, 128, 10]), 80);
         assert!(extra(&[784, 10]) < extra(&[60, 1000, 10]));
+        // Through shared memory nothing offsets the noise: logistic regression's is worth
+        // about 48 examples, the MLPs' about 86.
+        assert_eq!(shared(&[784, 10]), 48);
+        assert_eq!(shared(&[60, 1000, 10]), 87);
+        assert_eq!(shared(&[784, 128, 10]), 86);
         // Monotone in the width: more parameters, more noise per example of work.
         assert!(extra(&[60, 2000, 10]) >= extra(&[60, 1000, 10]));
-        // A toy network: its messages cost more than all its work; bounded.
+        // A toy network: its messages cost more than all its work; bounded. Through shared
+        // memory its split still leans on the noise, bounded too.
         assert_eq!(extra(&[2, 4, 2]), -(MAX_EXTRA_EXAMPLES as isize));
+        assert!((0..=MAX_EXTRA_EXAMPLES as isize).contains(&shared(&[2, 4, 2])));
         assert_eq!(extra(&[]), 0);
+        assert_eq!(shared(&[]), 0);
     }
 
     #[test]

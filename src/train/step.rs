@@ -2,7 +2,7 @@
 //! lot), have its parts' clipped sums computed (`part.rs`: here, or by other workers), sum, add N(0, σ²C²I), divide by L and step — and, with
 //! adaptive clipping, release the lot's noisy unclipped count and move C.
 
-use super::part::{coordinator_extra_examples, lot_part, PartSum};
+use super::part::{coordinator_extra_examples, lot_part, PartChannel, PartSum};
 use super::Rows;
 use super::{EpochReport, Trainer};
 use crate::config::{Clipping, Mode, Sampling};
@@ -86,13 +86,23 @@ impl Trainer {
     }
 
     /// Part `i` of `k` of the current lot (`part::lot_part`, the coordinator's share set by
-    /// this model's costs: `part::coordinator_extra_examples`).
+    /// this model's costs and the channel: `part::coordinator_extra_examples`).
     pub fn lot_part(&self, i: usize, k: usize) -> &[usize] {
         lot_part(&self.lot, i, k, self.split_extra())
     }
 
+    /// How the helpers get their parts from now on (messages by default). The caller changes
+    /// it between lots only: a part is checked against the split it was cut by.
+    pub fn set_part_channel(&mut self, channel: PartChannel) {
+        self.part_channel = channel;
+    }
+
+    pub fn part_channel(&self) -> PartChannel {
+        self.part_channel
+    }
+
     fn split_extra(&self) -> isize {
-        coordinator_extra_examples(self.model.sizes())
+        coordinator_extra_examples(self.model.sizes(), self.part_channel)
     }
 
     /// The parameters the current lot's gradients are taken at.

@@ -20,7 +20,7 @@ use super::{from_js, js_err, to_js};
 use crate::config::Mode;
 use crate::data::Split;
 use crate::model::{Mlp, Model};
-use crate::train::part::{PartSum, PartWork};
+use crate::train::part::{PartChannel, PartSum, PartWork};
 use crate::Real;
 use js_sys::Float32Array;
 use ndarray::Array2;
@@ -88,6 +88,26 @@ impl Session {
             }
         };
         to_js(&plan)
+    }
+
+    /// How the helpers get their parts from the next lot on: through shared memory (`shared`)
+    /// or by message. It moves the split of each lot, to the last bit of the run but not
+    /// beyond rounding (`train::part::coordinator_extra_examples`); a change is refused while
+    /// a lot's parts are out, since they were cut by the split in force.
+    #[wasm_bindgen(js_name = setPartChannel)]
+    pub fn set_part_channel(&mut self, shared: bool) -> Result<(), JsError> {
+        let channel = if shared {
+            PartChannel::SharedMemory
+        } else {
+            PartChannel::Messages
+        };
+        if channel != self.trainer.part_channel() && self.lot.is_open() {
+            return Err(js_err(
+                "the helpers' channel changed while a lot's parts were out",
+            ));
+        }
+        self.trainer.set_part_channel(channel);
+        Ok(())
     }
 
     /// Whether the run trains on `data` as loaded (no DP-PCA, no canaries): then helpers that

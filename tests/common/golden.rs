@@ -6,6 +6,7 @@
 
 use dpsgd_lab::config::{Clipping, ModelKind, RunConfig};
 use dpsgd_lab::data::Dataset;
+use dpsgd_lab::train::part::PartChannel;
 use dpsgd_lab::train::Trainer;
 use std::sync::Arc;
 
@@ -41,14 +42,20 @@ pub fn golden_configs() -> Vec<RunConfig> {
 
 /// Every epoch report of a run, as JSON values.
 pub fn run(cfg: RunConfig, data: Arc<Dataset>) -> Vec<serde_json::Value> {
-    run_in_parts(cfg, data, 1)
+    run_in_parts(cfg, data, 1, PartChannel::Messages)
 }
 
 /// The same with each lot split into `k` parts summed separately and then added (what k
-/// data-parallel workers do).
-pub fn run_in_parts(cfg: RunConfig, data: Arc<Dataset>, k: usize) -> Vec<serde_json::Value> {
+/// data-parallel workers do), cut as for helpers on `channel`.
+pub fn run_in_parts(
+    cfg: RunConfig,
+    data: Arc<Dataset>,
+    k: usize,
+    channel: PartChannel,
+) -> Vec<serde_json::Value> {
     let mut t = Trainer::new(cfg, data).unwrap();
     t.set_parts_per_lot(k);
+    t.set_part_channel(channel);
     std::iter::from_fn(|| t.run_epoch())
         .map(|r| serde_json::to_value(r).unwrap())
         .collect()
