@@ -40,7 +40,16 @@ const ready = initFromPage(init).then(
   (e) => postMessage({ type: 'init-error', message: `Loading the lab's WebAssembly failed: ${e.message || e}` }),
 );
 
-const yieldToEvents = () => new Promise((resolve) => setTimeout(resolve, 0));
+// Lets queued messages (pause, new settings) run between chunks of lots: a message to itself,
+// which waits behind them. Not setTimeout(0): HTML clamps chained timeouts to 4 ms from the
+// fifth on, and this worker chains one every 25 ms (4.1 ms each in Chromium: 14% of a run).
+const ticks = new MessageChannel();
+const yielding = [];
+ticks.port1.onmessage = () => yielding.shift()?.();
+const yieldToEvents = () => new Promise((resolve) => {
+  yielding.push(resolve);
+  ticks.port2.postMessage(null);
+});
 
 // The data set of `config`, loaded (fetched or generated) only when it changed.
 async function loadData(config, gen) {
