@@ -8,14 +8,14 @@
 // logistic regression's two workers from 1.7 × one. What the training worker does with a part
 // is the same either way (Session.receivePart, checked in Rust: train::part::LotParts).
 //
-// Between lots both ends spin for a moment before they sleep (`spinMs`, set by the pool where
-// every worker has a core of its own). A sleeping worker is slow to wake: with the training
-// worker busy on the other core, a helper blocked in `Atomics.wait` or `waitAsync` started its
-// part 56–84 µs after the notify on this 2-core VM (its core idles, the VM must wake it), and
-// a notify that had a waiter to wake took 13–18 µs. The next job comes 0.1–0.4 ms after a
-// helper's last one, so a helper that spins up to a millisecond starts 7–13 µs after it is
-// posted; logistic regression's lot went from 0.84 to 0.75 ms with two workers (one run each,
-// the same split).
+// Both ends spin for a moment before they sleep (`spinMs`, set by the pool where every worker
+// has a core of its own): a helper for its next job, the training worker for a helper's part. A
+// sleeping worker is slow to wake: with the training worker busy on the other core, a helper
+// blocked in `Atomics.wait` or `waitAsync` started its part 56–84 µs after the notify on this
+// 2-core VM (its core idles, the VM must wake it), and a notify that had a waiter to wake took
+// 13–18 µs. The next job comes 0.1–0.4 ms after a helper's last one, so a helper that spins up
+// to a millisecond starts 7–13 µs after it is posted; logistic regression's lot went from 0.84
+// to 0.75 ms with two workers (one run each, the same split).
 
 // Only where the browser grants shared memory and can wait on it without blocking the event
 // loop (`Atomics.waitAsync`, for parts that take longer than the training worker's own).
@@ -40,7 +40,7 @@ const MAX_BOUNDS = 64; // clipping bounds: one, or one per layer
 // work between two of a helper's jobs on the three benchmark models (0.1–0.4 ms).
 export const SPIN_MS = 1;
 // The longest a helper stays in one task serving job after job: then it lets its event loop
-// run (it notices setup messages at once, whatever the time), and sleeps on the next job. A
+// run (it notices setup messages at once, whatever the time) and serves the next job after. A
 // pause costs that job its start (a break every 50 ms put 0.06 ms on each of the 784→128→10
 // MLP's 4.7 ms lots), and training pauses on its own (the training worker yields between
 // chunks of lots), so this is only a bound.
@@ -130,9 +130,10 @@ export class ChannelEnd {
   // Blocks this worker up to `ms` while `job` is not done (a worker may; the page never does):
   // spinning the first `spinMs` of them, then asleep.
   waitFor(job, ms) {
-    const spin = performance.now() + Math.min(ms, this.spinMs);
+    const t0 = performance.now();
+    const spin = t0 + Math.min(ms, this.spinMs);
     while (!this.done(job) && performance.now() < spin);
-    if (!this.done(job)) Atomics.wait(this.c.ctl, DONE, job - 1, ms);
+    if (!this.done(job)) Atomics.wait(this.c.ctl, DONE, job - 1, Math.max(0, ms - (performance.now() - t0)));
   }
 
   // A promise that resolves when `job` is done, without blocking.
@@ -158,14 +159,16 @@ export class ChannelEnd {
 
 // The helper's end. `handled()`: the number of the last setup message it handled; `sum(params,
 // part, bounds, norms)` sums a part into `params` and `norms` and returns [norms written,
-// examples, clipped, unclipped], or throws, and then `fail(e)` reports it. It never blocks:
-// after a job it spins for the next (up to the job's SPIN_US) and serves it in the same task,
-// else it waits for it with `Atomics.waitAsync`. (A helper that served its jobs in one task
-// and blocked in `Atomics.wait` between them once summed logistic regression's parts in 0.8
-// ms instead of 0.5 after the 1000-wide MLP had run, in an older build; it did not with V8's
-// --no-turbo-inline-js-wasm-calls. Spinning, with a call per job, it sums them as fast as the
-// training worker sums its own, after the MLP too: `make bench`'s phases. And a job that came
-// through a message to itself instead, one job a task, started 54–60 µs after it was posted.)
+// examples, clipped, unclipped, digest], or throws, and then `fail(e)` reports it. It never
+// blocks in `Atomics.wait`: after a job it spins for the next (up to the job's SPIN_US) and
+// serves it in the same task (its event loop runs at least every TASK_MS, and at once for a
+// setup message), else it waits for it with `Atomics.waitAsync`. (A helper that served its jobs
+// in one task and blocked in `Atomics.wait` between them once summed logistic regression's
+// parts in 0.8 ms instead of 0.5 after the 1000-wide MLP had run, in an older build; it did not
+// with V8's --no-turbo-inline-js-wasm-calls. Spinning, with a call per job, it sums them as
+// fast as the training worker sums its own, after the MLP too: `make bench`'s phases. And a job
+// that came through a message to itself instead, one job a task, started 54–60 µs after it was
+// posted.)
 export class HelperEnd {
   constructor({ handled, sum, fail }) {
     Object.assign(this, { handled, sum, fail });
@@ -174,7 +177,10 @@ export class HelperEnd {
     this.listening = null; // the channel a waitAsync is pending on
   }
 
+  // A new channel: a wait still pending on the old one is woken, so that nothing holds the old
+  // arrays (its `again` finds the channel replaced and does nothing).
   use(channel) {
+    if (this.listening && this.listening === this.c) Atomics.notify(this.c.ctl, JOB);
     this.c = channel;
     this.served = 0;
     this.serve();
@@ -209,6 +215,7 @@ export class HelperEnd {
     let failed = 0;
     try {
       const counts = this.sum(c.params, c.part.subarray(0, c.ctl[PART_LEN]), c.bounds.subarray(0, c.ctl[BOUNDS_LEN]), c.norms);
+      if (counts.length !== COUNTS - NORMS_LEN + 4) throw new Error('a part\'s counts have the wrong length');
       c.ctl.set(counts, NORMS_LEN);
       c.ms[0] = performance.now() - t0;
     } catch (e) {

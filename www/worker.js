@@ -386,5 +386,9 @@ onmessage = (ev) => {
     return;
   }
   if (m.type === 'start' && Number.isInteger(m.generation)) generation = m.generation; // drop the old run at once
-  queue = queue.then(() => handle(m));
+  // A message whose handling threw is reported, and the queue goes on (a rejected queue would
+  // drop every later message: pause, start, the page's limit).
+  queue = queue.then(() => handle(m)).catch((e) => {
+    if (!crashed(e)) postMessage({ type: 'error', generation, message: `The training worker failed: ${e.message || e}` });
+  });
 };
