@@ -182,8 +182,13 @@ export class GradientPool {
     }
   }
 
-  // How parts reach the helpers: 'shared memory' or 'messages'.
+  // Whether parts reach the helpers through shared memory (else by message).
+  get sharedMemory() {
+    return sharedMemoryWorks();
+  }
+
+  // The same, in words: 'shared memory' or 'messages'.
   get channel() {
-    return sharedMemoryWorks() ? 'shared memory' : 'messages';
+    return this.sharedMemory ? 'shared memory' : 'messages';
   }
 }

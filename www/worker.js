@@ -267,7 +267,7 @@ function planWorkers(asked) {
 // their parts (Rust's cost model of the channel).
 function usePool(helpers) {
   pool.resize(helpers, sharedModule());
-  session.setPartChannel(pool.channel === 'shared memory');
+  session.setPartChannel(pool.sharedMemory);
 }
 
 // The page's limit changed ({workers, reason}; no workers: none): the run under way is planned
