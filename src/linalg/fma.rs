@@ -9,9 +9,12 @@
 //! Blocking (the classic Goto/BLIS scheme, reduced to what these shapes need): B is packed once
 //! into column panels of [`NR`] (k × 8, contiguous, zero-padded), or read in place when few
 //! rows of A reuse it, or arrives in panels already ([`matmul_panels`]: the MLP's first δ); A
-//! into row panels of [`MR`] (k × 4); each 4 × 8 tile of C lives in 8
-//! four-lane accumulators for a block of [`KC`] steps of k, fed by two loads of B and four
-//! broadcasts of A per step.
+//! into row panels of [`MR`] (k × 3); each 3 × 12 tile of C lives in 9
+//! four-lane accumulators for a block of [`KC`] steps of k, fed by three loads of B and three
+//! broadcasts of A per step. Nine accumulators are one more than FMA latency × ports needs on
+//! the x86 cores measured (4 cycles × 2), so a late load does not stall the chain, and with
+//! the three B vectors and the broadcasts they fit V8's 16 vector registers (a 4 × 8 tile
+//! ran 5–10% slower on every product; 5 × 8 and 6 × 8 spilled: README).
 
 use super::panels::ColumnPanels;
 use crate::Real;
@@ -19,12 +22,14 @@ use ndarray::{s, ArrayView2, ArrayViewMut2};
 use std::cell::RefCell;
 
 /// Rows of C per tile.
-pub const MR: usize = 4;
-/// Columns of C per tile (two four-lane vectors).
-pub const NR: usize = 8;
+pub const MR: usize = 3;
+/// Columns of C per tile (three four-lane vectors).
+pub const NR: usize = 12;
+/// Four-lane vectors per row of a tile.
+const V: usize = NR / 4;
 /// Columns of C below which `linalg::matmul` leaves a product to gemm.
 pub const MIN_COLUMNS: usize = 32;
-/// Steps of k per pass: a B panel (KC × NR) and an A panel (KC × MR) take 12 KB of L1.
+/// Steps of k per pass: a B panel (KC × NR) and an A panel (KC × MR) take 15 KB of L1.
 pub const KC: usize = 256;
 
 /// Four f32 lanes with a fused multiply-add: what the micro-kernel needs of a SIMD type.
@@ -217,8 +222,9 @@ fn product<L: Lanes>(
                     Some(cs) if whole => store_rows::<L>(cs, n, &acc, i0, j0, add),
                     _ => {
                         for (r, row) in acc.iter().enumerate() {
-                            row[0].store(&mut tile[r * NR..]);
-                            row[1].store(&mut tile[r * NR + 4..]);
+                            for (v, lanes) in row.iter().enumerate() {
+                                lanes.store(&mut tile[r * NR + 4 * v..]);
+                            }
                         }
                         write_tile(c, &tile, i0, j0, add);
                     }
@@ -253,7 +259,7 @@ fn pack(out: &mut Vec<Real>, x: &ArrayView2<Real>, width: usize, by_columns: boo
                 for (kk, dst) in panel.chunks_exact_mut(width).enumerate() {
                     let src = &rows[kk * n + p * width..];
                     match (<&mut [Real; NR]>::try_from(&mut *dst), src.get(..NR)) {
-                        // A whole panel: a copy of known length, two vector moves. A copy of
+                        // A whole panel: a copy of known length, three vector moves. A copy of
                         // run-time length is an out-of-line `memory.copy` in wasm: 7,500 calls
                         // for the forward product's W, which held it at 45–47 GFLOP/s (48–50
                         // without them).
@@ -292,8 +298,8 @@ fn pack_edge(out: &mut Vec<Real>, rows: &[Real], n: usize, k0: usize, kc: usize,
     }
 }
 
-/// One MR × NR tile of A·B over k steps (8 accumulators; per step two loads of B, four
-/// broadcasts of A's panel, eight fused multiply-adds). `b_rows` yields each step's values of
+/// One MR × NR tile of A·B over k steps (9 accumulators; per step three loads of B, three
+/// broadcasts of A's panel, nine fused multiply-adds). `b_rows` yields each step's values of
 /// B, the first NR of each used: a packed panel's `chunks_exact(NR)`, or B's rows read in place
 /// (`chunks(n)`) — iterators, so no step pays an index check.
 #[inline(always)]
@@ -301,14 +307,15 @@ fn micro_kernel<'b, L: Lanes>(
     a: &[Real],
     b_rows: impl Iterator<Item = &'b [Real]>,
     k: usize,
-) -> [[L; 2]; MR] {
-    let mut acc = [[L::zero(); 2]; MR];
+) -> [[L; V]; MR] {
+    let mut acc = [[L::zero(); V]; MR];
     for (ak, bk) in a.chunks_exact(MR).zip(b_rows).take(k) {
-        let (b0, b1) = (L::load(&bk[..4]), L::load(&bk[4..]));
+        let b: [L; V] = std::array::from_fn(|v| L::load(&bk[4 * v..]));
         for (r, row) in acc.iter_mut().enumerate() {
             let x = L::splat(&ak[r]);
-            row[0] = row[0].madd(x, b0);
-            row[1] = row[1].madd(x, b1);
+            for (lanes, &bv) in row.iter_mut().zip(&b) {
+                *lanes = lanes.madd(x, bv);
+            }
         }
     }
     acc
@@ -319,7 +326,7 @@ fn micro_kernel<'b, L: Lanes>(
 fn store_rows<L: Lanes>(
     c: &mut [Real],
     n: usize,
-    acc: &[[L; 2]; MR],
+    acc: &[[L; V]; MR],
     i0: usize,
     j0: usize,
     accumulate: bool,

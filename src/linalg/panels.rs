@@ -3,12 +3,13 @@
 //! kernel reads B in ([`super::fma`]). The MLP's first hidden layer keeps its δ this way in the
 //! relaxed-SIMD build: the backward ReLU sweep, which reads and writes every δ anyway, writes
 //! it here instead of in place, so the gradient product Xᵀ·Δ (the paper's layer: 60 rows, each
-//! value of Δ used 60 times) reads contiguous panels rather than 8 values of every 4 KB row
-//! (`README`: about 36 → 50 GFLOP/s). The row-wise steps of clipping (zero a
-//! dropped example, scale by the clip factors, the bias's weighted sum) work on it in place.
+//! value of Δ used 60 times) reads contiguous panels rather than NR values of every 4 KB row
+//! (`README`: about 39 → 54 GFLOP/s on 12-column panels). The row-wise steps of clipping
+//! (zero a dropped example, scale by the clip factors, the bias's weighted sum) work on it in
+//! place.
 
 use super::fma::NR;
-use super::relu_mask;
+use super::{relu_mask, SUM_LANES};
 use crate::Real;
 use ndarray::ArrayView1;
 
@@ -60,13 +61,12 @@ impl ColumnPanels {
         assert!(cols > 0 && d.len() == a.len() && d.len().is_multiple_of(cols));
         self.reshape(d.len() / cols, cols);
         let (rows, full, edge) = (self.rows, cols / NR, cols % NR);
-        // Without norms (non-private runs), no Σδ² to add up.
-        let norms = sums.is_some();
+        let in_lanes = cols - cols % SUM_LANES;
         // Rows in blocks: each block reads ROW_BLOCK rows (a few pages) and writes a short run
         // into every panel. Row by row, each row's NR values would land on a new page.
         for r0 in (0..rows).step_by(ROW_BLOCK) {
             let rb = ROW_BLOCK.min(rows - r0);
-            let mut lanes = [[0.0 as Real; NR]; ROW_BLOCK];
+            let mut squares = [RowSquares::default(); ROW_BLOCK];
             for p in 0..=full {
                 let w = if p < full { NR } else { edge };
                 if w == 0 {
@@ -83,29 +83,21 @@ impl ColumnPanels {
                             // Branch-free (a compare and an and): half the activations of a
                             // layer are off, at random, and a branch would mispredict.
                             let keep = ((xs[t] > 0.0) as u32).wrapping_neg();
-                            let v = Real::from_bits(ds[t].to_bits() & keep);
-                            dst[t] = v;
-                            if norms {
-                                lanes[j][t] += v * v;
-                            }
+                            dst[t] = Real::from_bits(ds[t].to_bits() & keep);
                         }
                     } else {
-                        // The last, partial panel: summed apart, as `sum_squares` sums a
-                        // row's remainder.
                         dst.fill(0.0);
                         dst[..w].copy_from_slice(&d[at..at + w]);
                         relu_mask(&mut dst[..w], &a[at..at + w]);
                     }
+                    // Without norms (non-private runs), no Σδ² to add up.
+                    if sums.is_some() {
+                        squares[j].add(&dst[..w], p * NR, in_lanes);
+                    }
                 }
             }
             if let Some(s) = sums.as_deref_mut() {
-                for (j, l) in lanes[..rb].iter().enumerate() {
-                    let tail = match edge {
-                        0 => &[][..],
-                        _ => &self.data[(full * rows + r0 + j) * NR..][..edge],
-                    };
-                    s.push(l.iter().sum::<Real>() + tail.iter().map(|&v| v * v).sum::<Real>());
-                }
+                s.extend(squares[..rb].iter().map(RowSquares::total));
             }
         }
     }
@@ -165,6 +157,55 @@ impl ColumnPanels {
     }
 }
 
+/// A row's Σ δ², added panel by panel in the order and lanes `linalg::sum_squares` adds the
+/// row in (column c into lane c mod SUM_LANES, the columns past the last whole group of lanes
+/// summed apart), so the norm is bit for bit the row-major one whatever the panel width.
+#[derive(Clone, Copy, Default)]
+struct RowSquares {
+    lanes: [Real; SUM_LANES],
+    remainder: [Real; SUM_LANES],
+    in_remainder: usize,
+}
+
+impl RowSquares {
+    /// Adds the squares of `v`, the row's columns `c0..c0 + v.len()`, of which those below
+    /// `in_lanes` go to the lanes.
+    #[inline(always)]
+    fn add(&mut self, v: &[Real], c0: usize, in_lanes: usize) {
+        let whole = <&[Real; NR]>::try_from(v)
+            .ok()
+            .filter(|_| c0 + NR <= in_lanes);
+        match (whole, c0 % SUM_LANES) {
+            // A whole panel inside the lanes, starting at lane 0 or at lane 4 (NR = 12): the
+            // lane of each value known at compile time, so the adds are unrolled.
+            (Some(v), 0) => self.add_whole::<0>(v),
+            (Some(v), 4) => self.add_whole::<4>(v),
+            _ => {
+                for (c, &x) in (c0..).zip(v) {
+                    if c < in_lanes {
+                        self.lanes[c % SUM_LANES] += x * x;
+                    } else {
+                        self.remainder[self.in_remainder] = x * x;
+                        self.in_remainder += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn add_whole<const LANE: usize>(&mut self, v: &[Real; NR]) {
+        for (t, &x) in v.iter().enumerate() {
+            self.lanes[(LANE + t) % SUM_LANES] += x * x;
+        }
+    }
+
+    /// The lanes' sum plus the remainder's, as `sum_squares` returns it.
+    fn total(&self) -> Real {
+        self.lanes.iter().sum::<Real>() + self.remainder[..self.in_remainder].iter().sum::<Real>()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +233,10 @@ mod tests {
             (4, 100),
             (37, 100),
             (33, 8),
+            // Panels of 12 against 8 sum lanes: a whole panel from lane 4 (36), one across
+            // the last whole group of lanes (36), a partial one across it (20).
+            (6, 36),
+            (2, 20),
         ] {
             let (d, a) = problem(rows, cols);
             let mut want = d.clone();
@@ -253,6 +298,6 @@ mod tests {
         let mut fresh = ColumnPanels::default();
         fresh.relu_mask_from(&d, &a, 9, None);
         assert_eq!(p.as_slice(), fresh.as_slice());
-        assert_eq!(p.as_slice().len(), 2 * 3 * NR);
+        assert_eq!(p.as_slice().len(), 9usize.div_ceil(NR) * 3 * NR);
     }
 }
