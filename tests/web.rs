@@ -68,6 +68,10 @@ fn the_matrix_kernel_is_the_builds_and_agrees_with_gemm() {
         (60, 600, 1000),
         (7, 300, 13),
         (130, 5, 9),
+        // Fused-kernel edges: a last row panel of 2 (MR = 3), whole 12-column panels only,
+        // and a partial last one.
+        (131, 40, 48),
+        (65, 20, 37),
     ] {
         let a = Array2::from_shape_fn((m, k), |(i, j)| value(i, j));
         let b = Array2::from_shape_fn((k, n), |(i, j)| value(j + 3, i));

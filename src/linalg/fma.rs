@@ -7,7 +7,7 @@
 //! tested against `gemm`.
 //!
 //! Blocking (the classic Goto/BLIS scheme, reduced to what these shapes need): B is packed once
-//! into column panels of [`NR`] (k × 8, contiguous, zero-padded), or read in place when few
+//! into column panels of [`NR`] (k × 12, contiguous, zero-padded), or read in place when few
 //! rows of A reuse it, or arrives in panels already ([`matmul_panels`]: the MLP's first δ); A
 //! into row panels of [`MR`] (k × 3); each 3 × 12 tile of C lives in 9
 //! four-lane accumulators for a block of [`KC`] steps of k, fed by three loads of B and three
@@ -333,8 +333,8 @@ fn store_rows<L: Lanes>(
 ) {
     for (r, row) in acc.iter().enumerate() {
         let dst = &mut c[(i0 + r) * n + j0..][..NR];
-        for (half, &v) in row.iter().enumerate() {
-            let d = &mut dst[half * 4..];
+        for (q, &v) in row.iter().enumerate() {
+            let d = &mut dst[q * 4..];
             let v = if accumulate { v.add(L::load(d)) } else { v };
             v.store(d);
         }
