@@ -9,8 +9,8 @@ fn reference(a: &ArrayView2<Real>, b: &ArrayView2<Real>) -> Array2<f64> {
     a.dot(&b)
 }
 
-/// Every edge case of the tiling (m, n not multiples of MR = 3 and NR = 12, k of 1, k over KC, few
-/// and many rows), B packed (column-major) and read in place (row-major), a sliced A, both
+/// Every edge case of the tiling (m, n not multiples of MR = 3 and NR = 12, k of 1, k over
+/// KC, few and many rows), B packed (column-major) and read in place (row-major), a sliced A, both
 /// modes: within float rounding of an f64 product.
 #[test]
 fn the_blocked_product_matches_an_f64_product_on_every_edge() {

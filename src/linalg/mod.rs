@@ -129,8 +129,9 @@ pub fn gemm_matmul(
 /// Lanes [`sum_squares`] accumulates in (the panels' sweep adds its squares in the same ones).
 pub const SUM_LANES: usize = 8;
 
-/// Σ v², accumulated in [`SUM_LANES`] f32 lanes (so the compiler vectorises the loop; a single running
-/// sum would be a serial chain of additions). For rows of up to a few thousand entries.
+/// Σ v², accumulated in [`SUM_LANES`] f32 lanes (so the compiler vectorises the loop; a
+/// single running sum would be a serial chain of additions). For rows of up to a few thousand
+/// entries.
 pub fn sum_squares(v: &[Real]) -> Real {
     let mut lanes = [0.0 as Real; SUM_LANES];
     let mut it = v.chunks_exact(SUM_LANES);
@@ -139,7 +140,15 @@ pub fn sum_squares(v: &[Real]) -> Real {
             *l += x * x;
         }
     }
-    lanes.iter().sum::<Real>() + it.remainder().iter().map(|&x| x * x).sum::<Real>()
+    lanes_total(&lanes, it.remainder().iter().map(|&x| x * x))
+}
+
+/// How [`sum_squares`] ends: its lanes' sum plus the squares past the last whole group of
+/// lanes, added in order. The panels' sweep ends its rows' sums here too, so they stay bit for
+/// bit the row-major ones.
+#[inline]
+pub fn lanes_total(lanes: &[Real; SUM_LANES], remainder: impl Iterator<Item = Real>) -> Real {
+    lanes.iter().sum::<Real>() + remainder.sum::<Real>()
 }
 
 /// ReLU in place, `v = max(v, 0)`, returning Σ v² of the result. Two sweeps over a row that

@@ -9,7 +9,7 @@
 //! place.
 
 use super::fma::NR;
-use super::{relu_mask, SUM_LANES};
+use super::{lanes_total, relu_mask, SUM_LANES};
 use crate::Real;
 use ndarray::ArrayView1;
 
@@ -200,9 +200,12 @@ impl RowSquares {
         }
     }
 
-    /// The lanes' sum plus the remainder's, as `sum_squares` returns it.
+    /// The row's Σ δ², ended as `sum_squares` ends it.
     fn total(&self) -> Real {
-        self.lanes.iter().sum::<Real>() + self.remainder[..self.in_remainder].iter().sum::<Real>()
+        lanes_total(
+            &self.lanes,
+            self.remainder[..self.in_remainder].iter().copied(),
+        )
     }
 }
 
