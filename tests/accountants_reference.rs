@@ -1,4 +1,4 @@
-//! Every accountant against the independently computed values in ../shared/reference/
+//! Every accountant against the independently computed values in tests/fixtures/reference/
 //! (dp_accounting, Opacus, SciPy quadrature; see its README).
 
 mod common;
@@ -6,7 +6,7 @@ mod common;
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 
-const ACCOUNTANTS: &str = "../shared/reference/accountants.csv";
+const ACCOUNTANTS: &str = "tests/fixtures/reference/accountants.csv";
 
 fn rel_err(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs()
@@ -80,7 +80,7 @@ fn paper_figure_2_and_moments_values() {
 
 #[test]
 fn calibration_matches_reference_sigmas() {
-    let (header, rows) = common::read_csv("../shared/reference/calibration.csv");
+    let (header, rows) = common::read_csv("tests/fixtures/reference/calibration.csv");
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     for row in &rows {
         let f = |name: &str| row[col(name)].parse::<f64>().unwrap();

@@ -24,7 +24,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const ADULT: &[u8] = include_bytes!("../www/data/adult.bin");
 const GOLDEN: &str = include_str!("fixtures/golden_run.json");
-const ACCOUNTANTS: &str = include_str!("../../shared/reference/accountants.csv");
+const ACCOUNTANTS: &str = include_str!("fixtures/reference/accountants.csv");
 
 #[wasm_bindgen_test]
 fn wasm_training_reproduces_the_native_golden_runs() {

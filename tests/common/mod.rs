@@ -27,7 +27,7 @@ pub fn read_csv(rel: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let path = repo_path(rel);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "cannot read {} ({e}); CI clones shared/ beside the repo",
+            "cannot read {} ({e}); it is part of the repository",
             path.display()
         )
     });

@@ -1,4 +1,4 @@
-//! The columns of ../shared/reference/accountants.csv: how each is computed here, and the
+//! The columns of tests/fixtures/reference/accountants.csv: how each is computed here, and the
 //! relative tolerance it must match to. Shared by the native and the wasm reference tests.
 //!
 //! The `*_rigorous` columns are the textbook composition with Dwork & Roth's ε0 and the valid
