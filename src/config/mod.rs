@@ -19,6 +19,9 @@ use serde::{Deserialize, Serialize};
 /// where 0.8–0.95 all reach the best fixed C's accuracy.)
 pub const DEFAULT_CLIP_QUANTILE: f64 = 0.9;
 
+/// DP-PCA's dimensions in the paper's MNIST runs (Section 4: "project onto 60 dimensions").
+pub const PAPER_PCA_DIMENSIONS: usize = 60;
+
 /// The configuration of one DP-SGD run (paper Algorithm 1's inputs: noise scale σ, gradient
 /// norm bound C, lot size L, learning rate η, number of epochs, and the target δ).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -120,6 +123,19 @@ impl Default for RunConfig {
             clip_lr: 0.2,
             count_noise: None,
             eval_noise: 20.0,
+        }
+    }
+}
+
+impl RunConfig {
+    /// What each optional setting is when someone switches it on without choosing a value
+    /// (the page's boxes beside its switches): DP-PCA to the paper's 60 dimensions and adaptive
+    /// clipping's [`DEFAULT_CLIP_QUANTILE`]. Every other field is the default.
+    pub fn suggested() -> RunConfig {
+        RunConfig {
+            pca: Some(PAPER_PCA_DIMENSIONS),
+            clip_quantile: Some(DEFAULT_CLIP_QUANTILE),
+            ..RunConfig::default()
         }
     }
 }

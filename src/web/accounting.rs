@@ -33,6 +33,15 @@ pub fn run_defaults() -> Result<JsValue, JsError> {
     to_js(&RunConfig::default())
 }
 
+/// The values the page's optional settings take when switched on (`RunConfig::suggested`):
+/// only the fields that are optional, so the page shows them in their boxes without turning
+/// them on.
+#[wasm_bindgen]
+pub fn suggested_settings() -> Result<JsValue, JsError> {
+    let s = RunConfig::suggested();
+    to_js(&serde_json::json!({ "pca": s.pca, "clip_quantile": s.clip_quantile }))
+}
+
 /// A run's settings from anywhere outside the page's own controls (a pinned run in a link, a
 /// worker's start message), checked as the CLI checks its flags: missing fields take their
 /// defaults, and a bad field is named with its valid range. The lot's upper bound N is checked
