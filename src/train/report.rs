@@ -1,4 +1,4 @@
-//! What an epoch reports, at one of two release levels (see the README, "What ε covers"):
+//! What an epoch reports, at one of two release levels (docs/privacy.md, "What ε covers"):
 //!
 //! - `private`: only what the guarantee covers — ε per accountant and what it was computed
 //!   from, the schedule, C (with adaptive clipping moved only by noisy counts), the model's
