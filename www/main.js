@@ -3,8 +3,8 @@
 // every privacy quantity comes from Rust. Data flows one way:
 // settings -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
-  check_run_config, draw_boundary, epsilon_preview, format_epsilon, matrix_kernel, run_defaults,
-  suggested_settings,
+  accountants, check_run_config, draw_boundary, epsilon_preview, format_epsilon, matrix_kernel,
+  run_defaults, suggested_settings,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 import { draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
@@ -95,7 +95,7 @@ function updatePreview(cfg) {
     showMessage(`Cannot compute ε: ${e.message || e}`);
     return;
   }
-  $('epsilon-chart').setAttribute('aria-label', epsilonChartLabel(preview[preview.length - 1], fmtEps));
+  $('epsilon-chart').setAttribute('aria-label', epsilonChartLabel(preview[preview.length - 1], fmtEps, log.accountants));
   sigmaPanel.request(cfg, facts, settings.get('budget_epsilon') ?? '', drawSigmaChart, showMessage);
   pldPreview.request(cfg, facts, drawCharts, showMessage);
 }
@@ -380,7 +380,10 @@ window.addEventListener('hashchange', () => {
 
 startWorker();
 pageModule().then((module) => init({ module_or_path: module })).then(() => {
+  const listed = accountants();
+  $('budget-accountant').replaceChildren(...listed.map((a) => new Option(a.choice, a.name)));
   settings.start(run_defaults(), suggested_settings());
+  log.setAccountants(listed);
   $('engine').textContent = engineText(matrix_kernel());
   readHash();
   showSeedMode();

@@ -5,7 +5,8 @@
 mod kinds;
 mod validate;
 
-pub use kinds::{AccountantName, Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
+pub use crate::privacy::accountant::AccountantName;
+pub use kinds::{Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
 pub use validate::{fmt_num, ConfigError, MAX_EPOCHS, MAX_SIGMA};
 
 use crate::data::DataFacts;
@@ -288,13 +289,7 @@ impl RunConfig {
     /// The accountant a budget is measured with; naive and strong with the rigorous convention
     /// (a budget decides something).
     pub fn budget_accountant(&self) -> Accountant {
-        match self.budget_accountant {
-            AccountantName::Naive => Accountant::Naive(Amplification::Rigorous),
-            AccountantName::Strong => Accountant::Strong(Amplification::Rigorous),
-            AccountantName::Moments => Accountant::Moments,
-            AccountantName::Rdp => Accountant::Rdp,
-            AccountantName::Pld => Accountant::Pld,
-        }
+        Accountant::of(self.budget_accountant, Amplification::Rigorous)
     }
 }
 
