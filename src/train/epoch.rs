@@ -78,7 +78,7 @@ impl Trainer {
             epsilon,
             delta: self.cfg.delta,
             amplification: self.cfg.amplification,
-            accounted_sigma: self.cfg.accounted_sigma(),
+            accounted_sigma: self.mechanism.step.sigma,
             sampling_rate: self.q,
             lr,
             clip: self.clip,

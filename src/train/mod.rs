@@ -168,8 +168,8 @@ impl Trainer {
             accounted.then(|| RunAccounting::new(&mechanism, cfg.amplification, cfg.delta));
         let batch = cfg.batch_size.min(n);
         let mut trainer = Trainer {
-            q: cfg.sampling_rate(n),
-            steps_per_epoch: cfg.steps_per_epoch(n),
+            q: mechanism.step.q,
+            steps_per_epoch: mechanism.steps_per_epoch,
             sample_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed),
             count_rng: ChaCha8Rng::seed_from_u64(seed ^ 0xc0a7_c0a7),
             eval_rng: ChaCha8Rng::seed_from_u64(seed ^ 0xe7a1_e7a1),
