@@ -1,0 +1,163 @@
+//! The charts in a real canvas: the accuracy and ε charts and the σ-needed panel draw (and
+//! refuse bad input), log-axis labels stay short, and the accuracy range fits the curves and
+//! the baseline.
+
+use super::{adult_facts, config, js};
+use dpsgd_lab::config::RunConfig;
+use dpsgd_lab::web::{
+    accuracy_y_range, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart, epsilon_for,
+    epsilon_preview, sigma_needed,
+};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::*;
+
+fn canvas(id: &str) -> web_sys::HtmlCanvasElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let c: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_id(id);
+    c.set_width(400);
+    c.set_height(300);
+    doc.body().unwrap().append_child(&c).unwrap();
+    c
+}
+
+/// Number of pixels that are not white, read back from the canvas.
+fn inked_pixels(c: &web_sys::HtmlCanvasElement) -> usize {
+    let ctx: web_sys::CanvasRenderingContext2d =
+        c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let data = ctx.get_image_data(0.0, 0.0, 400.0, 300.0).unwrap().data();
+    data.chunks(4)
+        .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
+        .count()
+}
+
+#[wasm_bindgen_test]
+fn charts_draw_into_a_canvas() {
+    let acc = canvas("acc-test");
+    let history = js(
+        r#"[{"epoch":1,"train_acc":0.80,"test_acc":0.79,"epsilon":{"naive":4.8,"strong":2.4,"moments":1.5,"rdp":1.1,"pld":1.0}},
+                      {"epoch":2,"train_acc":0.83,"test_acc":0.82,"epsilon":{"naive":9.9,"strong":3.6,"moments":1.6,"rdp":1.2,"pld":1.1}}]"#,
+    );
+    let pins = js(
+        r#"[{"label":"pin","history":[{"epoch":1,"test_acc":0.7,"epsilon":{"moments":"inf"}}]}]"#,
+    );
+    draw_accuracy_chart("acc-test", history.clone(), pins, 10, Some(0.764), 1.0).unwrap();
+    assert!(
+        inked_pixels(&acc) > 2000,
+        "accuracy chart drew {} pixels",
+        inked_pixels(&acc)
+    );
+
+    let eps = canvas("eps-test");
+    let cfg = RunConfig {
+        epochs: 10,
+        pca: Some(20),
+        ..RunConfig::default()
+    };
+    let preview = epsilon_preview(config(cfg), adult_facts()).unwrap();
+    let empty = js("[]");
+    for log_log in [false, true] {
+        draw_epsilon_chart(
+            "eps-test",
+            preview.clone(),
+            JsValue::NULL,
+            history.clone(),
+            empty.clone(),
+            "paper",
+            10,
+            log_log,
+            1.0,
+        )
+        .unwrap();
+    }
+    let inked = inked_pixels(&eps);
+    assert!(inked > 2000, "epsilon chart drew {inked} pixels");
+
+    assert!(draw_accuracy_chart(
+        "no-such-canvas",
+        empty.clone(),
+        empty.clone(),
+        10,
+        None,
+        1.0
+    )
+    .is_err());
+    assert!(draw_accuracy_chart(
+        "acc-test",
+        JsValue::from_str("not a list"),
+        empty.clone(),
+        10,
+        None,
+        1.0
+    )
+    .is_err());
+    assert!(
+        draw_accuracy_chart("acc-test", empty, js("{}"), 10, None, 1.0).is_err(),
+        "pins must be a list"
+    );
+}
+
+/// The σ-needed panel in wasm: every σ of the curve spends at most the target ε (checked with
+/// the same wasm accountants), σ never falls as the epochs grow, and the chart draws.
+#[wasm_bindgen_test]
+fn sigma_needed_panel_in_wasm() {
+    let (target, delta) = (2.0, 1e-5);
+    let (q, spe) = (256.0 / 32561.0, 127.0);
+    let curve = sigma_needed(config(RunConfig::default()), adult_facts(), target).unwrap();
+    let points: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(curve.clone()).unwrap();
+    assert!(points.len() >= 8, "{points:?}");
+    for name in ["naive", "strong", "moments", "rdp"] {
+        let mut last = 0.0;
+        for p in &points {
+            let Some(sigma) = p[name].as_f64() else {
+                continue; // no σ reaches the target there
+            };
+            let steps = p["epoch"].as_f64().unwrap() * spe;
+            let eps = epsilon_for(name, "rigorous", q, sigma, steps, delta).unwrap();
+            assert!(eps <= target * (1.0 + 1e-9), "{name} at {p}: ε = {eps}");
+            assert!(sigma >= last, "{name}: σ fell to {sigma} at {p}");
+            last = sigma;
+        }
+    }
+    assert!(sigma_needed(config(RunConfig::default()), adult_facts(), -1.0).is_err());
+    let c = canvas("sigma-test");
+    draw_sigma_chart("sigma-test", curve, target, delta, 20, 1.2, 1.0).unwrap();
+    let inked = inked_pixels(&c);
+    assert!(inked > 2000, "σ chart drew {inked} pixels");
+}
+
+/// Log-axis labels stay short at any ε: 1, 2 and 5 times powers of ten, exponents outside
+/// 0.01..10⁴ (a 9-digit ε no longer overflows the label area; 5e-4 is not shown as 0.001).
+#[wasm_bindgen_test]
+fn log_axis_labels_fit_at_any_scale() {
+    use dpsgd_lab::web::log_label;
+    let cases = [
+        (0.0005, "5e-4"),
+        (0.001, "1e-3"),
+        (0.02, "0.02"),
+        (0.5, "0.5"),
+        (1.0, "1"),
+        (2000.0, "2000"),
+        (10000.0, "1e4"),
+        (5e8, "5e8"),
+        (3.0, ""),
+        (7e8, ""),
+    ];
+    for (v, want) in cases {
+        assert_eq!(log_label(&v), want, "label of {v}");
+    }
+}
+
+/// The accuracy chart's y range fits the curves and the majority baseline (#13): Adult's 84%
+/// against its 76% baseline, not a fixed 0.8–1.0 with the baseline off the chart.
+#[wasm_bindgen_test]
+fn accuracy_range_fits_the_curves_and_the_baseline() {
+    assert_eq!(
+        accuracy_y_range([0.84, 0.85, 0.764].into_iter()),
+        (0.7, 0.9)
+    );
+    assert_eq!(accuracy_y_range([0.99, 1.0].into_iter()), (0.9, 1.0));
+    assert_eq!(accuracy_y_range([0.03].into_iter()), (0.0, 0.1));
+    assert_eq!(accuracy_y_range(std::iter::empty()), (0.0, 1.0));
+}
