@@ -1,9 +1,11 @@
 // The page's charts, drawn from Rust one per task (drawing.js's queue) from what `view` gives
-// when they draw: the run's config and reports, the pins, the ε preview and PLD curve, the last lot's
+// when they draw. The accuracy, ε and noise charts draw a RunView: the run's config and
+// reports held in wasm, each report given to it once as it arrives, its preview and the pins
+// when they change. The others read the ε preview and PLD curve, the last lot's
 // gradient norms and the σ panel. The teaching views say why they are blank at the private
 // level instead of drawing.
 import {
-  draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
+  RunView, draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
 } from './pkg/dpsgd_lab.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
@@ -12,6 +14,29 @@ import { settings } from './settings.js';
 const $ = (id) => document.getElementById(id);
 
 export function setUpCharts(view) {
+  // The RunView of the run being drawn (`view.run()`; before the first run, the settings'),
+  // brought up to date: new reports pushed, the preview and the pins set when they changed.
+  let shown = null;
+  const runView = () => {
+    const run = view.run();
+    if (!shown || shown.run !== run) {
+      shown?.view.free();
+      shown = { run, view: new RunView(view.config()), reports: 0, preview: null, pld: null, pins: -1 };
+    }
+    const history = view.history();
+    for (; shown.reports < history.length; shown.reports += 1) shown.view.push(history[shown.reports]);
+    const [preview, pld] = [view.preview(), view.pldCurve()];
+    if (preview !== shown.preview || pld !== shown.pld) {
+      shown.view.setPreview(preview, pld ?? null);
+      Object.assign(shown, { preview, pld });
+    }
+    if (view.pinsVersion() !== shown.pins) {
+      shown.view.setPinned(view.pinned());
+      shown.pins = view.pinsVersion();
+    }
+    return shown.view;
+  };
+
   // The clipping histogram's line is the C of the settings now (it moves with the slider).
   // A teaching view draws only at the teaching level; at the private level it says why not.
   const drawTeachingView = (id, draw) => {
@@ -37,10 +62,9 @@ export function setUpCharts(view) {
   };
 
   const charts = new ChartQueue([
-    () => draw_accuracy_chart('accuracy-chart', view.history(), view.pinned(), view.config().epochs, view.baseline(), sizeCanvas($('accuracy-chart'))),
-    () => draw_epsilon_chart('epsilon-chart', view.preview(), view.pldCurve(), view.history(), view.pinned(), view.config().amplification,
-      view.config().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
-    () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', view.history(), view.config().epochs, sizeCanvas($('noise-chart')))),
+    () => draw_accuracy_chart('accuracy-chart', runView(), view.baseline(), sizeCanvas($('accuracy-chart'))),
+    () => draw_epsilon_chart('epsilon-chart', runView(), $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+    () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart')))),
     drawHistogram,
     drawSigmaChart,
   ], (e) => showMessage(`Could not draw the charts: ${e.message || e}`), () => {

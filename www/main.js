@@ -67,9 +67,11 @@ const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
 const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
   ready: () => wasmReady,
   history,
+  run: () => run,
   // The config of the run being drawn (the settings', before the first run starts).
   config: () => (run ? run.cfg : settings.config()),
   pinned: () => pins.drawn(),
+  pinsVersion: () => pins.version,
   // The majority class's share of the run's (public) test set, or null (private data).
   baseline: () => (run ? factsFor(run.cfg)?.majority_share ?? null : null),
   teaching: () => (run ? run.cfg.report : settings.get('report')) === 'teaching',

@@ -13,6 +13,7 @@ export class Pins {
   // `onChange`: called when the pins (and so their notes) change.
   constructor(onChange) {
     this.list = [];
+    this.version = 0; // counts changes (the charts set the pins they draw when it moves)
     this.onChange = onChange;
   }
 
@@ -34,6 +35,7 @@ export class Pins {
   }
 
   render() {
+    this.version += 1;
     $('pin-list').replaceChildren(...this.list.map((p) => Object.assign(document.createElement('li'), { textContent: marked(p) })));
     this.onChange();
   }

@@ -3,30 +3,26 @@
 //! reports carry it (teaching level, marked not private), and pinned runs faded behind.
 
 use super::chart_kit::{
-    backend, end_labels, epoch_label, not_private_badge, points, Pinned, Point, BLUE, GREY, ORANGE,
-    PIN_COLORS,
+    backend, end_labels, epoch_label, not_private_badge, Point, BLUE, GREY, ORANGE, PIN_COLORS,
 };
 use super::js_err;
+use super::run_view::RunView;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 
-/// Draws the accuracy of the finished epochs (`history`: the run's reports) on an x axis of
-/// `epochs` epochs, with the test accuracy of pinned runs (`pinned`: [{label, history}])
-/// faded behind and, when the test set is public, the majority class's share (`baseline`) as
+/// Draws the accuracy of the run's finished epochs (`run`: its reports, on an x axis of its
+/// epochs), with the test accuracy of its pinned runs faded behind and, when the test set is public, the majority class's share (`baseline`) as
 /// a dashed line: what a model that learned nothing scores. The y range fits the curves and
 /// the baseline; every curve is named at its right end, outside the plot, so no legend covers
 /// data. `scale` is the device pixel ratio times the chart's growth.
 #[wasm_bindgen]
 pub fn draw_accuracy_chart(
     canvas_id: &str,
-    history: JsValue,
-    pinned: JsValue,
-    epochs: u32,
+    run: &RunView,
     baseline: Option<f64>,
     scale: f64,
 ) -> Result<(), JsError> {
-    let history = points(history, "accuracy history")?;
-    let pinned = Pinned::list(pinned)?;
+    let (history, pinned, epochs) = (&run.points, &run.pinned, run.epochs);
     let baseline = baseline.filter(|b| b.is_finite() && (0.0..=1.0).contains(b));
     let root = backend(canvas_id)?.into_drawing_area();
     root.fill(&WHITE).map_err(js_err)?;
@@ -37,8 +33,8 @@ pub fn draw_accuracy_chart(
             .filter(|(_, v)| v.is_finite())
             .collect()
     };
-    let train = series(&history, &|p| p.train_acc);
-    let test = series(&history, &Point::test);
+    let train = series(history, &|p| p.train_acc);
+    let test = series(history, &Point::test);
     let noisy = history.iter().any(|p| p.private_test_acc.is_some());
     // The exact accuracy of a private test set (teaching level) is outside the guarantee.
     let exact_private = history

@@ -106,23 +106,11 @@ impl Point {
     }
 }
 
-/// The points of a JS array of reports.
-pub(super) fn points(v: JsValue, what: &str) -> Result<Vec<Point>, JsError> {
-    super::from_js(v, what)
-}
-
 /// A pinned run: its label and its epoch reports.
 #[derive(Deserialize)]
 pub(super) struct Pinned {
     pub label: String,
     pub history: Vec<Point>,
-}
-
-impl Pinned {
-    /// The pinned runs from a JS array of {label, history}.
-    pub fn list(v: JsValue) -> Result<Vec<Pinned>, JsError> {
-        super::from_js(v, "pinned runs")
-    }
 }
 
 /// The chart's legend box, in the lab's style.

@@ -4,75 +4,33 @@
 
 use super::accounting::format_eps;
 use super::chart_kit::{
-    backend, colour, end_labels, epoch_label, finite, log_label, points, Epsilons, Pinned,
-    PIN_COLORS, VERMILLION,
+    backend, colour, end_labels, epoch_label, log_label, PIN_COLORS, VERMILLION,
 };
-use super::{from_js, js_err};
+use super::js_err;
+use super::run_view::{EpsilonPoint, RunView};
 use crate::privacy::accountant::AccountantName;
 use plotters::prelude::*;
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-/// One epoch's ε per accountant (None: ∞, or not known).
-struct EpsilonPoint {
-    epoch: f64,
-    eps: Epsilons,
-}
-
-impl EpsilonPoint {
-    fn new(epoch: f64, e: &Epsilons) -> EpsilonPoint {
-        EpsilonPoint {
-            epoch,
-            eps: finite(e),
-        }
-    }
-}
-
-/// A preview point: {epoch, naive, strong, moments, rdp}.
-#[derive(Deserialize)]
-struct PreviewPoint {
-    epoch: f64,
-    #[serde(flatten)]
-    epsilon: Epsilons,
-}
-
-/// Draws ε (log scale) against epochs for each accountant: the whole run's curve (`preview`,
-/// from `epsilon_preview`, with `pld` — the PLD accountant's ε per epoch, or null while the
-/// accounting worker computes it) thin, and the epochs trained so far (`history`, the run's
-/// reports) thick with markers. Naive and strong are labelled "paper, optimistic" when
-/// `amplification` is the paper's convention. When every ε is ∞ it says "∞ — no privacy".
+/// Draws ε (log scale) against epochs for each accountant: the whole run's curve (the run's
+/// preview, with the PLD curve once the accounting worker has computed it) thin, and the epochs
+/// trained so far (the run's reports) thick with markers; the pinned runs' moments ε faded.
+/// Naive and strong are labelled "paper, optimistic" when the run uses the paper's or the
+/// classical convention. When every ε is ∞ it says "∞ — no privacy". `log_log`: x on a log
+/// scale too, each curve named with its growth exponent.
 #[wasm_bindgen]
-#[allow(clippy::too_many_arguments)]
 pub fn draw_epsilon_chart(
     canvas_id: &str,
-    preview: JsValue,
-    pld: JsValue,
-    history: JsValue,
-    pinned: JsValue,
-    amplification: &str,
-    epochs: u32,
+    run: &RunView,
     log_log: bool,
     scale: f64,
 ) -> Result<(), JsError> {
-    let preview: Vec<PreviewPoint> = from_js(preview, "epsilon preview")?;
-    let mut preview: Vec<EpsilonPoint> = preview
-        .iter()
-        .map(|p| EpsilonPoint::new(p.epoch, &p.epsilon))
-        .collect();
-    if !pld.is_null() && !pld.is_undefined() {
-        let pld: Vec<serde_json::Value> = from_js(pld, "PLD curve")?; // numbers, or "inf"
-        if pld.len() == preview.len() {
-            for (p, v) in preview.iter_mut().zip(&pld) {
-                p.eps.pld = v.as_f64();
-            }
-        }
-    }
-    let pinned = Pinned::list(pinned)?;
-    let paper = amplification != "rigorous";
+    let (preview, pinned, paper, epochs) = (&run.preview, &run.pinned, run.paper, run.epochs);
     // Log-log view: x is log10(epoch) on a linear axis, labelled in epochs, so each accountant's
     // growth shows as a slope (naive 1, strong about ½, the moments accountant much flatter).
     let ex = |e: f64| if log_log { e.max(1.0).log10() } else { e };
-    let done: Vec<EpsilonPoint> = points(history, "epsilon history")?
+    let done: Vec<EpsilonPoint> = run
+        .points
         .iter()
         .map(|p| EpsilonPoint::new(p.epoch, &p.epsilon))
         .collect();
@@ -151,7 +109,7 @@ pub fn draw_epsilon_chart(
                 .collect()
         };
         let thin = ShapeStyle::from(&color.mix(0.45)).stroke_width(px(1.5));
-        let whole = series(&preview);
+        let whole = series(preview);
         chart
             .draw_series(LineSeries::new(whole.clone(), thin))
             .map_err(js_err)?;

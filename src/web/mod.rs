@@ -21,6 +21,7 @@ mod clipping_chart;
 mod epsilon_chart;
 mod noise_chart;
 mod parallel;
+mod run_view;
 mod session;
 mod sigma_chart;
 
@@ -39,6 +40,7 @@ pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use epsilon_chart::draw_epsilon_chart;
 pub use noise_chart::draw_noise_chart;
 pub use parallel::GradientWorker;
+pub use run_view::RunView;
 pub use session::{LabData, Session};
 pub use sigma_chart::draw_sigma_chart;
 

@@ -6,14 +6,15 @@ use super::chart_kit::{
     backend, epoch_label, legend_row, legend_row_height, log_label, not_private_badge, LegendEntry,
     BLUE, GREEN, VERMILLION,
 };
-use super::{from_js, js_err};
+use super::js_err;
+use super::run_view::RunView;
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 /// What the noise chart reads of a report (missing fields — a private-level report — read as 0).
 #[derive(Deserialize)]
-struct NormPoint {
+pub(super) struct NormPoint {
     epoch: f64,
     #[serde(default)]
     signal_norm: f64,
@@ -42,13 +43,8 @@ impl NormPoint {
 /// noise norm σC·√d dashed, on a log scale — where the noise is above the signal, the noise
 /// drowns one lot's signal — and the fraction of examples clipped (right axis).
 #[wasm_bindgen]
-pub fn draw_noise_chart(
-    canvas_id: &str,
-    history: JsValue,
-    epochs: u32,
-    scale: f64,
-) -> Result<(), JsError> {
-    let points: Vec<NormPoint> = from_js(history, "noise history")?;
+pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(), JsError> {
+    let (points, epochs) = (&run.norms, run.epochs);
     let root = backend(canvas_id)?.into_drawing_area();
     root.fill(&WHITE).map_err(js_err)?;
     let px = |v: f64| (v * scale).round() as u32;

@@ -6,7 +6,7 @@ use super::{adult_facts, config, js};
 use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::web::{
     accuracy_y_range, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart, epsilon_for,
-    epsilon_preview, sigma_needed,
+    epsilon_preview, sigma_needed, RunView,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -42,7 +42,22 @@ fn charts_draw_into_a_canvas() {
     let pins = js(
         r#"[{"label":"pin","history":[{"epoch":1,"test_acc":0.7,"epsilon":{"moments":"inf"}}]}]"#,
     );
-    draw_accuracy_chart("acc-test", history.clone(), pins, 10, Some(0.764), 1.0).unwrap();
+    // One view of the run, as the page keeps it: the run's settings (10 epochs, the paper's
+    // convention), its reports pushed one by one, the pins.
+    let cfg = RunConfig {
+        epochs: 10,
+        pca: Some(20),
+        amplification: dpsgd_lab::privacy::accountant::Amplification::Paper,
+        ..RunConfig::default()
+    };
+    let mut view = RunView::new(config(cfg.clone())).unwrap();
+    let reports: Vec<serde_json::Value> = serde_wasm_bindgen::from_value(history).unwrap();
+    for r in &reports {
+        view.push(js(&r.to_string())).unwrap();
+    }
+    assert_eq!(view.len(), 2);
+    view.set_pinned(pins).unwrap();
+    draw_accuracy_chart("acc-test", &view, Some(0.764), 1.0).unwrap();
     assert!(
         inked_pixels(&acc) > 2000,
         "accuracy chart drew {} pixels",
@@ -50,51 +65,24 @@ fn charts_draw_into_a_canvas() {
     );
 
     let eps = canvas("eps-test");
-    let cfg = RunConfig {
-        epochs: 10,
-        pca: Some(20),
-        ..RunConfig::default()
-    };
     let preview = epsilon_preview(config(cfg), adult_facts()).unwrap();
-    let empty = js("[]");
+    view.set_preview(preview, JsValue::NULL).unwrap();
+    view.set_pinned(js("[]")).unwrap();
     for log_log in [false, true] {
-        draw_epsilon_chart(
-            "eps-test",
-            preview.clone(),
-            JsValue::NULL,
-            history.clone(),
-            empty.clone(),
-            "paper",
-            10,
-            log_log,
-            1.0,
-        )
-        .unwrap();
+        draw_epsilon_chart("eps-test", &view, log_log, 1.0).unwrap();
     }
     let inked = inked_pixels(&eps);
     assert!(inked > 2000, "epsilon chart drew {inked} pixels");
 
-    assert!(draw_accuracy_chart(
-        "no-such-canvas",
-        empty.clone(),
-        empty.clone(),
-        10,
-        None,
-        1.0
-    )
-    .is_err());
-    assert!(draw_accuracy_chart(
-        "acc-test",
-        JsValue::from_str("not a list"),
-        empty.clone(),
-        10,
-        None,
-        1.0
-    )
-    .is_err());
+    assert!(draw_accuracy_chart("no-such-canvas", &view, None, 1.0).is_err());
     assert!(
-        draw_accuracy_chart("acc-test", empty, js("{}"), 10, None, 1.0).is_err(),
-        "pins must be a list"
+        view.push(JsValue::from_str("not a report")).is_err(),
+        "a report must be an object"
+    );
+    assert!(view.set_pinned(js("{}")).is_err(), "pins must be a list");
+    assert!(
+        RunView::new(js("[]")).is_err(),
+        "a view needs the run's settings"
     );
 }
 

@@ -1,0 +1,118 @@
+//! What the charts draw of one run, held in wasm once: its x axis and ε convention (read from
+//! the run's own settings, not the page's controls), its epoch reports as the charts read
+//! them — each report deserialised once, when it arrives, not on every redraw — its ε preview
+//! with the PLD curve, and the runs pinned behind it. The page keeps one per run.
+
+use super::chart_kit::{finite, Epsilons, Pinned, Point};
+use super::from_js;
+use super::noise_chart::NormPoint;
+use crate::privacy::accountant::Amplification;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+/// One epoch's ε per accountant, finite or `None` (∞, or not known): what the ε chart draws.
+pub(super) struct EpsilonPoint {
+    pub epoch: f64,
+    pub eps: Epsilons,
+}
+
+impl EpsilonPoint {
+    pub fn new(epoch: f64, e: &Epsilons) -> EpsilonPoint {
+        EpsilonPoint {
+            epoch,
+            eps: finite(e),
+        }
+    }
+}
+
+/// A preview point as `epsilon_preview` gives it: {epoch, naive, strong, moments, rdp}.
+#[derive(Deserialize)]
+struct PreviewPoint {
+    epoch: f64,
+    #[serde(flatten)]
+    epsilon: Epsilons,
+}
+
+/// What the charts read of a run's settings.
+#[derive(Deserialize)]
+struct Axis {
+    epochs: u32,
+    #[serde(default)]
+    amplification: Amplification,
+}
+
+/// One run as the accuracy, ε and noise charts draw it.
+#[wasm_bindgen]
+pub struct RunView {
+    pub(super) epochs: u32,
+    /// Naive and strong in the paper's or the classical convention (labelled optimistic).
+    pub(super) paper: bool,
+    pub(super) points: Vec<Point>,
+    pub(super) norms: Vec<NormPoint>,
+    pub(super) preview: Vec<EpsilonPoint>,
+    pub(super) pinned: Vec<Pinned>,
+}
+
+#[wasm_bindgen]
+impl RunView {
+    /// A view of the run with settings `config` (a RunConfig: its epochs and amplification).
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue) -> Result<RunView, JsError> {
+        let axis: Axis = from_js(config, "the run's settings")?;
+        Ok(RunView {
+            epochs: axis.epochs,
+            paper: axis.amplification != Amplification::Rigorous,
+            points: Vec::new(),
+            norms: Vec::new(),
+            preview: Vec::new(),
+            pinned: Vec::new(),
+        })
+    }
+
+    /// Adds the run's next epoch report.
+    pub fn push(&mut self, report: JsValue) -> Result<(), JsError> {
+        let point: Point = from_js(report.clone(), "epoch report")?;
+        let norms: NormPoint = from_js(report, "epoch report")?;
+        self.points.push(point);
+        self.norms.push(norms);
+        Ok(())
+    }
+
+    /// The whole run's ε before training: `preview` from `epsilon_preview`, and `pld`, the PLD
+    /// accountant's ε per epoch (numbers or "inf"), or null while it is computed.
+    #[wasm_bindgen(js_name = setPreview)]
+    pub fn set_preview(&mut self, preview: JsValue, pld: JsValue) -> Result<(), JsError> {
+        let read: Vec<PreviewPoint> = from_js(preview, "epsilon preview")?;
+        let mut preview: Vec<EpsilonPoint> = read
+            .iter()
+            .map(|p| EpsilonPoint::new(p.epoch, &p.epsilon))
+            .collect();
+        if !pld.is_null() && !pld.is_undefined() {
+            let pld: Vec<serde_json::Value> = from_js(pld, "PLD curve")?;
+            if pld.len() == preview.len() {
+                for (p, v) in preview.iter_mut().zip(&pld) {
+                    p.eps.pld = v.as_f64();
+                }
+            }
+        }
+        self.preview = preview;
+        Ok(())
+    }
+
+    /// The pinned runs drawn behind this one ([{label, history}]), when they change.
+    #[wasm_bindgen(js_name = setPinned)]
+    pub fn set_pinned(&mut self, pinned: JsValue) -> Result<(), JsError> {
+        self.pinned = from_js(pinned, "pinned runs")?;
+        Ok(())
+    }
+
+    /// How many epoch reports the view holds.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    #[wasm_bindgen(js_name = isEmpty)]
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+}
