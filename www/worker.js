@@ -3,7 +3,7 @@
 // generation (a restarted run) stops the old one at the next chunk, so a cancelled run never
 // keeps computing. With k > 1 workers it coordinates data-parallel training: k − 1 helpers
 // (gradient-pool.js) sum parts of each lot; the noise and the step stay here.
-import init, { LabData, Session, bench_session, check_run_config, panic_for_tests } from './pkg/dpsgd_lab.js';
+import init, { LabData, RunSettings, Session, bench_session, panic_for_tests } from './pkg/dpsgd_lab.js';
 import { dataKeyOf, loadBuiltin } from './data-loader.js';
 import { initFromPage, sharedModule } from './wasm-in-worker.js';
 import { GradientPool } from './gradient-pool.js';
@@ -211,13 +211,23 @@ async function start(m) {
   session = null;
   plane = null;
   partsSummed = { helpers: 0, here: 0 };
-  let config;
+  let settings;
   try {
-    config = check_run_config(m.config); // every field named and in range, before any data
+    settings = RunSettings.check(m.config); // every field named and in range, before any data
   } catch (e) {
     postMessage({ type: 'error', generation: m.generation, message: `Settings: ${e.message || e}` });
     return;
   }
+  try {
+    await startChecked(m, settings);
+  } finally {
+    settings.free();
+  }
+}
+
+// The rest of a start, with its settings parsed and checked once (the Session takes them).
+async function startChecked(m, settings) {
+  const config = settings.toJs();
   try {
     await loadData(config, m.generation);
   } catch (e) {
@@ -233,7 +243,7 @@ async function start(m) {
   }
   if (config.pca !== null && config.pca !== undefined) postMessage({ type: 'progress', generation: m.generation, stage: 'pca' });
   try {
-    session = new Session(data, config);
+    session = new Session(data, settings);
     plane = session.plane();
   } catch (e) {
     if (crashed(e)) return;

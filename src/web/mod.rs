@@ -41,13 +41,21 @@ pub use epsilon_chart::draw_epsilon_chart;
 pub use noise_chart::draw_noise_chart;
 pub use parallel::GradientWorker;
 pub use run_view::RunView;
-pub use session::{LabData, Session};
+pub use session::{LabData, RunSettings, Session};
 pub use sigma_chart::draw_sigma_chart;
 
 use crate::config::RunConfig;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::sync::atomic::{AtomicU32, Ordering};
 use wasm_bindgen::prelude::*;
+
+/// How many times this instance has parsed a run's settings (for the tests).
+#[doc(hidden)]
+#[wasm_bindgen]
+pub fn config_parses() -> u32 {
+    CONFIG_PARSES.load(Ordering::Relaxed)
+}
 
 /// Panics show up in the browser console with their message instead of "unreachable".
 #[wasm_bindgen(start)]
@@ -85,9 +93,15 @@ pub(crate) fn from_js<T: DeserializeOwned>(v: JsValue, what: &str) -> Result<T, 
     serde_wasm_bindgen::from_value(v).map_err(|e| JsError::new(&format!("{what}: {e}")))
 }
 
-/// A run's settings from a JS object, with the same readable, field-naming errors as the CLI
-/// (one conversion when a run starts).
+/// How many times the settings of a run have been parsed in this instance (`config_parses`).
+static CONFIG_PARSES: AtomicU32 = AtomicU32::new(0);
+
+/// A run's settings from a JS object, with the same readable, field-naming errors as the CLI:
+/// through its JSON text, which `RunConfig::from_json` reads field by field to name the bad
+/// one. Each consumer parses once: a preview, an accounting request, a start (`RunSettings`,
+/// which the `Session` then takes as it is). Counted, for the test that holds it so.
 pub(crate) fn config_from_js(v: &JsValue) -> Result<RunConfig, JsError> {
+    CONFIG_PARSES.fetch_add(1, Ordering::Relaxed);
     let text = js_sys::JSON::stringify(v)
         .map_err(|_| JsError::new("config: not a plain object"))?
         .as_string()

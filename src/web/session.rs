@@ -3,7 +3,7 @@
 //! as JS objects at the run's release level.
 
 use super::{config_from_js, js_err, to_js};
-use crate::config::ReleaseLevel;
+use crate::config::{ReleaseLevel, RunConfig};
 use crate::data::bounds::parse_stated;
 use crate::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX, MAX_BYTES};
@@ -246,12 +246,37 @@ pub struct Session {
     pub(super) lot: LotParts,
 }
 
+/// A run's settings, parsed and checked once when a run starts (every field named and in range,
+/// before any data is loaded); the worker reads them as a plain object (`toJs`) and the
+/// [`Session`] takes them as they are, so a start parses its settings once.
+#[wasm_bindgen]
+pub struct RunSettings {
+    cfg: RunConfig,
+}
+
+#[wasm_bindgen]
+impl RunSettings {
+    /// Parses and checks `config` (a JS object of `RunConfig` fields; missing ones take their
+    /// defaults). The lot's upper bound N is checked by the session, against the data.
+    pub fn check(config: JsValue) -> Result<RunSettings, JsError> {
+        let cfg = config_from_js(&config)?;
+        cfg.validate(usize::MAX).map_err(js_err)?;
+        Ok(RunSettings { cfg })
+    }
+
+    /// The settings as a plain object, every field filled in.
+    #[wasm_bindgen(js_name = toJs)]
+    pub fn to_js(&self) -> Result<JsValue, JsError> {
+        to_js(&self.cfg)
+    }
+}
+
 #[wasm_bindgen]
 impl Session {
-    /// Validates the configuration (a JS object of `RunConfig` fields) against the data.
+    /// A run of `settings` on `data` (the settings checked against the data's size).
     #[wasm_bindgen(constructor)]
-    pub fn new(data: &LabData, config: JsValue) -> Result<Session, JsError> {
-        let cfg = config_from_js(&config)?;
+    pub fn new(data: &LabData, settings: &RunSettings) -> Result<Session, JsError> {
+        let cfg = settings.cfg.clone();
         let trainer = Trainer::new(cfg, Arc::clone(&data.inner)).map_err(js_err)?;
         Ok(Session {
             trainer,

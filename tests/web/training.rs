@@ -72,3 +72,41 @@ fn the_matrix_kernel_is_the_builds_and_agrees_with_gemm() {
         }
     }
 }
+
+/// A start parses the run's settings once: `RunSettings::check` parses and checks them, and
+/// the worker's plain copy (`toJs`) and the `Session` take them as they are; a preview parses
+/// its own copy once. (Before, a start parsed twice: the check, then the session.)
+#[wasm_bindgen_test]
+fn a_start_and_each_preview_parse_the_settings_once() {
+    use dpsgd_lab::web::{config_parses, epsilon_preview, LabData, RunSettings, Session};
+    let cfg = RunConfig {
+        dataset: "blobs".into(),
+        epochs: 1,
+        lot_size: 20,
+        seed: Some(1),
+        ..RunConfig::default()
+    };
+    let before = config_parses();
+    let settings = RunSettings::check(super::config(cfg.clone())).unwrap();
+    assert_eq!(config_parses() - before, 1, "the check parses once");
+    let plain = settings.to_js().unwrap();
+    let data = LabData::builtin("blobs", js_sys::Array::new(), 1.0, 0.1).unwrap();
+    let mut session = Session::new(&data, &settings).unwrap();
+    assert_eq!(
+        config_parses() - before,
+        1,
+        "the session takes the parsed settings"
+    );
+    assert!(
+        !session.advance(1000).unwrap().is_null(),
+        "the run trains an epoch"
+    );
+    let facts = data.facts().unwrap();
+    epsilon_preview(plain, facts).unwrap();
+    assert_eq!(
+        config_parses() - before,
+        2,
+        "a preview parses its settings once"
+    );
+    assert!(RunSettings::check(super::js(r#"{"sigma": -1}"#)).is_err());
+}
