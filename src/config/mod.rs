@@ -6,7 +6,9 @@ mod kinds;
 mod validate;
 
 pub use kinds::{AccountantName, Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
-pub use validate::{fmt_num, ConfigError, MAX_EPOCHS, MAX_SIGMA};
+pub use validate::{
+    fmt_num, range_of, ConfigError, Ends, Range, HIDDEN_LAYERS, MAX_EPOCHS, MAX_SIGMA, RANGES,
+};
 
 use crate::data::DataFacts;
 use crate::privacy::accountant::{Accountant, Amplification};
