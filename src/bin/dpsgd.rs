@@ -3,18 +3,18 @@
 //! that names the argument and its valid range (a mistyped flag: the flag it resembles).
 //!
 //! ```text
-//! dpsgd train     the run options          train: one JSON report per epoch
-//! dpsgd coverage  the run options          what the run's ε would cover, without training
-//! dpsgd audit     --threat ... + the run options   a membership attack on the run
-//! dpsgd epsilon   --q --sigma (--epochs | --steps) --delta     ε of the training steps
-//! dpsgd sigma     --target-epsilon --q (--epochs | --steps) --delta   σ for a target ε
+//! dpsgd train     [run options]                      one JSON report per epoch
+//! dpsgd coverage  [run options]                      what the run's ε would cover, untrained
+//! dpsgd audit     --threat NAME [...] [run options]  a membership attack on the run
+//! dpsgd epsilon   --q --sigma (--epochs|--steps) --delta           ε of the training steps
+//! dpsgd sigma     --target-epsilon --q (--epochs|--steps) --delta  σ for a target ε
 //! dpsgd bench     [--case all|training|accountants|kernels]
 //! ```
 //!
 //! `dpsgd --help` and `dpsgd COMMAND --help` list every option with its default and valid
 //! range. The run options are RunConfig's fields, each as `--field-name` (`--noise` for
 //! `data_noise`), with the defaults of `RunConfig::default()` and the ranges of
-//! config/validate.rs, and the data's (`--csv`, `--label`, `--dataset` ...).
+//! config/validate.rs (`--dataset`, `--sigma` ...), and the data's (`--csv`, `--label` ...).
 //!
 //! `epsilon` and `sigma` account the training steps alone (their JSON says so in `accounts`): a
 //! run's DP-PCA, private ranges and noisy counts are in `train`'s ε, not theirs.
