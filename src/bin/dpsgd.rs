@@ -1,26 +1,20 @@
 //! `dpsgd`: the lab's core from the command line, for scripting, benchmarks and reproducing the
-//! paper. Every command prints JSON; bad arguments exit with status 2 and one line that names
-//! the argument and its valid range.
+//! paper. Every command prints JSON; a bad argument exits with status 2 and one line on stderr
+//! that names the argument and its valid range (a mistyped flag: the flag it resembles).
 //!
 //! ```text
-//! dpsgd train   [--dataset adult|mnist|breast-cancer|blobs|circle|xor|spiral [--noise 0.1]]
-//!               [--csv PATH --label COLUMN [--test-csv PATH] [--scale bounds|standard|none]
-//!                [--bounds age=17:90,...] [--bounds-noise 5]]
-//!               [--sigma S] [--clip C] [--lot-size L] [--lr η] [--epochs E]
-//!               [--delta δ] [--seed N] [--batch-size B] [--model logistic|mlp] [--hidden 1000]
-//!               [--clipping flat|per-layer] [--layer-clips 2,2] [--lr-end η] [--lr-decay-epochs K]
-//!               [--mode dp|non-private|clip-only|noise-only] [--sampling poisson|shuffle]
-//!               [--report private|teaching] [--amplification rigorous|classical|paper]
-//!               [--clip-quantile γ [--clip-lr η_C]] [--count-noise σ_b] [--eval-noise σ_e]
-//!               [--budget-epsilon ε [--budget-accountant moments|rdp|pld|strong|naive]]
-//! dpsgd coverage <the train options>   (what ε would cover, without training)
-//! dpsgd epsilon --q Q --sigma S (--epochs E | --steps T) --delta δ [--amplification rigorous|classical|paper]
-//! dpsgd sigma   --target-epsilon ε --delta δ --q Q (--epochs E | --steps T) [--accountant moments]
-//!               [--amplification rigorous|classical|paper]
-//! dpsgd audit   --threat worst-case|realistic [--runs R] [--one-run --canaries m]
-//!               [--audit-seed N] <the train options>
-//! dpsgd bench   [--case all|training|accountants|kernels]
+//! dpsgd train     [run options]                      one JSON report per epoch
+//! dpsgd coverage  [run options]                      what the run's ε would cover, untrained
+//! dpsgd audit     --threat NAME [...] [run options]  a membership attack on the run
+//! dpsgd epsilon   --q --sigma (--epochs|--steps) --delta           ε of the training steps
+//! dpsgd sigma     --target-epsilon --q (--epochs|--steps) --delta  σ for a target ε
+//! dpsgd bench     [--case all|training|accountants|kernels]
 //! ```
+//!
+//! `dpsgd --help` and `dpsgd COMMAND --help` list every option with its default and valid
+//! range. The run options are RunConfig's fields, each as `--field-name` (`--noise` for
+//! `data_noise`), with the defaults of `RunConfig::default()` and the ranges of
+//! config/validate.rs (`--dataset`, `--sigma` ...), and the data's (`--csv`, `--label` ...).
 //!
 //! `epsilon` and `sigma` account the training steps alone (their JSON says so in `accounts`): a
 //! run's DP-PCA, private ranges and noisy counts are in `train`'s ε, not theirs.
@@ -33,111 +27,43 @@
 mod accounting;
 #[path = "dpsgd/args.rs"]
 mod args;
-
+#[path = "dpsgd/cli.rs"]
+mod cli;
 #[path = "dpsgd/data.rs"]
 mod data;
+#[path = "dpsgd/options.rs"]
+mod options;
 
-use args::{fail, one_line, Args, USAGE};
-use data::{load_data, DATA_FLAGS};
+use args::{fail, one_line};
+use cli::{AuditArgs, BenchArgs, Command, RunArgs, DEFAULT_CANARIES, DEFAULT_RUNS};
+use data::load_data;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
-use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::data::csv::shown;
 use dpsgd_lab::train::{Shown, Trainer};
+use options::flag_of;
 use std::sync::Arc;
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let Some((cmd, rest)) = argv.split_first() else {
-        fail(USAGE)
-    };
-    match cmd.as_str() {
-        "train" => train(rest),
-        "coverage" => coverage(rest),
-        "epsilon" => accounting::epsilon(rest),
-        "sigma" => accounting::sigma(rest),
-        "audit" => audit(rest),
-        "bench" => bench(rest),
-        "-h" | "--help" | "help" => println!("{USAGE}"),
-        other => fail(format!("unknown command '{}'; {USAGE}", shown(other))),
+    match cli::parse() {
+        Command::Train(a) => train(&a),
+        Command::Coverage(a) => coverage(&a),
+        Command::Epsilon(a) => accounting::epsilon(&a),
+        Command::Sigma(a) => accounting::sigma(&a),
+        Command::Audit(a) => audit(&a),
+        Command::Bench(a) => bench(&a),
     }
 }
 
-/// The `train` options are RunConfig's own fields, each as `--field-name` (`--noise` for
-/// `data_noise`), the value read by the JSON type of its default — so every setting of the page
-/// and the config is a flag, under one name, with one set of checks.
-fn flag_of(field: &str) -> String {
-    if field == "data_noise" {
-        "noise".into()
-    } else {
-        field.replace('_', "-")
-    }
-}
-
-/// Optional fields whose value is a list (their default, null, does not say so).
-const LIST_FIELDS: [&str; 1] = ["layer_clips"];
-
-/// (flag, field, default) of every RunConfig field.
-fn config_options() -> Vec<(String, String, serde_json::Value)> {
-    let defaults = serde_json::to_value(RunConfig::default()).expect("RunConfig serialises");
-    let fields = defaults
-        .as_object()
-        .expect("RunConfig is an object")
-        .clone();
-    fields
-        .into_iter()
-        .map(|(field, default)| (flag_of(&field), field, default))
-        .collect()
-}
-
-/// Builds the run's configuration from the flags through RunConfig's own JSON form, so the
-/// CLI, the page and the tests share one set of names, defaults and checks.
-fn train_config(a: &Args) -> RunConfig {
-    let options = config_options();
-    let mut obj = serde_json::Map::new();
-    for (flag, field, default) in &options {
-        let Some(v) = a.0.get(flag.as_str()) else {
-            continue;
-        };
-        let number = |t: &str| -> serde_json::Value {
-            serde_json::from_str::<serde_json::Number>(t.trim())
-                .map(serde_json::Value::Number)
-                .unwrap_or_else(|_| fail(format!("--{flag} = '{}' is not a number", shown(v))))
-        };
-        let value = match default {
-            serde_json::Value::String(_) => serde_json::Value::String(v.clone()),
-            serde_json::Value::Array(_) => {
-                serde_json::Value::Array(v.split(',').map(number).collect())
-            }
-            _ if LIST_FIELDS.contains(&field.as_str()) => {
-                serde_json::Value::Array(v.split(',').map(number).collect())
-            }
-            _ => number(v),
-        };
-        obj.insert(field.clone(), value);
-    }
-    // A file of one's own is private data: the private release level unless asked otherwise.
-    if a.0.contains_key("csv") && !obj.contains_key("report") {
-        obj.insert("report".into(), "private".into());
-    }
-    let json = serde_json::Value::Object(obj).to_string();
-    RunConfig::from_json(&json)
-        .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)))
-}
-
-/// The trainer the `train` options describe, and the note every report of it carries when
+/// The trainer the run options describe, and the note every report of it carries when
 /// `--scale standard` fitted one's own data without noise.
-fn prepared(raw: &[String]) -> (Trainer, Option<&'static str>) {
-    let flags: Vec<String> = config_options().into_iter().map(|o| o.0).collect();
-    let mut allowed: Vec<&str> = flags.iter().map(String::as_str).collect();
-    allowed.extend(DATA_FLAGS);
-    let a = Args::parse(raw, &allowed);
-    let cfg = train_config(&a);
-    let data = Arc::new(load_data(&a, &cfg));
+fn prepared(a: &RunArgs) -> (Trainer, Option<&'static str>) {
+    let own_file = a.data.csv.is_some();
+    let cfg = a.run.config(own_file);
+    let data = Arc::new(load_data(&a.data, &a.run, &cfg));
     let trainer = Trainer::new(cfg, data)
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
     // Standardising one's own data fits it without noise: everything after it is outside ε.
-    let standardised =
-        a.0.contains_key("csv") && a.0.get("scale").map(String::as_str) == Some("standard");
+    let standardised = own_file && a.data.scale.as_deref() == Some("standard");
     (trainer, standardised.then_some(STANDARDISED))
 }
 
@@ -159,8 +85,8 @@ fn every_field_not_private(line: &mut serde_json::Value) {
 const STANDARDISED: &str =
     "--scale standard fitted the mean and spread of your data without noise: ε does not cover this run";
 
-fn train(raw: &[String]) {
-    let (mut trainer, note) = prepared(raw);
+fn train(a: &RunArgs) {
+    let (mut trainer, note) = prepared(a);
     while let Some(mut report) = trainer.run_epoch() {
         report.notes.extend(note.map(String::from));
         let mut line = serde_json::to_value(&report).expect("report serialises");
@@ -179,8 +105,8 @@ fn train(raw: &[String]) {
 /// it would not, as the page's "What ε covers" says it (`{"covered": [...], "outside": [...]}`),
 /// without training. One's own file is still prepared (its split and ranges drawn), then
 /// dropped.
-fn coverage(raw: &[String]) {
-    let (trainer, note) = prepared(raw);
+fn coverage(a: &RunArgs) {
+    let (trainer, note) = prepared(a);
     let mut c = trainer.coverage(Shown::default());
     if let Some(note) = note {
         c.covered.clear();
@@ -195,18 +121,8 @@ fn coverage(raw: &[String]) {
 /// `dpsgd audit`: a membership attack against the run the train options describe (R runs
 /// with the canary, R without; `--one-run` adds the one-run audit with m canaries), printed as
 /// one JSON object.
-fn audit(raw: &[String]) {
-    // `--one-run` is a switch: give it a value so the pairs parse.
-    let mut raw: Vec<String> = raw.to_vec();
-    let one_run = raw.iter().position(|f| f == "--one-run").map(|i| {
-        raw.remove(i);
-    });
-    let flags: Vec<String> = config_options().into_iter().map(|o| o.0).collect();
-    let mut allowed: Vec<&str> = flags.iter().map(String::as_str).collect();
-    allowed.extend(DATA_FLAGS);
-    allowed.extend(["threat", "runs", "canaries", "audit-seed"]);
-    let a = Args::parse(&raw, &allowed);
-    let threat = match a.0.get("threat").map(String::as_str) {
+fn audit(a: &AuditArgs) {
+    let threat = match a.threat.as_deref() {
         Some("worst-case") => Threat::WorstCase,
         Some("realistic") => Threat::Realistic,
         Some(o) => fail(format!(
@@ -215,23 +131,21 @@ fn audit(raw: &[String]) {
         )),
         None => fail("--threat is required (worst-case or realistic)"),
     };
-    let runs: usize = a
-        .get("runs", "a whole number of runs per side")
-        .unwrap_or(DEFAULT_RUNS);
-    let canaries: usize = match (
-        one_run.is_some(),
-        a.get::<usize>("canaries", "a whole number"),
-    ) {
-        (true, c) => c.unwrap_or(DEFAULT_CANARIES),
+    let runs = a.runs.as_ref().map_or(DEFAULT_RUNS, |r| r.value);
+    let canaries = match (a.one_run, &a.canaries) {
+        (true, c) => c.as_ref().map_or(DEFAULT_CANARIES, |c| c.value),
         (false, Some(_)) => fail("--canaries goes with --one-run"),
         (false, None) => 0,
     };
-    let cfg = train_config(&a);
+    let RunArgs { run, data } = &a.options;
+    let cfg = run.config(data.csv.is_some());
     let seed = a
-        .get("audit-seed", "a whole number")
+        .audit_seed
+        .as_ref()
+        .map(|s| s.value)
         .or(cfg.seed)
         .unwrap_or_else(rand::random);
-    let data = Arc::new(load_data(&a, &cfg));
+    let data = Arc::new(load_data(data, run, &cfg));
     let spec = AuditSpec {
         threat,
         runs,
@@ -251,15 +165,10 @@ fn audit(raw: &[String]) {
     );
 }
 
-/// Runs per side, and one-run canaries, when not given.
-const DEFAULT_RUNS: usize = 200;
-const DEFAULT_CANARIES: usize = 1000;
-
-fn bench(raw: &[String]) {
-    let a = Args::parse(raw, &["case"]);
+fn bench(a: &BenchArgs) {
     let start = std::time::Instant::now();
     let now = move || start.elapsed().as_secs_f64() * 1e3;
-    let case = a.0.get("case").map_or("all", String::as_str);
+    let case = a.case.as_deref().unwrap_or("all");
     if !["all", "training", "accountants", "kernels"].contains(&case) {
         fail(format!(
             "--case = '{}' must be all, training, accountants or kernels",

@@ -7,7 +7,9 @@ mod validate;
 
 pub use crate::privacy::accountant::AccountantName;
 pub use kinds::{Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
-pub use validate::{fmt_num, ConfigError, MAX_EPOCHS, MAX_SIGMA};
+pub use validate::{
+    fmt_num, range_of, ConfigError, Ends, Range, HIDDEN_LAYERS, MAX_EPOCHS, MAX_SIGMA, RANGES,
+};
 
 use crate::data::DataFacts;
 use crate::privacy::accountant::{Accountant, Amplification};

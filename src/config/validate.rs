@@ -1,5 +1,7 @@
-//! Checks of a run's configuration: one table of rules, each naming its field and saying in
-//! words what a valid value is, and readable messages for JSON that does not fit.
+//! Checks of a run's configuration: a table of the numeric fields' valid ranges ([`RANGES`],
+//! which the CLI's help reads too), one table of rules checking against it, each naming its
+//! field and saying in words what a valid value is, and readable messages for JSON that does
+//! not fit.
 
 use super::{ModelKind, RunConfig};
 use std::fmt;
@@ -129,22 +131,122 @@ fn humanise(text: &str) -> String {
         .replace("invalid value: ", "")
 }
 
-/// `None` when `v` is a finite number in [lo, hi], else the message.
-fn within(v: f64, lo: f64, hi: f64, what: &str) -> Option<String> {
-    (!(v.is_finite() && (lo..=hi).contains(&v))).then(|| {
-        format!(
-            "{what} = {} must be between {} and {}",
-            fmt_num(v),
-            fmt_num(lo),
-            fmt_num(hi)
-        )
+/// Which ends of a [`Range`] a valid value may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ends {
+    /// A finite number from `lo` to `hi`, both included.
+    Closed,
+    /// A finite number above `lo` and at most `hi`.
+    OpenLow,
+    /// A finite number strictly between `lo` and `hi`.
+    Open,
+    /// `lo` or more (`hi` is ∞).
+    AtLeast,
+    /// From `lo` to the number of training examples N (`hi` is ∞: N is the data's).
+    UpToN,
+}
+
+/// The valid values of one numeric field of [`RunConfig`] (of each element, for a list), as
+/// the rules check them: the one place the lab's limits are written, also read by the CLI's
+/// help.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Range {
+    /// The field, by its JSON name.
+    pub field: &'static str,
+    pub lo: f64,
+    pub hi: f64,
+    pub ends: Ends,
+}
+
+impl Range {
+    /// Whether `v` is valid, for a training set of `n` examples.
+    pub fn contains(&self, v: f64, n: usize) -> bool {
+        let (lo, hi) = (self.lo, self.hi);
+        v.is_finite()
+            && match self.ends {
+                Ends::Closed => lo <= v && v <= hi,
+                Ends::OpenLow => lo < v && v <= hi,
+                Ends::Open => lo < v && v < hi,
+                Ends::AtLeast => lo <= v,
+                Ends::UpToN => lo <= v && v <= n as f64,
+            }
+    }
+
+    /// The range in words, as `dpsgd --help` shows it ("0 to 100").
+    pub fn words(&self) -> String {
+        let (lo, hi) = (fmt_num(self.lo), fmt_num(self.hi));
+        match self.ends {
+            Ends::Closed => format!("{lo} to {hi}"),
+            Ends::OpenLow => format!("above {lo}, up to {hi}"),
+            Ends::Open => format!("strictly between {lo} and {hi}"),
+            Ends::AtLeast => format!("{lo} or more"),
+            Ends::UpToN => format!("{lo} to the number of training examples"),
+        }
+    }
+}
+
+const fn range(field: &'static str, lo: f64, hi: f64, ends: Ends) -> Range {
+    Range {
+        field,
+        lo,
+        hi,
+        ends,
+    }
+}
+
+/// The valid range of every numeric field that has one (`seed` and `lr_decay_epochs` take any
+/// whole number ≥ 0); the rules below check against these and no other numbers.
+pub const RANGES: [Range; 19] = [
+    range("sigma", 0.0, MAX_SIGMA, Ends::Closed),
+    range("clip", 0.0, 1e12, Ends::OpenLow),
+    range("lot_size", 1.0, f64::INFINITY, Ends::UpToN),
+    range("lr", 0.0, 100.0, Ends::OpenLow),
+    range("epochs", 1.0, MAX_EPOCHS as f64, Ends::Closed),
+    range("delta", 0.0, 1.0, Ends::Open),
+    range("batch_size", 1.0, f64::INFINITY, Ends::AtLeast),
+    range("hidden", 8.0, 1000.0, Ends::Closed),
+    range("layer_clips", 0.0, 1e6, Ends::OpenLow),
+    range("data_noise", 0.0, 1.0, Ends::Closed),
+    range("pca", 1.0, f64::INFINITY, Ends::AtLeast),
+    range("pca_sigma", 0.0, MAX_SIGMA, Ends::Closed),
+    range("pca_sample", 0.0, 1.0, Ends::OpenLow),
+    range("budget_epsilon", 0.0, 1e6, Ends::OpenLow),
+    range("lr_end", 0.0, 100.0, Ends::OpenLow),
+    range("clip_quantile", 0.0, 1.0, Ends::Open),
+    range("clip_lr", 0.0, 10.0, Ends::OpenLow),
+    range("count_noise", 0.0, 1e6, Ends::OpenLow),
+    range("eval_noise", 0.0, 1e6, Ends::Closed),
+];
+
+/// How many hidden layers the MLP may have.
+pub const HIDDEN_LAYERS: std::ops::RangeInclusive<usize> = 1..=2;
+
+/// The range of `field` in [`RANGES`], if it has one.
+pub fn range_of(field: &str) -> Option<&'static Range> {
+    RANGES.iter().find(|r| r.field == field)
+}
+
+/// The range a rule checks against; every rule's field is in [`RANGES`].
+fn limits(field: &str) -> &'static Range {
+    range_of(field).unwrap_or_else(|| panic!("no range for {field} in RANGES"))
+}
+
+/// `None` when `v` (written `shown`) is in the range of `field`, else the message naming it as
+/// `what`.
+fn outside(field: &str, v: f64, shown: &str, what: &str) -> Option<String> {
+    let r = limits(field);
+    let (lo, hi) = (fmt_num(r.lo), fmt_num(r.hi));
+    (!r.contains(v, usize::MAX)).then(|| match r.ends {
+        Ends::Closed => format!("{what} = {shown} must be between {lo} and {hi}"),
+        Ends::OpenLow => format!("{what} = {shown} must be in ({lo}, {hi}]"),
+        Ends::Open => format!("{what} = {shown} must be strictly between {lo} and {hi}"),
+        Ends::AtLeast | Ends::UpToN => format!("{what} must be at least {lo}"),
     })
 }
 
-/// `None` when `v` is a finite number in (0, hi], else the message.
-fn positive(v: f64, hi: f64, what: &str) -> Option<String> {
-    (!(v.is_finite() && v > 0.0 && v <= hi))
-        .then(|| format!("{what} = {} must be in (0, {}]", fmt_num(v), fmt_num(hi)))
+/// [`outside`] for a number, written as a person would.
+fn number(field: &str, v: f64, what: &str) -> Option<String> {
+    outside(field, v, &fmt_num(v), what)
 }
 
 /// One rule: the field it checks and the check (`Some(message)` when the value is bad), given
@@ -153,47 +255,51 @@ type Rule = (&'static str, fn(&RunConfig, usize) -> Option<String>);
 
 const RULES: &[Rule] = &[
     ("sigma", |c, _| {
-        within(c.sigma, 0.0, MAX_SIGMA, "noise multiplier σ")
+        number("sigma", c.sigma, "noise multiplier σ")
     }),
-    ("clip", |c, _| positive(c.clip, 1e12, "clipping norm C")),
+    ("clip", |c, _| number("clip", c.clip, "clipping norm C")),
     ("dataset", |_, n| {
         (n == 0).then(|| "the training set is empty".into())
     }),
     ("lot_size", |c, n| {
-        (c.lot_size == 0 || c.lot_size > n).then(|| match n {
-            usize::MAX => "lot size L must be at least 1".to_string(), // N not known yet
+        let r = limits("lot_size");
+        (!r.contains(c.lot_size as f64, n)).then(|| match n {
+            usize::MAX => format!("lot size L must be at least {}", fmt_num(r.lo)), // N not known yet
             _ => format!(
-                "lot size L = {} must be between 1 and the number of training examples N = {n}",
-                c.lot_size
+                "lot size L = {} must be between {} and the number of training examples N = {n}",
+                c.lot_size,
+                fmt_num(r.lo)
             ),
         })
     }),
-    ("lr", |c, _| positive(c.lr, 100.0, "learning rate η")),
+    ("lr", |c, _| number("lr", c.lr, "learning rate η")),
     ("epochs", |c, _| {
-        (c.epochs == 0 || c.epochs > MAX_EPOCHS)
-            .then(|| format!("epochs = {} must be between 1 and {MAX_EPOCHS}", c.epochs))
+        outside("epochs", c.epochs as f64, &c.epochs.to_string(), "epochs")
     }),
-    ("delta", |c, _| {
-        (!(c.delta > 0.0 && c.delta < 1.0))
-            .then(|| format!("δ = {} must be strictly between 0 and 1", fmt_num(c.delta)))
-    }),
+    ("delta", |c, _| number("delta", c.delta, "δ")),
     ("batch_size", |c, _| {
-        (c.batch_size == 0).then(|| "batch size must be at least 1".into())
+        outside("batch_size", c.batch_size as f64, "", "batch size")
     }),
     ("hidden", |c, _| {
         if c.model != ModelKind::Mlp {
             return None;
         }
-        if !(1..=2).contains(&c.hidden.len()) {
+        if !HIDDEN_LAYERS.contains(&c.hidden.len()) {
             return Some(format!(
-                "the MLP has 1 or 2 hidden layers, not {}",
+                "the MLP has {} or {} hidden layers, not {}",
+                HIDDEN_LAYERS.start(),
+                HIDDEN_LAYERS.end(),
                 c.hidden.len()
             ));
         }
+        let r = limits("hidden");
         c.hidden
             .iter()
-            .find(|w| !(8..=1000).contains(*w))
-            .map(|w| format!("hidden width {w} must be between 8 and 1000"))
+            .find(|&&w| !r.contains(w as f64, 0))
+            .map(|w| {
+                let (lo, hi) = (fmt_num(r.lo), fmt_num(r.hi));
+                format!("hidden width {w} must be between {lo} and {hi}")
+            })
     }),
     ("layer_clips", |c, _| {
         let clips = c.layer_clips.as_ref()?;
@@ -206,43 +312,46 @@ const RULES: &[Rule] = &[
         }
         clips
             .iter()
-            .find_map(|&b| positive(b, 1e6, "per-layer bound"))
+            .find_map(|&b| number("layer_clips", b, "per-layer bound"))
     }),
     ("data_noise", |c, _| {
-        within(c.data_noise, 0.0, 1.0, "noise level")
+        number("data_noise", c.data_noise, "noise level")
     }),
     ("pca", |c, _| {
-        (c.pca == Some(0)).then(|| "PCA needs at least 1 dimension".into())
+        let lo = limits("pca").lo;
+        c.pca
+            .filter(|&k| (k as f64) < lo)
+            .map(|_| format!("PCA needs at least {} dimension", fmt_num(lo)))
     }),
     ("pca_sigma", |c, _| {
-        within(c.pca_sigma, 0.0, MAX_SIGMA, "PCA noise σ_p")
+        number("pca_sigma", c.pca_sigma, "PCA noise σ_p")
     }),
     ("pca_sample", |c, _| {
-        positive(c.pca_sample, 1.0, "PCA sampling rate")
+        number("pca_sample", c.pca_sample, "PCA sampling rate")
     }),
     ("budget_epsilon", |c, _| {
-        positive(c.budget_epsilon?, 1e6, "the ε budget")
+        number("budget_epsilon", c.budget_epsilon?, "the ε budget")
     }),
     ("lr_end", |c, _| {
-        positive(c.lr_end?, 100.0, "final learning rate")
+        number("lr_end", c.lr_end?, "final learning rate")
     }),
     ("clip_quantile", |c, _| {
-        let q = c.clip_quantile?;
-        (!(q > 0.0 && q < 1.0)).then(|| {
-            format!(
-                "adaptive clipping's target quantile = {} must be strictly between 0 and 1",
-                fmt_num(q)
-            )
-        })
+        let what = "adaptive clipping's target quantile";
+        number("clip_quantile", c.clip_quantile?, what)
     }),
     ("clip_lr", |c, _| {
-        positive(c.clip_lr, 10.0, "adaptive clipping's learning rate")
+        let what = "adaptive clipping's learning rate";
+        number("clip_lr", c.clip_lr, what)
     }),
     ("count_noise", |c, _| {
-        positive(c.count_noise?, 1e6, "the clipped count's noise σ_b")
+        number(
+            "count_noise",
+            c.count_noise?,
+            "the clipped count's noise σ_b",
+        )
     }),
     ("eval_noise", |c, _| {
-        within(c.eval_noise, 0.0, 1e6, "the evaluation's noise")
+        number("eval_noise", c.eval_noise, "the evaluation's noise")
     }),
 ];
 

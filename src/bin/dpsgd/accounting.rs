@@ -1,7 +1,7 @@
 //! `dpsgd epsilon` and `dpsgd sigma`: the accountants from the command line. Every flag is
 //! checked here, by name, before an accountant sees it.
 
-use super::args::{fail, Args};
+use super::args::{fail, read, Given};
 
 /// What `epsilon` and `sigma` account, printed with every answer: a run's other releases
 /// (DP-PCA, private ranges, noisy counts) are not in it, and `train` reports a run's ε with them.
@@ -11,21 +11,95 @@ const ACCOUNTS: &str = "the training steps alone (T sampled Gaussian steps at ra
 use dpsgd_lab::config::{fmt_num, MAX_SIGMA};
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon_in;
 use dpsgd_lab::privacy::accountant::{
-    Accountant, Amplification, EpsilonReport, SampledGaussian, MAX_STEPS,
+    Accountant, AccountantName, Amplification, EpsilonReport, SampledGaussian, MAX_STEPS,
 };
+
+/// What each flag of the mechanism is, in its messages when it is not one.
+const Q: &str = "a sampling rate in [0, 1]";
+const EPOCHS: &str = "a number of epochs ≥ 0";
+const STEPS: &str = "a whole number of steps";
+const DELTA: &str = "a number in (0, 1)";
+const SIGMA: &str = "a noise multiplier ≥ 0";
+const TARGET: &str = "a positive number";
+
+/// The sampled Gaussian mechanism both commands account: q, the steps (or epochs) and δ.
+#[derive(clap::Args, Clone, Debug)]
+pub struct MechanismArgs {
+    /// Sampling rate q = L/N of each step (required) [range: 0 to 1]
+    #[arg(long, value_name = "Q", value_parser = read::<f64>(Q))]
+    q: Option<Given<f64>>,
+    /// Epochs; the steps are epochs / q (this or --steps) [range: 0 or more]
+    #[arg(long, value_name = "E", value_parser = read::<f64>(EPOCHS))]
+    epochs: Option<Given<f64>>,
+    #[arg(
+        long,
+        value_name = "T",
+        value_parser = read::<u64>(STEPS),
+        help = format!("Number of steps T (this or --epochs) [range: 0 to {MAX_STEPS}]")
+    )]
+    steps: Option<Given<u64>>,
+    /// The δ of ε (required) [range: strictly between 0 and 1]
+    #[arg(long, value_name = "δ", value_parser = read::<f64>(DELTA))]
+    delta: Option<Given<f64>>,
+    /// How naive and strong composition bound a step [default: rigorous] [possible values:
+    /// rigorous, classical, paper]
+    #[arg(long, value_name = "NAME")]
+    amplification: Option<String>,
+}
+
+/// `dpsgd epsilon`'s options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct EpsilonArgs {
+    /// Noise multiplier σ (required) [range: 0 or more]
+    #[arg(long, value_name = "S", value_parser = read::<f64>(SIGMA))]
+    sigma: Option<Given<f64>>,
+    #[command(flatten)]
+    mechanism: MechanismArgs,
+}
+
+/// `dpsgd sigma`'s options.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SigmaArgs {
+    #[arg(
+        long,
+        value_name = "ε",
+        value_parser = read::<f64>(TARGET),
+        help = format!("The ε to stay within (required) [range: above 0]; the σ searched is \
+                        {SIGMA_LEAST} to {MAX_SIGMA}")
+    )]
+    target_epsilon: Option<Given<f64>>,
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = format!(
+            "The accountant that measures ε [default: {}] [possible values: {}]",
+            AccountantName::default().name(),
+            AccountantName::names()
+        )
+    )]
+    accountant: Option<String>,
+    #[command(flatten)]
+    mechanism: MechanismArgs,
+}
+
+/// The value of a required flag, or the one-line refusal saying what it should be.
+fn need<T: Clone>(given: &Option<Given<T>>, flag: &str, what: &str) -> Given<T> {
+    given
+        .clone()
+        .unwrap_or_else(|| fail(format!("--{flag} is required ({what})")))
+}
 
 /// q, steps and δ shared by `epsilon` and `sigma`, validated. Steps from epochs are
 /// epochs / q, checked against the accountants' limit in floating point (as an integer it
 /// overflowed: 1 epoch at q = 1e-300 was "steps = 18446744073709551615").
-fn mechanism_args(a: &Args) -> (f64, u64, f64) {
-    let q: f64 = a.need("q", "a sampling rate in [0, 1]");
+fn mechanism_args(a: &MechanismArgs) -> (f64, u64, f64) {
+    let given_q = need(&a.q, "q", Q);
+    let q = given_q.value;
     if !(0.0..=1.0).contains(&q) {
-        fail(format!("--q = {} must be in [0, 1]", a.shown("q")));
+        fail(format!("--q = {} must be in [0, 1]", given_q.shown()));
     }
-    let steps = match (
-        a.get::<f64>("epochs", "a number of epochs ≥ 0"),
-        a.get::<u64>("steps", "a whole number of steps"),
-    ) {
+    let epochs = a.epochs.as_ref();
+    let steps = match (epochs.map(|e| e.value), a.steps.as_ref().map(|t| t.value)) {
         (Some(_), Some(_)) => fail("give --epochs or --steps, not both"),
         (Some(e), None) if e >= 0.0 && e.is_finite() => {
             let t = if q > 0.0 { e / q } else { 0.0 };
@@ -34,55 +108,53 @@ fn mechanism_args(a: &Args) -> (f64, u64, f64) {
                     "--epochs = {} at --q = {} means more than {MAX_STEPS} steps (steps = \
                      epochs / q); the accountants take at most {MAX_STEPS}: lower --epochs or \
                      raise --q",
-                    a.shown("epochs"),
-                    a.shown("q"),
+                    epochs.map(Given::shown).unwrap_or_default(),
+                    given_q.shown(),
                 ));
             }
             SampledGaussian::steps_for_epochs(q, e)
         }
         (Some(_), None) => fail(format!(
             "--epochs = {} must be a finite number ≥ 0",
-            a.shown("epochs")
+            epochs.map(Given::shown).unwrap_or_default()
         )),
         (None, Some(t)) if t > MAX_STEPS => fail(format!(
             "--steps = {} must be at most {MAX_STEPS}",
-            a.shown("steps")
+            a.steps.as_ref().map(Given::shown).unwrap_or_default()
         )),
         (None, Some(t)) => t,
         (None, None) => fail("--epochs or --steps is required"),
     };
-    let delta: f64 = a.need("delta", "a number in (0, 1)");
+    let given_delta = need(&a.delta, "delta", DELTA);
+    let delta = given_delta.value;
     if !(delta > 0.0 && delta < 1.0) {
         fail(format!(
             "--delta = {} must be strictly between 0 and 1",
-            a.shown("delta")
+            given_delta.shown()
         ));
     }
     (q, steps, delta)
 }
 
 /// `--amplification rigorous|classical|paper` (default rigorous: a valid bound).
-fn amplification(a: &Args) -> Amplification {
-    match a.0.get("amplification") {
+fn amplification(a: &MechanismArgs) -> Amplification {
+    match &a.amplification {
         None => Amplification::Rigorous,
         Some(o) => Amplification::parse(o).unwrap_or_else(|e| fail(format!("--{e}"))),
     }
 }
 
-pub fn epsilon(raw: &[String]) {
-    let a = Args::parse(
-        raw,
-        &["q", "sigma", "epochs", "steps", "delta", "amplification"],
-    );
-    let (q, steps, delta) = mechanism_args(&a);
-    let sigma: f64 = a.need("sigma", "a noise multiplier ≥ 0");
+pub fn epsilon(a: &EpsilonArgs) {
+    let (q, steps, delta) = mechanism_args(&a.mechanism);
+    let given_sigma = need(&a.sigma, "sigma", SIGMA);
+    let sigma = given_sigma.value;
     if !(sigma >= 0.0 && sigma.is_finite()) {
         fail(format!(
             "--sigma = {} must be a finite number ≥ 0",
-            a.shown("sigma")
+            given_sigma.shown()
         ));
     }
-    let amp = amplification(&a);
+    let amp = amplification(&a.mechanism);
     let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
     let r = EpsilonReport::compute(&[mech], delta, amp).unwrap_or_else(|e| fail(e));
     let mut out = serde_json::to_value(r).expect("ε serialises"); // every accountant, ∞ as "inf"
@@ -100,29 +172,21 @@ const SIGMA_LEAST: f64 = 0.1;
 /// `dpsgd sigma`: the smallest σ in [[`SIGMA_LEAST`], [`MAX_SIGMA`]] — the σ a run accepts —
 /// that keeps the run within the target ε. Bounding the search bounds its work (a tiny target
 /// sent the PLD accountant to σ = 10^5 and beyond) and keeps the answer one a run can use.
-pub fn sigma(raw: &[String]) {
-    let a = Args::parse(
-        raw,
-        &[
-            "target-epsilon",
-            "q",
-            "epochs",
-            "steps",
-            "delta",
-            "accountant",
-            "amplification",
-        ],
-    );
-    let (q, steps, delta) = mechanism_args(&a);
-    let target: f64 = a.need("target-epsilon", "a positive number");
+pub fn sigma(a: &SigmaArgs) {
+    let (q, steps, delta) = mechanism_args(&a.mechanism);
+    let given_target = need(&a.target_epsilon, "target-epsilon", TARGET);
+    let target = given_target.value;
     if !(target > 0.0 && target.is_finite()) {
         fail(format!(
             "--target-epsilon = {} must be a positive number",
-            a.shown("target-epsilon")
+            given_target.shown()
         ));
     }
-    let amp = amplification(&a);
-    let name = a.0.get("accountant").map_or("moments", String::as_str);
+    let amp = amplification(&a.mechanism);
+    let name = a
+        .accountant
+        .as_deref()
+        .unwrap_or(AccountantName::default().name());
     let acc = Accountant::parse(name, amp).unwrap_or_else(|e| fail(format!("--accountant: {e}")));
     let range = (SIGMA_LEAST, MAX_SIGMA);
     let s = sigma_for_epsilon_in(acc, target, delta, q, steps, 1e-6, range).unwrap_or_else(|e| {

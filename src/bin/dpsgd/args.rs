@@ -1,13 +1,18 @@
-//! The command line's plumbing: the one-line error exit, `--name value` pairs, and reading a
-//! file the user names with a bound on its size.
+//! The command line's plumbing: the one-line error exit (ours, and for what clap refuses),
+//! reading a flag's value with our own message, and reading a file the user names with a
+//! bound on its size.
 
+use clap::builder::TypedValueParser;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use dpsgd_lab::data::csv::{shown, shown_up_to};
-use std::collections::HashMap;
-use std::io::Read;
+use std::ffi::OsStr;
+use std::io::Read as _;
+use std::marker::PhantomData;
 use std::process::exit;
+use std::str::FromStr;
 
 pub const USAGE: &str =
-    "usage: dpsgd train|coverage|epsilon|sigma|audit|bench [--name value ...] (see the README)";
+    "usage: dpsgd train|coverage|epsilon|sigma|audit|bench [--name value ...]; dpsgd --help lists the commands, dpsgd COMMAND --help their options";
 
 /// Longest message printed, in characters: values in messages are already cut to 40, this
 /// only guards against a message that lists too much.
@@ -70,48 +75,115 @@ pub fn read_file(path: &str, flag: &str) -> Vec<u8> {
     bytes
 }
 
-/// `--name value` pairs, each name at most once.
-pub struct Args(pub HashMap<String, String>);
+/// A flag's value as read, with the text it was read from (messages show what was typed).
+#[derive(Clone, Debug)]
+pub struct Given<T> {
+    pub value: T,
+    pub text: String,
+}
 
-impl Args {
-    pub fn parse(raw: &[String], allowed: &[&str]) -> Args {
-        let mut map = HashMap::new();
-        let mut it = raw.iter();
-        while let Some(flag) = it.next() {
-            let name = flag
-                .strip_prefix("--")
-                .unwrap_or_else(|| fail(format!("unexpected argument '{}'; {USAGE}", shown(flag))));
-            if !allowed.contains(&name) {
-                fail(format!(
-                    "unknown option --{}; this command takes --{}",
-                    shown(name),
-                    allowed.join(", --")
-                ));
-            }
-            let value = it
-                .next()
-                .unwrap_or_else(|| fail(format!("--{name} needs a value")));
-            if map.insert(name.to_string(), value.clone()).is_some() {
-                fail(format!("--{name} given twice"));
-            }
+impl<T> Given<T> {
+    /// The typed text, cut and escaped for a message.
+    pub fn shown(&self) -> String {
+        shown(&self.text)
+    }
+}
+
+/// clap's reader of a flag's value as a `T`, refusing with "--flag = 'text' is not {what}".
+#[derive(Clone)]
+pub struct Read<T> {
+    what: &'static str,
+    read: PhantomData<fn() -> T>,
+}
+
+/// Reads a flag's value as a `T` described as `what` ("a sampling rate in [0, 1]").
+pub fn read<T>(what: &'static str) -> Read<T> {
+    Read {
+        what,
+        read: PhantomData,
+    }
+}
+
+impl<T: FromStr + Clone + Send + Sync + 'static> TypedValueParser for Read<T> {
+    type Value = Given<T>;
+
+    fn parse_ref(
+        &self,
+        _: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Given<T>, clap::Error> {
+        let flag = arg.and_then(clap::Arg::get_long).unwrap_or("value");
+        let text = value.to_string_lossy();
+        match text.parse() {
+            Ok(value) => Ok(Given {
+                value,
+                text: text.into_owned(),
+            }),
+            Err(_) => Err(clap::Error::raw(
+                ErrorKind::ValueValidation,
+                format!("--{flag} = '{}' is not {}", shown(&text), self.what),
+            )),
         }
-        Args(map)
     }
+}
 
-    /// The value of `--name` as given, cut for a message.
-    pub fn shown(&self, name: &str) -> String {
-        self.0.get(name).map_or_else(String::new, |v| shown(v))
+/// Exits for a command line clap did not accept. `--help` and `--version` print on stdout
+/// with status 0; anything else is one line on stderr with status 2: an unknown option or
+/// command with clap's suggestion, a value with our own message, the rest in clap's words.
+/// `command` is the command given, for the pointer to its help.
+pub fn refuse(e: clap::Error, command: Option<&str>) -> ! {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        exit(0);
     }
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(s)) => s.first().cloned(),
+        _ => None,
+    };
+    let help = match command {
+        Some(c) => format!("dpsgd {c} --help lists its options"),
+        None => "dpsgd --help lists the commands".into(),
+    };
+    fail(match e.kind() {
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            USAGE.to_string()
+        }
+        ErrorKind::InvalidSubcommand => {
+            let given = context(ContextKind::InvalidSubcommand).unwrap_or_default();
+            let mut m = format!("unknown command '{}'", shown(&given));
+            if let Some(s) = context(ContextKind::SuggestedSubcommand) {
+                m += &format!(" (did you mean '{s}'?)");
+            }
+            format!("{m}; {USAGE}")
+        }
+        ErrorKind::UnknownArgument => {
+            let given = context(ContextKind::InvalidArg).unwrap_or_default();
+            let mut m = if given.starts_with('-') {
+                format!("unknown option {}", shown(&given))
+            } else {
+                format!("unexpected argument '{}'", shown(&given))
+            };
+            if let Some(s) = context(ContextKind::SuggestedArg) {
+                m += &format!(" (did you mean {s}?)");
+            }
+            format!("{m}; {help}")
+        }
+        ErrorKind::ValueValidation => collapsed(&e),
+        _ => format!("{}; {help}", collapsed(&e)),
+    })
+}
 
-    pub fn get<T: std::str::FromStr>(&self, name: &str, what: &str) -> Option<T> {
-        self.0.get(name).map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| fail(format!("--{name} = '{}' is not {what}", shown(v))))
-        })
-    }
-
-    pub fn need<T: std::str::FromStr>(&self, name: &str, what: &str) -> T {
-        self.get(name, what)
-            .unwrap_or_else(|| fail(format!("--{name} is required ({what})")))
-    }
+/// clap's message on one line: its lines joined, without "error: ", the usage and the pointer
+/// to `--help` (which [`refuse`] gives once, naming the command).
+fn collapsed(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more"))
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect();
+    lines.join("; ")
 }

@@ -1,7 +1,8 @@
 //! `dpsgd`'s data: a CSV of one's own (private: ranges clipped to stated or privately
 //! estimated bounds) or a built-in set read from `--data-dir`.
 
-use crate::args::{fail, read_file, shown_path, Args};
+use crate::args::{fail, read, read_file, shown_path, Given};
+use crate::options::RunOptions;
 use dpsgd_lab::config::{ReleaseLevel, RunConfig};
 use dpsgd_lab::data::bounds::{parse_stated, DEFAULT_BOUNDS_NOISE};
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin, not_shipped_note};
@@ -14,29 +15,69 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
 
-/// The options of `train` (and of the run `audit` audits).
-pub const DATA_FLAGS: [&str; 7] = [
-    "data-dir",
-    "csv",
-    "test-csv",
-    "label",
-    "scale",
-    "bounds",
-    "bounds-noise",
-];
+/// The data options of `train` (and of the run `coverage` and `audit` describe).
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "Data options")]
+pub struct DataOptions {
+    /// Where the built-in sets' files are [default: www/data]
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<String>,
+    /// A CSV file of one's own to train on instead of --dataset; private data: the report is
+    /// private unless --report says otherwise, the seed random unless given
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<String>,
+    /// Test rows of one's own, with --csv [default: rows held out of --csv]
+    #[arg(long, value_name = "PATH")]
+    pub test_csv: Option<String>,
+    /// The class column of --csv (required with --csv)
+    #[arg(long, value_name = "COLUMN")]
+    pub label: Option<String>,
+    /// How --csv's numeric columns are scaled [default: bounds] [possible values: bounds,
+    /// standard, none]
+    #[arg(long, value_name = "NAME")]
+    pub scale: Option<String>,
+    /// Stated ranges of --csv's numeric columns, as age=17:90,hours=0:100 (with --scale bounds);
+    /// the other columns' ranges are estimated privately
+    #[arg(long, value_name = "LIST")]
+    pub bounds: Option<String>,
+    #[arg(
+        long,
+        value_name = "NUMBER",
+        value_parser = read::<f64>("a positive number"),
+        help = format!(
+            "Noise multiplier of the private range estimate (with --scale bounds) \
+             [default: {DEFAULT_BOUNDS_NOISE}] [range: above 0]"
+        )
+    )]
+    pub bounds_noise: Option<Given<f64>>,
+}
+
+impl DataOptions {
+    /// The flags that only go with --csv, and whether each was given.
+    fn csv_only(&self) -> [(&'static str, bool); 5] {
+        [
+            ("label", self.label.is_some()),
+            ("test-csv", self.test_csv.is_some()),
+            ("scale", self.scale.is_some()),
+            ("bounds", self.bounds.is_some()),
+            ("bounds-noise", self.bounds_noise.is_some()),
+        ]
+    }
+}
 
 /// The training data: a CSV of one's own (`--csv`, `--label`, optional `--test-csv` and
 /// `--scale`) or a built-in set (`--dataset`, files under `--data-dir`, default www/data).
-pub fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
-    if let Some(path) = a.0.get("csv") {
-        if a.0.contains_key("dataset") {
+pub fn load_data(a: &DataOptions, run: &RunOptions, cfg: &RunConfig) -> Dataset {
+    if let Some(path) = &a.csv {
+        if run.get("dataset").is_some() {
             fail("give --dataset or --csv, not both");
         }
-        let label =
-            a.0.get("label")
-                .unwrap_or_else(|| fail("--csv needs --label COLUMN (the class column)"));
+        let label = a
+            .label
+            .as_deref()
+            .unwrap_or_else(|| fail("--csv needs --label COLUMN (the class column)"));
         let at = shown_path(path);
-        let test_bytes = a.0.get("test-csv").map(|p| read_file(p, "test-csv"));
+        let test_bytes = a.test_csv.as_ref().map(|p| read_file(p, "test-csv"));
         let (train, test) = parse_csv_pair(&read_file(path, "csv"), test_bytes.as_deref(), label)
             .unwrap_or_else(|e| fail(format!("{at}: {e}")));
         if cfg.seed.is_some() {
@@ -50,25 +91,26 @@ pub fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
             None => ChaCha8Rng::from_os_rng(),
         };
         let private = cfg.report == ReleaseLevel::Private;
-        return match a.0.get("scale").map(String::as_str) {
+        return match a.scale.as_deref() {
             None | Some("bounds") => {
                 let prep = PrivatePrep {
                     stated: a
-                        .0
-                        .get("bounds")
+                        .bounds
+                        .as_ref()
                         .map(|b| parse_stated(b).unwrap_or_else(|e| fail(format!("--bounds: {e}"))))
                         .unwrap_or_default(),
                     bounds_noise: a
-                        .get("bounds-noise", "a positive number")
-                        .unwrap_or(DEFAULT_BOUNDS_NOISE),
+                        .bounds_noise
+                        .as_ref()
+                        .map_or(DEFAULT_BOUNDS_NOISE, |g| g.value),
                     ..PrivatePrep::default()
                 };
                 private_dataset(path, train, test, &prep, &mut rng)
                     .unwrap_or_else(|e| fail(format!("{at}: {e}")))
             }
             Some(other @ ("standard" | "none")) => {
-                for flag in ["bounds", "bounds-noise"] {
-                    if a.0.contains_key(flag) {
+                for (flag, given) in &a.csv_only()[3..] {
+                    if *given {
                         fail(format!("--{flag} goes with --scale bounds"));
                     }
                 }
@@ -101,8 +143,8 @@ pub fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
             )),
         };
     }
-    for flag in ["label", "test-csv", "scale", "bounds", "bounds-noise"] {
-        if a.0.contains_key(flag) {
+    for (flag, given) in a.csv_only() {
+        if given {
             fail(format!("--{flag} goes with --csv"));
         }
     }
@@ -125,8 +167,8 @@ pub fn load_data(a: &Args, cfg: &RunConfig) -> Dataset {
     load_builtin(name, &files, cfg.seed.unwrap_or(0), cfg.data_noise).unwrap_or_else(|e| fail(e))
 }
 
-fn data_dir(a: &Args) -> PathBuf {
-    if let Some(d) = a.0.get("data-dir") {
+fn data_dir(a: &DataOptions) -> PathBuf {
+    if let Some(d) = &a.data_dir {
         return PathBuf::from(d);
     }
     let local = PathBuf::from("www/data");

@@ -1,0 +1,189 @@
+//! `dpsgd --help` through the binary: every command's help works; every RunConfig field has
+//! exactly one flag, whose help shows RunConfig::default()'s value and the range of
+//! config/validate.rs's table — the table the rules check against, as tested here at its ends;
+//! and a mistyped flag is refused on one line with the flag it resembles.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::{dpsgd, refused};
+use dpsgd_lab::config::{range_of, Ends, RunConfig, RANGES};
+use serde_json::{json, Value};
+
+const COMMANDS: [&str; 6] = ["train", "coverage", "epsilon", "sigma", "audit", "bench"];
+
+/// The commands that take the run options (RunConfig's fields).
+const RUN_COMMANDS: [&str; 3] = ["train", "coverage", "audit"];
+
+fn help(args: &[&str]) -> String {
+    let (code, out, err) = dpsgd(args);
+    assert_eq!(code, Some(0), "{args:?}: {err}");
+    assert!(err.is_empty(), "{args:?}: {err}");
+    out
+}
+
+/// The flag of a RunConfig field, as the CLI names it.
+fn flag_of(field: &str) -> String {
+    match field {
+        "data_noise" => "--noise".into(),
+        _ => format!("--{}", field.replace('_', "-")),
+    }
+}
+
+/// What a help line shows between `[name: ` and the next `]`.
+fn shown<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let start = line.find(&format!("[{name}: "))? + name.len() + 3;
+    Some(&line[start..start + line[start..].find(']')?])
+}
+
+#[test]
+fn every_command_has_help_and_the_top_level_lists_them() {
+    let top = help(&["--help"]);
+    for cmd in COMMANDS {
+        assert!(top.contains(&format!("  {cmd} ")), "{cmd}: {top}");
+        for args in [vec![cmd, "--help"], vec![cmd, "-h"], vec!["help", cmd]] {
+            let out = help(&args);
+            assert!(
+                out.contains(&format!("Usage: dpsgd {cmd}")),
+                "{args:?}: {out}"
+            );
+        }
+    }
+    assert!(help(&["--version"]).starts_with("dpsgd "));
+}
+
+#[test]
+fn every_field_has_one_flag_showing_its_default_and_range() {
+    let defaults = serde_json::to_value(RunConfig::default()).unwrap();
+    let defaults = defaults.as_object().unwrap();
+    for cmd in RUN_COMMANDS {
+        let out = help(&[cmd, "--help"]);
+        for (field, default) in defaults {
+            let flag = flag_of(field);
+            let lines: Vec<&str> = out
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.split([' ', '=']).next() == Some(flag.as_str()))
+                .collect();
+            assert_eq!(lines.len(), 1, "{cmd} {flag}: {lines:?}");
+            let line = lines[0];
+            let given = shown(line, "default").unwrap_or_else(|| panic!("{cmd}: {line}"));
+            let number = |t: &str| t.parse::<f64>().unwrap_or(f64::NAN);
+            let same = match default {
+                Value::Null => given == "none",
+                Value::String(s) => given == s,
+                Value::Number(n) => number(given) == n.as_f64().unwrap(),
+                Value::Array(items) => {
+                    let items: Vec<f64> = items.iter().map(|x| x.as_f64().unwrap()).collect();
+                    given.split(',').map(number).collect::<Vec<_>>() == items
+                }
+                other => panic!("{field}: a default of {other}"),
+            };
+            assert!(
+                same,
+                "{cmd} {flag}: shows {given}, the default is {default}"
+            );
+            let range = range_of(field).map(|r| r.words());
+            assert_eq!(shown(line, "range"), range.as_deref(), "{cmd}: {line}");
+        }
+    }
+}
+
+/// A configuration with `field` = `v` (a list of one for the list fields, and what makes the
+/// field count: the MLP for `hidden`, per-layer clipping for `layer_clips`).
+fn with(field: &str, v: f64, whole: bool) -> Value {
+    let v = if whole { json!(v as u64) } else { json!(v) };
+    match field {
+        "hidden" => json!({ "model": "mlp", "hidden": [v] }),
+        "layer_clips" => json!({ "clipping": "per-layer", "layer_clips": [v] }),
+        _ => json!({ field: v }),
+    }
+}
+
+/// Whether a run on `n` examples accepts `field` = `v`.
+fn accepts(field: &str, v: f64, whole: bool, n: usize) -> bool {
+    let cfg = RunConfig::from_json(&with(field, v, whole).to_string())
+        .unwrap_or_else(|e| panic!("{field} = {v}: {e}"));
+    cfg.validate(n).is_ok()
+}
+
+/// The table the help shows is the one validation uses: at each end of every range, the
+/// value and its nearest neighbours outside (and inside an open end) are accepted or refused
+/// as the range says.
+#[test]
+fn the_ranges_shown_are_those_validation_checks() {
+    let n = 1000;
+    for r in RANGES {
+        let f = r.field;
+        // A whole-number field refuses 0.5 as a type, before any range.
+        let whole = RunConfig::from_json(&with(f, 0.5, false).to_string()).is_err();
+        // The nearest neighbours: by 1 for whole numbers, else by a relative 1e-9 (the JSON
+        // that carries them does not round-trip the last bit).
+        let step = |v: f64| if whole { 1.0 } else { 1e-9 * v.abs().max(1.0) };
+        let (below, above) = (r.lo - step(r.lo), r.hi + step(r.hi));
+        assert!(!accepts(f, below, whole, n), "{f} = {below}");
+        let hi = if r.ends == Ends::UpToN {
+            n as f64
+        } else {
+            r.hi
+        };
+        let low_end = !matches!(r.ends, Ends::OpenLow | Ends::Open);
+        assert_eq!(accepts(f, r.lo, whole, n), low_end, "{f} = {}", r.lo);
+        if !whole && !low_end {
+            assert!(
+                accepts(f, r.lo + step(r.lo), whole, n),
+                "{f} just above {}",
+                r.lo
+            );
+        }
+        if hi.is_finite() {
+            let high_end = r.ends != Ends::Open;
+            assert_eq!(accepts(f, hi, whole, n), high_end, "{f} = {hi}");
+            let beyond = if r.ends == Ends::UpToN {
+                hi + 1.0
+            } else {
+                above
+            };
+            assert!(!accepts(f, beyond, whole, n), "{f} = {beyond}");
+            if !high_end {
+                assert!(accepts(f, hi - step(hi), whole, n), "{f} just below {hi}");
+            }
+        }
+    }
+}
+
+/// A mistyped flag or command names what it resembles, on one line with status 2 (clap's
+/// refusals too: a missing value, a flag given twice, a stray argument).
+#[test]
+fn a_mistyped_flag_is_one_line_with_a_suggestion() {
+    for cmd in ["train", "coverage", "epsilon"] {
+        let e = refused(&[cmd, "--sigmaa", "1"]);
+        assert!(
+            e.contains("unknown option --sigmaa") && e.contains("did you mean --sigma?"),
+            "{cmd}: {e}"
+        );
+    }
+    let e = refused(&["audit", "--threatt", "realistic"]);
+    assert!(e.contains("did you mean --threat?"), "{e}");
+    let e = refused(&["trian"]);
+    assert!(
+        e.contains("unknown command 'trian' (did you mean 'train'?)"),
+        "{e}"
+    );
+    assert!(refused(&[]).contains("dpsgd --help"));
+    for args in [
+        vec!["train", "--sigma"],
+        vec!["train", "--sigma", "1", "--sigma", "2"],
+        vec!["train", "stray"],
+        vec!["audit", "--one-run", "--one-run", "--threat", "realistic"],
+    ] {
+        let e = refused(&args);
+        assert!(e.starts_with("dpsgd: "), "{args:?}: {e}");
+    }
+    // A value starting with '-' is still the flag's value, refused by our own check.
+    let e = refused(&["train", "--sigma", "-1", "--epochs", "1"]);
+    assert!(
+        e.contains("--sigma: noise multiplier σ = -1 must be between 0 and 100"),
+        "{e}"
+    );
+}
