@@ -3,7 +3,8 @@
 //! reports carry it (teaching level, marked not private), and pinned runs faded behind.
 
 use super::chart_kit::{
-    backend, end_labels, epoch_label, not_private_badge, Point, BLUE, GREY, ORANGE, PIN_COLORS,
+    end_labels, epoch_label, not_private_badge, open_canvas, Point, BLUE, GREY, GRID, ORANGE,
+    PIN_COLORS,
 };
 use super::js_err;
 use super::run_view::RunView;
@@ -24,9 +25,7 @@ pub fn draw_accuracy_chart(
 ) -> Result<(), JsError> {
     let (history, pinned, epochs) = (&run.points, &run.pinned, run.epochs);
     let baseline = baseline.filter(|b| b.is_finite() && (0.0..=1.0).contains(b));
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     let series = |pts: &[Point], get: &dyn Fn(&Point) -> Option<f64>| -> Vec<(f64, f64)> {
         pts.iter()
             .filter_map(|p| Some((p.epoch, get(p)?)))
@@ -85,7 +84,7 @@ pub fn draw_accuracy_chart(
         .y_desc("accuracy")
         .x_label_formatter(&epoch_label)
         .y_labels(8)
-        .light_line_style(RGBColor(238, 238, 238))
+        .light_line_style(GRID)
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;

@@ -3,7 +3,7 @@
 //! charts — the privacy region with each attack's ROC and band on top, and ε_lower against
 //! every accountant's ε on one axis.
 
-use super::chart_kit::{backend, legend, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
+use super::chart_kit::{legend, open_canvas, BLUE, GREY, GRID, ORANGE, PURPLE, VERMILLION};
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
 use crate::audit::{summarize, worker_bytes, AuditPlan, AuditSpec, RunScores, Threat};
@@ -98,9 +98,7 @@ fn threat_style(t: Threat) -> (RGBColor, &'static str) {
 #[wasm_bindgen]
 pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Result<(), JsError> {
     let results: Vec<Drawn> = from_js(results, "audit results")?;
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
         .caption(
@@ -115,7 +113,7 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
         .configure_mesh()
         .x_desc("false-positive rate (out, guessed in)")
         .y_desc("true-positive rate")
-        .light_line_style(RGBColor(238, 238, 238))
+        .light_line_style(GRID)
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;
@@ -177,9 +175,7 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
 #[wasm_bindgen]
 pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Result<(), JsError> {
     let results: Vec<Drawn> = from_js(results, "audit results")?;
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     let mut rows: Vec<(String, f64, RGBColor)> = Vec::new();
     for r in &results {
         let (color, _) = threat_style(r.threat);

@@ -1,6 +1,6 @@
 //! The decision boundary of a model on 2-D data, with the points the page may show on it.
 
-use super::chart_kit::{backend, BLUE, ORANGE};
+use super::chart_kit::{open_canvas, BLUE, ORANGE};
 use super::js_err;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -17,14 +17,12 @@ pub fn draw_boundary(
     points: &[f32],
     scale: f64,
 ) -> Result<(), JsError> {
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     if bounds.len() != 4 || probs.len() != (res * res) as usize {
         return Err(JsError::new(
             "boundary: bounds need 4 numbers and probs res × res",
         ));
     }
-    let px = |v: f64| (v * scale).round() as u32;
     let (x0, x1, y0, y1) = (
         bounds[0] as f64,
         bounds[1] as f64,

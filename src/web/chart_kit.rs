@@ -4,6 +4,7 @@
 
 use super::js_err;
 use crate::privacy::accountant::{AccountantName, PerAccountant};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use serde::Deserialize;
@@ -16,6 +17,23 @@ pub(super) const GREEN: RGBColor = RGBColor(0, 158, 115);
 pub(super) const VERMILLION: RGBColor = RGBColor(213, 94, 0);
 pub(super) const PURPLE: RGBColor = RGBColor(204, 121, 167);
 pub(super) const GREY: RGBColor = RGBColor(90, 90, 90);
+
+/// The grid lines behind every chart's data.
+pub(super) const GRID: RGBColor = RGBColor(238, 238, 238);
+
+/// A chart's drawing area: the whole canvas.
+pub(super) type Area = DrawingArea<CanvasBackend, Shift>;
+
+/// A chart's canvas cleared to white, and `px`: a size in CSS pixels in the canvas's own
+/// (times `scale`, the device pixel ratio times the chart's growth).
+pub(super) fn open_canvas(
+    canvas_id: &str,
+    scale: f64,
+) -> Result<(Area, impl Fn(f64) -> u32 + Copy), JsError> {
+    let root = backend(canvas_id)?.into_drawing_area();
+    root.fill(&WHITE).map_err(js_err)?;
+    Ok((root, move |v: f64| (v * scale).round() as u32))
+}
 
 pub(super) fn backend(canvas_id: &str) -> Result<CanvasBackend, JsError> {
     CanvasBackend::new(canvas_id)

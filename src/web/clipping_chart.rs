@@ -1,7 +1,7 @@
 //! The histogram of the last lot's per-example gradient norms with the clipping bound C — a
 //! teaching view of clipping, measured on the training data without noise, and marked so.
 
-use super::chart_kit::{backend, not_private_badge, BLUE, ORANGE, VERMILLION};
+use super::chart_kit::{not_private_badge, open_canvas, BLUE, GRID, ORANGE, VERMILLION};
 use super::js_err;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -26,9 +26,7 @@ pub fn draw_clipping_histogram(
     clip: f64,
     scale: f64,
 ) -> Result<(), JsError> {
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     let max = norms.iter().fold(0.0f64, |m, &n| m.max(n as f64));
     let hi = (max.max(clip) * 1.1).max(1e-6);
     let width = hi / BINS as f64;
@@ -57,7 +55,7 @@ pub fn draw_clipping_histogram(
         .configure_mesh()
         .x_desc("‖g_i‖ before clipping")
         .y_desc("examples")
-        .light_line_style(RGBColor(238, 238, 238))
+        .light_line_style(GRID)
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;

@@ -4,7 +4,7 @@
 
 use super::accounting::format_eps;
 use super::chart_kit::{
-    backend, colour, end_labels, epoch_label, log_label, PIN_COLORS, VERMILLION,
+    colour, end_labels, epoch_label, log_label, open_canvas, GRID, PIN_COLORS, VERMILLION,
 };
 use super::js_err;
 use super::run_view::{EpsilonPoint, RunView};
@@ -34,9 +34,7 @@ pub fn draw_epsilon_chart(
         .iter()
         .map(|p| EpsilonPoint::new(p.epoch, &p.epsilon))
         .collect();
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     let all = preview
         .iter()
         .chain(&done)
@@ -89,7 +87,7 @@ pub fn draw_epsilon_chart(
         } else {
             &epoch_label
         })
-        .light_line_style(RGBColor(238, 238, 238))
+        .light_line_style(GRID)
         .label_style(("sans-serif", px(13.0)))
         .y_label_formatter(&log_label)
         .draw()

@@ -3,8 +3,8 @@
 //! and marked so.
 
 use super::chart_kit::{
-    backend, epoch_label, legend_row, legend_row_height, log_label, not_private_badge, LegendEntry,
-    BLUE, GREEN, VERMILLION,
+    epoch_label, legend_row, legend_row_height, log_label, not_private_badge, open_canvas,
+    LegendEntry, BLUE, GREEN, GRID, VERMILLION,
 };
 use super::js_err;
 use super::run_view::RunView;
@@ -45,9 +45,7 @@ impl NormPoint {
 #[wasm_bindgen]
 pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(), JsError> {
     let (points, epochs) = (&run.norms, run.epochs);
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     let values: Vec<f64> = points
         .iter()
         .flat_map(|p| {
@@ -107,7 +105,7 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
         .y_desc("norm (log scale)")
         .x_label_formatter(&epoch_label)
         .y_label_formatter(&log_label)
-        .light_line_style(RGBColor(238, 238, 238))
+        .light_line_style(GRID)
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;

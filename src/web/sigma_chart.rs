@@ -3,7 +3,7 @@
 //! epochs and σ slider) marked. It makes the seed note's comparison visible: naive composition
 //! needs σ growing like T, strong composition like √T, the moments accountant far less.
 
-use super::chart_kit::{backend, colour, end_labels, log_label, GREY};
+use super::chart_kit::{colour, end_labels, log_label, open_canvas, GREY, GRID};
 use super::{from_js, js_err};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
 use plotters::prelude::*;
@@ -33,9 +33,7 @@ pub fn draw_sigma_chart(
     scale: f64,
 ) -> Result<(), JsError> {
     let curve: Vec<SigmaPoint> = from_js(curve, "σ curve")?;
-    let root = backend(canvas_id)?.into_drawing_area();
-    root.fill(&WHITE).map_err(js_err)?;
-    let px = |v: f64| (v * scale).round() as u32;
+    let (root, px) = open_canvas(canvas_id, scale)?;
     let values: Vec<f64> = curve
         .iter()
         .flat_map(|p| p.sigma.iter().filter_map(|(_, s)| *s).collect::<Vec<_>>())
@@ -76,7 +74,7 @@ pub fn draw_sigma_chart(
         .y_desc("σ (log scale)")
         .x_label_formatter(&log_label)
         .y_label_formatter(&log_label)
-        .light_line_style(RGBColor(238, 238, 238))
+        .light_line_style(GRID)
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;
