@@ -259,10 +259,9 @@ fn pack(out: &mut Vec<Real>, x: &ArrayView2<Real>, width: usize, by_columns: boo
                 for (kk, dst) in panel.chunks_exact_mut(width).enumerate() {
                     let src = &rows[kk * n + p * width..];
                     match (<&mut [Real; NR]>::try_from(&mut *dst), src.get(..NR)) {
-                        // A whole panel: a copy of known length, three vector moves. A copy of
-                        // run-time length is an out-of-line `memory.copy` in wasm: 7,500 calls
-                        // for the forward product's W, which held it at 45–47 GFLOP/s (48–50
-                        // without them).
+                        // A whole panel: a copy of known length, three vector moves (a copy of
+                        // run-time length is an out-of-line `memory.copy` call in wasm, which
+                        // measurably slowed the forward product: docs/performance.md).
                         (Ok(d), Some(src)) if w == NR => d.copy_from_slice(src),
                         _ => dst[..w].copy_from_slice(&src[..w]),
                     }

@@ -86,15 +86,12 @@ pub fn part_digest(part: &[usize]) -> u32 {
 /// choice: `www/gradient-pool.js`), for [`coordinator_extra_examples`]' cost model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PartChannel {
-    /// `postMessage` with transferred arrays, some 0.1 ms a lot beyond the coordinator's own
-    /// work (the default: the only channel in a page that is not cross-origin isolated).
+    /// `postMessage` with transferred arrays (the default: the only channel in a page that is
+    /// not cross-origin isolated); costed at 0.1 ms a lot.
     #[default]
     Messages,
-    /// Shared memory (`www/shared-channel.js`), where the workers spin between jobs: the
-    /// coordinator's extra cost of posting a part (30 µs against 18 µs without a helper, for
-    /// logistic regression) is about the helper's own of starting it (7–13 µs), so nil. A pool
-    /// with more workers than cores does not spin (a helper then wakes in 56–84 µs) and is
-    /// costed the same: the split depends on the channel, never on the machine.
+    /// Shared memory (`www/shared-channel.js`), where the workers spin between jobs; costed at
+    /// nil, whatever the machine (docs/performance.md has the measurements).
     SharedMemory,
 }
 
@@ -106,25 +103,11 @@ pub enum PartChannel {
 /// depends on the seed, the model, k and the channel, never on timing; the channel and k move
 /// only the order of float additions (a test: `tests/training.rs`).
 ///
-/// Its constants are timings of the training worker's lot loop in Chromium on this project's
-/// 2-core machine (relaxed build, two workers, each phase timed): a normal costs 13 ns (0.105
-/// ms for logistic 784→10's 7,850 parameters, 0.93 for 60→1000→10's 71,010, 1.33 for
-/// 784→128→10's 101,770); an example 0.035 ns per flop of its gradient plus 1.3 ns per input
-/// feature (gathering its row), where 2.1, 10.5 and 13 µs were measured on the three models
-/// (the cost model gives 2.1, 10.6 and 15.3). The messages' cost is fitted to where logistic
-/// regression trains fastest, an even split (extras −70, 0 and 96 interleaved twelve times, 1 s each: 658k, 707k and 604k
-/// examples/s with two workers over the rounds the VM ran at full speed): 0.1 ms, where the
-/// helper's timestamps put 0.05–0.25 ms on each way (part of it while the coordinator is busy
-/// anyway). That gives +1 for logistic 784→10, +78 and +80 for the two MLPs, whose throughput
-/// is flat from 0 to 96 (medians of four: 152k, 151k, 153k, 142k examples/s for 0, 32, 64, 96
-/// on 60→1000→10; 109k, 123k, 125k, 121k on 784→128→10). The split was a constant 96, fitted
-/// to the MLP alone; logistic regression lost 15% to it. Bounded by ±[`MAX_EXTRA_EXAMPLES`]:
-/// beyond the models it was fitted on (lots of 1–8 ms) it extrapolates, and the page's plan
-/// keeps the lots of models that small in one worker anyway.
-///
-/// Through shared memory the same sweep (two workers, 2 s a run, interleaved, six rounds)
-/// gave logistic regression medians of 767k, 813k and 815k examples/s at extras 1, 49 and 70
-/// (k = 1: 444k), so its channel is costed at nil: extras +48, +87 and +86.
+/// Its constants (a normal's cost, an example's per flop and per input feature, each
+/// channel's) are timings of the training worker's lot loop in Chromium on this project's
+/// 2-core machine; docs/performance.md ("The training worker's part is smaller by its extra
+/// work") gives the measurements and the sweeps they were fitted to. Bounded by
+/// ±[`MAX_EXTRA_EXAMPLES`]: beyond the models it was fitted on it extrapolates.
 pub fn coordinator_extra_examples(sizes: &[usize], channel: PartChannel) -> isize {
     const NORMAL_NS: f64 = 13.0;
     let channel_ns = match channel {

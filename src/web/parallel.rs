@@ -8,12 +8,10 @@
 //! give only to cross-origin-isolated pages (COOP/COEP headers that a static host such as
 //! GitHub Pages cannot set), and a std rebuilt with atomics (nightly Rust). The parts travel
 //! by message, which works wherever workers do: each helper has one array that carries the
-//! parameters out and its sum back (≈ 0.3 MB for the paper's MLP), transferred both ways and
-//! refilled in place lot after lot (a structured clone of that much took 0.5 ms in Chromium, a
-//! fresh array 0.18 ms, the transfer and the copies about 0.1 ms). Where the page is
-//! cross-origin isolated (`make serve` sends the headers), they travel through shared memory
-//! instead (www/shared-channel.js): the same calls below, without the messages' wake-up
-//! latency, which bounded logistic regression's two workers (0.15 ms a lot of 0.75).
+//! parameters out and its sum back, transferred both ways and refilled in place lot after lot.
+//! Where the page is cross-origin isolated (`make serve` sends the headers), they travel
+//! through shared memory instead (www/shared-channel.js): the same calls below, without the
+//! messages' wake-up latency. docs/performance.md has the measurements behind both choices.
 
 use super::session::{LabData, Session};
 use super::{from_js, js_err, to_js};
