@@ -135,7 +135,7 @@ function checker(shapes) {
     const fields = typeof type === 'string' ? byType.get(type) : undefined;
     if (!fields) return `a message of unknown type '${String(type).slice(0, 30)}'`;
     const bad = fields.find(([f, ok]) => !Object.prototype.hasOwnProperty.call(m, f) || !ok(/** @type {any} */ (m)[f]));
-    return bad ? `a '${type}' message without a valid '${bad[0]}'` : /** @type {M} */ (m);
+    return bad ? `a message '${type}' without a valid '${bad[0]}'` : /** @type {M} */ (m);
   };
 }
 
@@ -151,7 +151,8 @@ const orNull = (check) => (m) => {
 };
 
 // Towards each worker (checked by worker-shell.js before a handler runs).
-export const checkToTraining = checker(/** @type {Shapes<ToTraining>} */ ({
+/** @type {Shapes<ToTraining>} */
+const TO_TRAINING_SHAPES = {
   start: { generation: int, config: obj, play: present, workers: present },
   pause: { generation: int },
   resume: { generation: int },
@@ -159,31 +160,39 @@ export const checkToTraining = checker(/** @type {Shapes<ToTraining>} */ ({
   cap: { workers: present, reason: present },
   bench: { model: str, workers: present, ms: num },
   'test-panic': {},
-}));
+};
+export const checkToTraining = checker(TO_TRAINING_SHAPES);
 
-export const checkToHelper = checker(/** @type {Shapes<ToHelper>} */ ({
+/** @type {Shapes<ToHelper>} */
+const TO_HELPER_SHAPES = {
   rows: { x: present, y: present },
   configure: { spec: present },
   channel: { channel: present },
   sum: { id: int, params: present, part: present, bounds: present },
-}));
+};
+export const checkToHelper = checker(TO_HELPER_SHAPES);
 
-export const checkToAudit = checker(/** @type {Shapes<ToAudit>} */ ({
+/** @type {Shapes<ToAudit>} */
+const TO_AUDIT_SHAPES = {
   'audit-plan': { config: obj, specs: list },
   'audit-run': { threat: str, index: int },
   'audit-summarize': { threat: str, runs: list },
-}));
+};
+export const checkToAudit = checker(TO_AUDIT_SHAPES);
 
-export const checkToAccounting = checker(/** @type {Shapes<ToAccounting>} */ ({
+/** @type {Shapes<ToAccounting>} */
+const TO_ACCOUNTING_SHAPES = {
   calibrate: { id: int, config: present, facts: present, accountant: present, target: present },
   'sigma-needed': { id: int, config: present, facts: present, target: present },
   'pld-curve': { id: int, config: present, facts: present },
   'file-ledger': { id: int, preparations: present, runs: present },
-}));
+};
+export const checkToAccounting = checker(TO_ACCOUNTING_SHAPES);
 
 // Towards the page: a training worker's message (the shell's pong, crashed and refused are
 // kept-worker.js's) or an audit worker's, if it has a known type and its fields, else null.
-export const checkFromWorker = orNull(checker(/** @type {Shapes<FromTraining>} */ ({
+/** @type {Shapes<FromTraining>} */
+const FROM_TRAINING_SHAPES = {
   ready: {},
   'init-error': { message: present },
   progress: { generation: present, stage: present },
@@ -197,9 +206,11 @@ export const checkFromWorker = orNull(checker(/** @type {Shapes<FromTraining>} *
   'own-data-loaded': { facts: present, file: present },
   'own-data-rejected': { message: present, file: present, spent: present },
   bench: { model: present, workers: present, helpers: present, channel: present, examples_per_sec: present, phases: present },
-})));
+};
+export const checkFromWorker = orNull(checker(FROM_TRAINING_SHAPES));
 
-export const checkFromAuditWorker = orNull(checker(/** @type {Shapes<FromAudit>} */ ({
+/** @type {Shapes<FromAudit>} */
+const FROM_AUDIT_SHAPES = {
   'audit-planned': { totals: obj },
   'audit-run': { threat: present, run: present },
   'audit-result': { threat: present, result: present },
@@ -207,7 +218,8 @@ export const checkFromAuditWorker = orNull(checker(/** @type {Shapes<FromAudit>}
   crashed: { message: present },
   'init-error': { message: present },
   refused: { message: present, id: present },
-})));
+};
+export const checkFromAuditWorker = orNull(checker(FROM_AUDIT_SHAPES));
 
 // The page's messages to the training worker and to the audit workers.
 export const TO_WORKER = Object.freeze({
