@@ -77,7 +77,9 @@ export class KeptWorker {
     const now = performance.now();
     if (this.pingSent === null) {
       this.pingSent = now;
-      this.worker.postMessage({ type: 'ping' });
+      /** @type {import('./protocol.js').ToShell} */
+      const ping = { type: 'ping' };
+      this.worker.postMessage(ping);
     } else if (now - this.pingSent > this.silenceMs) {
       this.replace(`it did not answer for ${Math.round(this.silenceMs / 1000)} s`);
     }
