@@ -2,7 +2,7 @@
 PORT ?= 8000
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: setup wasm serve test test-native test-wasm test-wasm-relaxed bench
+.PHONY: setup wasm serve dist test test-native test-wasm test-wasm-relaxed bench
 
 setup:
 	bash scripts/setup
@@ -14,12 +14,16 @@ serve: wasm
 	@echo "DP-SGD Lab: open http://127.0.0.1:$(PORT)/ (Ctrl-C stops the server)"
 	/usr/bin/python3 scripts/serve.py $(PORT)
 
+# The lab as one folder to copy to any static host (see docs/teaching.md).
+dist: wasm
+	bash scripts/dist dist
+
 test: setup
 	cargo test --release
 	$(MAKE) test-wasm
 	bash scripts/build-wasm
 	$(MAKE) test-wasm-relaxed
-	node --test tests/e2e/
+	node --test tests/unit/ tests/docs/ tests/e2e/
 
 test-native:
 	cargo test --release

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reproduces the README's accuracy tables: runs `dpsgd train` for each row (seed 1,
+"""Reproduces docs/engine.md's accuracy tables: runs `dpsgd train` for each row (seed 1,
 δ = 1e-5) and prints the Markdown rows with the last epoch's test accuracy and ε (rounded up,
 as the lab shows ε).
 

@@ -3,7 +3,7 @@
 // lr 0.1 -> 0.052 over 10 epochs, stopped by an eps = 2 budget under the moments accountant:
 // the whole run in the page's training worker, with 1 and with 2 workers, in headless Chromium.
 // Prints wall time, epochs and final accuracy for each — figures, not a test.
-// PAPER_EPSILON=0.5|2|8 picks the README table's row (σ, σ_p = 8, 16 / 4, 7 / 2, 4);
+// PAPER_EPSILON=0.5|2|8 picks docs/engine.md's table row (σ, σ_p = 8, 16 / 4, 7 / 2, 4);
 // PAPER_EPSILON=none its non-private row (exact PCA, no noise, 100 epochs).
 // PAPER_WORKERS=1,2 the worker counts, run one after the other.
 import { serveWww } from '../tests/e2e/serve.mjs';

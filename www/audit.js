@@ -9,6 +9,7 @@ import { AuditWorker } from './audit-workers.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { auditWorkerPlan, defaultWorkers } from './cores.js';
+import { settings } from './settings.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];
@@ -151,7 +152,7 @@ function start(readConfig, ownData, facts) {
     showMessage('The audit runs on the built-in data sets: it trains hundreds of models on the data and shows how they differ, which no ε covers.');
     return;
   }
-  const runs = Number($('audit-runs').value);
+  const runs = settings.get('audit_runs');
   if (!Number.isInteger(runs) || runs < RUNS.min || runs > RUNS.max) {
     showMessage(`Runs per side must be a whole number from ${RUNS.min} to ${RUNS.max}.`);
     return;

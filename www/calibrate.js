@@ -2,7 +2,7 @@
 // spends at most the target ε, and moves the σ slider there. An answer to settings that have
 // changed since is dropped with a message; the page itself computes nothing of it.
 import { clearMessage, setStatus, showMessage } from './messages.js';
-import { setSigma } from './state.js';
+import { settings } from './settings.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,8 +14,8 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
       showMessage('The data set is still loading: press Calibrate σ again in a moment.');
       return;
     }
-    const accountant = $('budget-accountant').value;
-    const target = Number($('budget-eps').value);
+    const accountant = settings.get('budget_accountant');
+    const target = settings.get('budget_epsilon');
     const asked = JSON.stringify([cfg, facts]);
     clearMessage();
     setStatus(`Calibrating σ for ε = ${target} with the ${accountant} accountant…`);
@@ -30,11 +30,12 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
         return;
       }
       const { sigma, epsilon } = m.result;
-      if (sigma > Number($('sigma').max)) {
-        showMessage(`σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${$('sigma').max}. Try fewer epochs or a smaller lot.`);
+      const max = settings.sliderMax('sigma');
+      if (sigma > max) {
+        showMessage(`σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${max}. Try fewer epochs or a smaller lot.`);
         return;
       }
-      setSigma(sigma);
+      settings.apply({ sigma });
       restart();
       showMessage(`σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} in ${cfg.epochs} epochs (${m.result.accountant} accountant).`);
     });

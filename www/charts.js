@@ -1,5 +1,5 @@
 // The page's charts, drawn from Rust one per task (drawing.js's queue) from what `view` gives
-// when they draw: the run's reports, the pins, the ε preview and PLD curve, the last lot's
+// when they draw: the run's config and reports, the pins, the ε preview and PLD curve, the last lot's
 // gradient norms and the σ panel. The teaching views say why they are blank at the private
 // level instead of drawing.
 import {
@@ -7,11 +7,12 @@ import {
 } from './pkg/dpsgd_lab.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
-import { readConfig } from './state.js';
+import { settings } from './settings.js';
 
 const $ = (id) => document.getElementById(id);
 
 export function setUpCharts(view) {
+  // The clipping histogram's line is the C of the settings now (it moves with the slider).
   // A teaching view draws only at the teaching level; at the private level it says why not.
   const drawTeachingView = (id, draw) => {
     if (view.teaching()) draw();
@@ -20,7 +21,7 @@ export function setUpCharts(view) {
 
   const drawHistogram = () => {
     if (!view.ready()) return;
-    drawTeachingView('clipping-chart', () => draw_clipping_histogram('clipping-chart', view.norms(), readConfig().clip, sizeCanvas($('clipping-chart'))));
+    drawTeachingView('clipping-chart', () => draw_clipping_histogram('clipping-chart', view.norms(), settings.get('clip'), sizeCanvas($('clipping-chart'))));
   };
 
   const drawSigmaChart = () => {
@@ -31,15 +32,15 @@ export function setUpCharts(view) {
       drawCanvasMessage(canvas, view.sigmaPanel.message);
       return;
     }
-    const cfg = readConfig();
+    const cfg = view.config();
     draw_sigma_chart('sigma-chart', curve.points, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
   };
 
   const charts = new ChartQueue([
-    () => draw_accuracy_chart('accuracy-chart', view.history(), view.pinned(), readConfig().epochs, view.baseline(), sizeCanvas($('accuracy-chart'))),
-    () => draw_epsilon_chart('epsilon-chart', view.preview(), view.pldCurve(), view.history(), view.pinned(), $('amplification').value,
-      readConfig().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
-    () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', view.history(), readConfig().epochs, sizeCanvas($('noise-chart')))),
+    () => draw_accuracy_chart('accuracy-chart', view.history(), view.pinned(), view.config().epochs, view.baseline(), sizeCanvas($('accuracy-chart'))),
+    () => draw_epsilon_chart('epsilon-chart', view.preview(), view.pldCurve(), view.history(), view.pinned(), view.config().amplification,
+      view.config().epochs, $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+    () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', view.history(), view.config().epochs, sizeCanvas($('noise-chart')))),
     drawHistogram,
     drawSigmaChart,
   ], (e) => showMessage(`Could not draw the charts: ${e.message || e}`), () => {

@@ -2,23 +2,26 @@
 // reports (capped). Training splits each lot between that many workers (worker.js,
 // gradient-pool.js) and the audit trains that many of its runs at once (audit.js), or fewer
 // where their copies of the data set would not fit in memory (auditWorkerPlan).
+import { settings } from './settings.js';
+
 const $ = (id) => document.getElementById(id);
 
 export const MAX_WORKERS = 8;
 
 export const defaultWorkers = () => Math.max(1, Math.min(navigator.hardwareConcurrency || 2, MAX_WORKERS));
 
-// The control's value when it is a whole number in range, else the default.
+const inRange = (n) => Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS;
+
+// The setting's value when it is a whole number in range, else the default.
 export function workerCount() {
-  const field = $('workers');
-  const asked = Number(field.value);
-  return field.value !== '' && Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : defaultWorkers();
+  const asked = settings.get('workers');
+  return asked !== null && inRange(asked) ? asked : defaultWorkers();
 }
 
 // The audit's workers: the control's value when one is set; by default the cores but one (its
 // runs are whole trainings, one per worker, and the page keeps a core to stay responsive).
 function auditWorkerCount() {
-  return $('workers').value === '' ? Math.max(1, defaultWorkers() - 1) : workerCount();
+  return settings.get('workers') === null ? Math.max(1, defaultWorkers() - 1) : workerCount();
 }
 
 // The audit's workers for a data set whose audit worker needs about `bytes` of memory (Rust's
@@ -75,19 +78,18 @@ export function showPartsSummed(p) {
     + (here ? `; the training worker summed ${count(here)} in their place (a helper failed, or its answer was refused).` : '.');
 }
 
-// Wires the control: placeholder = the default; a change calls `onChange` (the run restarts).
-export function setUpWorkers(onChange) {
+// Sets up the control: its placeholder is the default, its far end MAX_WORKERS.
+export function setUpWorkers() {
   $('workers').placeholder = String(defaultWorkers());
   $('workers').max = String(MAX_WORKERS);
-  $('workers').addEventListener('change', () => {
-    const v = $('workers').value;
-    const n = Number(v);
-    if (v !== '' && !(Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS)) {
-      $('workers').setCustomValidity(`a whole number from 1 to ${MAX_WORKERS}`);
-      $('workers').reportValidity();
-      return;
-    }
-    $('workers').setCustomValidity('');
-    onChange();
-  });
+}
+
+// Whether the workers setting a person just gave can be used (blank: the default); if not, the
+// control says why.
+export function checkWorkers() {
+  const v = settings.get('workers');
+  const ok = v === null || inRange(v);
+  $('workers').setCustomValidity(ok ? '' : `a whole number from 1 to ${MAX_WORKERS}`);
+  if (!ok) $('workers').reportValidity();
+  return ok;
 }

@@ -1,9 +1,10 @@
-// A link's hash, read: the teacher keys (applied to the page), the settings (onto the
-// controls, each bad one named and skipped), and the pinned runs, each checked on its own.
+// A link's hash, read: the teacher keys (applied to the page), the lesson's settings and then
+// the link's own (onto the settings, each bad one named and skipped), and the pinned runs, each
+// checked on its own — the link's settings and its pins both through Rust's check.
 // Hostile input is normal here: nothing in it is looked up on a plain object, and no value
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
-import { fromHash } from './state.js';
+import { settings, toHash } from './settings.js';
 import { applyTeacherMode } from './teacher.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings); returns
@@ -11,8 +12,11 @@ import { applyTeacherMode } from './teacher.js';
 export function readLink(hash, check) {
   const params = new URLSearchParams(hash.slice(1));
   const problems = [];
-  const teacherParams = applyTeacherMode(params, problems);
-  problems.push(...fromHash(params));
+  const { kept: teacherParams, lesson } = applyTeacherMode(params, problems);
+  settings.apply(lesson); // the lesson's settings; the link's own, below, go over them
+  const own = settings.readHash(params, check);
+  settings.applyConfig(own.part);
+  problems.push(...own.problems);
   const linked = pinsFromLink(params.get('pins') || '[]', check);
   problems.push(...linked.problems);
   return { teacherParams, queue: linked.queue, problems };
@@ -53,4 +57,12 @@ export function pinsFromLink(text, check) {
   });
   if (list.length > MAX_PINS) problems.push(`only the first ${MAX_PINS} pinned runs are kept`);
   return { queue, problems };
+}
+
+// Writes the link of `cfg` into the address bar: the teacher's keys (`teacherParams`), the
+// run's settings and the pins a link may carry (`sharedPins`, Pins.shared()).
+export function writeLink(cfg, teacherParams, sharedPins) {
+  const params = toHash(cfg, teacherParams);
+  if (sharedPins.length) params.set('pins', JSON.stringify(sharedPins));
+  window.history.replaceState(null, '', `#${params}`);
 }

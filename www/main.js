@@ -1,15 +1,16 @@
-// DP-SGD Lab page: wiring only. The settings live in state.js, the messages in protocol.js;
+// DP-SGD Lab page: wiring only. The settings live in settings.js, the messages in protocol.js;
 // training runs in a module worker, the slow privacy computations in accounting workers, and
 // every privacy quantity comes from Rust. Data flows one way:
-// controls -> config -> worker -> reports -> history -> charts, run log and coverage.
+// settings -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
-  check_run_config, draw_boundary, epsilon_preview, format_epsilon, matrix_kernel, run_defaults,
+  accountants, check_run_config, draw_boundary, epsilon_preview, format_epsilon, matrix_kernel,
+  run_defaults, suggested_settings,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 import { draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
-import { setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
+import { checkWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { KeptWorker } from './kept-worker.js';
@@ -17,15 +18,13 @@ import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
-import { Pins, comparison, guardCompare } from './pins.js';
-import { readLink } from './link.js';
+import { Pins, setUpPinButtons } from './pins.js';
+import { readLink, writeLink } from './link.js';
 import { RunLog } from './runlog.js';
 import { setUpExport } from './export.js';
 import { setUpCalibrate } from './calibrate.js';
 import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
-import {
-  SLIDERS, ownData, readConfig, seedProblem, setDefaults, setLotRange, showSeedMode, toHash,
-} from './state.js';
+import { settings, showSeedMode } from './settings.js';
 import { fitPresenter } from './teacher.js';
 import { installTestHooks } from './test-hooks.js';
 
@@ -54,14 +53,11 @@ const pldPreview = new PldPreview(new Accounting(showMessage));
 const ledger = new FileLedger(accounting, fmtEps); // all runs on a student's file, composed
 let worker = null;
 
-function writeHash(cfg) {
-  const params = toHash(cfg, teacherParams);
-  const shared = pins.shared();
-  if (shared.length) params.set('pins', JSON.stringify(shared));
-  window.history.replaceState(null, '', `#${params}`);
-}
+const writeHash = (cfg) => writeLink(cfg, teacherParams, pins.shared());
 
 const history = () => (run ? run.history : []);
+// The run's config from the settings now, its lot at most the data set's N when known.
+const current = () => settings.config(facts?.n_train);
 // Rust's caveats on the numbers shown: the run's (its latest report's), then the pins'.
 const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pins.notes()]);
 // The facts of `cfg`'s data set, or null until a run has loaded that one.
@@ -71,10 +67,12 @@ const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
 const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
   ready: () => wasmReady,
   history,
+  // The config of the run being drawn (the settings', before the first run starts).
+  config: () => (run ? run.cfg : settings.config()),
   pinned: () => pins.drawn(),
   // The majority class's share of the run's (public) test set, or null (private data).
   baseline: () => (run ? factsFor(run.cfg)?.majority_share ?? null : null),
-  teaching: () => (run ? run.cfg.report : $('report').value) === 'teaching',
+  teaching: () => (run ? run.cfg.report : settings.get('report')) === 'teaching',
   preview: () => preview,
   pldCurve: () => pldPreview.curve,
   norms: () => lastNorms,
@@ -97,14 +95,14 @@ function updatePreview(cfg) {
     showMessage(`Cannot compute ε: ${e.message || e}`);
     return;
   }
-  $('epsilon-chart').setAttribute('aria-label', epsilonChartLabel(preview[preview.length - 1], fmtEps));
-  sigmaPanel.request(cfg, facts, Number($('budget-eps').value), drawSigmaChart, showMessage);
+  $('epsilon-chart').setAttribute('aria-label', epsilonChartLabel(preview[preview.length - 1], fmtEps, log.accountants));
+  sigmaPanel.request(cfg, facts, settings.get('budget_epsilon') ?? '', drawSigmaChart, showMessage);
   pldPreview.request(cfg, facts, drawCharts, showMessage);
 }
 
 function pinRun(label, cfg, runHistory) {
   pins.add(label, cfg, runHistory);
-  writeHash(readConfig(facts?.n_train));
+  writeHash(current());
 }
 
 // Trains the next queued run (to be pinned when done), or the controls' run when none is left.
@@ -121,7 +119,7 @@ function nextQueued() {
 // Starts a fresh run with the current controls (or a queued pin); the worker drops the old one.
 function restart(pin) {
   clearTimeout(debounce);
-  const cfg = pin ? pin.cfg : readConfig(facts?.n_train);
+  const cfg = pin ? pin.cfg : current();
   if (!pin) writeHash(cfg);
   if (!run || run.cfg.dataset !== cfg.dataset || cfg.report !== 'teaching') lastNorms = new Float32Array(0);
   generation += 1;
@@ -132,7 +130,7 @@ function restart(pin) {
   updatePreview(cfg);
   drawCharts();
   worker.post(TO_WORKER.start(generation, cfg, playing, workerCount()));
-  const problem = pin ? null : seedProblem();
+  const problem = pin ? null : settings.seedProblem();
   if (problem) showMessage(`Seed: ${problem}.`);
   setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
 }
@@ -165,78 +163,81 @@ function onDone() {
   if (r) setStatus(doneStatus(r, run.history.length, fmtEps));
 }
 
+function onData(m) {
+  const fresh = factsOf !== run.cfg.dataset || JSON.stringify(facts) !== JSON.stringify(m.facts);
+  facts = m.facts;
+  factsOf = run.cfg.dataset;
+  run.facts = m.facts;
+  if (fresh) {
+    if (!run.pin) settings.setLotRange(facts.n_train);
+    updatePreview(run.cfg);
+    drawCharts();
+  }
+}
+
+function onResize(m) {
+  if (run.pin) {
+    // A pin's lot larger than its data: that pin uses the whole set; the settings stay.
+    restart({ ...run.pin, cfg: { ...run.pin.cfg, lot_size: m.n_train } });
+    return;
+  }
+  settings.setLotRange(m.n_train, m.n_train);
+  showMessage(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
+  restart();
+}
+
+function onStarted(m) {
+  run.plane = m.plane;
+  endProgress();
+  showWorkersUsed(m.workers);
+  $('boundary-figure').hidden = !m.plane;
+  $('boundary-badge').hidden = !m.plane?.not_private;
+  $('boundary-badge').title = m.plane?.not_private || '';
+  renderCoverage((run.coverage = m.coverage)); // the export repeats its `outside` list
+  if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
+}
+
+function onRunError(m) {
+  if (run.pin) {
+    showMessage(`Pinned run "${run.pin.label}" cannot run: ${m.message}. It was skipped.`);
+    nextQueued();
+  } else {
+    showMessage(m.message);
+    setStatus('Stopped.');
+  }
+}
+
+// The training worker's messages by type (protocol.js): the worker's own, then those of the
+// run now training (an older run's are dropped).
+const FROM_WORKER = new Map([
+  ['ready', () => { workerReady = true; startWhenReady(); }],
+  ['init-error', (m) => { showMessage(m.message); setStatus('The lab could not start.'); }],
+  ['own-data-loaded', (m) => ownDataLoaded(m.facts, m.file)],
+  ['own-data-rejected', (m) => {
+    ownFiles.rejected(m.file, m.spent);
+    showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`);
+  }],
+]);
+const FROM_RUN = new Map([
+  ['progress', (m) => showProgress(m, $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data')],
+  ['data', onData],
+  ['resize', onResize],
+  ['started', onStarted],
+  ['workers', (m) => showWorkersUsed(m.workers)],
+  ['report', onReport],
+  ['done', (m) => { showPartsSummed(m.parts); onDone(); }],
+  ['error', onRunError],
+]);
+
 function onWorkerMessage(ev) {
   const m = checkFromWorker(ev.data);
   if (!m) {
     showMessage('The training worker sent a message the page does not understand; it was ignored.');
     return;
   }
-  if (m.type === 'ready') {
-    workerReady = true;
-    startWhenReady();
-    return;
-  }
-  if (m.type === 'init-error') {
-    showMessage(m.message);
-    setStatus('The lab could not start.');
-    return;
-  }
-  if (m.type === 'own-data-loaded') {
-    ownDataLoaded(m.facts, m.file);
-    return;
-  }
-  if (m.type === 'own-data-rejected') {
-    ownFiles.rejected(m.file, m.spent);
-    showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`);
-    return;
-  }
-  if (m.generation !== generation || !run) return; // a cancelled run
-  if (m.type === 'progress') {
-    showProgress(m, $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data');
-  } else if (m.type === 'data') {
-    const fresh = factsOf !== run.cfg.dataset || JSON.stringify(facts) !== JSON.stringify(m.facts);
-    facts = m.facts;
-    factsOf = run.cfg.dataset;
-    run.facts = m.facts;
-    if (fresh) {
-      if (!run.pin) setLotRange(facts.n_train);
-      updatePreview(run.cfg);
-      drawCharts();
-    }
-  } else if (m.type === 'resize') {
-    if (run.pin) {
-      // A pin's lot larger than its data: that pin uses the whole set; the controls stay.
-      restart({ ...run.pin, cfg: { ...run.pin.cfg, lot_size: m.n_train } });
-      return;
-    }
-    setLotRange(m.n_train, m.n_train);
-    showMessage(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
-    restart();
-  } else if (m.type === 'started') {
-    run.plane = m.plane;
-    endProgress();
-    showWorkersUsed(m.workers);
-    $('boundary-figure').hidden = !m.plane;
-    $('boundary-badge').hidden = !m.plane?.not_private;
-    $('boundary-badge').title = m.plane?.not_private || '';
-    renderCoverage((run.coverage = m.coverage)); // the export repeats its `outside` list
-    if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
-  } else if (m.type === 'workers') {
-    showWorkersUsed(m.workers);
-  } else if (m.type === 'report') {
-    onReport(m);
-  } else if (m.type === 'done') {
-    showPartsSummed(m.parts);
-    onDone();
-  } else if (m.type === 'error') {
-    if (run.pin) {
-      showMessage(`Pinned run "${run.pin.label}" cannot run: ${m.message}. It was skipped.`);
-      nextQueued();
-    } else {
-      showMessage(m.message);
-      setStatus('Stopped.');
-    }
-  }
+  const own = FROM_WORKER.get(m.type);
+  if (own) own(m);
+  else if (m.generation === generation && run) FROM_RUN.get(m.type)?.(m); // else a cancelled run
 }
 
 // The training worker, replaced when it crashes or stops answering; the new one re-runs the
@@ -278,10 +279,10 @@ function startWhenReady() {
   nextQueued(); // pinned runs from a link, then the link's run
 }
 
-function scheduleRestart() {
+// `keep`: the message box keeps what it says (a file just loaded says what that means).
+function scheduleRestart(keep = false) {
   runQueue = []; // a moved control cancels queued comparisons
-  clearMessage();
-  readConfig(facts?.n_train); // show the new values at once
+  if (!keep) clearMessage();
   clearTimeout(debounce);
   debounce = setTimeout(restart, 150);
 }
@@ -292,39 +293,40 @@ function ownDataLoaded(own, file) {
   facts = own;
   factsOf = 'own';
   showSeedMode();
-  scheduleRestart();
+  scheduleRestart(true);
 }
 
-for (const s of SLIDERS) $(s.id).addEventListener('input', scheduleRestart);
-for (const id of ['seed', 'until-budget', 'pca-on', 'pca-k', 'pca-sigma', 'adapt-on', 'adapt-quantile', 'report', 'model']) {
-  $(id).addEventListener('change', scheduleRestart);
+// What the page does when a person changes a setting (settings.js's one input handler): the
+// run restarts, unless the setting says otherwise here.
+const ON_INPUT = new Map([
+  ['clip', () => { drawHistogram(); scheduleRestart(); }], // the C line moves at once
+  ['dataset', () => { showSeedMode(); scheduleRestart(); }],
+  ['fixed_seed', () => {
+    showSeedMode();
+    scheduleRestart();
+    if (settings.get('fixed_seed')) showMessage('With a fixed seed the noise can be reproduced — and subtracted — by anyone who knows it: this run is not private.');
+  }],
+  ['budget_epsilon', budgetInput],
+  ['budget_accountant', budgetInput],
+  ['workers', () => { if (checkWorkers()) restart(); }],
+  ['audit_runs', () => {}], // read when an audit starts
+]);
+function budgetInput() { // a new target redraws the σ panel; a new budget restarts a run held to it
+  return settings.get('until_budget') ? scheduleRestart() : updatePreview(current());
 }
-$('dataset').addEventListener('change', () => {
-  showSeedMode();
-  scheduleRestart();
-});
-$('fixed-seed').addEventListener('change', () => {
-  showSeedMode();
-  if ($('fixed-seed').checked) showMessage('With a fixed seed the noise can be reproduced — and subtracted — by anyone who knows it: this run is not private.');
-  scheduleRestart();
-});
-$('clip').addEventListener('input', drawHistogram); // the C line moves at once
+settings.onInput((key) => (ON_INPUT.get(key) ?? (() => scheduleRestart()))());
 $('log-log').addEventListener('change', drawCharts);
-$('amplification').addEventListener('change', scheduleRestart);
-for (const id of ['budget-eps', 'budget-accountant']) {
-  $(id).addEventListener('change', () => {
-    if ($('until-budget').checked) scheduleRestart();
-    else updatePreview(readConfig(facts?.n_train));
-  });
-}
 
 setUpCalibrate({
   accounting, fmtEps, restart: scheduleRestart,
-  current: () => ({ cfg: readConfig(facts?.n_train), facts: factsFor(readConfig()) }),
+  current: () => {
+    const cfg = current();
+    return { cfg, facts: factsFor(cfg) };
+  },
 });
 setUpExport(() => run, () => ledger.text);
-setUpAudit(() => readConfig(facts?.n_train), ownData, factsFor, () => worker.post(trainingCap()));
-setUpWorkers(() => restart());
+setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()));
+setUpWorkers();
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';
@@ -333,22 +335,14 @@ $('play').addEventListener('click', () => {
   setStatus(playing ? 'Training…' : 'Paused.');
 });
 $('reset').addEventListener('click', () => restart());
-$('pin').addEventListener('click', () => {
-  const c = readConfig(facts?.n_train);
-  pinRun(`σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history());
-  drawCharts();
+setUpPinButtons(pins, {
+  current,
+  history,
+  pinRun,
+  changed: () => { writeHash(current()); drawCharts(); },
+  queue: (runs) => { runQueue = runs; nextQueued(); },
+  ownData: () => settings.ownData(),
 });
-$('clear-pins').addEventListener('click', () => {
-  pins.clear();
-  writeHash(readConfig(facts?.n_train));
-  drawCharts();
-});
-$('compare').addEventListener('click', guardCompare($('compare'), ownData, () => {
-  const base = readConfig(facts?.n_train);
-  pins.clear();
-  runQueue = comparison(base);
-  nextQueued();
-}));
 window.addEventListener('resize', () => {
   fitPresenter();
   drawCharts();
@@ -375,7 +369,7 @@ function readHash() {
 // pins, as a fresh load would.
 window.addEventListener('hashchange', () => {
   if (!wasmReady) return; // read once the lab has loaded
-  setDefaults(run_defaults());
+  settings.reset(run_defaults());
   clearMessage();
   pins.clear();
   readHash();
@@ -386,11 +380,13 @@ window.addEventListener('hashchange', () => {
 
 startWorker();
 pageModule().then((module) => init({ module_or_path: module })).then(() => {
-  setDefaults(run_defaults());
+  const listed = accountants();
+  $('budget-accountant').replaceChildren(...listed.map((a) => new Option(a.choice, a.name)));
+  settings.start(run_defaults(), suggested_settings());
+  log.setAccountants(listed);
   $('engine').textContent = engineText(matrix_kernel());
   readHash();
   showSeedMode();
-  readConfig();
   wasmReady = true;
   fitPresenter();
   startWhenReady();

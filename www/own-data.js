@@ -3,6 +3,7 @@
 // 'own-data-loaded' or 'own-data-rejected' (protocol.js).
 import { LabData } from './pkg/dpsgd_lab.js';
 import { TO_WORKER } from './protocol.js';
+import { settings } from './settings.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -72,8 +73,7 @@ export function setUpOwnData(currentWorker, showMessage, ledger) {
       accepted = load;
       $('own-option').hidden = false;
       $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
-      $('dataset').value = 'own';
-      $('report').value = 'private';
+      settings.apply({ dataset: 'own', report: 'private' });
       showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
         + 'You may switch "What the lab shows" to teaching: what ε does not cover is then marked.');
       return true;

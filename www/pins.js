@@ -84,3 +84,23 @@ export function guardCompare(button, onOwnData, compare) {
     armed = setTimeout(disarm, WINDOW_MS);
   };
 }
+
+// Wires Pin, Clear pins and Compare. `current()`: the settings' config; `history()`: the run's
+// reports; `pinRun(label, cfg, history)` pins a run; `changed()` runs after the pins change;
+// `queue(runs)` trains runs one after another to pin them; `ownData()`: whether the settings
+// name the student's own file.
+export function setUpPinButtons(pins, { current, history, pinRun, changed, queue, ownData }) {
+  $('pin').addEventListener('click', () => {
+    const c = current();
+    pinRun(`σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history());
+    changed();
+  });
+  $('clear-pins').addEventListener('click', () => {
+    pins.clear();
+    changed();
+  });
+  $('compare').addEventListener('click', guardCompare($('compare'), ownData, () => {
+    pins.clear();
+    queue(comparison(current()));
+  }));
+}

@@ -7,16 +7,13 @@ const $ = (id) => document.getElementById(id);
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
 // Every column the log can show, in order: the report field (a path), its heading, its format.
-// A column is shown when the run's reports carry its field.
+// A column is shown when the run's reports carry its field. `accountants`: one ε column per
+// accountant Rust reports (its accountants() list), in its order.
 const COLUMNS = [
   { key: 'epoch', label: 'epoch', fmt: String },
   { key: 'test_acc', label: 'test acc', fmt: pct },
   { key: 'private_test_acc', label: 'test acc (noisy count)', fmt: pct },
-  { key: 'epsilon.naive', label: 'ε naive', eps: true },
-  { key: 'epsilon.strong', label: 'ε strong', eps: true },
-  { key: 'epsilon.moments', label: 'ε moments', eps: true },
-  { key: 'epsilon.rdp', label: 'ε RDP', eps: true },
-  { key: 'epsilon.pld', label: 'ε PLD', eps: true },
+  { accountants: true },
   { key: 'clip', label: 'C', fmt: (v) => v.toPrecision(3) },
   { key: 'private_clipped_fraction', label: 'clipped (noisy count)', fmt: pct },
   { key: 'train_acc', label: 'train acc', fmt: pct },
@@ -33,7 +30,16 @@ export class RunLog {
   constructor(fmtEps) {
     this.fmtEps = fmtEps;
     this.columns = [];
+    this.all = COLUMNS.filter((c) => !c.accountants);
+    this.accountants = [];
     this.table = $('run-log');
+  }
+
+  // The accountants a report lists ([{name, label}], Rust's accountants()), once wasm has loaded.
+  setAccountants(list) {
+    this.accountants = list;
+    const eps = list.map((a) => ({ key: `epsilon.${a.name}`, label: `ε ${a.label}`, eps: true }));
+    this.all = COLUMNS.flatMap((c) => (c.accountants ? eps : [c]));
   }
 
   clear(generation) {
@@ -46,7 +52,7 @@ export class RunLog {
   // The header, from the first report of a run.
   header(report) {
     const notPrivate = new Set(report.not_private || []);
-    this.columns = COLUMNS.filter((c) => get(report, c.key) !== undefined)
+    this.columns = this.all.filter((c) => get(report, c.key) !== undefined)
       .map((c) => ({ ...c, notPrivate: notPrivate.has(topKey(c.key)) }));
     this.table.tHead.rows[0].replaceChildren(...this.columns.map((c) => {
       const th = document.createElement('th');

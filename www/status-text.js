@@ -28,11 +28,10 @@ export function doneStatus(r, epochs, fmtEps) {
 }
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's
-// last epoch, or nothing yet).
-export function epsilonChartLabel(last, fmtEps) {
-  const text = last
-    ? `for the whole run (${last.epoch} epochs): naive ${fmtEps(last.naive)}, strong ${fmtEps(last.strong)}, moments ${fmtEps(last.moments)}, RDP ${fmtEps(last.rdp)}`
-    : 'not computed yet';
+// last epoch, or nothing yet; `accountants`: Rust's accountants(), those `last` has named).
+export function epsilonChartLabel(last, fmtEps, accountants) {
+  const each = last ? accountants.filter((a) => Object.hasOwn(last, a.name)).map((a) => `${a.label} ${fmtEps(last[a.name])}`) : [];
+  const text = last ? `for the whole run (${last.epoch} epochs): ${each.join(', ')}` : 'not computed yet';
   return `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`;
 }
 

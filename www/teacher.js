@@ -1,4 +1,4 @@
-// Teacher mode and lessons, read from the URL hash (see README "Teaching with it").
+// Teacher mode and lessons, read from the URL hash (docs/teaching.md says how to use them).
 const $ = (id) => document.getElementById(id);
 
 // Teacher mode, from the URL: `hide` and `lock` (comma-separated control ids), `big=1` for a
@@ -13,25 +13,25 @@ const LESSONS = new Map(Object.entries({
   },
   moments: {
     title: 'Why the moments accountant matters',
-    set: { sigma: 4, epochs: 100, lot: 326, amplification: 'paper' }, // q ≈ 0.01 on Adult
+    set: { sigma: 4, epochs: 100, lot_size: 326, amplification: 'paper' }, // q ≈ 0.01 on Adult
     shows: { charts: ['accuracy-chart', 'epsilon-chart'], controls: ['sigma', 'epochs', 'lot-size'] },
     text: 'The paper\'s setting: q = 0.01, σ = 4, with naive and strong composition in the paper\'s own (optimistic) convention, as in its Fig. 2. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34 — and the exact strong bound (switch the ε chart to it) is larger still. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
   },
   audit: {
     title: 'What ε means: an attack',
-    set: { dataset: 'blobs', model: 'logistic', lot: 60, epochs: 20, sigma: 0, auditRuns: 300 },
+    set: { dataset: 'blobs', model: 'logistic', lot_size: 60, epochs: 20, sigma: 0, audit_runs: 300 },
     shows: { charts: ['accuracy-chart', 'epsilon-chart'], controls: ['sigma', 'epochs'] },
     text: 'Small 2-D data, clipping but σ = 0: press "Audit this run" below. An attacker who only sees the final model tells runs with an odd, mislabeled point from runs without it almost every time — it proves ε ≥ 2.5 to 3.6 (at most 3.7 with 300 runs a side), and without noise the accountant promises nothing. Now set σ to 2 and audit again: the same attack proves nothing, and the worst-case attack, which sees every step, still cannot leave the grey region the accountant draws.',
   },
   cost: {
     title: 'What privacy costs',
-    set: { dataset: 'breast-cancer', model: 'logistic', sigma: 4, lot: 32, lr: 0.5, epochs: 10 },
+    set: { dataset: 'breast-cancer', model: 'logistic', sigma: 4, lot_size: 32, lr: 0.5, epochs: 10 },
     shows: { charts: ['accuracy-chart', 'epsilon-chart'], controls: ['sigma', 'lot-size', 'compare'] },
     text: 'On Adult, 32,561 people hide one person cheaply and DP-SGD matches non-private training. Here there are 455 patients: press Compare and watch DP-SGD (ε ≈ 1) end about three points below non-private training, with clipping alone and noise alone in between.',
   },
   noise: {
     title: 'When noise drowns the signal',
-    set: { sigma: 8, lot: 32, epochs: 10 },
+    set: { sigma: 8, lot_size: 32, epochs: 10 },
     shows: { charts: ['accuracy-chart', 'noise-chart'], controls: ['lot-size', 'sigma'] },
     text: 'A small lot with much noise: in the lower right chart the noise is far above the clipped signal. Raise L and watch the gap close, and the accuracy recover, at a price in ε.',
   },
@@ -85,8 +85,9 @@ function control(id) {
   return el && el.closest('section.controls') ? el : null;
 }
 
-// Applies the teacher keys of `params` to the page and returns them, to be kept in the hash as
-// the page rewrites it; an id that is not a control is named in `problems`. Lessons are looked
+// Applies the teacher keys of `params` to the page; returns them (`kept`, to be kept in the hash
+// as the page rewrites it) and the lesson's settings (`lesson`: keys of the settings table, for
+// settings.apply); an id that is not a control is named in `problems`. Lessons are looked
 // up in a Map: a user's string never reaches an object's prototype keys.
 export function applyTeacherMode(params, problems = []) {
   undoTeacherMode();
@@ -116,18 +117,8 @@ export function applyTeacherMode(params, problems = []) {
   const lesson = LESSONS.get(params.get('lesson'));
   markShown(lesson ? lesson.shows : PRESENTER_DEFAULT);
   if (lesson) {
-    const set = (id, v) => { $(id).value = String(v); };
-    if (!params.has('clip') && lesson.set.clip) set('clip', Math.log10(lesson.set.clip));
-    if (!params.has('sigma') && lesson.set.sigma !== undefined) set('sigma', lesson.set.sigma);
-    if (!params.has('epochs') && lesson.set.epochs) set('epochs', lesson.set.epochs);
-    if (!params.has('lot_size') && lesson.set.lot) set('lot-size', Math.log10(lesson.set.lot));
-    if (!params.has('lr') && lesson.set.lr) set('lr', Math.log10(lesson.set.lr));
-    if (!params.has('amp') && lesson.set.amplification) set('amplification', lesson.set.amplification);
-    if (!params.has('dataset') && lesson.set.dataset) set('dataset', lesson.set.dataset);
-    if (!params.has('model') && lesson.set.model) set('model', lesson.set.model);
-    if (lesson.set.auditRuns) set('audit-runs', lesson.set.auditRuns);
     $('lesson').hidden = false;
     $('lesson').replaceChildren(Object.assign(document.createElement('strong'), { textContent: `${lesson.title}. ` }), lesson.text);
   }
-  return kept;
+  return { kept, lesson: lesson ? lesson.set : {} };
 }

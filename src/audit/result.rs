@@ -8,7 +8,9 @@ use super::stats::{
 use super::tradeoff::TradeOff;
 use super::{AuditPlan, RunScores, Threat};
 use crate::config::fmt_num;
-use crate::privacy::accountant::{EpsilonReport, REPORTED};
+use crate::privacy::accountant::{
+    compose, Accountant, AccountantName, EpsilonReport, PerAccountant,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -154,18 +156,19 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
     }
     let lower_bound = epsilon_lower(&scores_in, &scores_out, delta);
     // The analytic accountants here; PLD's ε from the composition the region came from.
-    let mut report = EpsilonReport::compute(&parts, delta, plan.cfg.amplification, false)
-        .expect("a validated run has valid accountant inputs");
-    report.pld = Some(region.epsilon(delta));
-    let eps_upper: BTreeMap<&'static str, f64> = REPORTED
-        .iter()
-        .filter_map(|&n| report.get(n).map(|v| (n, v)))
-        .collect();
+    let amp = plan.cfg.amplification;
+    let report: EpsilonReport = PerAccountant::try_from_fn(|a| match a {
+        AccountantName::Pld => Ok(region.epsilon(delta)),
+        _ => compose::epsilon(Accountant::of(a, amp), &parts, delta),
+    })
+    .expect("a validated run has valid accountant inputs");
+    let eps_upper: BTreeMap<&'static str, f64> =
+        report.iter().map(|(a, &v)| (a.name(), v)).collect();
     let one = runs
         .iter()
         .find(|r| r.index == multi && plan.spec.canaries > 0)
         .map(|r| one_run(&r.scores, &r.member, delta));
-    let pld = eps_upper.get("pld").copied().unwrap_or(f64::INFINITY);
+    let pld = report.pld;
     let summary = sentence(plan.spec.threat, lower_bound.epsilon, pld, plan.spec.runs);
     AuditResult {
         threat: plan.spec.threat,

@@ -60,30 +60,6 @@ pub enum Sampling {
     Shuffle,
 }
 
-/// An accountant by name, as a budget names it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AccountantName {
-    Naive,
-    Strong,
-    #[default]
-    Moments,
-    Rdp,
-    Pld,
-}
-
-impl AccountantName {
-    pub fn name(self) -> &'static str {
-        match self {
-            AccountantName::Naive => "naive",
-            AccountantName::Strong => "strong",
-            AccountantName::Moments => "moments",
-            AccountantName::Rdp => "rdp",
-            AccountantName::Pld => "pld",
-        }
-    }
-}
-
 /// What an epoch report releases.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -5,7 +5,8 @@
 mod kinds;
 mod validate;
 
-pub use kinds::{AccountantName, Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
+pub use crate::privacy::accountant::AccountantName;
+pub use kinds::{Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
 pub use validate::{fmt_num, ConfigError, MAX_EPOCHS, MAX_SIGMA};
 
 use crate::data::DataFacts;
@@ -18,6 +19,9 @@ use serde::{Deserialize, Serialize};
 /// and their gradients vanish, so the median drives C to 1e-4 and learning stalls at 76%,
 /// where 0.8–0.95 all reach the best fixed C's accuracy.)
 pub const DEFAULT_CLIP_QUANTILE: f64 = 0.9;
+
+/// DP-PCA's dimensions in the paper's MNIST runs (Section 4: "project onto 60 dimensions").
+pub const PAPER_PCA_DIMENSIONS: usize = 60;
 
 /// The configuration of one DP-SGD run (paper Algorithm 1's inputs: noise scale σ, gradient
 /// norm bound C, lot size L, learning rate η, number of epochs, and the target δ).
@@ -120,6 +124,19 @@ impl Default for RunConfig {
             clip_lr: 0.2,
             count_noise: None,
             eval_noise: 20.0,
+        }
+    }
+}
+
+impl RunConfig {
+    /// What each optional setting is when someone switches it on without choosing a value
+    /// (the page's boxes beside its switches): DP-PCA to the paper's 60 dimensions and adaptive
+    /// clipping's [`DEFAULT_CLIP_QUANTILE`]. Every other field is the default.
+    pub fn suggested() -> RunConfig {
+        RunConfig {
+            pca: Some(PAPER_PCA_DIMENSIONS),
+            clip_quantile: Some(DEFAULT_CLIP_QUANTILE),
+            ..RunConfig::default()
         }
     }
 }
@@ -272,13 +289,7 @@ impl RunConfig {
     /// The accountant a budget is measured with; naive and strong with the rigorous convention
     /// (a budget decides something).
     pub fn budget_accountant(&self) -> Accountant {
-        match self.budget_accountant {
-            AccountantName::Naive => Accountant::Naive(Amplification::Rigorous),
-            AccountantName::Strong => Accountant::Strong(Amplification::Rigorous),
-            AccountantName::Moments => Accountant::Moments,
-            AccountantName::Rdp => Accountant::Rdp,
-            AccountantName::Pld => Accountant::Pld,
-        }
+        Accountant::of(self.budget_accountant, Amplification::Rigorous)
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! - Public benchmarks (breast cancer): a seeded 80/20 split (or a given test table), and the
 //!   numeric features standardised on the training split — a convention of the benchmark,
-//!   stated in the README, outside any ε.
+//!   stated in docs/privacy.md, outside any ε.
 //! - Private files (a user's own): nothing is fitted in the clear. Rows go to the test split
 //!   by an independent coin each (20%), so adding or removing one row moves no other;
 //!   numeric columns are clipped to stated or privately estimated ranges ([`super::bounds`])

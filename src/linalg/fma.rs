@@ -14,7 +14,7 @@
 //! broadcasts of A per step. Nine accumulators are one more than FMA latency × ports needs on
 //! the x86 cores measured (4 cycles × 2), so a late load does not stall the chain, and with
 //! the three B vectors and the broadcasts they fit V8's 16 vector registers (a 4 × 8 tile
-//! ran 5–10% slower on every product; 5 × 8 and 6 × 8 spilled: README).
+//! ran 5–10% slower on every product; 5 × 8 and 6 × 8 spilled: docs/performance.md).
 
 use super::panels::ColumnPanels;
 use crate::Real;

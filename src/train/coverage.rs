@@ -1,5 +1,5 @@
 //! "What ε covers": a run's releases in words, read from its [`Mechanism`], and what lies
-//! outside its guarantee (README, "What ε covers"). The one place these sentences are decided:
+//! outside its guarantee (docs/privacy.md, "What ε covers"). The one place these sentences are decided:
 //! the page lists them beside the charts (`Session::coverage`), formatting nothing itself.
 //!
 //! Numbers are rounded toward the side that never flatters the guarantee: a noise multiplier
@@ -181,7 +181,7 @@ impl Coverage {
         });
         out.push(
             "The noise is drawn in floating point; floating-point noise can leak in ways the \
-             maths does not model (see the README)."
+             maths does not model (see docs/privacy.md in the lab's repository)."
                 .into(),
         );
     }

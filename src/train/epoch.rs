@@ -26,29 +26,6 @@ impl Trainer {
         sq.sqrt()
     }
 
-    /// Composes the steps since the last report and this report's per-epoch releases, and
-    /// reads every accountant's ε.
-    fn account_epoch(&mut self) -> EpsilonReport {
-        let mut parts = vec![self.mechanism.step.times(self.steps - self.accounted_steps)];
-        parts.extend(self.mechanism.per_epoch.iter().map(|r| r.times(1)));
-        self.accounted_steps = self.steps;
-        let delta = self.cfg.delta;
-        let mut values = [0.0; 5];
-        for (v, (_, ledger)) in values.iter_mut().zip(&mut self.ledgers) {
-            for p in &parts {
-                ledger.compose(p);
-            }
-            *v = ledger.epsilon(delta);
-        }
-        EpsilonReport {
-            naive: values[0],
-            strong: values[1],
-            moments: values[2],
-            rdp: values[3],
-            pld: Some(values[4]),
-        }
-    }
-
     /// The test accuracy released from a noisy count of correct predictions (std
     /// `eval_noise`, sensitivity 1; the test set's size is treated as public).
     fn noisy_test_accuracy(&mut self, accuracy: f64) -> f64 {
@@ -61,7 +38,10 @@ impl Trainer {
         let lr = self.cfg.lr_at(self.epoch);
         self.epoch += 1;
         let divergence = self.check_divergence(lr);
-        let epsilon = self.account_epoch();
+        let epsilon = match self.accounting.as_mut() {
+            Some(accounting) => accounting.epoch(&self.mechanism, self.steps),
+            None => EpsilonReport::default(),
+        };
         let stats = std::mem::take(&mut self.stats);
         let teaching = self.cfg.report == ReleaseLevel::Teaching;
         let test_private = self.facts.private;

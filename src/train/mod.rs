@@ -9,6 +9,7 @@
 //! The run's privacy is its [`Mechanism`] (from `RunConfig::mechanism`), composed into one
 //! running accountant per reported accountant as the epochs go.
 
+mod accounting;
 mod canary;
 mod coverage;
 mod epoch;
@@ -31,9 +32,10 @@ use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset, Split};
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::calibrate::max_steps_within;
-use crate::privacy::accountant::{compose, Accountant, EpsilonReport, PrivacyAccountant, REPORTED};
+use crate::privacy::accountant::{compose, EpsilonReport};
 use crate::privacy::mechanism::Mechanism;
 use crate::Real;
+use accounting::RunAccounting;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::ops::Range;
@@ -61,9 +63,8 @@ pub struct Trainer {
     count_rng: ChaCha8Rng,
     eval_rng: ChaCha8Rng,
     mechanism: Mechanism,
-    /// One running composition per reported accountant, and the steps composed into them.
-    ledgers: Vec<(&'static str, Box<dyn PrivacyAccountant>)>,
-    accounted_steps: u64,
+    /// The run's privacy accounting (none for the audit's runs, which report no ε).
+    accounting: Option<RunAccounting>,
     q: f64,
     steps_per_epoch: u64,
     steps: u64,
@@ -163,19 +164,8 @@ impl Trainer {
             ModelKind::Mlp => Mlp::new(d, &cfg.hidden, k, &mut rng),
         };
         let mechanism = cfg.mechanism(&facts);
-        let whole_run = mechanism.after_epochs(mechanism.epochs);
-        let ledgers = REPORTED
-            .iter()
-            .filter(|_| accounted)
-            .map(|&name| {
-                let acc = Accountant::parse(name, cfg.amplification).expect("reported names parse");
-                let mut ledger = acc.start(&whole_run);
-                for part in mechanism.before_training() {
-                    ledger.compose(&part);
-                }
-                (name, ledger)
-            })
-            .collect();
+        let accounting =
+            accounted.then(|| RunAccounting::new(&mechanism, cfg.amplification, cfg.delta));
         let batch = cfg.batch_size.min(n);
         let mut trainer = Trainer {
             q: cfg.sampling_rate(n),
@@ -204,8 +194,7 @@ impl Trainer {
             projection,
             facts,
             mechanism,
-            ledgers,
-            accounted_steps: 0,
+            accounting,
             steps: 0,
             examples_seen: 0,
             epoch: 0,
@@ -347,14 +336,13 @@ impl Trainer {
         self.examples_seen
     }
 
-    /// ε of the analytic accountants after `steps` steps of this run (everything it releases
+    /// ε of every accountant after `steps` steps of this run (everything it releases
     /// before and between included), composed afresh.
     pub fn epsilon_after(&self, steps: u64) -> EpsilonReport {
         EpsilonReport::compute(
             &self.mechanism.after_steps(steps),
             self.cfg.delta,
             self.cfg.amplification,
-            false,
         )
         .expect("a validated config gives valid accountant inputs")
     }

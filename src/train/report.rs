@@ -1,4 +1,4 @@
-//! What an epoch reports, at one of two release levels (see the README, "What ε covers"):
+//! What an epoch reports, at one of two release levels (docs/privacy.md, "What ε covers"):
 //!
 //! - `private`: only what the guarantee covers — ε per accountant and what it was computed
 //!   from, the schedule, C (with adaptive clipping moved only by noisy counts), the model's
@@ -12,8 +12,8 @@
 //! field a report can carry is in exactly one of them.
 
 use crate::config::ReleaseLevel;
-use crate::privacy::accountant::{Amplification, EpsilonReport, REPORTED};
-use serde::{Serialize, Serializer};
+use crate::privacy::accountant::{Amplification, EpsilonReport};
+use serde::Serialize;
 
 /// Report fields that ε covers (or that depend on the configuration alone).
 pub const COVERED: [&str; 19] = [
@@ -78,7 +78,6 @@ pub struct EpochReport {
     pub release: ReleaseLevel,
     /// ε at `delta` after `steps` steps (and everything released before and between), per
     /// accountant; ∞ is written "inf".
-    #[serde(serialize_with = "serialize_epsilons")]
     pub epsilon: EpsilonReport,
     pub delta: f64,
     /// The convention of the naive and strong values.
@@ -168,31 +167,6 @@ impl EpochReport {
             self.not_private.extend(TEST_METRICS);
         }
     }
-}
-
-fn finite_or_inf<S: Serializer>(v: f64, s: S) -> Result<S::Ok, S::Error> {
-    if v.is_finite() {
-        s.serialize_f64(v)
-    } else {
-        s.serialize_str("inf")
-    }
-}
-
-fn serialize_epsilons<S: Serializer>(e: &EpsilonReport, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    struct Eps(f64);
-    impl Serialize for Eps {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            finite_or_inf(self.0, s)
-        }
-    }
-    let mut m = s.serialize_map(None)?;
-    for name in REPORTED {
-        if let Some(v) = e.get(name) {
-            m.serialize_entry(name, &Eps(v))?;
-        }
-    }
-    m.end()
 }
 
 #[cfg(test)]

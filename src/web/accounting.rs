@@ -8,29 +8,49 @@ use super::{config_from_js, from_js, js_err, to_js};
 use crate::config::{Mode, RunConfig};
 use crate::data::DataFacts;
 use crate::privacy::accountant::calibrate::{self, round_up};
-use crate::privacy::accountant::{compose, Accountant, Amplification, SampledGaussian, MAX_STEPS};
+use crate::privacy::accountant::{
+    compose, Accountant, AccountantName, Amplification, Epsilon, PerAccountant, SampledGaussian,
+    MAX_STEPS,
+};
 use crate::privacy::ledger::Ledger;
 use crate::privacy::mechanism::Release;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
-
-/// ε as the reports write it: a number, or "inf".
-struct Eps(f64);
-
-impl Serialize for Eps {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0.is_finite() {
-            s.serialize_f64(self.0)
-        } else {
-            s.serialize_str("inf")
-        }
-    }
-}
 
 /// The defaults of every setting (`RunConfig::default()`): the page's controls start here.
 #[wasm_bindgen]
 pub fn run_defaults() -> Result<JsValue, JsError> {
     to_js(&RunConfig::default())
+}
+
+/// The accountants a report lists, in order: `[{name, label, choice}]` (the run log's
+/// columns, the page's sentences about ε, the budget's choices).
+#[wasm_bindgen]
+pub fn accountants() -> Result<JsValue, JsError> {
+    #[derive(Serialize)]
+    struct Shown {
+        name: &'static str,
+        label: &'static str,
+        choice: &'static str,
+    }
+    let list: Vec<Shown> = AccountantName::ALL
+        .iter()
+        .map(|a| Shown {
+            name: a.name(),
+            label: a.label(),
+            choice: a.choice(),
+        })
+        .collect();
+    to_js(&list)
+}
+
+/// The values the page's optional settings take when switched on (`RunConfig::suggested`):
+/// only the fields that are optional, so the page shows them in their boxes without turning
+/// them on.
+#[wasm_bindgen]
+pub fn suggested_settings() -> Result<JsValue, JsError> {
+    let s = RunConfig::suggested();
+    to_js(&serde_json::json!({ "pca": s.pca, "clip_quantile": s.clip_quantile }))
 }
 
 /// A run's settings from anywhere outside the page's own controls (a pinned run in a link, a
@@ -68,10 +88,8 @@ pub fn epsilon_for(
 #[derive(Serialize)]
 struct PreviewPoint {
     epoch: u64,
-    naive: Eps,
-    strong: Eps,
-    moments: Eps,
-    rdp: Eps,
+    #[serde(flatten)]
+    epsilon: PerAccountant<Option<f64>>,
 }
 
 /// ε after each epoch 1..=epochs of the run, under the four analytic accountants (naive and
@@ -86,13 +104,7 @@ pub fn epsilon_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsErr
     let points: Vec<PreviewPoint> = curve
         .iter()
         .zip(1..)
-        .map(|(r, epoch)| PreviewPoint {
-            epoch,
-            naive: Eps(r.naive),
-            strong: Eps(r.strong),
-            moments: Eps(r.moments),
-            rdp: Eps(r.rdp),
-        })
+        .map(|(&epsilon, epoch)| PreviewPoint { epoch, epsilon })
         .collect();
     to_js(&points)
 }
@@ -104,7 +116,7 @@ pub fn pld_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> 
     let (cfg, facts) = inputs(&config, facts)?;
     let curve =
         compose::curve(Accountant::Pld, &cfg.mechanism(&facts), cfg.delta).map_err(js_err)?;
-    to_js(&curve.into_iter().map(Eps).collect::<Vec<_>>())
+    to_js(&curve.into_iter().map(Epsilon).collect::<Vec<_>>())
 }
 
 /// One run on a student's file, as the page remembers it: its settings, the facts of the
@@ -122,8 +134,8 @@ struct FileLedger {
     steps: u64,
     preparations: usize,
     delta: f64,
-    moments: Eps,
-    rdp: Eps,
+    moments: Epsilon,
+    rdp: Epsilon,
     /// A release without noise was shown: ε = ∞ whatever later runs do.
     open: bool,
     /// What this ε does not cover ([`Ledger::caveats`]).
@@ -157,8 +169,8 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
         delta: ledger
             .delta()
             .ok_or_else(|| js_err("no run on the file yet"))?,
-        moments: Eps(moments),
-        rdp: Eps(rdp),
+        moments: Epsilon(moments),
+        rdp: Epsilon(rdp),
         open: moments.is_infinite(),
         caveats: ledger.caveats(),
     })
@@ -180,7 +192,7 @@ struct Calibrated {
     /// The smallest σ, rounded up to 4 decimals (as the slider applies it).
     sigma: f64,
     /// ε at that σ under the accountant: never above the target.
-    epsilon: Eps,
+    epsilon: Epsilon,
     accountant: &'static str,
 }
 
@@ -207,18 +219,17 @@ pub fn calibrate(
     let epsilon = compose::epsilon(acc, &event(sigma), cfg.delta).map_err(js_err)?;
     to_js(&Calibrated {
         sigma,
-        epsilon: Eps(epsilon),
+        epsilon: Epsilon(epsilon),
         accountant: acc.name(),
     })
 }
 
+/// One epoch count's σ per accountant; left out where no σ up to 1e6 reaches the target.
 #[derive(Serialize)]
 struct SigmaPoint {
     epoch: u32,
-    naive: Option<f64>,
-    strong: Option<f64>,
-    moments: Option<f64>,
-    rdp: Option<f64>,
+    #[serde(flatten)]
+    sigma: PerAccountant<Option<f64>>,
 }
 
 /// How many epoch counts the σ-needed panel computes (log-spaced), and its least range.
@@ -253,25 +264,21 @@ pub fn sigma_needed(config: JsValue, facts: JsValue, target: f64) -> Result<JsVa
     let event = |sigma: f64, e: u64| -> Vec<SampledGaussian> {
         with_sigma(&cfg, sigma, e).mechanism(&facts).after_epochs(e)
     };
-    let curve = |name: &str| -> Result<Vec<Option<f64>>, JsError> {
-        let acc = Accountant::parse(name, Amplification::Rigorous).map_err(js_err)?;
-        calibrate::sigma_needed(acc, target, cfg.delta, &event, &epochs, 2e-3).map_err(js_err)
-    };
-    let (naive, strong, moments, rdp) = (
-        curve("naive")?,
-        curve("strong")?,
-        curve("moments")?,
-        curve("rdp")?,
-    );
+    // σ for each analytic accountant (naive and strong rigorous); not PLD: seconds per σ.
+    let curves = PerAccountant::try_from_fn(|a| match a {
+        AccountantName::Pld => Ok(None),
+        _ => {
+            let acc = Accountant::of(a, Amplification::Rigorous);
+            calibrate::sigma_needed(acc, target, cfg.delta, &event, &epochs, 2e-3).map(Some)
+        }
+    })
+    .map_err(js_err)?;
     let points: Vec<SigmaPoint> = epochs
         .iter()
         .enumerate()
         .map(|(i, &epoch)| SigmaPoint {
             epoch: epoch as u32,
-            naive: naive[i],
-            strong: strong[i],
-            moments: moments[i],
-            rdp: rdp[i],
+            sigma: curves.map(|_, c| c.as_ref().and_then(|c| c[i])),
         })
         .collect();
     to_js(&points)

@@ -3,11 +3,12 @@
 //! charts — the privacy region with each attack's ROC and band on top, and ε_lower against
 //! every accountant's ε on one axis.
 
-use super::chart_kit::{backend, legend, Eps, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
+use super::chart_kit::{backend, legend, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
 use crate::audit::{summarize, worker_bytes, AuditPlan, AuditSpec, RunScores, Threat};
 use crate::data::DataFacts;
+use crate::privacy::accountant::AccountantName;
 use plotters::prelude::*;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -74,7 +75,8 @@ struct Drawn {
     theory: Vec<[f64; 2]>,
     theory_symmetric: Vec<[f64; 2]>,
     eps_lower: f64,
-    eps_upper: BTreeMap<String, Eps>,
+    /// ε per accountant name (∞: no bar).
+    eps_upper: BTreeMap<String, Option<f64>>,
     #[serde(default)]
     one_run: Option<OneRunDrawn>,
 }
@@ -196,13 +198,20 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         }
     }
     if let Some(first) = results.first() {
-        for (name, label) in [
-            ("pld", "ε, PLD"),
-            ("rdp", "ε, RDP"),
-            ("moments", "ε, moments"),
+        // The tight accountant, then the two that bound it from above.
+        for a in [
+            AccountantName::Pld,
+            AccountantName::Rdp,
+            AccountantName::Moments,
         ] {
-            if let Some(Eps(Some(v))) = first.eps_upper.get(name) {
-                rows.push((label.into(), *v, if name == "pld" { BLACK } else { GREY }));
+            let eps = first.eps_upper.get(a.name()).copied().flatten();
+            if let Some(v) = eps.filter(|v| v.is_finite()) {
+                let colour = if a == AccountantName::Pld {
+                    BLACK
+                } else {
+                    GREY
+                };
+                rows.push((format!("ε, {}", a.label()), v, colour));
             }
         }
     }

@@ -3,6 +3,7 @@
 //! reports the page passes in (JS objects; ε may be "inf").
 
 use super::js_err;
+use crate::privacy::accountant::{AccountantName, PerAccountant};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use serde::Deserialize;
@@ -65,25 +66,13 @@ pub(super) const PIN_COLORS: [RGBColor; 4] = [
     RGBColor(150, 150, 150),
 ];
 
-/// ε as a report writes it: a number, or "inf" (no bound) and null — both `None` here.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Eps(pub Option<f64>);
+/// Every accountant's ε of a report or a preview point, finite or `None` (∞, or not computed):
+/// what a chart can draw.
+pub(super) type Epsilons = PerAccountant<Option<f64>>;
 
-impl<'de> Deserialize<'de> for Eps {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Eps(serde_json::Value::deserialize(d)?.as_f64()))
-    }
-}
-
-/// Every accountant's ε of a report or a preview point.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(default)]
-pub(super) struct Epsilons {
-    pub naive: Eps,
-    pub strong: Eps,
-    pub moments: Eps,
-    pub rdp: Eps,
-    pub pld: Eps,
+/// `e` with ∞ (no bound) as `None`: nothing to draw.
+pub(super) fn finite(e: &Epsilons) -> Epsilons {
+    e.map(|_, v| v.filter(|x| x.is_finite()))
 }
 
 /// The fields of an epoch report the accuracy and ε charts read (only these cross from JS:
@@ -113,10 +102,7 @@ impl Point {
     /// No accountant bounds this run (a release without noise, ε = ∞): nothing computed from
     /// its model is private, whatever noise a count of it had.
     pub fn no_guarantee(&self) -> bool {
-        let e = &self.epsilon;
-        [e.naive, e.strong, e.moments, e.rdp, e.pld]
-            .iter()
-            .all(|v| v.0.is_none())
+        finite(&self.epsilon).iter().all(|(_, v)| v.is_none())
     }
 }
 
@@ -269,4 +255,15 @@ pub(super) fn not_private_badge(
         .color(&VERMILLION);
     root.draw(&Text::new(text, (at.0 + px(6.0), at.1 + px(4.0)), font))
         .map_err(js_err)
+}
+
+/// Each accountant's colour (Okabe–Ito), the same in every chart that draws them.
+pub(super) fn colour(a: AccountantName) -> RGBColor {
+    match a {
+        AccountantName::Naive => VERMILLION,
+        AccountantName::Strong => PURPLE,
+        AccountantName::Moments => BLUE,
+        AccountantName::Rdp => GREEN,
+        AccountantName::Pld => ORANGE,
+    }
 }

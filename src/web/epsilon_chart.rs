@@ -4,10 +4,11 @@
 
 use super::accounting::format_eps;
 use super::chart_kit::{
-    backend, end_labels, epoch_label, log_label, points, Eps, Epsilons, Pinned, BLUE, GREEN,
-    ORANGE, PIN_COLORS, PURPLE, VERMILLION,
+    backend, colour, end_labels, epoch_label, finite, log_label, points, Epsilons, Pinned,
+    PIN_COLORS, VERMILLION,
 };
 use super::{from_js, js_err};
+use crate::privacy::accountant::AccountantName;
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -15,22 +16,14 @@ use wasm_bindgen::prelude::*;
 /// One epoch's ε per accountant (None: ∞, or not known).
 struct EpsilonPoint {
     epoch: f64,
-    naive: Option<f64>,
-    strong: Option<f64>,
-    moments: Option<f64>,
-    rdp: Option<f64>,
-    pld: Option<f64>,
+    eps: Epsilons,
 }
 
 impl EpsilonPoint {
     fn new(epoch: f64, e: &Epsilons) -> EpsilonPoint {
         EpsilonPoint {
             epoch,
-            naive: e.naive.0,
-            strong: e.strong.0,
-            moments: e.moments.0,
-            rdp: e.rdp.0,
-            pld: e.pld.0,
+            eps: finite(e),
         }
     }
 }
@@ -67,10 +60,10 @@ pub fn draw_epsilon_chart(
         .map(|p| EpsilonPoint::new(p.epoch, &p.epsilon))
         .collect();
     if !pld.is_null() && !pld.is_undefined() {
-        let pld: Vec<Eps> = from_js(pld, "PLD curve")?;
+        let pld: Vec<serde_json::Value> = from_js(pld, "PLD curve")?; // numbers, or "inf"
         if pld.len() == preview.len() {
             for (p, v) in preview.iter_mut().zip(&pld) {
-                p.pld = v.0;
+                p.eps.pld = v.as_f64();
             }
         }
     }
@@ -89,8 +82,7 @@ pub fn draw_epsilon_chart(
     let all = preview
         .iter()
         .chain(&done)
-        .flat_map(|p| [p.naive, p.strong, p.moments, p.rdp, p.pld])
-        .flatten();
+        .flat_map(|p| p.eps.iter().filter_map(|(_, v)| *v).collect::<Vec<_>>());
     let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
     if positive.is_empty() {
         let (w, h) = root.dim_in_pixel();
@@ -144,24 +136,18 @@ pub fn draw_epsilon_chart(
         .y_label_formatter(&log_label)
         .draw()
         .map_err(js_err)?;
-    type Get = fn(&EpsilonPoint) -> Option<f64>;
-    let (naive, strong) = if paper {
-        ("naive (paper, optimistic)", "strong (paper, optimistic)")
-    } else {
-        ("naive", "strong")
+    let name = |a: AccountantName| match a {
+        AccountantName::Naive | AccountantName::Strong if paper => {
+            format!("{} (paper, optimistic)", a.label())
+        }
+        _ => a.label().to_string(),
     };
-    let accountants: [(&str, RGBColor, Get); 5] = [
-        (naive, VERMILLION, |p| p.naive),
-        (strong, PURPLE, |p| p.strong),
-        ("moments", BLUE, |p| p.moments),
-        ("RDP", GREEN, |p| p.rdp),
-        ("PLD", ORANGE, |p| p.pld),
-    ];
     let mut labels: Vec<(String, RGBColor, (i32, i32))> = Vec::new();
-    for (name, color, get) in accountants {
+    for a in AccountantName::ALL {
+        let color = colour(a);
         let series = |pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
             pts.iter()
-                .filter_map(|p| get(p).filter(|v| *v > 0.0).map(|v| (ex(p.epoch), v)))
+                .filter_map(|p| p.eps.get(a).filter(|v| *v > 0.0).map(|v| (ex(p.epoch), v)))
                 .collect()
         };
         let thin = ShapeStyle::from(&color.mix(0.45)).stroke_width(px(1.5));
@@ -194,14 +180,14 @@ pub fn draw_epsilon_chart(
                 }
                 _ => String::new(),
             };
-            labels.push((format!("{name} {}{slope}", format_eps(y)), color, at));
+            labels.push((format!("{} {}{slope}", name(a), format_eps(y)), color, at));
         }
     }
     for (pin, color) in pinned.iter().zip(PIN_COLORS) {
         let pts: Vec<(f64, f64)> = pin
             .history
             .iter()
-            .filter_map(|p| Some((ex(p.epoch), p.epsilon.moments.0?)))
+            .filter_map(|p| Some((ex(p.epoch), p.epsilon.moments.filter(|v| v.is_finite())?)))
             .filter(|p| p.1 > 0.0)
             .collect();
         let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));

@@ -25,8 +25,8 @@ mod session;
 mod sigma_chart;
 
 pub use accounting::{
-    calibrate, check_run_config, epsilon_for, epsilon_preview, file_ledger, format_epsilon,
-    pld_preview, run_defaults, sigma_needed,
+    accountants, calibrate, check_run_config, epsilon_for, epsilon_preview, file_ledger,
+    format_epsilon, pld_preview, run_defaults, sigma_needed, suggested_settings,
 };
 pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};

@@ -3,20 +3,20 @@
 //! epochs and σ slider) marked. It makes the seed note's comparison visible: naive composition
 //! needs σ growing like T, strong composition like √T, the moments accountant far less.
 
-use super::chart_kit::{backend, end_labels, log_label, BLUE, GREEN, GREY, PURPLE, VERMILLION};
+use super::chart_kit::{backend, colour, end_labels, log_label, GREY};
 use super::{from_js, js_err};
+use crate::privacy::accountant::{AccountantName, PerAccountant};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-/// One epoch count's σ per accountant (`null`: no σ up to 1e6 reaches the target).
+/// One epoch count's σ per accountant (missing: no σ up to 1e6 reaches the target, or the
+/// accountant is not in the panel).
 #[derive(Deserialize)]
 struct SigmaPoint {
     epoch: f64,
-    naive: Option<f64>,
-    strong: Option<f64>,
-    moments: Option<f64>,
-    rdp: Option<f64>,
+    #[serde(flatten)]
+    sigma: PerAccountant<Option<f64>>,
 }
 
 /// Draws `curve` (from `sigma_needed`) with the current run at (`epochs`, `sigma`)
@@ -38,8 +38,7 @@ pub fn draw_sigma_chart(
     let px = |v: f64| (v * scale).round() as u32;
     let values: Vec<f64> = curve
         .iter()
-        .flat_map(|p| [p.naive, p.strong, p.moments, p.rdp])
-        .flatten()
+        .flat_map(|p| p.sigma.iter().filter_map(|(_, s)| *s).collect::<Vec<_>>())
         .chain((sigma > 0.0).then_some(sigma))
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
@@ -81,25 +80,24 @@ pub fn draw_sigma_chart(
         .label_style(("sans-serif", px(13.0)))
         .draw()
         .map_err(js_err)?;
-    type Get = fn(&SigmaPoint) -> Option<f64>;
-    let accountants: [(&str, RGBColor, Get); 4] = [
-        ("naive", VERMILLION, |p| p.naive),
-        ("strong", PURPLE, |p| p.strong),
-        ("moments", BLUE, |p| p.moments),
-        ("RDP", GREEN, |p| p.rdp),
-    ];
     let mut labels = Vec::new();
-    for (name, color, get) in accountants {
+    for a in AccountantName::ALL {
+        let color = colour(a);
         let pts: Vec<(f64, f64)> = curve
             .iter()
-            .filter_map(|p| get(p).map(|s| (p.epoch, s)))
+            .filter_map(|p| {
+                p.sigma
+                    .get(a)
+                    .filter(|s| s.is_finite())
+                    .map(|s| (p.epoch, s))
+            })
             .collect();
         let style = ShapeStyle::from(&color).stroke_width(px(2.5));
         chart
             .draw_series(LineSeries::new(pts.clone(), style))
             .map_err(js_err)?;
         if let Some(&last) = pts.last() {
-            labels.push((name.to_string(), color, chart.backend_coord(&last)));
+            labels.push((a.label().to_string(), color, chart.backend_coord(&last)));
         }
     }
     if sigma > 0.0 && epochs >= 1 {

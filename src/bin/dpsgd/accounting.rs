@@ -14,14 +14,6 @@ use dpsgd_lab::privacy::accountant::{
     Accountant, Amplification, EpsilonReport, SampledGaussian, MAX_STEPS,
 };
 
-fn json_number(v: f64) -> serde_json::Value {
-    if v.is_finite() {
-        serde_json::json!(v)
-    } else {
-        serde_json::json!("inf")
-    }
-}
-
 /// q, steps and δ shared by `epsilon` and `sigma`, validated. Steps from epochs are
 /// epochs / q, checked against the accountants' limit in floating point (as an integer it
 /// overflowed: 1 epoch at q = 1e-300 was "steps = 18446744073709551615").
@@ -92,13 +84,11 @@ pub fn epsilon(raw: &[String]) {
     }
     let amp = amplification(&a);
     let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
-    let r = EpsilonReport::compute(&[mech], delta, amp, true).unwrap_or_else(|e| fail(e));
-    let out = serde_json::json!({
-        "naive": json_number(r.naive), "strong": json_number(r.strong),
-        "moments": json_number(r.moments), "rdp": json_number(r.rdp),
-        "pld": json_number(r.pld.unwrap_or(f64::INFINITY)),
-        "amplification": amp.name(), "steps": steps, "accounts": ACCOUNTS,
-    });
+    let r = EpsilonReport::compute(&[mech], delta, amp).unwrap_or_else(|e| fail(e));
+    let mut out = serde_json::to_value(r).expect("ε serialises"); // every accountant, ∞ as "inf"
+    out["amplification"] = amp.name().into();
+    out["steps"] = steps.into();
+    out["accounts"] = ACCOUNTS.into();
     println!("{out}");
 }
 

@@ -10,7 +10,7 @@
 use super::mechanism_check;
 use super::{
     add_part, check_delta, naive, needs_accounting, strong, AccountError, Accountant,
-    Amplification, EpsilonReport, PrivacyAccountant, SampledGaussian,
+    AccountantName, Amplification, PerAccountant, PrivacyAccountant, SampledGaussian,
 };
 use crate::privacy::mechanism::Mechanism;
 
@@ -73,34 +73,21 @@ pub fn curve_of(
         .collect())
 }
 
-/// Every accountant's ε after each epoch of a run (naive and strong with `amp`), PLD included
-/// when `with_pld`.
+/// Every accountant's ε after each epoch of a run (naive and strong with `amp`); PLD only
+/// when `with_pld` (`None` otherwise: it costs milliseconds to seconds).
 pub fn report_curve(
     mech: &Mechanism,
     delta: f64,
     amp: Amplification,
     with_pld: bool,
-) -> Result<Vec<EpsilonReport>, AccountError> {
-    let c = |acc| curve(acc, mech, delta);
-    let (naive, strong, moments, rdp) = (
-        c(Accountant::Naive(amp))?,
-        c(Accountant::Strong(amp))?,
-        c(Accountant::Moments)?,
-        c(Accountant::Rdp)?,
-    );
-    let pld = if with_pld {
-        Some(c(Accountant::Pld)?)
-    } else {
-        None
-    };
-    Ok((0..naive.len())
-        .map(|i| EpsilonReport {
-            naive: naive[i],
-            strong: strong[i],
-            moments: moments[i],
-            rdp: rdp[i],
-            pld: pld.as_ref().map(|p| p[i]),
-        })
+) -> Result<Vec<PerAccountant<Option<f64>>>, AccountError> {
+    let curves = PerAccountant::try_from_fn(|a| match a {
+        AccountantName::Pld if !with_pld => Ok(None),
+        _ => curve(Accountant::of(a, amp), mech, delta).map(Some),
+    })?;
+    let epochs = curves.moments.as_ref().map_or(0, Vec::len);
+    Ok((0..epochs)
+        .map(|i| curves.map(|_, c| c.as_ref().map(|c| c[i])))
         .collect())
 }
 

@@ -25,6 +25,9 @@ pub mod pld;
 pub mod pld_accountant;
 pub mod rdp;
 pub mod strong;
+mod table;
+
+pub use table::{AccountantName, Epsilon, PerAccountant};
 
 pub(crate) mod special;
 
@@ -237,33 +240,44 @@ pub enum Accountant {
     Pld,
 }
 
-/// The accountants of a report, in the order the page and the CLI show them.
-pub const REPORTED: [&str; 5] = ["naive", "strong", "moments", "rdp", "pld"];
-
 impl Accountant {
-    /// Parses "naive", "strong", "moments", "rdp" or "pld"; naive and strong with the given
-    /// amplification.
+    /// The accountant named `name` (one of [`AccountantName::ALL`]'s names); naive and strong
+    /// with the given amplification.
     pub fn parse(name: &str, amp: Amplification) -> Result<Accountant, AccountError> {
-        match name {
-            "naive" => Ok(Accountant::Naive(amp)),
-            "strong" => Ok(Accountant::Strong(amp)),
-            "moments" => Ok(Accountant::Moments),
-            "rdp" => Ok(Accountant::Rdp),
-            "pld" => Ok(Accountant::Pld),
-            other => Err(AccountError(format!(
-                "accountant '{other}' is not one of naive, strong, moments, rdp, pld"
-            ))),
+        AccountantName::parse(name)
+            .map(|a| Accountant::of(a, amp))
+            .ok_or_else(|| {
+                AccountError(format!(
+                    "accountant '{name}' is not one of {}",
+                    AccountantName::names()
+                ))
+            })
+    }
+
+    /// Accountant `a`; naive and strong with the given amplification.
+    pub fn of(a: AccountantName, amp: Amplification) -> Accountant {
+        match a {
+            AccountantName::Naive => Accountant::Naive(amp),
+            AccountantName::Strong => Accountant::Strong(amp),
+            AccountantName::Moments => Accountant::Moments,
+            AccountantName::Rdp => Accountant::Rdp,
+            AccountantName::Pld => Accountant::Pld,
+        }
+    }
+
+    /// Which accountant this is.
+    pub fn kind(self) -> AccountantName {
+        match self {
+            Accountant::Naive(_) => AccountantName::Naive,
+            Accountant::Strong(_) => AccountantName::Strong,
+            Accountant::Moments => AccountantName::Moments,
+            Accountant::Rdp => AccountantName::Rdp,
+            Accountant::Pld => AccountantName::Pld,
         }
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Accountant::Naive(_) => "naive",
-            Accountant::Strong(_) => "strong",
-            Accountant::Moments => "moments",
-            Accountant::Rdp => "rdp",
-            Accountant::Pld => "pld",
-        }
+        self.kind().name()
     }
 
     /// An empty composition under this accountant. `capacity` is the most of each mechanism
@@ -284,49 +298,16 @@ impl Accountant {
     }
 }
 
-/// ε of every accountant for one composition, in the shape the CLI and the page report. PLD is
-/// `None` where it was not computed (it costs milliseconds to seconds).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EpsilonReport {
-    pub naive: f64,
-    pub strong: f64,
-    pub moments: f64,
-    pub rdp: f64,
-    pub pld: Option<f64>,
-}
+/// ε of every accountant for one composition, as reports, the CLI and the audit give it.
+pub type EpsilonReport = PerAccountant<f64>;
 
-impl EpsilonReport {
-    /// The value of accountant `name` (one of [`REPORTED`]).
-    pub fn get(&self, name: &str) -> Option<f64> {
-        match name {
-            "naive" => Some(self.naive),
-            "strong" => Some(self.strong),
-            "moments" => Some(self.moments),
-            "rdp" => Some(self.rdp),
-            "pld" => self.pld,
-            _ => None,
-        }
-    }
-
-    /// ε of every accountant for `parts` composed (naive and strong with `amp`), PLD included
-    /// when `with_pld`.
+impl PerAccountant<f64> {
+    /// ε of every accountant for `parts` composed (naive and strong with `amp`).
     pub fn compute(
         parts: &[SampledGaussian],
         delta: f64,
         amp: Amplification,
-        with_pld: bool,
     ) -> Result<Self, AccountError> {
-        let eps = |acc| compose::epsilon(acc, parts, delta);
-        Ok(EpsilonReport {
-            naive: eps(Accountant::Naive(amp))?,
-            strong: eps(Accountant::Strong(amp))?,
-            moments: eps(Accountant::Moments)?,
-            rdp: eps(Accountant::Rdp)?,
-            pld: if with_pld {
-                Some(eps(Accountant::Pld)?)
-            } else {
-                None
-            },
-        })
+        PerAccountant::try_from_fn(|a| compose::epsilon(Accountant::of(a, amp), parts, delta))
     }
 }

@@ -1,0 +1,87 @@
+// The settings table without a browser: a link written from a run's config reads back to the
+// same config (for every row, and for a row added as a new setting would be), Rust's check is
+// the gate for a link's values, and user strings never reach a prototype.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { ROWS, configOf, fromHash, toHash, valuesOf } from '../../www/settings.js';
+
+// A run's config as Rust's run_defaults() gives it (the fields the table's rows name).
+const DEFAULTS = Object.freeze({
+  sigma: 1, clip: 1, lot_size: 256, lr: 2, epochs: 20, delta: 1e-5, seed: null, dataset: 'adult',
+  model: 'logistic', report: 'teaching', amplification: 'rigorous', budget_accountant: 'moments',
+  pca: null, pca_sigma: 7, clip_quantile: null, budget_epsilon: null,
+});
+const CHOICES = new Map([['dataset', ['adult', 'blobs', 'mnist']], ['model', ['logistic', 'mlp']],
+  ['report', ['private', 'teaching']], ['amplification', ['rigorous', 'classical', 'paper']]]);
+const offered = (row, v) => (CHOICES.get(row.key) ?? []).includes(v);
+const ENDS = new Map([['sigma', [0, 16]], ['clip', [-2, 1.30103]], ['lot_size', [0, 4.5126975]], ['lr', [-3, 1]],
+  ['epochs', [1, 100]], ['delta', [-10, -3]], ['seed', [0, 4294967295]], ['momentum', [0, 0.99]]]);
+const range = (row) => ENDS.get(row.key) ?? null;
+const accept = (cfg) => cfg;
+
+const roundTrip = (cfg, rows = ROWS, check = accept) => fromHash(toHash(cfg, [], rows), { check, defaults: DEFAULTS, range, offered, rows });
+
+test('a link of a run reads back to the same run', () => {
+  const cfg = { ...DEFAULTS, sigma: 2.5, clip: 0.1, lot_size: 600, lr: 0.5, epochs: 7, delta: 1e-6, seed: 42, dataset: 'blobs',
+    model: 'mlp', report: 'private', amplification: 'paper', pca: 12, pca_sigma: 3, clip_quantile: 0.8 };
+  const { part, problems } = roundTrip(cfg);
+  assert.deepEqual(problems, []);
+  for (const row of ROWS) if (row.url) assert.equal(part[row.field], cfg[row.field], row.key);
+  // The settings object that reopens it gives the same config.
+  assert.deepEqual(configOf({ ...valuesOf(DEFAULTS), ...valuesOf(part) }, DEFAULTS), { ...DEFAULTS, ...part, budget_epsilon: null });
+});
+
+test('a new setting is one row: its link round trip needs nothing else', () => {
+  const rows = [...ROWS, { key: 'momentum', control: 'momentum', field: 'momentum', url: 'mom', kind: 'slider', scale: 'linear' }];
+  const cfg = { ...DEFAULTS, momentum: 0.9 };
+  const params = toHash(cfg, [], rows);
+  assert.equal(params.get('mom'), '0.9');
+  const { part, problems } = roundTrip(cfg, rows);
+  assert.deepEqual(problems, []);
+  assert.equal(part.momentum, 0.9);
+  // Beyond its slider's ends: named, not moved to an end.
+  const far = fromHash(new URLSearchParams('mom=5'), { check: accept, defaults: DEFAULTS, range, offered, rows });
+  assert.deepEqual(far.part, {});
+  assert.match(far.problems[0], /^mom = 5 is out of range \(0 to 0\.99\)$/);
+});
+
+test('Rust\'s check decides: a value it refuses is named with its message and skipped', () => {
+  const check = (cfg) => {
+    if (cfg.pca === 0) throw new Error('pca: PCA needs at least 1 dimension');
+    return cfg;
+  };
+  const params = new URLSearchParams('pca=0&sigma=3');
+  const { part, problems } = fromHash(params, { check, defaults: DEFAULTS, range, offered });
+  assert.deepEqual(part, { sigma: 3 });
+  assert.deepEqual(problems, ['pca: PCA needs at least 1 dimension']);
+});
+
+test('a link\'s bad values are named; prototype keys do nothing', () => {
+  const params = new URLSearchParams('sigma=banana&dataset=__proto__&seed=x&__proto__=1&constructor=2&lot_size=99999999&model=toString');
+  const { part, problems } = fromHash(params, { check: accept, defaults: DEFAULTS, range, offered });
+  assert.deepEqual(Object.keys(part), ['lot_size']);
+  assert.equal(part.lot_size, 32561); // the lot's end is N: a larger lot means all of it
+  assert.equal(Object.getPrototypeOf(part), Object.prototype);
+  assert.deepEqual(problems, [
+    "sigma = 'banana' is not a number",
+    "dataset = '__proto__' is not one of the choices",
+    "model = 'toString' is not one of the choices",
+    "seed = 'x' is not a whole number from 0 to 4294967295",
+  ]);
+});
+
+test('switched settings: off is null and the box keeps its number; a student\'s file never travels', () => {
+  const values = { ...valuesOf(DEFAULTS), pca: 60, pca_on: false, clip_quantile: 0.9, adapt_on: true, budget_epsilon: 2, until_budget: false, fixed_seed: false };
+  const cfg = configOf(values, DEFAULTS, 100);
+  assert.equal(cfg.pca, null);
+  assert.equal(cfg.clip_quantile, 0.9);
+  assert.equal(cfg.budget_epsilon, null);
+  assert.equal(cfg.lot_size, 100, 'the lot is at most N');
+  const own = configOf({ ...values, dataset: 'own', seed: 7 }, DEFAULTS);
+  assert.equal(own.seed, null, 'a student\'s file: a hidden random seed unless fixed');
+  assert.equal(configOf({ ...values, dataset: 'own', seed: 7, fixed_seed: true }, DEFAULTS).seed, 7);
+  const hash = toHash({ ...cfg, dataset: 'own', seed: 7 });
+  assert.ok(!hash.has('dataset') && !hash.has('seed') && !hash.has('pca') && !hash.has('pca_sigma'), String(hash));
+  // A blank required box keeps the default.
+  assert.equal(configOf({ ...values, pca_sigma: null }, DEFAULTS).pca_sigma, 7);
+});

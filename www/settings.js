@@ -1,0 +1,320 @@
+// The page's settings: one object, driven by one table (in the manner of TF Playground's
+// state.ts). Each row is one setting: its key (a RunConfig field, or a page setting such as the
+// workers), its control, its URL key and how the control shows the value. Defaults and what is
+// valid come from Rust (RunConfig::default() via run_defaults(), check_run_config); what a
+// control offers (a slider's ends, a select's options) is the page's own choice.
+//
+// Only this module reads a control's value. One input handler updates the object and tells
+// the page which setting a person changed (`onInput`); lessons, links, pins, calibration and
+// Reset change settings through `apply(partial)`, which moves the controls too; `config()` is
+// pure. The URL is written from a run's config (`toHash`) and read back through Rust's check
+// (`fromHash`), the one path for a link's own settings as for its pins. User input is never
+// looked up on a plain object.
+
+// How a range slider's position maps to a value and back.
+const SCALES = new Map(Object.entries({
+  linear: { toValue: (s) => +s.toFixed(4), toSlider: (v) => v },
+  log3: { toValue: (s) => +(10 ** s).toPrecision(3), toSlider: Math.log10 },
+  logInt: { toValue: (s) => Math.max(1, Math.round(10 ** s)), toSlider: Math.log10 },
+  int: { toValue: (s) => Math.round(s), toSlider: (v) => v },
+  pow10: { toValue: (s) => 10 ** Math.round(s), toSlider: (v) => Math.round(Math.log10(v)) },
+}));
+
+// The table. `kind`: slider (with `scale` and `fmt` for its label), select, number or check.
+// `field`: the RunConfig field it sets (absent: a page setting). `switch`: the check row that
+// turns an optional field on (off: the field is null and the box keeps its number). `url`: its
+// key in a link (absent: never in a link). `whole`: the box takes whole numbers within its own
+// min and max. `hideForOwnData`: never written into a link of a run on a student's file.
+export const ROWS = [
+  { key: 'sigma', control: 'sigma', field: 'sigma', url: 'sigma', kind: 'slider', scale: 'linear', fmt: (v) => v.toFixed(2) },
+  { key: 'clip', control: 'clip', field: 'clip', url: 'clip', kind: 'slider', scale: 'log3' },
+  { key: 'lot_size', control: 'lot-size', field: 'lot_size', url: 'lot_size', kind: 'slider', scale: 'logInt', clampToEnds: true },
+  { key: 'lr', control: 'lr', field: 'lr', url: 'lr', kind: 'slider', scale: 'log3' },
+  { key: 'epochs', control: 'epochs', field: 'epochs', url: 'epochs', kind: 'slider', scale: 'int' },
+  { key: 'delta', control: 'delta', field: 'delta', url: 'delta', kind: 'slider', scale: 'pow10', fmt: (v) => v.toExponential(0) },
+  { key: 'dataset', control: 'dataset', field: 'dataset', url: 'dataset', kind: 'select', hideForOwnData: true },
+  { key: 'model', control: 'model', field: 'model', url: 'model', kind: 'select' },
+  { key: 'report', control: 'report', field: 'report', url: 'report', kind: 'select' },
+  { key: 'amplification', control: 'amplification', field: 'amplification', url: 'amp', kind: 'select' },
+  { key: 'budget_accountant', control: 'budget-accountant', field: 'budget_accountant', kind: 'select' },
+  { key: 'seed', control: 'seed', field: 'seed', url: 'seed', kind: 'number', whole: true, hideForOwnData: true },
+  { key: 'fixed_seed', control: 'fixed-seed', kind: 'check' },
+  { key: 'pca_on', control: 'pca-on', kind: 'check' },
+  { key: 'pca', control: 'pca-k', field: 'pca', switch: 'pca_on', url: 'pca', kind: 'number' },
+  { key: 'pca_sigma', control: 'pca-sigma', field: 'pca_sigma', url: 'pca_sigma', urlWith: 'pca', kind: 'number' },
+  { key: 'adapt_on', control: 'adapt-on', kind: 'check' },
+  { key: 'clip_quantile', control: 'adapt-quantile', field: 'clip_quantile', switch: 'adapt_on', url: 'adapt', kind: 'number' },
+  { key: 'until_budget', control: 'until-budget', kind: 'check' },
+  { key: 'budget_epsilon', control: 'budget-eps', field: 'budget_epsilon', switch: 'until_budget', kind: 'number' },
+  { key: 'workers', control: 'workers', kind: 'number' },
+  { key: 'audit_runs', control: 'audit-runs', kind: 'number' },
+];
+
+const BY_KEY = new Map(ROWS.map((r) => [r.key, r]));
+const SWITCHES = new Set(ROWS.filter((r) => r.switch).map((r) => r.switch));
+const BY_FIELD = new Map(ROWS.filter((r) => r.field).map((r) => [r.field, r]));
+const $ = (id) => document.getElementById(id);
+const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+const scaleOf = (row) => SCALES.get(row.scale);
+const shownNumber = (v) => (Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-4) ? v.toExponential(2) : String(+v.toPrecision(6)));
+const cut = (text) => String(text).slice(0, 20);
+
+// ---- A run's config from the object, and back (pure) ----
+
+// The RunConfig of `values` over `defaults`: a switched field is null while its switch is off;
+// the lot is at most `nTrain` (when known); the seed is null — drawn in the worker from the
+// browser's cryptographic source — for a student's file unless a fixed seed was chosen, and
+// when the box holds no usable seed (`seedOk`).
+export function configOf(values, defaults, nTrain, seedOk = () => true, rows = ROWS) {
+  const cfg = { ...defaults };
+  for (const row of rows) {
+    if (!row.field) continue;
+    const v = row.switch && !values[row.switch] ? null : values[row.key];
+    // A required box left blank keeps the default (an optional one is off).
+    cfg[row.field] = v === null && !row.switch ? defaults[row.field] : v;
+  }
+  if (nTrain) cfg.lot_size = Math.min(cfg.lot_size, nTrain);
+  const hidden = cfg.dataset === 'own' && !values.fixed_seed;
+  if (hidden || !seedOk(values.seed)) cfg.seed = null;
+  return cfg;
+}
+
+// The object's values that give `cfg` (a RunConfig or part of one): a switched field turns its
+// switch on with its value, or off (null) keeping the box's number.
+export function valuesOf(cfg, rows = ROWS) {
+  const out = {};
+  for (const row of rows) {
+    if (!row.field || !Object.hasOwn(cfg, row.field)) continue;
+    const v = cfg[row.field];
+    if (row.switch) {
+      out[row.switch] = v !== null && v !== undefined;
+      if (out[row.switch]) out[row.key] = v;
+    } else if (row.key !== 'seed' || v !== null) {
+      out[row.key] = v;
+    }
+  }
+  return out;
+}
+
+// The URL hash of `cfg` (version 1), after `extra` (the teacher's keys): never a student's file
+// or its seed, and an optional setting only when it is on.
+export function toHash(cfg, extra = [], rows = ROWS) {
+  const params = new URLSearchParams({ v: '1' });
+  for (const [k, v] of extra) params.set(k, v);
+  for (const row of rows) {
+    const v = cfg[row.field];
+    if (!row.url || v === null || v === undefined) continue;
+    if (row.hideForOwnData && cfg.dataset === 'own') continue;
+    if (row.urlWith && (cfg[row.urlWith] === null || cfg[row.urlWith] === undefined)) continue;
+    params.set(row.url, String(v));
+  }
+  return params;
+}
+
+// A link's settings: each URL key of `rows` read, checked in three steps — its form (a number,
+// one of the choices `offered(row)` gives), the control's own range (`range(row)`: [lo, hi] of
+// a slider, a whole-number box), then Rust's check of a run's settings (`check`, over
+// `defaults`) — and kept as a RunConfig part, or named in `problems` and skipped.
+export function fromHash(params, { check, defaults, range = () => null, offered = () => true, rows = ROWS }) {
+  const problems = [];
+  const part = {};
+  for (const row of rows) {
+    if (!row.url || !params.has(row.url)) continue;
+    const text = params.get(row.url);
+    const value = readLinkValue(row, text, range(row), offered, problems);
+    if (value === undefined) continue;
+    try {
+      check({ ...defaults, [row.field]: value });
+    } catch (e) {
+      problems.push(String(e.message || e).slice(0, 200));
+      continue;
+    }
+    part[row.field] = value;
+  }
+  return { part, problems };
+}
+
+// One value of a link in its row's form, or undefined (the problem said).
+function readLinkValue(row, text, ends, offered, problems) {
+  if (row.kind === 'select') {
+    if (offered(row, text)) return text;
+    problems.push(`${row.url} = '${cut(text)}' is not one of the choices`);
+    return undefined;
+  }
+  const v = Number(text);
+  if (row.whole) {
+    const [lo, hi] = ends ?? [0, Number.MAX_SAFE_INTEGER];
+    if (text.trim() !== '' && Number.isInteger(v) && v >= lo && v <= hi) return v;
+    problems.push(`${row.url} = '${cut(text)}' is not a whole number from ${lo} to ${hi}`);
+    return undefined;
+  }
+  if (text.trim() === '' || !Number.isFinite(v)) {
+    problems.push(`${row.url} = '${cut(text)}' is not a number`);
+    return undefined;
+  }
+  if (row.kind !== 'slider') return v;
+  // A slider shows what it can reach: a value beyond its ends is named, not moved to an end
+  // (the lot excepted: its end is the data set's N, and a larger lot means all of it).
+  const scale = scaleOf(row);
+  const [lo, hi] = ends ?? [-Infinity, Infinity];
+  const pos = scale.toSlider(v);
+  const reach = Number.isFinite(pos) && (row.clampToEnds || (pos >= lo - 1e-9 && pos <= hi + 1e-9));
+  if (!reach) {
+    const fmt = row.fmt ?? String;
+    problems.push(`${row.url} = ${shownNumber(v)} is out of range (${fmt(scale.toValue(lo))} to ${fmt(scale.toValue(hi))})`);
+    return undefined;
+  }
+  return scale.toValue(clamp(pos, lo, hi));
+}
+
+// ---- The object and its controls ----
+
+class Settings {
+  constructor() {
+    this.values = {};
+    this.defaults = null;
+    this.listeners = [];
+  }
+
+  // Wires every control to the one input handler (sliders as they move, the others on change).
+  // `defaults`: RunConfig::default(); `suggested`: what a switched field's box shows until
+  // someone types (Rust's); page settings start at their control's value in the markup.
+  start(defaults, suggested) {
+    for (const row of ROWS) {
+      const el = $(row.control);
+      el.addEventListener(row.kind === 'slider' ? 'input' : 'change', () => this.input(row));
+      this.values[row.key] = read(row, el, true);
+    }
+    this.reset(defaults, suggested);
+  }
+
+  // Every run setting back to its default (a link opened in place of another gives the run a
+  // fresh load would); a switched field's box shows Rust's suggestion.
+  reset(defaults, suggested = this.suggested) {
+    this.defaults = defaults;
+    this.suggested = suggested;
+    const boxes = {};
+    for (const [field, v] of Object.entries(suggested)) if (BY_FIELD.has(field)) boxes[BY_FIELD.get(field).key] = v;
+    this.apply({ ...boxes, ...valuesOf(defaults) });
+  }
+
+  // Calls `f(key)` when a person changes a setting on the page.
+  onInput(f) {
+    this.listeners.push(f);
+  }
+
+  input(row) {
+    this.values[row.key] = read(row, $(row.control));
+    show(row, this.values[row.key]);
+    for (const f of this.listeners) f(row.key);
+  }
+
+  // Sets some settings (`part`: keys of the table) and moves their controls; a slider keeps the
+  // value it can show. Unknown keys are ignored.
+  apply(part) {
+    for (const [key, v] of Object.entries(part)) {
+      const row = BY_KEY.get(key);
+      if (!row) continue;
+      const el = $(row.control);
+      write(row, el, v);
+      this.values[key] = row.kind === 'slider' || row.kind === 'select' ? read(row, el) : v;
+      show(row, this.values[key]);
+    }
+  }
+
+  // Sets the settings of a RunConfig (or a part of one).
+  applyConfig(cfg) {
+    this.apply(valuesOf(cfg));
+  }
+
+  get(key) {
+    return BY_KEY.has(key) ? this.values[key] : undefined;
+  }
+
+  // The RunConfig of the settings now, with the lot at most `nTrain` when it is known.
+  config(nTrain) {
+    return configOf(this.values, this.defaults, nTrain, (s) => !seedProblem(s, this));
+  }
+
+  // A link's settings, read and checked (see fromHash): { part: a RunConfig part, problems }.
+  readHash(params, check) {
+    return fromHash(params, { check, defaults: this.defaults, range: controlRange, offered: hasOption });
+  }
+
+  // Whether the run uses the student's own data.
+  ownData() {
+    return this.values.dataset === 'own';
+  }
+
+  // Why the seed box's value cannot be used, or null.
+  seedProblem() {
+    return seedProblem(this.values.seed, this);
+  }
+
+  // The lot-size slider's far end becomes N (the data set's size), its value `lot` when given.
+  setLotRange(nTrain, lot) {
+    $('lot-size').max = String(Math.log10(Math.max(1, nTrain)));
+    this.apply({ lot_size: lot ? Math.min(lot, nTrain) : this.values.lot_size });
+  }
+
+  // The largest value a slider reaches, in its own units.
+  sliderMax(key) {
+    const row = BY_KEY.get(key);
+    return scaleOf(row).toValue(Number($(row.control).max));
+  }
+}
+
+// Why `seed` cannot be used, or null: none is used for a student's file unless fixed.
+function seedProblem(seed, s) {
+  if (s.ownData() && !s.values.fixed_seed) return null;
+  const [lo, hi] = controlRange(BY_KEY.get('seed'));
+  if (Number.isInteger(seed) && seed >= lo && seed <= hi) return null;
+  const text = $('seed').value.trim();
+  return `the seed must be a whole number from ${lo} to ${hi}; '${cut(text)}' is not, so a random seed is used`;
+}
+
+// The value a control holds; `initial`: as the markup gives it (a blank box: null).
+function read(row, el, initial = false) {
+  if (row.kind === 'check') return initial ? el.defaultChecked : el.checked;
+  if (row.kind === 'select') return el.value;
+  const text = initial && row.kind === 'number' ? el.defaultValue : el.value;
+  if (row.kind === 'slider') return scaleOf(row).toValue(Number(text));
+  return text.trim() === '' ? null : Number(text);
+}
+
+function write(row, el, v) {
+  if (row.kind === 'check') el.checked = Boolean(v);
+  else if (row.kind === 'select') {
+    if (typeof v === 'string' && hasOption(row, v)) el.value = v;
+  } else if (row.kind === 'slider') {
+    const pos = scaleOf(row).toSlider(v);
+    if (Number.isFinite(pos)) el.value = String(clamp(pos, Number(el.min), Number(el.max)));
+  } else el.value = v === null || v === undefined ? '' : String(v);
+}
+
+// A slider's label shows its value.
+function show(row, v) {
+  if (row.kind === 'slider') $(`${row.control}-value`).textContent = (row.fmt ?? String)(v);
+}
+
+// What a control offers: a slider's ends (positions) or a box's min and max.
+function controlRange(row) {
+  const el = $(row.control);
+  return el.min !== '' && el.max !== '' ? [Number(el.min), Number(el.max)] : null;
+}
+
+function hasOption(row, value) {
+  return [...$(row.control).options].some((o) => o.value === value && !o.hidden);
+}
+
+export const settings = new Settings();
+
+// The seed's controls for the data set: a student's file hides the seed (a random one is drawn)
+// unless the student fixes one.
+export function showSeedMode() {
+  const own = settings.ownData();
+  for (const el of document.querySelectorAll('#seed-control .own-only')) el.hidden = !own;
+  $('seed-help').hidden = own;
+  $('seed').hidden = own && !settings.get('fixed_seed');
+}
+export const rowOfField = (field) => BY_FIELD.get(field);
