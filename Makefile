@@ -22,6 +22,7 @@ test: setup
 	cargo test --release
 	$(MAKE) test-wasm
 	bash scripts/build-wasm
+	bash scripts/typecheck
 	$(MAKE) test-wasm-relaxed
 	node --test tests/unit/ tests/docs/ tests/e2e/
 

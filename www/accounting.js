@@ -1,20 +1,33 @@
+// @ts-check
 // The page's side of the accounting worker (accounting-worker.js): requests by type, answers to
 // older requests of a type dropped; and the two views it feeds — the σ-needed panel and the
 // PLD curve of the ε chart — each keyed by the settings it was computed for. Requests carry
 // the run's settings and the data's facts; Rust derives every privacy quantity from them.
 import { KeptWorker } from './kept-worker.js';
 
+/** @typedef {import('./protocol.js').ToAccounting} ToAccounting */
+/** @typedef {import('./protocol.js').FromAccounting} FromAccounting */
+/** @typedef {{id: number, message: ToAccounting, then: (m: FromAccounting) => void}} Asked */
+
 export class Accounting {
+  /** @param {(text: string) => void} onError */
   constructor(onError) {
     this.onError = onError;
-    this.pending = new Map(); // type -> { id, message, then } of the newest request not answered
+    /** @type {Map<string, Asked>} */
+    this.pending = new Map(); // type -> the newest request not answered
     this.id = 0;
     // Calibrating with PLD takes seconds in one call, during which the worker cannot answer.
     this.worker = new KeptWorker('./accounting-worker.js', {
       silenceMs: 60_000,
       onMessage: (ev) => {
+        /** @type {FromAccounting | import('./protocol.js').InitError} */
         const m = ev.data;
         if (!m || typeof m !== 'object') return;
+        if (m.type === 'init-error') {
+          // Its wasm could not load: every request waiting is answered with the reason.
+          this.answerAll(m.message);
+          return;
+        }
         const asked = this.pending.get(m.type);
         if (!asked || asked.id !== m.id) return; // an older request's answer
         this.pending.delete(m.type);
@@ -27,15 +40,35 @@ export class Accounting {
       },
       onGiveUp: (why) => {
         this.onError(`The accounting worker stopped again (${why}); reload the page to try again.`);
-        for (const [type, asked] of this.pending) asked.then({ id: asked.id, type, error: 'the accounting worker has stopped; reload the page' });
-        this.pending.clear();
+        this.answerAll('the accounting worker has stopped; reload the page');
+      },
+      // A request it would not obey (a bug): that request is answered with the reason.
+      onRefused: (m) => {
+        const asked = [...this.pending.values()].find((a) => a.id === m.id);
+        if (!asked) return;
+        this.pending.delete(asked.message.type);
+        asked.then({ id: asked.id, type: asked.message.type, error: `the request was refused: ${m.message}` });
       },
     });
   }
 
+  // Answers every request waiting with `error`.
+  /** @param {string} error */
+  answerAll(error) {
+    for (const asked of this.pending.values()) asked.then({ id: asked.id, type: asked.message.type, error });
+    this.pending.clear();
+  }
+
+  /**
+   * Asks the worker for a `type` computation with the fields of `request`; `then(answer)`.
+   * @template {ToAccounting['type']} K
+   * @param {K} type
+   * @param {Omit<Extract<ToAccounting, {type: K}>, 'type' | 'id'>} request
+   * @param {(m: FromAccounting) => void} then
+   */
   ask(type, request, then) {
     this.id += 1;
-    const message = { ...request, id: this.id, type };
+    const message = /** @type {ToAccounting} */ (/** @type {unknown} */ ({ ...request, id: this.id, type }));
     if (!this.worker.worker) {
       then({ id: this.id, type, error: 'the accounting worker has stopped; reload the page' });
       return;

@@ -4,10 +4,10 @@
 // with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
 // from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
 import { audit_worker_bytes, draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
-import { TO_WORKER, checkFromAuditWorker } from './protocol.js';
+import { TO_AUDIT, TO_WORKER } from './protocol.js';
+import { AuditWorker } from './audit-workers.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
-import { sendWasm } from './wasm-module.js';
 import { auditWorkerPlan, defaultWorkers } from './cores.js';
 import { settings } from './settings.js';
 
@@ -57,21 +57,26 @@ function stop(text) {
 // The next run for worker `w`, or nothing when every run is handed out.
 function dispatch(w) {
   const task = audit.tasks.pop();
-  if (task) w.postMessage({ type: 'audit-run', threat: task.threat, index: task.index });
+  if (task) w.post(TO_AUDIT.run(task.threat, task.index));
 }
 
-function onMessage(w, ev) {
-  const m = checkFromAuditWorker(ev.data);
-  if (!audit || !audit.workers.includes(w)) return; // a cancelled audit's late message
-  if (!m) return stop('The audit stopped: a worker sent a message the page does not understand.');
-  if (m.type === 'audit-error') {
-    showMessage(`Audit: ${m.message}`);
-    return stop('The audit stopped (see the message above).');
-  }
-  if (m.type === 'audit-planned') {
+// What the audit workers' messages do (audit-workers.js checks them and says which is which).
+/** @type {import('./audit-workers.js').AuditEvents} */
+const EVENTS = {
+  current: (w) => !!audit && audit.workers.includes(w), // else a cancelled audit's late message
+  garbled: () => stop('The audit stopped: a worker sent a message the page does not understand.'),
+  failed: (w, why) => {
+    showMessage(`Audit: ${why}`);
+    stop('The audit stopped (see the message above).');
+  },
+  broke: (w, why) => {
+    showMessage(`Audit worker failed: ${why}`);
+    stop('The audit stopped.');
+  },
+  planned: (w, totals) => {
     if (!audit.total) {
       for (const t of THREATS) {
-        const n = Number(m.totals[t]) || 0;
+        const n = Number(totals[t]) || 0;
         audit.runs.set(t, []);
         audit.total += n;
         for (let i = 0; i < n; i += 1) audit.tasks.push({ threat: t, index: i });
@@ -79,24 +84,26 @@ function onMessage(w, ev) {
       audit.tasks.reverse(); // pop() hands them out in order: worst case first
     }
     dispatch(w);
-  } else if (m.type === 'audit-run') {
-    audit.runs.get(m.threat).push(m.run);
+  },
+  ran: (w, threat, run) => {
+    audit.runs.get(threat).push(run);
     audit.done += 1;
     setProgress(audit.done, audit.total);
     if (audit.done === audit.total) summarize();
     else dispatch(w);
-  } else if (m.type === 'audit-result') {
-    audit.results.set(m.threat, m.result);
+  },
+  result: (w, threat, result) => {
+    audit.results.set(threat, result);
     if (audit.results.size === THREATS.length) finish();
-  }
-}
+  },
+};
 
 // Every run is in: each threat's scores go to a worker to be combined (in parallel).
 function summarize() {
   audit.seconds = (performance.now() - audit.t0) / 1000;
   $('audit-status').textContent = 'Combining the runs with the accountant…';
   THREATS.forEach((t, i) => {
-    audit.workers[i % audit.workers.length].postMessage({ type: 'audit-summarize', threat: t, runs: audit.runs.get(t) });
+    audit.workers[i % audit.workers.length].post(TO_AUDIT.summarize(t, audit.runs.get(t)));
   });
 }
 
@@ -158,12 +165,9 @@ function start(readConfig, ownData, facts) {
   const n = plan.count;
   audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now() };
   for (let i = 0; i < n; i += 1) {
-    const w = new Worker('audit-worker.js', { type: 'module' });
-    sendWasm(w);
-    w.onmessage = (ev) => onMessage(w, ev);
-    w.onerror = (e) => { e.preventDefault(); showMessage(`Audit worker failed: ${e.message || 'unknown error'}`); stop('The audit stopped.'); };
+    const w = new AuditWorker(EVENTS);
     audit.workers.push(w);
-    w.postMessage({ type: 'audit-plan', config, specs });
+    w.post(TO_AUDIT.plan(config, specs));
   }
   document.body.dataset.auditWorkers = String(n);
   onWorkersChange();

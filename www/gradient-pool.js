@@ -1,3 +1,4 @@
+// @ts-check
 // The training worker's data-parallel helpers (gradient-worker.js): k − 1 workers that sum
 // parts 1 … k − 1 of each lot while the training worker sums part 0. Parts go out by message
 // (transferred arrays), or through shared memory in a cross-origin-isolated page
@@ -6,6 +7,9 @@
 // on the same rows sends only its settings. A helper that fails rejects its pending parts and
 // is dropped; the training worker then sums those parts itself.
 import { ChannelEnd, SPIN_MS, sharedMemoryWorks } from './shared-channel.js';
+
+/** @typedef {import('./protocol.js').ToHelper} ToHelper */
+/** @typedef {import('./protocol.js').FromHelper | import('./protocol.js').FromShell} FromHelper */
 
 const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
 // How long the training worker blocks for a shared-memory part once its own is done (longer
@@ -19,7 +23,9 @@ const DEADLINE_MS = 60_000;
 class Helper {
   constructor(module) {
     this.worker = new Worker(HELPER_URL, { type: 'module' });
-    this.worker.postMessage(module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' });
+    /** @type {import('./protocol.js').ToShell} */
+    const wasm = module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' };
+    this.worker.postMessage(wasm);
     this.shared = sharedMemoryWorks() ? new ChannelEnd(this.worker) : null;
     this.job = 0; // the shared-memory job under way, if any
     this.rowsKey = null;
@@ -33,8 +39,16 @@ class Helper {
     };
   }
 
+  // A helper's message: a part, or why it failed; the shell's 'crashed' (a trap), 'init-error'
+  // and 'refused' end it as a 'part-error' does (worker-shell.js).
+  /** @param {FromHelper} m */
   answer(m) {
     if (!m || typeof m !== 'object') return;
+    if (m.type === 'crashed' || m.type === 'init-error' || m.type === 'refused') {
+      this.die(String(m.message));
+      return;
+    }
+    if (m.type === 'pong') return;
     const p = this.pending.get(m.id);
     if (m.type === 'part-error') {
       if (p) this.pending.delete(m.id);
@@ -53,6 +67,7 @@ class Helper {
   }
 
   // A setup message: numbered on the shared-memory channel, so a job waits for it.
+  /** @param {ToHelper} message */
   setUp(message) {
     if (this.shared) this.shared.setUp(message);
     else this.worker.postMessage(message);
@@ -156,7 +171,9 @@ export class GradientPool {
     }
     const id = this.nextId++;
     const answer = h.expect(id);
-    h.worker.postMessage({ type: 'sum', id, params, part, bounds }, [params.buffer, part.buffer]);
+    /** @type {ToHelper} */
+    const sum = { type: 'sum', id, params, part, bounds };
+    h.worker.postMessage(sum, [params.buffer, part.buffer]);
     return answer;
   }
 

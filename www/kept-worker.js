@@ -1,3 +1,4 @@
+// @ts-check
 // A worker the page keeps alive. A worker can die without a word: the browser may kill it
 // (out of memory), a wasm trap leaves its instance unusable, and a terminated worker sends no
 // error event. So besides error events, the page pings it every PING_MS and counts it dead when
@@ -6,15 +7,32 @@
 // and `onRestart(why)` runs (the page re-sends its last request); after `maxRestarts` the page
 // gives up with `onGiveUp(why)` rather than loop on a fault that repeats.
 //
-// Protocol (see protocol.js): page → worker {type: 'ping'}; worker → page {type: 'pong'}, and
-// {type: 'crashed', message} when a wasm trap made its instance unusable (it then closes).
+// Protocol (see protocol.js; the worker's side is worker-shell.js): page → worker {type: 'ping'};
+// worker → page {type: 'pong'}, {type: 'crashed', message} when a wasm trap made its instance
+// unusable (it then closes), and {type: 'refused', message} for a message of the page's it would
+// not obey: a bug of the page's, passed to `onRefused` (by default, the console's error).
 import { sendWasm } from './wasm-module.js';
+
+/** @typedef {import('./protocol.js').ToTraining | import('./protocol.js').ToAccounting} ToKept */
+/** @typedef {import('./protocol.js').FromShell} FromShell */
 
 const PING_MS = 2000;
 
 export class KeptWorker {
-  constructor(url, { onMessage, onRestart, onGiveUp, silenceMs, maxRestarts = 3 }) {
-    Object.assign(this, { url, onMessage, onRestart, onGiveUp, silenceMs, maxRestarts });
+  /**
+   * @param {string} url
+   * @param {{onMessage: (ev: MessageEvent) => void, onRestart: (why: string) => void,
+   *   onGiveUp: (why: string) => void, onRefused?: (m: import('./protocol.js').Refused) => void,
+   *   silenceMs: number, maxRestarts?: number}} options
+   */
+  constructor(url, { onMessage, onRestart, onGiveUp, onRefused, silenceMs, maxRestarts = 3 }) {
+    this.url = url;
+    this.onMessage = onMessage;
+    this.onRestart = onRestart;
+    this.onGiveUp = onGiveUp;
+    this.onRefused = onRefused || ((m) => console.error(`${url} refused a message: ${m.message}`));
+    this.silenceMs = silenceMs;
+    this.maxRestarts = maxRestarts;
     this.restarts = 0;
     this.pingSent = null; // when the unanswered ping was sent, or null
     this.spawn();
@@ -27,10 +45,15 @@ export class KeptWorker {
     this.pingSent = null;
     this.worker.onmessage = (ev) => {
       this.pingSent = null; // any message shows it is alive
-      const m = ev.data;
-      if (m && m.type === 'pong') return;
-      if (m && m.type === 'crashed') {
+      /** @type {FromShell | {type: 'other'}} */
+      const m = ev.data && typeof ev.data === 'object' ? ev.data : { type: 'other' };
+      if (m.type === 'pong') return;
+      if (m.type === 'crashed') {
         this.replace(`its WebAssembly stopped with an error: ${String(m.message).slice(0, 120)}`);
+        return;
+      }
+      if (m.type === 'refused') {
+        this.onRefused(m);
         return;
       }
       this.onMessage(ev);
@@ -41,6 +64,10 @@ export class KeptWorker {
     };
   }
 
+  /**
+   * @param {ToKept} message
+   * @param {Transferable[]} [transfer]
+   */
   post(message, transfer) {
     if (this.worker) this.worker.postMessage(message, transfer || []); // none after giving up
   }
@@ -50,7 +77,9 @@ export class KeptWorker {
     const now = performance.now();
     if (this.pingSent === null) {
       this.pingSent = now;
-      this.worker.postMessage({ type: 'ping' });
+      /** @type {import('./protocol.js').ToShell} */
+      const ping = { type: 'ping' };
+      this.worker.postMessage(ping);
     } else if (now - this.pingSent > this.silenceMs) {
       this.replace(`it did not answer for ${Math.round(this.silenceMs / 1000)} s`);
     }

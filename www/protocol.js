@@ -1,107 +1,245 @@
-// Every message between the page and its workers, in one place. A run-scoped message carries
-// the generation of the run it belongs to; the page drops those of older runs. Errors are
-// always delivered, and a message that does not have the shape below is reported, not obeyed.
-//
-// Page → training worker (worker.js):
-/** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
-/** @typedef {{type: 'pause' | 'resume', generation: number}} PauseResume */
-/** @typedef {{type: 'own-data', files: File[], label: string, bounds: string}} OwnData — the worker reads the files */
-/** @typedef {{type: 'cap', workers: number|null, reason: string}} Cap — at most that many workers (null: no limit), from the next lot: the cores an audit leaves (audit.js) */
-//
-// Training worker → page:
-/** @typedef {{type: 'ready'}} Ready — the wasm core is loaded */
-/** @typedef {{type: 'init-error', message: string}} InitError — it could not be */
-/** @typedef {{type: 'progress', generation: number, stage: 'download' | 'decode' | 'pca', loaded?: number, total?: number}} Progress — loading a data set (total 0: unknown), then DP-PCA */
-/** @typedef {{type: 'data', generation: number, facts: DataFacts}} Data — the run's data set */
-/** @typedef {{type: 'resize', generation: number, n_train: number}} Resize — lot > N */
-/** @typedef {{type: 'started', generation: number, coverage: {covered: string[], outside: string[]}, plane: object|null, workers: {asked: number, used: number, reason: string|null}}} Started */
-/** @typedef {{type: 'workers', generation: number, workers: {asked: number, used: number, reason: string|null}}} Workers — the run's count changed (a cap) */
-/** @typedef {{type: 'report', generation: number, report: object, boundary?: Float32Array}} Report */
-/** @typedef {{type: 'done', generation: number}} Done */
-/** @typedef {{type: 'error', generation: number, message: string}} RunError */
-/** @typedef {{type: 'own-data-loaded', facts: DataFacts, file: string} | {type: 'own-data-rejected', message: string, file: string|null, spent: object[]}} OwnDataAnswer — spent: the releases a refused file's preparation made anyway (its ledger counts them) */
-/**
- * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
- *   private: boolean, releases: object[]}} DataFacts
- */
+// @ts-check
+// Every message between the page and its workers, in one place: each as a JSDoc type (a union
+// per direction, told apart by `type`), the fields its receiver checks before it acts on it, and
+// the page's builders. A run-scoped message carries the generation of the run it belongs to; the
+// page drops those of older runs. Errors are always delivered, and a message without the shape
+// below is reported, not obeyed. scripts/typecheck checks the senders and handlers against the
+// types (tsconfig.page.json, tsconfig.worker.json).
 //
 // Page → every worker, first: {type: 'wasm', module} — the WebAssembly.Module the page compiled
 // (wasm-module.js) — or {type: 'wasm', error} when it could not; the worker instantiates the
-// module (wasm-in-worker.js) instead of downloading and compiling its own.
+// module (worker-shell.js) instead of downloading and compiling its own. Every worker answers
+// {type: 'ping'} with {type: 'pong'} (the page's watchdog, kept-worker.js), and says
+// {type: 'crashed', message} when a wasm trap ended it, {type: 'init-error', message} when its
+// wasm could not load (again for each message sent to it after), and {type: 'refused', message,
+// id} for a message of an unknown type or without its fields (`id`: the message's, if any).
+/** @typedef {{type: 'wasm', module: WebAssembly.Module} | {type: 'wasm', error: string} | {type: 'ping'}} ToShell */
+/** @typedef {{type: 'pong'} | Crashed | InitError | Refused} FromShell */
+/** @typedef {{type: 'crashed', message: string}} Crashed */
+/** @typedef {{type: 'init-error', message: string}} InitError */
+/** @typedef {{type: 'refused', message: string, id: number|null}} Refused */
 //
-// Page ↔ training and accounting workers, the watchdog (kept-worker.js): {type: 'ping'} asks,
-// {type: 'pong'} answers; {type: 'crashed', message} says a wasm trap ended the worker.
-// {type: 'test-panic'} (the tests only) makes the training worker's Rust panic.
+// Page → training worker (worker.js); 'bench' comes from scripts/bench-parallel.mjs, 'test-panic'
+// (a real Rust panic) from the tests:
+/** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
+/** @typedef {{type: 'pause', generation: number} | {type: 'resume', generation: number}} PauseResume */
+/** @typedef {{type: 'own-data', files: File[], label: string, bounds: string}} OwnData — the worker reads the files */
+/** @typedef {{type: 'cap', workers: number|null, reason: string}} Cap — at most that many workers (null: no limit), from the next lot: the cores an audit leaves (audit.js) */
+/** @typedef {{type: 'bench', model: string, workers: number, ms: number, alone?: boolean}} Bench */
+/** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'}} ToTraining */
 //
-// Training worker ↔ its data-parallel helpers (gradient-worker.js, driven by gradient-pool.js):
-// first {type: 'wasm', module}, as above; then {type: 'rows', x: Float32Array, y: Uint32Array}
-// (kept across runs on the same rows), {type: 'configure', spec} per run, and per lot
-// {type: 'sum', id, params, part, bounds}, answered by {type: 'part', id, grad, norms, counts, ms}
-// with `grad` in the Float32Array `params` came in (transferred both ways, reused lot after lot),
-// `counts` [examples, clipped, unclipped, digest of the rows summed] (Rust refuses a part whose
-// counts are not the expected part's) and `ms` the helper's time summing it (for the bench), or
-// {type: 'part-error', id, message} (the helper is then dropped; also when a message to it could
-// not be read, or a part is not answered within a minute). In a cross-origin-isolated page the
-// lots go through shared memory instead (shared-channel.js): the setup messages carry a number,
-// `setup`, and one more of them, {type: 'channel', channel, setup}, hands the helper its
-// SharedArrayBuffers; a 'part-error' then has no id.
+// Training worker → page (besides the shell's):
+/** @typedef {{asked: number, used: number, reason: string|null, channel: string|null}} WorkersUsed — channel: how parts reach the helpers */
+/**
+ * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
+ *   private: boolean, releases: object[], majority_share?: number|null}} DataFacts
+ */
+/**
+ * @typedef {{type: 'ready'}
+ *   | {type: 'progress', generation: number, stage: 'download' | 'decode' | 'pca', loaded?: number, total?: number}
+ *   | {type: 'data', generation: number, facts: DataFacts}
+ *   | {type: 'resize', generation: number, n_train: number}
+ *   | {type: 'started', generation: number, coverage: {covered: string[], outside: string[]}, plane: object|null, workers: WorkersUsed}
+ *   | {type: 'workers', generation: number, workers: WorkersUsed}
+ *   | {type: 'report', generation: number, report: object, boundary?: {res: number, probs: Float32Array}}
+ *   | {type: 'done', generation: number, parts: {helpers: number, here: number}}
+ *   | {type: 'error', generation: number, message: string}
+ *   | {type: 'own-data-loaded', facts: DataFacts, file: string}
+ *   | {type: 'own-data-rejected', message: string, file: string|null, spent: object[]}
+ *   | {type: 'bench', model: string, workers: number, helpers: number, channel: string, examples_per_sec: number, phases: object}
+ *   | InitError} FromTraining
+ */
+// progress: loading a data set (total 0: unknown), then DP-PCA; resize: the lot is larger than
+// the data set; workers: the run's count changed (a cap); done.parts: the helpers' parts summed
+// by a helper and here in its place; own-data-*: `file` a key of the contents (the file ledger),
+// `spent` the releases a refused file's preparation made anyway; bench: `make bench` only.
 //
-// Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them):
-/** @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}} AuditPlan */
-/** @typedef {{type: 'audit-run', threat: string, index: number}} AuditRun — one run, answered by 'audit-run' {threat, run} */
-/** @typedef {{type: 'audit-summarize', threat: string, runs: object[]}} AuditSummarize — answered by 'audit-result' {threat, result} */
-// Audit worker → page: 'audit-planned' {totals: {threat: runs}}, 'audit-error' {message}.
+// Training worker → its data-parallel helpers (gradient-worker.js, driven by gradient-pool.js):
+// first 'wasm', as above; then 'rows' (kept across runs on the same rows), 'configure' per run,
+// and per lot 'sum', answered by 'part' with `grad` in the Float32Array `params` came in
+// (transferred both ways, reused lot after lot), `counts` [examples, clipped, unclipped, digest of
+// the rows summed] (Rust refuses a part whose counts are not the expected part's) and `ms` the
+// helper's time summing it (for the bench), or by 'part-error' (the helper is then dropped; also
+// when a message to it could not be read, or a part is not answered within a minute; a 'crashed'
+// drops it too). In a cross-origin-isolated page the lots go through shared memory instead
+// (shared-channel.js): the setup messages carry a number, `setup`, and one more of them,
+// 'channel', hands the helper its SharedArrayBuffers; a 'part-error' then has no id.
+/**
+ * @typedef {{type: 'rows', x: Float32Array, y: Uint32Array, setup?: number}
+ *   | {type: 'configure', spec: object, setup?: number}
+ *   | {type: 'channel', channel: object, setup?: number}
+ *   | {type: 'sum', id: number, params: Float32Array, part: Uint32Array, bounds: Float64Array}} ToHelper
+ */
+/**
+ * @typedef {{type: 'part', id: number, grad: Float32Array, norms: Float32Array, counts: Uint32Array, ms: number}
+ *   | {type: 'part-error', id?: number, message: string}} FromHelper
+ */
 //
-// Page ↔ accounting worker (accounting-worker.js): {id, type, config, facts, target?} asks;
-// {id, type, result} or {id, type, error} answers. Types: 'calibrate' (target, accountant),
-// 'sigma-needed' (target), 'pld-curve'; and 'file-ledger' {id, type, preparations, runs}
-// (file-ledger.js: every run on a student's file, composed).
+// Page ↔ audit workers (audit-worker.js, one per core, capped; audit.js drives them through
+// audit-workers.js): 'audit-plan' → 'audit-planned' {totals: {threat: runs}}; 'audit-run' → the
+// same type {threat, run}; 'audit-summarize' → 'audit-result' {threat, result}; 'audit-error'.
+/**
+ * @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}
+ *   | {type: 'audit-run', threat: string, index: number}
+ *   | {type: 'audit-summarize', threat: string, runs: object[]}} ToAudit
+ */
+/**
+ * @typedef {{type: 'audit-planned', totals: Object<string, number>}
+ *   | {type: 'audit-run', threat: string, run: object}
+ *   | {type: 'audit-result', threat: string, result: object}
+ *   | {type: 'audit-error', message: string}
+ *   | Crashed | InitError | Refused} FromAudit
+ */
+//
+// Page ↔ accounting worker (accounting-worker.js): a request {id, type, …} is answered by
+// {id, type, result} or {id, type, error}; of several waiting requests of a type only the newest
+// runs. 'file-ledger' composes every run on a student's file (file-ledger.js).
+/**
+ * @typedef {{type: 'calibrate', id: number, config: object, facts: DataFacts, accountant: string, target: number}
+ *   | {type: 'sigma-needed', id: number, config: object, facts: DataFacts, target: number}
+ *   | {type: 'pld-curve', id: number, config: object, facts: DataFacts}
+ *   | {type: 'file-ledger', id: number, preparations: object[], runs: object[]}} ToAccounting
+ */
+/** @typedef {{type: ToAccounting['type'], id: number, result: any} | {type: ToAccounting['type'], id: number, error: string}} FromAccounting */
 
+/**
+ * A message's fields, each with its check (the optional ones are its handler's to check).
+ * @template {{type: string}} M
+ * @typedef {{[K in M['type']]: {[F in RequiredField<Extract<M, {type: K}>>]: Check}}} Shapes
+ */
+/**
+ * @template T
+ * @typedef {Exclude<{[F in keyof T]-?: {} extends Pick<T, F> ? never : F}[keyof T], 'type'>} RequiredField
+ */
+/** @typedef {(v: unknown) => boolean} Check */
+
+const present = () => true;
+const int = (/** @type {unknown} */ v) => Number.isInteger(v);
+const num = (/** @type {unknown} */ v) => typeof v === 'number';
+const str = (/** @type {unknown} */ v) => typeof v === 'string';
+const obj = (/** @type {unknown} */ v) => typeof v === 'object' && v !== null;
+const list = (/** @type {unknown} */ v) => Array.isArray(v);
+
+/**
+ * A check of messages with `shapes`: the message, or why it is refused.
+ * @template {{type: string}} M
+ * @param {Shapes<M>} shapes
+ * @returns {(m: unknown) => M | string}
+ */
+function checker(shapes) {
+  /** @type {Map<string, [string, Check][]>} */
+  const byType = new Map(Object.entries(shapes).map(([type, fields]) => [type, Object.entries(fields)]));
+  return (m) => {
+    if (typeof m !== 'object' || m === null) return 'not a message';
+    const type = /** @type {{type?: unknown}} */ (m).type;
+    const fields = typeof type === 'string' ? byType.get(type) : undefined;
+    if (!fields) return `a message of unknown type '${String(type).slice(0, 30)}'`;
+    const bad = fields.find(([f, ok]) => !Object.prototype.hasOwnProperty.call(m, f) || !ok(/** @type {any} */ (m)[f]));
+    return bad ? `a message '${type}' without a valid '${bad[0]}'` : /** @type {M} */ (m);
+  };
+}
+
+/**
+ * `check` for the page: the message, or null.
+ * @template M
+ * @param {(m: unknown) => M | string} check
+ * @returns {(m: unknown) => M | null}
+ */
+const orNull = (check) => (m) => {
+  const r = check(m);
+  return typeof r === 'string' ? null : r;
+};
+
+// Towards each worker (checked by worker-shell.js before a handler runs).
+/** @type {Shapes<ToTraining>} */
+const TO_TRAINING_SHAPES = {
+  start: { generation: int, config: obj, play: present, workers: present },
+  pause: { generation: int },
+  resume: { generation: int },
+  'own-data': { files: (v) => Array.isArray(v) && v.length >= 1, label: present, bounds: present },
+  cap: { workers: present, reason: present },
+  bench: { model: str, workers: present, ms: num },
+  'test-panic': {},
+};
+export const checkToTraining = checker(TO_TRAINING_SHAPES);
+
+/** @type {Shapes<ToHelper>} */
+const TO_HELPER_SHAPES = {
+  rows: { x: present, y: present },
+  configure: { spec: present },
+  channel: { channel: present },
+  sum: { id: int, params: present, part: present, bounds: present },
+};
+export const checkToHelper = checker(TO_HELPER_SHAPES);
+
+/** @type {Shapes<ToAudit>} */
+const TO_AUDIT_SHAPES = {
+  'audit-plan': { config: obj, specs: list },
+  'audit-run': { threat: str, index: int },
+  'audit-summarize': { threat: str, runs: list },
+};
+export const checkToAudit = checker(TO_AUDIT_SHAPES);
+
+/** @type {Shapes<ToAccounting>} */
+const TO_ACCOUNTING_SHAPES = {
+  calibrate: { id: int, config: present, facts: present, accountant: present, target: present },
+  'sigma-needed': { id: int, config: present, facts: present, target: present },
+  'pld-curve': { id: int, config: present, facts: present },
+  'file-ledger': { id: int, preparations: present, runs: present },
+};
+export const checkToAccounting = checker(TO_ACCOUNTING_SHAPES);
+
+// Towards the page: a training worker's message (the shell's pong, crashed and refused are
+// kept-worker.js's) or an audit worker's, if it has a known type and its fields, else null.
+/** @type {Shapes<FromTraining>} */
+const FROM_TRAINING_SHAPES = {
+  ready: {},
+  'init-error': { message: present },
+  progress: { generation: present, stage: present },
+  data: { generation: present, facts: present },
+  resize: { generation: present, n_train: present },
+  started: { generation: present, coverage: present, plane: present, workers: present },
+  workers: { generation: present, workers: present },
+  report: { generation: present, report: present },
+  done: { generation: present, parts: present },
+  error: { generation: present, message: present },
+  'own-data-loaded': { facts: present, file: present },
+  'own-data-rejected': { message: present, file: present, spent: present },
+  bench: { model: present, workers: present, helpers: present, channel: present, examples_per_sec: present, phases: present },
+};
+export const checkFromWorker = orNull(checker(FROM_TRAINING_SHAPES));
+
+/** @type {Shapes<FromAudit>} */
+const FROM_AUDIT_SHAPES = {
+  'audit-planned': { totals: obj },
+  'audit-run': { threat: present, run: present },
+  'audit-result': { threat: present, result: present },
+  'audit-error': { message: present },
+  crashed: { message: present },
+  'init-error': { message: present },
+  refused: { message: present, id: present },
+};
+export const checkFromAuditWorker = orNull(checker(FROM_AUDIT_SHAPES));
+
+// The page's messages to the training worker and to the audit workers.
 export const TO_WORKER = Object.freeze({
-  start: (generation, config, play, workers) => ({ type: 'start', generation, config, play, workers }),
-  pause: (generation) => ({ type: 'pause', generation }),
-  resume: (generation) => ({ type: 'resume', generation }),
-  ownData: (files, label, bounds) => ({ type: 'own-data', files, label, bounds }),
-  cap: (workers, reason) => ({ type: 'cap', workers, reason }),
+  /** @returns {ToTraining} */
+  start: (/** @type {number} */ generation, /** @type {object} */ config, /** @type {boolean} */ play, /** @type {number} */ workers) => ({ type: 'start', generation, config, play, workers }),
+  /** @returns {ToTraining} */
+  pause: (/** @type {number} */ generation) => ({ type: 'pause', generation }),
+  /** @returns {ToTraining} */
+  resume: (/** @type {number} */ generation) => ({ type: 'resume', generation }),
+  /** @returns {ToTraining} */
+  ownData: (/** @type {File[]} */ files, /** @type {string} */ label, /** @type {string} */ bounds) => ({ type: 'own-data', files, label, bounds }),
+  /** @returns {ToTraining} */
+  cap: (/** @type {number|null} */ workers, /** @type {string} */ reason) => ({ type: 'cap', workers, reason }),
 });
 
-// The fields each training-worker message must have, by type.
-const SHAPES = new Map([
-  ['ready', []],
-  ['init-error', ['message']],
-  ['progress', ['generation', 'stage']],
-  ['data', ['generation', 'facts']],
-  ['resize', ['generation', 'n_train']],
-  ['started', ['generation', 'coverage']],
-  ['workers', ['generation', 'workers']],
-  ['report', ['generation', 'report']],
-  ['done', ['generation']],
-  ['error', ['generation', 'message']],
-  ['own-data-loaded', ['facts', 'file']],
-  ['own-data-rejected', ['message', 'spent']],
-]);
-
-// The fields each audit-worker message must have, by type.
-const AUDIT_SHAPES = new Map([
-  ['audit-planned', ['totals']],
-  ['audit-run', ['threat', 'run']],
-  ['audit-result', ['threat', 'result']],
-  ['audit-error', ['message']],
-]);
-
-// An audit worker's message if it has a known type and its fields, else null.
-export function checkFromAuditWorker(m) {
-  return hasShape(m, AUDIT_SHAPES);
-}
-
-function hasShape(m, shapes) {
-  if (!m || typeof m !== 'object' || typeof m.type !== 'string') return null;
-  const fields = shapes.get(m.type);
-  if (!fields) return null;
-  return fields.every((f) => Object.prototype.hasOwnProperty.call(m, f)) ? m : null;
-}
-
-// The message if it has a known type and the fields that type needs, else null.
-export function checkFromWorker(m) {
-  return hasShape(m, SHAPES);
-}
+export const TO_AUDIT = Object.freeze({
+  /** @returns {ToAudit} */
+  plan: (/** @type {object} */ config, /** @type {{threat: string, runs: number, canaries: number, seed: number}[]} */ specs) => ({ type: 'audit-plan', config, specs }),
+  /** @returns {ToAudit} */
+  run: (/** @type {string} */ threat, /** @type {number} */ index) => ({ type: 'audit-run', threat, index }),
+  /** @returns {ToAudit} */
+  summarize: (/** @type {string} */ threat, /** @type {object[]} */ runs) => ({ type: 'audit-summarize', threat, runs }),
+});
