@@ -1,3 +1,4 @@
+// @ts-check
 // DP-SGD Lab page: wiring only. The settings live in settings.js, the messages in protocol.js;
 // training runs in a module worker, the slow privacy computations in accounting workers, and
 // every privacy quantity comes from Rust. Data flows one way:
@@ -28,7 +29,9 @@ import { settings, showSeedMode } from './settings.js';
 import { fitPresenter } from './teacher.js';
 import { installTestHooks } from './test-hooks.js';
 
-const $ = (id) => document.getElementById(id);
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
+/** @typedef {import('./protocol.js').FromTraining} FromTraining */
+/** @template {FromTraining['type']} K @typedef {Extract<FromTraining, {type: K}>} Msg */
 
 let wasmReady = false;
 let workerReady = false;
@@ -137,7 +140,9 @@ function restart(pin) {
   setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
 }
 
+/** @param {Msg<'report'>} m */
 function onReport(m) {
+  /** @type {any} */
   const r = m.report;
   run.history.push(r);
   if (run.plane && m.boundary) {
@@ -165,6 +170,7 @@ function onDone() {
   if (r) setStatus(doneStatus(r, run.history.length, fmtEps));
 }
 
+/** @param {Msg<'data'>} m */
 function onData(m) {
   const fresh = factsOf !== run.cfg.dataset || JSON.stringify(facts) !== JSON.stringify(m.facts);
   facts = m.facts;
@@ -177,6 +183,7 @@ function onData(m) {
   }
 }
 
+/** @param {Msg<'resize'>} m */
 function onResize(m) {
   if (run.pin) {
     // A pin's lot larger than its data: that pin uses the whole set; the settings stay.
@@ -188,6 +195,7 @@ function onResize(m) {
   restart();
 }
 
+/** @param {Msg<'started'>} m */
 function onStarted(m) {
   run.plane = m.plane;
   endProgress();
@@ -199,6 +207,7 @@ function onStarted(m) {
   if (run.cfg.dataset === 'own' && run.facts) ledger.started(generation, run.cfg, run.facts);
 }
 
+/** @param {Msg<'error'>} m */
 function onRunError(m) {
   if (run.pin) {
     showMessage(`Pinned run "${run.pin.label}" cannot run: ${m.message}. It was skipped.`);
@@ -209,27 +218,26 @@ function onRunError(m) {
   }
 }
 
-// The training worker's messages by type (protocol.js): the worker's own, then those of the
-// run now training (an older run's are dropped).
-const FROM_WORKER = new Map([
-  ['ready', () => { workerReady = true; startWhenReady(); }],
-  ['init-error', (m) => { showMessage(m.message); setStatus('The lab could not start.'); }],
-  ['own-data-loaded', (m) => ownDataLoaded(m.facts, m.file)],
-  ['own-data-rejected', (m) => {
-    ownFiles.rejected(m.file, m.spent);
-    showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`);
-  }],
-]);
-const FROM_RUN = new Map([
-  ['progress', (m) => showProgress(m, $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data')],
-  ['data', onData],
-  ['resize', onResize],
-  ['started', onStarted],
-  ['workers', (m) => showWorkersUsed(m.workers)],
-  ['report', onReport],
-  ['done', (m) => { showPartsSummed(m.parts); onDone(); }],
-  ['error', onRunError],
-]);
+// The training worker's messages by type (protocol.js, type-checked): the worker's own, then
+// those of the run now training (an older run's are dropped).
+/** @typedef {{[K in FromTraining['type']]?: (m: Msg<K>) => void}} Handlers */
+const handlers = (/** @type {Handlers} */ h) => /** @type {Map<string, (m: FromTraining) => void>} */ (new Map(Object.entries(h)));
+const FROM_WORKER = handlers({
+  ready: () => { workerReady = true; startWhenReady(); },
+  'init-error': (m) => { showMessage(m.message); setStatus('The lab could not start.'); },
+  'own-data-loaded': (m) => ownDataLoaded(m.facts, m.file),
+  'own-data-rejected': (m) => { ownFiles.rejected(m.file, m.spent); showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`); },
+});
+const FROM_RUN = handlers({
+  progress: (m) => showProgress(m, $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data'),
+  data: onData,
+  resize: onResize,
+  started: onStarted,
+  workers: (m) => showWorkersUsed(m.workers),
+  report: onReport,
+  done: (m) => { showPartsSummed(m.parts); onDone(); },
+  error: onRunError,
+});
 
 function onWorkerMessage(ev) {
   const m = checkFromWorker(ev.data);
@@ -239,7 +247,7 @@ function onWorkerMessage(ev) {
   }
   const own = FROM_WORKER.get(m.type);
   if (own) own(m);
-  else if (m.generation === generation && run) FROM_RUN.get(m.type)?.(m); // else a cancelled run
+  else if ('generation' in m && m.generation === generation && run) FROM_RUN.get(m.type)?.(m); // else a cancelled run
 }
 
 // The training worker, replaced when it crashes or stops answering; the new one re-runs the
@@ -321,10 +329,7 @@ $('log-log').addEventListener('change', drawCharts);
 
 setUpCalibrate({
   accounting, fmtEps, restart: scheduleRestart,
-  current: () => {
-    const cfg = current();
-    return { cfg, facts: factsFor(cfg) };
-  },
+  current: () => ({ cfg: current(), facts: factsFor(current()) }),
 });
 setUpExport(() => run, () => ledger.text);
 setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()));
@@ -338,18 +343,12 @@ $('play').addEventListener('click', () => {
 });
 $('reset').addEventListener('click', () => restart());
 setUpPinButtons(pins, {
-  current,
-  history,
-  pinRun,
+  current, history, pinRun,
   changed: () => { writeHash(current()); drawCharts(); },
   queue: (runs) => { runQueue = runs; nextQueued(); },
   ownData: () => settings.ownData(),
 });
-window.addEventListener('resize', () => {
-  fitPresenter();
-  drawCharts();
-  drawAudit();
-});
+window.addEventListener('resize', () => { fitPresenter(); drawCharts(); drawAudit(); });
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
 const ownFiles = setUpOwnData(() => worker, showMessage, ledger);
