@@ -329,7 +329,7 @@ $('log-log').addEventListener('change', drawCharts);
 
 setUpCalibrate({
   accounting, fmtEps, restart: scheduleRestart,
-  current: () => ({ cfg: current(), facts: factsFor(current()) }),
+  current: () => ((cfg) => ({ cfg, facts: factsFor(cfg) }))(current()),
 });
 setUpExport(() => run, () => ledger.text);
 setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()));

@@ -317,4 +317,3 @@ export function showSeedMode() {
   $('seed-help').hidden = own;
   $('seed').hidden = own && !settings.get('fixed_seed');
 }
-export const rowOfField = (field) => BY_FIELD.get(field);
