@@ -109,9 +109,10 @@ function summarize() {
 
 function finish() {
   const results = THREATS.map((t) => audit.results.get(t));
-  const { total, seconds, workers } = audit;
+  const { total, seconds, workers, config } = audit;
   stop('');
   lastResults = results;
+  lastConfig = JSON.stringify(config);
   draw();
   const rate = (total / seconds).toFixed(1);
   $('audit-status').textContent = `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
@@ -121,12 +122,18 @@ function finish() {
 }
 
 let lastResults = null;
+let lastConfig = ''; // the settings the last audit trained, as JSON
+let onDrawn = () => {};
+
+// The last audit's results ([{threat, eps_lower, …}], Rust's), if it audited `config`.
+export const auditOf = (config) => (lastResults && JSON.stringify(config) === lastConfig ? lastResults : null);
 
 // Draws the last audit's charts (also after a resize).
 export function draw() {
   if (!lastResults) return;
   draw_audit_region('audit-region', lastResults, sizeCanvas($('audit-region')));
   draw_audit_epsilons('audit-epsilons', lastResults, sizeCanvas($('audit-epsilons')));
+  onDrawn();
 }
 
 // A fixed audit seed for the end-to-end tests (labTest.fixAuditSeed); null draws a fresh one.
@@ -163,7 +170,7 @@ function start(readConfig, ownData, facts) {
   const config = readConfig();
   const plan = auditWorkerPlan(workerBytes(facts(config), canaries));
   const n = plan.count;
-  audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now() };
+  audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now(), config };
   for (let i = 0; i < n; i += 1) {
     const w = new AuditWorker(EVENTS);
     audit.workers.push(w);
@@ -183,9 +190,11 @@ function start(readConfig, ownData, facts) {
 
 // Wires the panel: `readConfig()` gives the run's settings, `ownData()` whether they name the
 // student's own file, `facts(config)` the facts of its data set (null until they are known);
-// `workersChanged()` runs when an audit starts or ends (trainingCap() changed).
-export function setUpAudit(readConfig, ownData, facts, workersChanged) {
+// `workersChanged()` runs when an audit starts or ends (trainingCap() changed); `drawn()` when
+// an audit's charts were drawn.
+export function setUpAudit(readConfig, ownData, facts, workersChanged, drawn = () => {}) {
   onWorkersChange = workersChanged;
+  onDrawn = drawn;
   $('audit-start').addEventListener('click', () => start(readConfig, ownData, facts));
   $('audit-cancel').addEventListener('click', () => {
     stop('Audit cancelled: its workers were stopped.');

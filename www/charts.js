@@ -73,10 +73,21 @@ export function setUpCharts(view) {
       window.labReadyAt = performance.now();
       document.body.dataset.ready = '1';
     }
+    view.drawn(); // what a lesson says follows what the charts now show
   });
 
   const drawCharts = () => {
     if (view.ready()) charts.drawAll();
   };
-  return { drawCharts, drawHistogram, drawSigmaChart };
+  // Rust's verdict on whether the run on screen learned anything (`majority`: its data's
+  // majority share, `nTest`: its test set's size): a sentence, or undefined.
+  const verdict = (majority, nTest) => (view.ready() && view.run() ? runView().verdict(majority ?? undefined, nTest ?? undefined) : undefined);
+  // The gap, in points of test accuracy, between the compared non-private and DP-SGD runs
+  // (Rust's, from the view's pinned runs), or undefined.
+  const privacyCost = () => {
+    if (!view.ready() || !view.run()) return undefined;
+    const v = /** @type {any} */ (runView());
+    return typeof v.privacyCostPoints === 'function' ? v.privacyCostPoints() ?? undefined : undefined;
+  };
+  return { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCost };
 }

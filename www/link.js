@@ -8,18 +8,19 @@ import { settings, toHash } from './settings.js';
 import { applyTeacherMode } from './teacher.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings); returns
-// { teacherParams, queue: the pinned runs to train, problems: what was skipped and why }.
+// { teacherParams, step: the lesson step it opens (or null), queue: the pinned runs to train,
+// problems: what was skipped and why }.
 export function readLink(hash, check) {
   const params = new URLSearchParams(hash.slice(1));
   const problems = [];
-  const { kept: teacherParams, lesson } = applyTeacherMode(params, problems);
+  const { kept: teacherParams, lesson, step } = applyTeacherMode(params, problems);
   settings.apply(lesson); // the lesson's settings; the link's own, below, go over them
   const own = settings.readHash(params, check);
   settings.applyConfig(own.part);
   problems.push(...own.problems);
   const linked = pinsFromLink(params.get('pins') || '[]', check);
   problems.push(...linked.problems);
-  return { teacherParams, queue: linked.queue, problems };
+  return { teacherParams, step, queue: linked.queue, problems };
 }
 
 // The pinned runs of a link (`text`: the `pins` parameter, JSON), each checked on its own by

@@ -4,11 +4,12 @@
 // every privacy quantity comes from Rust. Data flows one way:
 // settings -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
-  accountants, check_run_config, draw_boundary, epsilon_preview, format_epsilon, matrix_kernel,
+  accountants, check_run_config, draw_boundary, format_epsilon, matrix_kernel,
   run_defaults, suggested_settings,
 } from './pkg/dpsgd_lab.js';
-import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
-import { draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
+import { Accounting } from './accounting.js';
+import { Previews } from './previews.js';
+import { auditOf, draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
 import { checkWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
@@ -27,6 +28,7 @@ import { setUpCalibrate } from './calibrate.js';
 import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
 import { settings, showSeedMode } from './settings.js';
 import { fitPresenter } from './teacher.js';
+import { earlierStepDone, enterStep, refreshLesson, setUpLessonPlayer } from './lesson-player.js';
 import { installTestHooks } from './test-hooks.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
@@ -39,7 +41,6 @@ let facts = null;      // DataFacts of the data set the last run loaded (from th
 let factsOf = '';      // …and which data set that was: previews wait for the facts of theirs
 let generation = 0;    // every run-scoped message carries it; older runs' messages are dropped
 let run = null;        // { cfg, history, mechanism, plane, pin } of the run now training
-let preview = [];      // epsilon_preview of the current settings
 let playing = true;
 let debounce = null;
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
@@ -51,8 +52,7 @@ const fmtEps = (v) => (wasmReady ? format_epsilon(v) : '…');
 
 const log = new RunLog(fmtEps);
 const accounting = new Accounting(showMessage);
-const sigmaPanel = new SigmaPanel(accounting);
-const pldPreview = new PldPreview(new Accounting(showMessage));
+const previews = new Previews(accounting, showMessage); // of the run being drawn
 const ledger = new FileLedger(accounting, fmtEps); // all runs on a student's file, composed
 let worker = null;
 
@@ -65,9 +65,11 @@ const current = () => settings.config(facts?.n_train);
 const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pins.notes()]);
 // The facts of `cfg`'s data set, or null until a run has loaded that one.
 const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
+// Rust's sentence on why the run on screen learned nothing or diverged, or undefined.
+const verdictNow = () => ((d) => verdict(d?.majority_share, d?.n_test)?.say)(run && factsFor(run.cfg));
 
 // What the charts draw, read when they draw (charts.js).
-const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
+const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCost } = setUpCharts({
   ready: () => wasmReady,
   history,
   run: () => run,
@@ -78,32 +80,17 @@ const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
   // The majority class's share of the run's (public) test set, or null (private data).
   baseline: () => (run ? factsFor(run.cfg)?.majority_share ?? null : null),
   teaching: () => (run ? run.cfg.report : settings.get('report')) === 'teaching',
-  preview: () => preview,
-  pldCurve: () => pldPreview.curve,
+  preview: () => previews.epsilon,
+  pldCurve: () => previews.pld.curve,
   norms: () => lastNorms,
-  sigmaPanel,
+  sigmaPanel: previews.sigmaPanel,
+  drawn: () => refreshLesson(),
 });
 
-// The ε preview (here), the σ panel and the PLD curve (in workers) for `cfg`: all from Rust,
-// from the settings and the facts of the run's data set (until those arrive, no preview rather
-// than one for another data set's N).
-function updatePreview(cfg) {
-  // (A lot larger than the data set waits for the worker's resize: a pin from a link.)
-  if (!wasmReady || !facts || factsOf !== cfg.dataset || cfg.lot_size > facts.n_train) {
-    preview = [];
-    return;
-  }
-  try {
-    preview = epsilon_preview(cfg, facts);
-  } catch (e) {
-    preview = [];
-    showMessage(`Cannot compute ε: ${e.message || e}`);
-    return;
-  }
-  $('epsilon-chart').setAttribute('aria-label', epsilonChartLabel(preview[preview.length - 1], fmtEps, log.accountants));
-  sigmaPanel.request(cfg, facts, settings.get('budget_epsilon') ?? '', drawSigmaChart, showMessage);
-  pldPreview.request(cfg, facts, drawCharts, showMessage);
-}
+// The run's previews (previews.js), once wasm and the facts of its data set are there.
+const updatePreview = (cfg) => previews.update(cfg, wasmReady ? factsFor(cfg) : null, settings.get('budget_epsilon') ?? '', {
+  redraw: drawCharts, redrawSigma: drawSigmaChart, label: (last) => epsilonChartLabel(last, fmtEps, log.accountants),
+});
 
 function pinRun(label, cfg, runHistory) {
   pins.add(label, cfg, runHistory);
@@ -152,7 +139,7 @@ function onReport(m) {
   log.append(r, r.stopped_by_budget);
   ledger.shown(generation, r.steps);
   drawCharts();
-  setStatus(epochStatus(r, fmtEps));
+  setStatus(epochStatus(r, fmtEps, verdictNow()));
   showRunNotes();
 }
 
@@ -162,12 +149,15 @@ function onDone() {
     const why = run.pin ? `Pinned run "${run.pin.label}": ${r.divergence}` : r.divergence[0].toUpperCase() + r.divergence.slice(1);
     showMessage(`${why}.`);
   }
+  run.done = true;
   if (run.pin) {
+    earlierStepDone(run);
     pinRun(run.pin.label, run.pin.cfg, run.history);
     nextQueued();
     return;
   }
-  if (r) setStatus(doneStatus(r, run.history.length, fmtEps));
+  if (r) setStatus(doneStatus(r, run.history.length, fmtEps, verdictNow()));
+  refreshLesson();
 }
 
 /** @param {Msg<'data'>} m */
@@ -332,7 +322,17 @@ setUpCalibrate({
   current: () => ((cfg) => ({ cfg, facts: factsFor(cfg) }))(current()),
 });
 setUpExport(() => run, () => ledger.text);
-setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()));
+setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()), refreshLesson);
+// What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
+const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
+  cfg, history: history(), done: !!run?.done, data, preview: previews.epsilon, pld: previews.pld.curve,
+  cost: privacyCost(), audit: auditOf(cfg), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+});
+setUpLessonPlayer({
+  run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,
+  pin: pinRun, press: (id) => $(id).click(), sources: lessonSources,
+  factsOfConfig: (cfg) => (factsFor(cfg) ? { ...lessonSources(cfg), history: [], done: true, preview: previews.of(cfg, factsFor(cfg)), pld: null } : null),
+});
 setUpWorkers();
 $('play').addEventListener('click', () => {
   playing = !playing;
@@ -362,7 +362,7 @@ if ('serviceWorker' in navigator) {
 function readHash() {
   const link = readLink(location.hash, check_run_config);
   teacherParams = link.teacherParams;
-  runQueue = link.queue;
+  runQueue = [...enterStep(link.step, (part) => settings.configWith(part, facts?.n_train)), ...link.queue];
   if (link.problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${link.problems.join('; ')}.`);
 }
 

@@ -236,6 +236,12 @@ class Settings {
     return configOf(this.values, this.defaults, nTrain, (s) => !seedProblem(s, this));
   }
 
+  // The RunConfig the settings would give with `part` (keys of the table) over them: a
+  // lesson's earlier step, trained for comparison without moving the controls.
+  configWith(part, nTrain) {
+    return configOf({ ...this.values, ...part }, this.defaults, nTrain, (s) => !seedProblem(s, this));
+  }
+
   // A link's settings, read and checked (see fromHash): { part: a RunConfig part, problems }.
   readHash(params, check) {
     return fromHash(params, { check, defaults: this.defaults, range: controlRange, offered: hasOption });

@@ -11,20 +11,24 @@ function accuracyText(r) {
   return `test accuracy ${pct(acc)}${outside}`;
 }
 
-// The line shown as an epoch's report arrives.
-export function epochStatus(r, fmtEps) {
+// The line shown as an epoch's report arrives; `verdict`: Rust's sentence on why the run
+// learned nothing (RunView.verdict), if it did.
+export function epochStatus(r, fmtEps, verdict) {
   const shown = accuracyText(r) ?? 'test accuracy not released';
-  return `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`;
+  const line = `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`;
+  return verdict ? `${line}. ${verdict}` : line;
 }
 
-// The line shown when a run ends: `r` its last report, `epochs` how many it had.
-export function doneStatus(r, epochs, fmtEps) {
-  if (r.divergence) return `Stopped in epoch ${r.epoch}: the model diverged (see the message).`;
+// The line shown when a run ends: `r` its last report, `epochs` how many it had, `verdict` as
+// for epochStatus.
+export function doneStatus(r, epochs, fmtEps, verdict) {
+  if (r.divergence) return `Stopped in epoch ${r.epoch}. ${verdict ?? 'The model diverged (see the message).'}`;
   // Rust says which budget and how it was measured (not the report's ε: for naive and strong
   // it may follow another convention than the budget's).
   if (r.budget_stop) return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ${r.budget_stop}.`;
   const acc = accuracyText(r);
-  return `Done: ${epochs} epochs${acc === undefined ? '' : `, ${acc}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
+  const line = `Done: ${epochs} epochs${acc === undefined ? '' : `, ${acc}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
+  return verdict ? `${line} ${verdict}` : line;
 }
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's

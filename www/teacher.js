@@ -1,41 +1,32 @@
+import { settingsOf, stepOf } from './lesson-player.js';
 // Teacher mode and lessons, read from the URL hash (docs/teaching.md says how to use them).
 const $ = (id) => document.getElementById(id);
 
 // Teacher mode, from the URL: `hide` and `lock` (comma-separated control ids), `big=1` for a
-// presenter layout, `lesson` for a preset. Kept in the hash as the page rewrites it.
-export const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'lesson'];
-const LESSONS = new Map(Object.entries({
-  clipping: {
-    title: 'What clipping does',
-    set: { clip: 0.1, sigma: 1, epochs: 10 },
-    shows: { charts: ['accuracy-chart', 'clipping-chart'], controls: ['clip', 'sigma'] },
-    text: 'C is small: most gradients are clipped (orange bars). Drag C up to 5 and watch the histogram and the accuracy: too small a C throws signal away, too large a C lets the noise σC grow.',
-  },
-  moments: {
-    title: 'Why the moments accountant matters',
-    set: { sigma: 4, epochs: 100, lot_size: 326, amplification: 'paper' }, // q ≈ 0.01 on Adult
-    shows: { charts: ['accuracy-chart', 'epsilon-chart'], controls: ['sigma', 'epochs', 'lot-size'] },
-    text: 'The paper\'s setting: q = 0.01, σ = 4, with naive and strong composition in the paper\'s own (optimistic) convention, as in its Fig. 2. The naive bound grows like the number of epochs, strong composition like its square root, and the moments accountant barely moves: about 1.26 at 100 epochs where strong composition says 9.34 — and the exact strong bound (switch the ε chart to it) is larger still. The σ panel turns it around: the noise each accountant would need to stay within the target ε.',
-  },
-  audit: {
-    title: 'What ε means: an attack',
-    set: { dataset: 'blobs', model: 'logistic', lot_size: 60, epochs: 20, sigma: 0, audit_runs: 300 },
-    shows: { charts: ['accuracy-chart', 'epsilon-chart'], controls: ['sigma', 'epochs'] },
-    text: 'Small 2-D data, clipping but σ = 0: press "Audit this run" below. An attacker who only sees the final model tells runs with an odd, mislabeled point from runs without it almost every time — it proves ε ≥ 2.5 to 3.6 (at most 3.7 with 300 runs a side), and without noise the accountant promises nothing. Now set σ to 2 and audit again: the same attack proves nothing, and the worst-case attack, which sees every step, still cannot leave the grey region the accountant draws.',
-  },
-  cost: {
-    title: 'What privacy costs',
-    set: { dataset: 'breast-cancer', model: 'logistic', sigma: 4, lot_size: 32, lr: 0.5, epochs: 10 },
-    shows: { charts: ['accuracy-chart', 'epsilon-chart'], controls: ['sigma', 'lot-size', 'compare'] },
-    text: 'On Adult, 32,561 people hide one person cheaply and DP-SGD matches non-private training. Here there are 455 patients: press Compare and watch DP-SGD (ε ≈ 1) end about three points below non-private training, with clipping alone and noise alone in between.',
-  },
-  noise: {
-    title: 'When noise drowns the signal',
-    set: { sigma: 8, lot_size: 32, epochs: 10 },
-    shows: { charts: ['accuracy-chart', 'noise-chart'], controls: ['lot-size', 'sigma'] },
-    text: 'A small lot with much noise: in the lower right chart the noise is far above the clipped signal. Raise L and watch the gap close, and the accuracy recover, at a price in ε.',
-  },
-}));
+// presenter layout, `size` its text size, `lesson` and `step` for a lesson (lessons.js). Kept
+// in the hash as the page rewrites it.
+export const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'size', 'lesson', 'step'];
+// The presenter's text sizes (`size` in the link): the stylesheet scales type and charts by it.
+export const TEXT_SIZES = ['1', '1.25', '1.5'];
+const PRESENTER_CHART_TEXT = 1.4;
+// The teacher keys the page keeps in its links now (applyTeacherMode's `kept`).
+let keptNow = new URLSearchParams();
+
+// The header's presenter toggle and text size: they change the layout in place (the run goes
+// on) and the link. `relayout()` fits and redraws the charts.
+export function setUpPresenter(relayout) {
+  const set = (key, value) => {
+    for (const p of [keptNow, new URLSearchParams(location.hash.slice(1))]) {
+      if (value === null) p.delete(key);
+      else p.set(key, value);
+      if (p !== keptNow) window.history.replaceState(null, '', `#${p}`);
+    }
+    showPresenter(keptNow.get('big') === '1', keptNow.get('size'));
+    relayout();
+  };
+  $('presenter').addEventListener('click', () => set('big', document.body.classList.contains('presenter') ? null : '1'));
+  $('text-size').addEventListener('change', () => set('size', $('text-size').value === '1' ? null : $('text-size').value));
+}
 // What the last link's teacher keys changed, undone when another link is opened in place.
 const applied = { hidden: [], locked: [] };
 
@@ -45,8 +36,6 @@ function undoTeacherMode() {
   applied.hidden = [];
   applied.locked = [];
   for (const el of document.querySelectorAll('.lesson-chart, .lesson-control')) el.classList.remove('lesson-chart', 'lesson-control');
-  $('lesson').hidden = true;
-  $('lesson').replaceChildren();
 }
 
 // What the presenter layout puts on the first screen without a lesson: the main charts and
@@ -57,7 +46,7 @@ const PRESENTER_DEFAULT = { charts: ['accuracy-chart', 'epsilon-chart'], control
 // and the play and reset buttons, which every lesson uses.
 function markShown(shows) {
   for (const id of shows.charts) $(id).closest('figure').classList.add('lesson-chart');
-  for (const id of shows.controls) ($(id).closest('.control') || $(id)).classList.add('lesson-control');
+  for (const id of shows.controls) ($(id).closest('.control, .audit-controls') || $(id)).classList.add('lesson-control');
   $('play').closest('.buttons').classList.add('lesson-control');
 }
 
@@ -68,7 +57,7 @@ export function fitPresenter() {
   if (!body.classList.contains('presenter')) return;
   body.style.setProperty('--chart-max-height', 'none');
   const figures = [...document.querySelectorAll('figure.lesson-chart')];
-  const controls = [...document.querySelectorAll('.controls > .lesson-control')];
+  const controls = [...document.querySelectorAll('.controls .lesson-control, .audit-controls.lesson-control')];
   if (!figures.length) return;
   const top = Math.min(...figures.map((f) => f.querySelector('canvas').getBoundingClientRect().top)) + window.scrollY;
   const below = Math.max(...figures.map((f) => f.getBoundingClientRect().bottom - f.querySelector('canvas').getBoundingClientRect().bottom));
@@ -113,12 +102,29 @@ export function applyTeacherMode(params, problems = []) {
     }
   }
   if (refused.length) problems.push(`teacher mode hides and locks controls only; "${refused.join(', ').slice(0, 80)}" ${refused.length > 1 ? 'are' : 'is'} not one and stayed as ${refused.length > 1 ? 'they were' : 'it was'}`);
-  document.body.classList.toggle('presenter', params.get('big') === '1');
-  const lesson = LESSONS.get(params.get('lesson'));
-  markShown(lesson ? lesson.shows : PRESENTER_DEFAULT);
-  if (lesson) {
-    $('lesson').hidden = false;
-    $('lesson').replaceChildren(Object.assign(document.createElement('strong'), { textContent: `${lesson.title}. ` }), lesson.text);
+  showPresenter(params.get('big') === '1', params.get('size'));
+  const step = stepOf(params);
+  if (step) {
+    kept.set('step', String(step.index + 1));
+    const { charts, controls } = step.lesson.steps[step.index];
+    markShown({ charts, controls });
+  } else {
+    kept.delete('lesson');
+    kept.delete('step');
+    markShown(PRESENTER_DEFAULT);
   }
-  return { kept, lesson: lesson ? lesson.set : {} };
+  keptNow = kept;
+  return { kept, lesson: step ? settingsOf(step.lesson, step.index) : {}, step };
+}
+
+// The presenter layout on or off, at text size `size` (one of TEXT_SIZES; another is 1).
+export function showPresenter(big, size) {
+  document.body.classList.toggle('presenter', big);
+  const scale = size !== null && TEXT_SIZES.includes(size) ? size : '1';
+  document.body.style.setProperty('--text-scale', scale);
+  // The charts' type: at least 16 px tick labels and 20 px titles in the presenter layout.
+  document.body.style.setProperty('--chart-text-scale', String(big ? PRESENTER_CHART_TEXT * Number(scale) : 1));
+  $('presenter').setAttribute('aria-pressed', String(big));
+  $('text-size').hidden = !big;
+  $('text-size').value = scale;
 }

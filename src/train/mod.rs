@@ -18,6 +18,7 @@ pub mod part;
 mod report;
 mod stats;
 mod step;
+pub mod verdict;
 
 pub use canary::{DiracCanaries, Fault, CANARY_NORM};
 pub use coverage::{noise as noise_in_words, Coverage, Shown};

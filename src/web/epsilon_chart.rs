@@ -4,7 +4,7 @@
 
 use super::accounting::format_eps;
 use super::chart_kit::{
-    colour, end_labels, epoch_label, log_label, open_canvas, GRID, PIN_COLORS, VERMILLION,
+    colour, end_labels, epoch_label, log_label, open_canvas, GREY, GRID, PIN_COLORS, VERMILLION,
 };
 use super::js_err;
 use super::run_view::{EpsilonPoint, RunView};
@@ -16,7 +16,8 @@ use wasm_bindgen::prelude::*;
 /// preview, with the PLD curve once the accounting worker has computed it) thin, and the epochs
 /// trained so far (the run's reports) thick with markers; the pinned runs' moments ε faded.
 /// Naive and strong are labelled "paper, optimistic" when the run uses the paper's or the
-/// classical convention. When every ε is ∞ it says "∞ — no privacy". `log_log`: x on a log
+/// classical convention. When every ε is ∞ it says "∞ — no privacy"; before anything is
+/// computed, that it is computing. `log_log`: x on a log
 /// scale too, each curve named with its growth exponent.
 #[wasm_bindgen]
 pub fn draw_epsilon_chart(
@@ -40,6 +41,18 @@ pub fn draw_epsilon_chart(
         .chain(&done)
         .flat_map(|p| p.eps.iter().filter_map(|(_, v)| *v).collect::<Vec<_>>());
     let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
+    if preview.is_empty() && done.is_empty() {
+        // Nothing computed yet (the page is loading its data): no ε to claim, least of all ∞.
+        let (w, h) = root.dim_in_pixel();
+        let style = ("sans-serif", px(18.0)).into_font().color(&GREY);
+        root.draw(&Text::new(
+            "ε: computing…",
+            (w as i32 / 3, h as i32 / 2),
+            style,
+        ))
+        .map_err(js_err)?;
+        return root.present().map_err(js_err);
+    }
     if positive.is_empty() {
         let (w, h) = root.dim_in_pixel();
         let style = ("sans-serif", px(22.0)).into_font().color(&VERMILLION);

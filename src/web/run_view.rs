@@ -7,6 +7,7 @@ use super::chart_kit::{finite, Epsilons, Pinned, Point};
 use super::from_js;
 use super::noise_chart::NormPoint;
 use crate::privacy::accountant::Amplification;
+use crate::train::verdict::{verdict, EpochOutcome};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
@@ -51,6 +52,8 @@ pub struct RunView {
     pub(super) norms: Vec<NormPoint>,
     pub(super) preview: Vec<EpsilonPoint>,
     pub(super) pinned: Vec<Pinned>,
+    /// What the verdict on the run reads of each report.
+    pub(super) outcomes: Vec<EpochOutcome>,
 }
 
 #[wasm_bindgen]
@@ -66,13 +69,15 @@ impl RunView {
             norms: Vec::new(),
             preview: Vec::new(),
             pinned: Vec::new(),
+            outcomes: Vec::new(),
         })
     }
 
     /// Adds the run's next epoch report.
     pub fn push(&mut self, report: JsValue) -> Result<(), JsError> {
         let point: Point = from_js(report.clone(), "epoch report")?;
-        let norms: NormPoint = from_js(report, "epoch report")?;
+        let norms: NormPoint = from_js(report.clone(), "epoch report")?;
+        self.outcomes.push(from_js(report, "epoch report")?);
         self.points.push(point);
         self.norms.push(norms);
         Ok(())
@@ -104,6 +109,20 @@ impl RunView {
     pub fn set_pinned(&mut self, pinned: JsValue) -> Result<(), JsError> {
         self.pinned = from_js(pinned, "pinned runs")?;
         Ok(())
+    }
+
+    /// Whether the run learned nothing or diverged, and why, in words ({kind, say}: see
+    /// `train::verdict`), or undefined while it learns. `majority`: the majority class's share
+    /// of its `n_test` test examples (unknown for a student's private file: no verdict).
+    pub fn verdict(
+        &self,
+        majority: Option<f64>,
+        n_test: Option<usize>,
+    ) -> Result<JsValue, JsError> {
+        match verdict(&self.outcomes, majority, n_test) {
+            Some(v) => super::to_js(&v),
+            None => Ok(JsValue::UNDEFINED),
+        }
     }
 
     /// How many epoch reports the view holds.

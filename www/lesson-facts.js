@@ -1,0 +1,107 @@
+// @ts-check
+// The numbers a lesson quotes, read from the run on screen: its epoch reports (every number
+// in them from Rust), its ε preview (Rust's, for the whole run), the data set's facts, the
+// compared runs' gap (Rust's, from the accuracy chart's view) and the last audit of these
+// settings. Nothing here computes a privacy quantity: ε is only looked up and formatted.
+
+/**
+ * @typedef {{realistic: number, worst: number}} AuditFacts
+ * @typedef {{
+ *   done: boolean, epoch?: number, cfg: Record<string, any>,
+ *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
+ *   clipped?: number, noiseRatio_?: number, eps_?: number,
+ *   whole: Record<string, number | undefined>, cost?: number, audit?: AuditFacts,
+ *   prev: any,
+ * }} Facts
+ */
+
+const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * The facts of the run on screen.
+ * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
+ *   cost: number | undefined, audit: any[] | null, learnedNothing: boolean | undefined, prev: any}} s
+ * @returns {Facts}
+ */
+export function factsOf(s) {
+  const last = s.history.at(-1);
+  /** @type {Record<string, number | undefined>} */
+  const whole = {};
+  const end = s.preview.at(-1);
+  for (const name of ['naive', 'strong', 'moments', 'rdp']) whole[name] = finite(end?.[name]);
+  whole.pld = finite(s.pld?.at(-1));
+  const threat = (t) => s.audit?.find((r) => r.threat === t)?.eps_lower;
+  return {
+    done: s.done,
+    epoch: last?.epoch,
+    cfg: s.cfg,
+    acc: finite(last?.test_acc ?? last?.private_test_acc),
+    majority: finite(s.data?.majority_share),
+    nTrain: s.data?.n_train,
+    nTest: s.data?.n_test,
+    learnedNothing: s.learnedNothing,
+    clipped: finite(last?.clipped_fraction),
+    noiseRatio_: last && finite(last.signal_norm) && last.signal_norm > 0 ? finite(last.noise_norm / last.signal_norm) : undefined,
+    eps_: last ? (last.epsilon.moments === 'inf' ? Infinity : last.epsilon.moments) : undefined,
+    whole,
+    cost: finite(s.cost),
+    audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case') } : undefined,
+    prev: s.prev ?? { whole: {} },
+  };
+}
+
+const pct = (v) => `${(100 * v).toFixed(1)}%`;
+const times = (v) => `${v < 10 ? v.toFixed(1) : v.toFixed(0)}×`;
+const num = (v) => String(Number(v.toPrecision(3)));
+
+/**
+ * What `{name}` in a lesson's sentence stands for: a formatter of the facts, or undefined
+ * while the number is not known. `fmtEps` is Rust's ε formatter.
+ * @param {(v: number) => string} fmtEps
+ * @returns {Map<string, (f: Facts) => string | undefined>}
+ */
+export function fillers(fmtEps) {
+  const when = (v, f) => (v === undefined || v === null ? undefined : f(v));
+  const eps = (v) => (v === Infinity ? '∞' : when(finite(v), fmtEps));
+  return new Map(Object.entries({
+    acc: (f) => when(f.acc, pct),
+    majority: (f) => when(f.majority, pct),
+    clipped: (f) => when(f.clipped, pct),
+    noiseRatio: (f) => when(f.noiseRatio_, times),
+    eps: (f) => eps(f.eps_),
+    cost: (f) => when(f.cost, (v) => (100 * v).toFixed(1)),
+    costAbs: (f) => when(f.cost, (v) => (100 * Math.abs(v)).toFixed(1)),
+    clip: (f) => when(f.cfg.clip, num),
+    sigma: (f) => when(f.cfg.sigma, num),
+    lot: (f) => when(f.cfg.lot_size, String),
+    epochs: (f) => when(f.cfg.epochs, String),
+    q: (f) => when(f.nTrain && f.cfg.lot_size / f.nTrain, (v) => v.toFixed(3)),
+    nTrain: (f) => when(f.nTrain, (v) => v.toLocaleString('en')),
+    nTest: (f) => when(f.nTest, String),
+    auditRuns: (f) => when(f.cfg.audit_runs, String),
+    'whole.naive': (f) => eps(f.whole.naive),
+    'whole.strong': (f) => eps(f.whole.strong),
+    'whole.moments': (f) => eps(f.whole.moments),
+    'whole.rdp': (f) => eps(f.whole.rdp),
+    'whole.pld': (f) => eps(f.whole.pld),
+    strongOverMoments: (f) => when(f.whole.strong !== undefined && f.whole.moments ? f.whole.strong / f.whole.moments : undefined, times),
+    'audit.realistic': (f) => when(f.audit?.realistic, (v) => v.toFixed(2)),
+    'audit.worst': (f) => when(f.audit?.worst, (v) => v.toFixed(2)),
+  }));
+}
+
+/**
+ * `text` with each `{name}` filled from `facts` (and `{prev.name}` from the previous step's),
+ * "…" for a number not known yet. An unknown name is a lesson's typo: shown as it is.
+ * @param {string} text
+ * @param {Facts} facts
+ * @param {Map<string, (f: Facts) => string | undefined>} fill
+ */
+export function fillIn(text, facts, fill) {
+  return text.replace(/\{(prev\.)?([a-zA-Z.]+)\}/g, (whole, prev, name) => {
+    const f = fill.get(name);
+    if (!f) return whole;
+    const from = prev ? facts.prev : facts;
+    return (from && from.cfg ? f(from) : undefined) ?? '…';
+  });
+}

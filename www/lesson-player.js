@@ -1,0 +1,152 @@
+// @ts-check
+// The lesson player: the picker and presenter toggle in the header, the lesson panel with its
+// steps (Back / Next), and the sentences of the step on screen, filled from the run's own
+// numbers each time they change. The URL names the lesson and the step (`lesson`, `step`),
+// so a link opens exactly there; a step is entered through the link like any other, which
+// puts the lesson's settings on the controls through the one settings object (link.js).
+// A step that compares with the one before it (`compare: 'run'`) pins the earlier step's run
+// on the charts — the one just shown when the class pressed Next, or trained again for a link.
+import { LESSONS, lessonNamed } from './lessons.js';
+import { factsOf, fillIn, fillers } from './lesson-facts.js';
+import { setUpPresenter } from './teacher.js';
+
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
+
+/** @typedef {import('./lessons.js').Lesson} Lesson */
+/** @typedef {import('./lesson-facts.js').Facts} Facts */
+
+/** The lesson and step a link names: {name, lesson, index} or null (none, or not a lesson). */
+export function stepOf(/** @type {URLSearchParams} */ params) {
+  const name = params.get('lesson');
+  const lesson = lessonNamed(name);
+  if (!lesson || name === null) return null;
+  const n = Number(params.get('step') ?? '1');
+  const index = Number.isInteger(n) ? Math.min(Math.max(n, 1), lesson.steps.length) - 1 : 0;
+  return { name, lesson, index };
+}
+
+/** The settings of step `index` of `lesson` (keys of the settings table). */
+export const settingsOf = (/** @type {Lesson} */ lesson, /** @type {number} */ index) => ({ ...lesson.base, ...lesson.steps[index].set });
+
+let on = null;        // {name, lesson, index} of the step on screen, or null
+let prev = null;      // the facts of the step before, as its run ended (or its preview)
+let prevConfig = null; // the config of the step before, when only its preview is compared
+let carried = null;   // {name, index, facts, cfg, history}: the run on screen when Next was pressed
+let pressed = false;  // the step's `then` button was pressed for this entry
+let host = null;
+
+/**
+ * Wires the header's picker, the presenter toggle, the text size and the panel's buttons.
+ * `h` gives what the lesson reads: the run on screen, its data facts, preview and PLD curve,
+ * the compared runs' gap, the audit of these settings and Rust's "learned nothing" verdict.
+ */
+export function setUpLessonPlayer(h) {
+  host = h;
+  const pick = $('lesson-pick');
+  pick.append(...[...LESSONS].map(([name, l]) => new Option(l.title, name)));
+  pick.addEventListener('change', () => go(pick.value || null, 0));
+  $('lesson-back').addEventListener('click', () => on && go(on.name, on.index - 1));
+  $('lesson-next').addEventListener('click', () => {
+    if (!on) return;
+    const run = host.run();
+    if (run && !run.pin && host.done()) carried = { name: on.name, index: on.index, facts: current(), cfg: run.cfg, history: run.history };
+    go(on.name, on.index + 1);
+  });
+  $('lesson-close').addEventListener('click', () => go(null, 0));
+  setUpPresenter(() => window.dispatchEvent(new Event('resize')));
+}
+
+// Opens `name`'s step `index` (null: no lesson) by its link, keeping the teacher's own keys.
+function go(name, index) {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const keep = new URLSearchParams();
+  for (const k of ['teacher', 'big', 'size', 'hide', 'lock']) if (params.has(k)) keep.set(k, params.get(k) ?? '');
+  if (name) {
+    keep.set('lesson', name);
+    keep.set('step', String(index + 1));
+  }
+  location.hash = keep.toString();
+}
+
+/**
+ * Shows the step a link names (`step`: stepOf's answer) and returns the runs to pin before
+ * its own: the earlier step's run when this one compares with it. `configWith(part)` is the
+ * run config of the settings with `part` over them.
+ * @returns {{label: string, cfg: any, lessonStep: true}[]}
+ */
+export function enterStep(step, configWith) {
+  on = step;
+  prev = null;
+  prevConfig = null;
+  pressed = false;
+  $('lesson-pick').value = step ? step.name : '';
+  $('lesson').hidden = !step;
+  if (!step) {
+    carried = null;
+    return [];
+  }
+  const { lesson, index } = step;
+  $('lesson-title').textContent = lesson.title;
+  $('lesson-count').textContent = `Step ${index + 1} of ${lesson.steps.length}`;
+  $('lesson-ask').textContent = lesson.steps[index].ask;
+  $('lesson-back').disabled = index === 0;
+  $('lesson-next').disabled = index === lesson.steps.length - 1;
+  const before = index > 0 ? lesson.steps[index - 1] : null;
+  const mode = lesson.steps[index].compare;
+  const earlier = carried && carried.name === step.name && carried.index === index - 1 ? carried : null;
+  carried = null;
+  if (!before || !mode) return [];
+  const cfg = configWith(settingsOf(lesson, index - 1));
+  if (mode === 'preview') {
+    prevConfig = cfg; // its preview needs the data set's facts: read when the lesson is filled
+    return [];
+  }
+  if (earlier && JSON.stringify(earlier.cfg) === JSON.stringify(cfg)) {
+    prev = earlier.facts;
+    host.pin(before.label, cfg, earlier.history);
+    return [];
+  }
+  return [{ label: before.label, cfg, lessonStep: true }];
+}
+
+/** A lesson's earlier step, trained for comparison, has ended: its facts are the step's `prev`. */
+export function earlierStepDone(run) {
+  if (on && run.pin?.lessonStep) prev = factsOf({ ...host.sources(), cfg: run.cfg, history: run.history, done: true, prev: null });
+}
+
+// The facts of the run on screen.
+function current() {
+  const earlier = !prev && prevConfig ? host.factsOfConfig(prevConfig) : null;
+  if (earlier) prev = factsOf({ ...earlier, prev: null });
+  return factsOf({ ...host.sources(), prev });
+}
+
+/** Fills the step's sentences from the run on screen; presses its button once its run is set. */
+export function refreshLesson() {
+  if (!on || !host) return;
+  const run = host.run();
+  const step = on.lesson.steps[on.index];
+  if (step.then && !pressed && run && !run.pin && host.ready()) {
+    pressed = true;
+    host.press(step.then);
+  }
+  const facts = current();
+  const fill = fillers(host.fmtEps);
+  const parts = step.say.map((s) => {
+    if (typeof s === 'string') return { text: fillIn(s, facts, fill), claim: null };
+    const holds = run && !run.pin ? s.when(facts) : undefined;
+    const text = holds === undefined ? s.wait ?? '' : holds ? s.yes : s.no;
+    return { text: fillIn(text, facts, fill), claim: holds === undefined ? null : holds };
+  });
+  $('lesson-say').replaceChildren(...parts.filter((p) => p.text).map((p) => {
+    const span = document.createElement('span');
+    span.textContent = `${p.text} `;
+    if (p.claim !== null) span.dataset.claim = p.claim ? 'holds' : 'fails';
+    return span;
+  }));
+  lastState = { lesson: on.name, step: on.index + 1, steps: on.lesson.steps.length, done: facts.done, claims: parts.map((p) => p.claim), text: $('lesson-say').textContent };
+}
+
+let lastState = null;
+/** For the tests: the step on screen, its text and whether each claim holds (null: not known). */
+export const lessonState = () => (on ? lastState : null);

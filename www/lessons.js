@@ -1,0 +1,240 @@
+// @ts-check
+// The lessons, as data: every word a lesson says lives here and nowhere else.
+//
+// A lesson is 2–4 steps. A step applies its settings (`set`, over the lesson's `base`, both
+// keys of the settings table in settings.js) through the one settings object, puts the charts
+// and controls it speaks about (`charts`, `controls`: element ids) on the first screen, says
+// what to look at (`say`) and asks the class a question (`ask`). `then` names a button the step
+// presses for the class once its run is set ('compare'). A step that compares with the one
+// before (`compare`) has it on screen too: 'run' pins the earlier step's run (named by its
+// `label`) on the charts, 'preview' reads only its ε for the whole run.
+//
+// What a step says is made of sentences. A number in a sentence is never written in prose: a
+// `{name}` is filled from the run's own report (lesson-facts.js FILL lists the names), and
+// `{prev.name}` from the previous step's run as it ended. A sentence that claims something
+// about the charts is an object: `when(facts)` decides, from the same numbers, whether the
+// claim holds for the run on screen — true: `yes` is said; false: `no` (what the charts show
+// instead); undefined (not known yet): `wait`. At the lesson's own settings and seed every
+// `when` must be true: tests/e2e/lessons.test.mjs holds each step to it.
+
+/** @typedef {import('./lesson-facts.js').Facts} Facts */
+/** @typedef {string | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string}} Sentence */
+/** @typedef {{set: Record<string, any>, label?: string, compare?: 'run' | 'preview', charts: string[], controls: string[], say: Sentence[], ask: string, then?: 'compare'}} Step */
+/** @typedef {{title: string, base: Record<string, any>, steps: Step[]}} Lesson */
+
+// Helpers for the claims: each is undefined until the numbers it needs are known.
+const known = (...v) => v.every((x) => typeof x === 'number' && Number.isFinite(x));
+const below = (a, b) => (known(a, b) ? a < b : undefined);
+const ended = (f, claim) => (f.done ? claim : undefined);
+
+/** @type {Map<string, Lesson>} */
+export const LESSONS = new Map(Object.entries({
+  clipping: {
+    title: 'What clipping does',
+    base: { dataset: 'adult', model: 'logistic', sigma: 1, lot_size: 256, lr: 2, epochs: 10, seed: 1 },
+    steps: [
+      {
+        set: { clip: 0.1 },
+        label: 'C = 0.1',
+        charts: ['clipping-chart', 'accuracy-chart'],
+        controls: ['clip'],
+        say: [
+          'C = {clip}: every gradient is cut to length at most C; in the last lot {clipped} were longer (orange bars).',
+          {
+            when: (f) => ended(f, f.learnedNothing),
+            yes: 'The test accuracy stays on the grey majority line ({majority}): no better than always guessing the most common answer.',
+            no: 'The test accuracy reaches {acc}, above the grey majority line ({majority}).',
+            wait: 'Watch the accuracy against the grey majority line ({majority}).',
+          },
+        ],
+        ask: 'Which examples have the longest gradients: those the model gets right, or those it gets wrong?',
+      },
+      {
+        set: { clip: 1 },
+        label: 'C = 1',
+        compare: 'run',
+        charts: ['clipping-chart', 'accuracy-chart'],
+        controls: ['clip'],
+        say: [
+          'C = {clip}: now {clipped} of the last lot\'s gradients are cut.',
+          {
+            when: (f) => ended(f, below(f.prev.acc, f.acc)),
+            yes: 'The test accuracy climbs to {acc}, against {prev.acc} with C = {prev.clip}.',
+            no: 'The test accuracy is {acc}, against {prev.acc} with C = {prev.clip}: no better.',
+            wait: 'Watch the accuracy climb away from the majority line.',
+          },
+        ],
+        ask: 'The noise σC grew tenfold with C. Why does the model still learn better?',
+      },
+      {
+        set: { clip: 5 },
+        compare: 'run',
+        charts: ['noise-chart', 'accuracy-chart'],
+        controls: ['clip'],
+        say: [
+          'C = {clip}: {clipped} of the gradients are cut, but the noise σC grew with C: it is {noiseRatio} the clipped signal of a lot (it was {prev.noiseRatio} at C = {prev.clip}).',
+          {
+            when: (f) => ended(f, below(f.acc, f.prev.acc)),
+            yes: 'The test accuracy ends at {acc}, below the {prev.acc} of C = {prev.clip}: more noise, no more signal.',
+            no: 'The test accuracy ends at {acc}, no lower than the {prev.acc} of C = {prev.clip}.',
+            wait: 'Watch where the accuracy ends, against {prev.acc} with C = {prev.clip}.',
+          },
+          'ε is {eps} at every C.',
+        ],
+        ask: 'Why does C not change ε at all?',
+      },
+    ],
+  },
+  noise: {
+    title: 'When noise drowns the signal',
+    base: { dataset: 'adult', model: 'logistic', sigma: 8, clip: 1, lr: 2, epochs: 10, seed: 1 },
+    steps: [
+      {
+        set: { lot_size: 32 },
+        label: 'L = 32',
+        charts: ['noise-chart', 'accuracy-chart'],
+        controls: ['lot-size', 'sigma'],
+        say: [
+          'σ = {sigma} and lots of only L = {lot}: in the noise chart the noise on each lot\'s sum is {noiseRatio} the clipped signal.',
+          {
+            when: (f) => ended(f, known(f.acc, f.majority) ? f.acc < f.majority + 0.02 : undefined),
+            yes: 'The test accuracy ends at {acc}, within two points of the grey majority line ({majority}): the noise drowns what the model could learn.',
+            no: 'Even so the test accuracy ends at {acc}, more than two points above the majority line ({majority}).',
+          },
+        ],
+        ask: 'The noise has the same size whatever L is. What changes when a lot holds more examples?',
+      },
+      {
+        set: { lot_size: 1024 },
+        compare: 'run',
+        charts: ['noise-chart', 'accuracy-chart'],
+        controls: ['lot-size', 'sigma'],
+        say: [
+          {
+            when: (f) => ended(f, below(f.noiseRatio_, f.prev.noiseRatio_)),
+            yes: 'L = {lot}: the same noise now lands on a sum of about {lot} clipped gradients — it is {noiseRatio} the signal, down from {prev.noiseRatio}.',
+            no: 'L = {lot}: the noise is {noiseRatio} the signal, not below the {prev.noiseRatio} of L = {prev.lot}.',
+          },
+          {
+            when: (f) => ended(f, below(f.prev.acc, f.acc)),
+            yes: 'The test accuracy recovers to {acc} (it was {prev.acc}).',
+            no: 'The test accuracy is {acc}, no better than {prev.acc}.',
+          },
+          {
+            when: (f) => ended(f, below(f.prev.eps_, f.eps_)),
+            yes: 'The price: ε = {eps}, up from {prev.eps}.',
+            no: 'ε = {eps}, against {prev.eps} before.',
+          },
+        ],
+        ask: 'σ did not change. Why does a larger lot spend more privacy?',
+      },
+    ],
+  },
+  moments: {
+    title: 'Why the moments accountant matters',
+    base: { dataset: 'adult', model: 'logistic', sigma: 4, clip: 1, lr: 2, epochs: 100, lot_size: 326, seed: 1 }, // q ≈ 0.01 on Adult
+    steps: [
+      {
+        set: { amplification: 'paper' },
+        charts: ['epsilon-chart', 'accuracy-chart'],
+        controls: ['sigma', 'epochs'],
+        say: [
+          'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (thin curves):',
+          {
+            when: (f) => (known(f.whole.naive, f.whole.strong, f.whole.moments) ? f.whole.naive > f.whole.strong && f.whole.strong > f.whole.moments : undefined),
+            yes: 'naive composition says ε = {whole.naive}, strong composition {whole.strong}, the moments accountant {whole.moments}.',
+            no: 'naive composition says ε = {whole.naive}, strong composition {whole.strong}, the moments accountant {whole.moments} — not in the order the paper reports.',
+            wait: 'the accountants\' ε is being computed…',
+          },
+        ],
+        ask: 'Naive composition grows like the number of epochs, strong composition like its square root. Where would each be after 400 epochs?',
+      },
+      {
+        set: { amplification: 'rigorous' },
+        compare: 'preview',
+        charts: ['epsilon-chart', 'sigma-chart'],
+        controls: ['sigma', 'amplification'],
+        say: [
+          {
+            when: (f) => below(f.prev.whole.strong, f.whole.strong),
+            yes: 'The paper\'s convention is not a bound. With the exact per-step bound strong composition says ε = {whole.strong}, not {prev.whole.strong} — {strongOverMoments} the moments accountant\'s {whole.moments}.',
+            no: 'With the exact per-step bound strong composition says ε = {whole.strong}, against {prev.whole.strong} in the paper\'s convention.',
+            wait: 'The exact per-step bound is being computed…',
+          },
+          'Today\'s libraries use RDP ({whole.rdp}) or the privacy loss distribution ({whole.pld}). The σ chart turns it around: the noise each accountant would need for the target ε.',
+        ],
+        ask: 'For the same ε, how much more noise would strong composition need than the moments accountant?',
+      },
+    ],
+  },
+  cost: {
+    title: 'What privacy costs',
+    base: { dataset: 'breast-cancer', model: 'logistic', sigma: 4, clip: 1, lot_size: 32, lr: 0.5, epochs: 10, seed: 1 },
+    steps: [
+      {
+        set: {},
+        charts: ['accuracy-chart', 'epsilon-chart'],
+        controls: ['sigma', 'lot-size'],
+        say: [
+          'On Adult, 32,561 people hide one person cheaply. Here there are {nTrain} patients to learn from. DP-SGD with σ = {sigma} reaches a test accuracy of {acc} at ε = {eps}.',
+        ],
+        ask: 'Guess: how many points of accuracy did privacy cost here?',
+      },
+      {
+        set: {},
+        then: 'compare',
+        charts: ['accuracy-chart', 'epsilon-chart'],
+        controls: ['compare', 'sigma'],
+        say: [
+          'The same seed four times: non-private, clipping only, noise only and DP-SGD.',
+          {
+            when: (f) => (known(f.cost) ? f.cost > 0 : undefined),
+            yes: 'Privacy costs {cost} points of test accuracy here, at ε = {eps}.',
+            no: 'DP-SGD ends {costAbs} points above non-private training here: on {nTest} test patients that is within chance.',
+            wait: 'The four runs are training; the gap between non-private and DP-SGD appears on the chart when they are done.',
+          },
+        ],
+        ask: 'Which half of DP-SGD costs more here — the clipping or the noise?',
+      },
+    ],
+  },
+  audit: {
+    title: 'What ε means: an attack',
+    base: { dataset: 'blobs', model: 'logistic', lot_size: 60, epochs: 20, clip: 1, lr: 2, seed: 1, audit_runs: 300 },
+    steps: [
+      {
+        set: { sigma: 0 },
+        charts: ['audit-region', 'audit-epsilons'],
+        controls: ['audit-start', 'sigma'],
+        say: [
+          'Small 2-D data, clipping but no noise (σ = {sigma}): the accountant promises nothing, ε = {eps}. Press "Audit this run": it trains {auditRuns} runs with an odd, mislabeled point and {auditRuns} without, and attacks each final model.',
+          {
+            when: (f) => (f.audit ? f.audit.realistic > 1 : undefined),
+            yes: 'The attack tells them apart: it proves ε ≥ {audit.realistic}.',
+            no: 'This time the attack proves only ε ≥ {audit.realistic}.',
+            wait: '',
+          },
+        ],
+        ask: 'What could an attacker learn about the odd point from a model like this?',
+      },
+      {
+        set: { sigma: 2 },
+        charts: ['audit-region', 'audit-epsilons'],
+        controls: ['audit-start', 'sigma'],
+        say: [
+          'σ = {sigma}: the accountant now promises ε = {eps}. Audit again.',
+          {
+            when: (f) => (f.audit && known(f.eps_) ? f.audit.realistic < f.eps_ : undefined),
+            yes: 'The same attack proves only ε ≥ {audit.realistic}: below the promise, as it must be.',
+            no: 'The attack proves ε ≥ {audit.realistic}, above the promised {eps}: the accounting would be wrong.',
+            wait: '',
+          },
+        ],
+        ask: 'The attack proves far less than the accountant promises. Is the promise too careful, or the attack too weak?',
+      },
+    ],
+  },
+}));
+
+/** The lesson named `name`, or undefined (a Map: a user's string never reaches prototype keys). */
+export const lessonNamed = (/** @type {string | null} */ name) => (name === null ? undefined : LESSONS.get(name));

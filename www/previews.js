@@ -1,0 +1,49 @@
+// @ts-check
+// What the page shows of a run before it trains, all from Rust: the ε preview of the whole run
+// (computed here, in a few milliseconds), the σ-needed panel and the PLD curve (computed in the
+// accounting workers), for the run's settings and the facts of its data set.
+import { epsilon_preview } from './pkg/dpsgd_lab.js';
+import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
+
+export class Previews {
+  /**
+   * @param {Accounting} accounting the σ panel's worker
+   * @param {(text: string) => void} showMessage
+   */
+  constructor(accounting, showMessage) {
+    this.showMessage = showMessage;
+    this.sigmaPanel = new SigmaPanel(accounting);
+    this.pld = new PldPreview(new Accounting(showMessage));
+    /** @type {any[]} epsilon_preview of the run's settings: ε per epoch by accountant */
+    this.epsilon = [];
+  }
+
+  /**
+   * The previews of `cfg` on data with `facts` (null until the run has loaded its data set:
+   * no preview rather than one for another data set's N). `redraw` draws the charts,
+   * `redrawSigma` the σ panel, `label(last)` is the ε chart's text alternative.
+   */
+  update(cfg, facts, budget, { redraw, redrawSigma, label }) {
+    // (A lot larger than the data set waits for the worker's resize: a pin from a link.)
+    if (!facts || cfg.lot_size > facts.n_train) {
+      this.epsilon = [];
+      return;
+    }
+    this.epsilon = this.of(cfg, facts);
+    if (!this.epsilon.length) return;
+    document.getElementById('epsilon-chart')?.setAttribute('aria-label', label(this.epsilon.at(-1)));
+    this.sigmaPanel.request(cfg, facts, budget, redrawSigma, this.showMessage);
+    this.pld.request(cfg, facts, redraw, this.showMessage);
+  }
+
+  /** The ε preview of `cfg` on data with `facts` ([] and a message when Rust refuses it). */
+  of(cfg, facts) {
+    try {
+      return epsilon_preview(cfg, facts);
+    } catch (e) {
+      this.showMessage(`Cannot compute ε: ${e.message || e}`);
+      return [];
+    }
+  }
+}
+
