@@ -50,7 +50,7 @@ export function factsOf(s) {
   };
 }
 
-const pct = (v) => `${(100 * v).toFixed(1)}%`;
+const pct = (v) => (v === 0 ? '0%' : `${(100 * v).toFixed(1)}%`);
 const times = (v) => `${v < 10 ? v.toFixed(1) : v.toFixed(0)}×`;
 const num = (v) => String(Number(v.toPrecision(3)));
 

@@ -8,7 +8,7 @@
 // on the charts — the one just shown when the class pressed Next, or trained again for a link.
 import { LESSONS, lessonNamed } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
-import { setUpPresenter } from './teacher.js';
+import { keepPresenterFitted, setUpPresenter } from './teacher.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
@@ -53,7 +53,9 @@ export function setUpLessonPlayer(h) {
     go(on.name, on.index + 1);
   });
   $('lesson-close').addEventListener('click', () => go(null, 0));
-  setUpPresenter(() => window.dispatchEvent(new Event('resize')));
+  const relayout = () => window.dispatchEvent(new Event('resize'));
+  setUpPresenter(relayout);
+  keepPresenterFitted(relayout);
 }
 
 // Opens `name`'s step `index` (null: no lesson) by its link, keeping the teacher's own keys.
@@ -133,7 +135,7 @@ export function refreshLesson() {
   const facts = current();
   const fill = fillers(host.fmtEps);
   const parts = step.say.map((s) => {
-    if (typeof s === 'string') return { text: fillIn(s, facts, fill), claim: null };
+    if (typeof s === 'string') return { text: fillIn(s, facts, fill), claim: undefined };
     const holds = run && !run.pin ? s.when(facts) : undefined;
     const text = holds === undefined ? s.wait ?? '' : holds ? s.yes : s.no;
     return { text: fillIn(text, facts, fill), claim: holds === undefined ? null : holds };
@@ -141,12 +143,13 @@ export function refreshLesson() {
   $('lesson-say').replaceChildren(...parts.filter((p) => p.text).map((p) => {
     const span = document.createElement('span');
     span.textContent = `${p.text} `;
-    if (p.claim !== null) span.dataset.claim = p.claim ? 'holds' : 'fails';
+    if (p.claim !== undefined && p.claim !== null) span.dataset.claim = p.claim ? 'holds' : 'fails';
     return span;
   }));
-  lastState = { lesson: on.name, step: on.index + 1, steps: on.lesson.steps.length, done: facts.done, claims: parts.map((p) => p.claim), text: $('lesson-say').textContent };
+  lastState = { lesson: on.name, step: on.index + 1, steps: on.lesson.steps.length, done: facts.done, claims: parts.filter((p) => p.claim !== undefined).map((p) => p.claim), text: $('lesson-say').textContent };
 }
 
 let lastState = null;
-/** For the tests: the step on screen, its text and whether each claim holds (null: not known). */
+/** For the tests: the step on screen, its text and whether each of its claims (the sentences
+ * that are objects in lessons.js) holds (null: not known yet). */
 export const lessonState = () => (on ? lastState : null);

@@ -79,7 +79,11 @@ export const LESSONS = new Map(Object.entries({
             no: 'The test accuracy ends at {acc}, no lower than the {prev.acc} of C = {prev.clip}.',
             wait: 'Watch where the accuracy ends, against {prev.acc} with C = {prev.clip}.',
           },
-          'ε is {eps} at every C.',
+          {
+            when: (f) => ended(f, known(f.eps_, f.prev.eps_) ? f.eps_ === f.prev.eps_ : undefined),
+            yes: 'ε is {eps}, as it was at C = {prev.clip}.',
+            no: 'ε is {eps}, against {prev.eps} at C = {prev.clip}.',
+          },
         ],
         ask: 'Why does C not change ε at all?',
       },

@@ -51,19 +51,45 @@ function markShown(shows) {
 }
 
 // In the presenter layout, the highest the charts may be so that they, the lesson and the
-// first row of controls fit the screen without scrolling (the stylesheet reads it).
+// controls it uses fit the screen without scrolling (the stylesheet reads it). Returns whether
+// the charts' height changed (they must be redrawn).
 export function fitPresenter() {
   const body = document.body;
-  if (!body.classList.contains('presenter')) return;
-  body.style.setProperty('--chart-max-height', 'none');
+  const before = body.style.getPropertyValue('--chart-max-height');
+  if (!body.classList.contains('presenter')) return before !== '';
   const figures = [...document.querySelectorAll('figure.lesson-chart')];
   const controls = [...document.querySelectorAll('.controls .lesson-control, .audit-controls.lesson-control')];
-  if (!figures.length) return;
-  const top = Math.min(...figures.map((f) => f.querySelector('canvas').getBoundingClientRect().top)) + window.scrollY;
-  const below = Math.max(...figures.map((f) => f.getBoundingClientRect().bottom - f.querySelector('canvas').getBoundingClientRect().bottom));
+  if (!figures.length) return false;
+  body.style.setProperty('--chart-max-height', 'none');
+  const canvases = figures.map((f) => f.querySelector('canvas'));
+  const top = Math.min(...canvases.map((c) => c.getBoundingClientRect().top)) + window.scrollY;
+  const below = Math.max(...figures.map((f, i) => f.getBoundingClientRect().bottom - canvases[i].getBoundingClientRect().bottom));
   const rows = controls.length ? Math.max(...controls.map((c) => c.getBoundingClientRect().height)) : 0;
-  const room = window.innerHeight - top - below - rows - 40; // gaps, the panel's padding
-  body.style.setProperty('--chart-max-height', `${Math.max(180, Math.floor(room))}px`);
+  let height = Math.max(MIN_CHART, Math.floor(window.innerHeight - top - below - rows - 40)); // gaps, padding
+  body.style.setProperty('--chart-max-height', `${height}px`);
+  // The controls may wrap to a second row: take what still sticks out off the charts.
+  const bottom = Math.max(...[...figures, ...controls].map((e) => e.getBoundingClientRect().bottom)) + window.scrollY;
+  if (bottom > window.innerHeight - 4 && height > MIN_CHART) {
+    height = Math.max(MIN_CHART, Math.floor(height - (bottom - window.innerHeight) - 8));
+    body.style.setProperty('--chart-max-height', `${height}px`);
+  }
+  return `${height}px` !== before;
+}
+
+// The lowest a presenter's chart may be (a plot the back row can still read).
+const MIN_CHART = 200;
+
+// Refits the presenter layout whenever the lesson's text or the status line changes height (a
+// number filled in, a verdict added): `relayout()` redraws the charts at their new size.
+export function keepPresenterFitted(relayout) {
+  let last = '';
+  const observer = new ResizeObserver(() => {
+    const sizes = ['lesson', 'status'].map((id) => $(id).getBoundingClientRect().height).join();
+    if (sizes === last) return;
+    last = sizes;
+    if (fitPresenter()) relayout();
+  });
+  for (const id of ['lesson', 'status']) observer.observe($(id));
 }
 
 // A control a link may hide or lock: an element of the controls panel. The results, the

@@ -1,6 +1,8 @@
 // Hooks for the end-to-end tests (window.labTest): a worker dying as a crash or a Rust panic
 // would end it, a message the page must refuse, a worker that goes silent, an audit's cap on the
-// training workers, the run's reports and a fixed audit seed. `training()` is the current training worker (a KeptWorker).
+// training workers, the run's reports, a fixed audit seed and the lesson step on screen. `training()` is the current training worker (a KeptWorker).
+import { lessonState } from './lesson-player.js';
+
 export function installTestHooks({ training, accounting, reports, fixAuditSeed }) {
   let defaults = null; // the page's own silences, read when a test first shortens them
   window.labTest = Object.freeze({
@@ -18,5 +20,7 @@ export function installTestHooks({ training, accounting, reports, fixAuditSeed }
     },
     reports: () => JSON.parse(JSON.stringify(reports())),
     fixAuditSeed,
+    // The lesson step on screen: its text and whether each of its claims holds (lesson-player.js).
+    lessonState,
   });
 }
