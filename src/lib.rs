@@ -12,6 +12,7 @@ pub mod data;
 pub mod linalg;
 pub mod model;
 pub mod privacy;
+pub mod share;
 pub mod train;
 
 #[cfg(target_arch = "wasm32")]

@@ -3,7 +3,8 @@
 //! charts draw into a real canvas.
 //!
 //! One module per concern, under tests/web/ (still one test crate, so `--test web` runs them
-//! all): training, data-parallel training, accounting, charts. The shared helpers stay here.
+//! all): training, data-parallel training, accounting, charts, the QR code. The shared helpers
+//! stay here.
 #![cfg(target_arch = "wasm32")]
 
 #[path = "common/golden.rs"]
@@ -17,6 +18,8 @@ mod accounting;
 mod charts;
 #[path = "web/parallel.rs"]
 mod parallel;
+#[path = "web/share.rs"]
+mod share;
 #[path = "web/training.rs"]
 mod training;
 

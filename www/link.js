@@ -60,10 +60,15 @@ export function pinsFromLink(text, check) {
   return { queue, problems };
 }
 
+// The window's event after writeLink changed the address (replaceState fires no hashchange):
+// the share dialog's QR code follows it (share.js).
+export const LINK_CHANGED = 'lab-link-changed';
+
 // Writes the link of `cfg` into the address bar: the teacher's keys (`teacherParams`), the
 // run's settings and the pins a link may carry (`sharedPins`, Pins.shared()).
 export function writeLink(cfg, teacherParams, sharedPins) {
   const params = toHash(cfg, teacherParams);
   if (sharedPins.length) params.set('pins', JSON.stringify(sharedPins));
   window.history.replaceState(null, '', `#${params}`);
+  window.dispatchEvent(new Event(LINK_CHANGED));
 }

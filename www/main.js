@@ -24,6 +24,7 @@ import { Pins, setUpPinButtons } from './pins.js';
 import { readLink, writeLink } from './link.js';
 import { RunLog } from './runlog.js';
 import { setUpExport } from './export.js';
+import { setUpShare } from './share.js';
 import { setUpCalibrate } from './calibrate.js';
 import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
 import { settings, showSeedMode } from './settings.js';
@@ -322,6 +323,7 @@ setUpCalibrate({
   current: () => ((cfg) => ({ cfg, facts: factsFor(cfg) }))(current()),
 });
 setUpExport(() => run, () => ledger.text);
+setUpShare();
 setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()), refreshLesson);
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
 const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({

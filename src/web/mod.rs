@@ -7,6 +7,7 @@
 //!   and the data's public facts, so the page never derives a privacy quantity itself.
 //! - [`audit`]: the audit workers' [`AuditSession`] and the audit panel's two charts.
 //! - one file per chart, on the toolkit in [`chart_kit`]; [`bench`] for `make bench`.
+//! - [`share`]: the lab's link as a QR code's modules, for the page's "QR code" button.
 //!
 //! Values cross the boundary as JS objects (serde-wasm-bindgen), with ∞ written "inf" as in
 //! the CLI's JSON.
@@ -23,6 +24,7 @@ mod noise_chart;
 mod parallel;
 mod run_view;
 mod session;
+mod share;
 mod sigma_chart;
 
 pub use accounting::{
@@ -42,6 +44,7 @@ pub use noise_chart::draw_noise_chart;
 pub use parallel::GradientWorker;
 pub use run_view::RunView;
 pub use session::{LabData, RunSettings, Session};
+pub use share::{qr_modules, QrModules};
 pub use sigma_chart::draw_sigma_chart;
 
 use crate::config::RunConfig;
