@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ARTIFACTS, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { ARTIFACTS, generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
 
 let context;
 before(async () => {
@@ -27,51 +27,67 @@ async function openAt(width, height, hash) {
   return { page, problems };
 }
 
+// The presenter layout without a lesson (the lessons' steps: lessons.test.mjs).
 for (const [width, height] of [[1280, 720], [1920, 1080]]) {
-  test(`projector ${width}×${height}: lesson, both charts side by side and the lesson's controls on one screen`, async () => {
-    for (const [lesson, charts, controls] of [
-      ['moments', ['accuracy-chart', 'epsilon-chart'], ['sigma', 'epochs', 'lot-size', 'play']],
-      ['clipping', ['accuracy-chart', 'clipping-chart'], ['clip', 'sigma', 'play']],
-      ['', ['accuracy-chart', 'epsilon-chart'], ['sigma', 'clip', 'lot-size', 'lr', 'play']],
-    ]) {
-      const { page, problems } = await openAt(width, height, `#teacher=1&big=1${lesson ? `&lesson=${lesson}` : ''}&epochs=3`);
-      await waitForRun(page, 0, 2);
-      await page.waitForTimeout(300); // the resize's redraw
-      const ids = [...charts, ...controls, 'status', ...(lesson ? ['lesson'] : [])];
-      const b = await boxes(page, ids);
-      for (const id of ids) assert.ok(onScreen(b[id], width, height), `${lesson || 'no lesson'}: #${id} at ${JSON.stringify(b[id])}`);
-      const [left, right] = charts.map((id) => b[id]);
-      assert.ok(right.left >= left.right && Math.abs(right.top - left.top) < 2, `side by side: ${JSON.stringify([left, right])}`);
-      assert.ok(left.height >= 0.3 * height, `charts tall enough to read: ${left.height}`);
-      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
-      // The canvas's pixels follow its size on screen (sharp on any screen).
-      const px = await page.evaluate(() => {
-        const c = document.getElementById('accuracy-chart');
-        return [c.width, c.height, Math.round(c.clientWidth * devicePixelRatio), Math.round(c.clientHeight * devicePixelRatio)];
-      });
-      assert.deepEqual(px.slice(0, 2), px.slice(2), `canvas pixels ${px}`);
-      await page.screenshot({ path: path.join(ARTIFACTS, `projector-${width}x${height}-${lesson || 'default'}.png`) });
-      assert.deepEqual(problems, []);
-      await page.close();
-    }
+  test(`projector ${width}×${height}: both charts side by side and the four sliders on one screen`, async () => {
+    const charts = ['accuracy-chart', 'epsilon-chart'];
+    const { page, problems } = await openAt(width, height, '#teacher=1&big=1&epochs=3');
+    await waitForRun(page, 0, 2);
+    await page.waitForTimeout(300); // the resize's redraw
+    const ids = [...charts, 'sigma', 'clip', 'lot-size', 'lr', 'play', 'status'];
+    const b = await boxes(page, ids);
+    for (const id of ids) assert.ok(onScreen(b[id], width, height), `#${id} at ${JSON.stringify(b[id])}`);
+    const [left, right] = charts.map((id) => b[id]);
+    assert.ok(right.left >= left.right && Math.abs(right.top - left.top) < 2, `side by side: ${JSON.stringify([left, right])}`);
+    assert.ok(left.height >= 0.3 * height, `charts tall enough to read: ${left.height}`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
+    // The canvas's pixels follow its size on screen (sharp on any screen).
+    const px = await page.evaluate(() => {
+      const c = document.getElementById('accuracy-chart');
+      return [c.width, c.height, Math.round(c.clientWidth * devicePixelRatio), Math.round(c.clientHeight * devicePixelRatio)];
+    });
+    assert.deepEqual(px.slice(0, 2), px.slice(2), `canvas pixels ${px}`);
+    await page.screenshot({ path: path.join(ARTIFACTS, `projector-${width}x${height}-default.png`) });
+    assert.deepEqual(problems, []);
+    await page.close();
   });
 }
 
+test('laptop 1366×768: the four sliders and both main charts on the first screen', async () => {
+  const { page, problems } = await openAt(1366, 768, '#v=1&epochs=3');
+  await waitForRun(page, 0, 2);
+  const ids = ['sigma', 'clip', 'lot-size', 'lr', 'accuracy-chart', 'epsilon-chart'];
+  const b = await boxes(page, ids);
+  for (const id of ids) assert.ok(onScreen(b[id], 1366, 768), `#${id} at ${JSON.stringify(b[id])}`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'laptop-1366x768.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Which chart each main slider changes first on a small screen (every move restarts the run,
+// so the accuracy chart redraws too).
+const WATCHED = [['sigma', 'epsilon-chart', '4'], ['clip', 'accuracy-chart', '-0.5'], ['lot-size', 'epsilon-chart', '3'], ['lr', 'accuracy-chart', '-1']];
+
 for (const [width, height] of [[390, 844], [768, 1024]]) {
-  test(`${width} px wide: no horizontal scrolling, the charts first, the controls reachable below`, async () => {
+  test(`${width}×${height}: each main slider moves while its chart, on the same screen, redraws`, async () => {
     const { page, problems } = await openAt(width, height, '#v=1&epochs=3');
     await waitForRun(page, 0, 2);
     await page.waitForTimeout(300);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth),
       `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)} > ${width}`);
-    const b = await boxes(page, ['accuracy-chart', 'epsilon-chart', 'sigma', 'status']);
-    assert.ok(b['accuracy-chart'].top < height * 0.6, `the accuracy chart starts in the first screen: ${b['accuracy-chart'].top}`);
-    assert.ok(b['accuracy-chart'].right <= width && b['epsilon-chart'].right <= width);
-    assert.ok(b.sigma.top > b['accuracy-chart'].bottom, 'the controls come after the charts');
     await page.screenshot({ path: path.join(ARTIFACTS, `narrow-${width}x${height}.png`), fullPage: false });
-    await page.locator('#sigma').scrollIntoViewIfNeeded();
-    const sigma = (await boxes(page, ['sigma'])).sigma;
-    assert.ok(onScreen(sigma, width, height), `σ slider reachable: ${JSON.stringify(sigma)}`);
+    const strip = (await page.locator('.main-sliders').boundingBox());
+    for (const [slider, chart, value] of WATCHED) {
+      const b = await boxes(page, [slider, chart]);
+      assert.ok(onScreen(b[slider], width, height), `#${slider} in view: ${JSON.stringify(b[slider])}`);
+      assert.ok(onScreen(b[chart], width, height) && b[chart].bottom <= strip.y + 1, `#${chart} in view above the slider strip: ${JSON.stringify(b[chart])}, strip at ${strip.y}`);
+      const before = await page.evaluate((id) => window.ink(id).hash, chart);
+      const g = await generationOf(page);
+      await setRange(page, `#${slider}`, value);
+      await waitForRun(page, g, 1);
+      await page.waitForFunction(([id, h]) => window.ink(id).hash !== h, [chart, before], { timeout: 20_000 });
+      assert.equal(await page.evaluate(() => window.scrollY), 0, 'nothing scrolled');
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });
