@@ -10,7 +10,7 @@
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
  *   clipped?: number, noiseRatio_?: number, eps_?: number,
- *   whole: Record<string, number | undefined>, cost?: number, audit?: AuditFacts,
+ *   whole: Record<string, number | undefined>, cost?: number, audit?: AuditFacts, auditRuns?: number,
  *   prev: any,
  * }} Facts
  */
@@ -20,7 +20,7 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
 /**
  * The facts of the run on screen.
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
- *   cost: number | undefined, audit: any[] | null, learnedNothing: boolean | undefined, prev: any}} s
+ *   cost: number | undefined, audit: any[] | null, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
  * @returns {Facts}
  */
 export function factsOf(s) {
@@ -46,6 +46,7 @@ export function factsOf(s) {
     whole,
     cost: finite(s.cost),
     audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case') } : undefined,
+    auditRuns: s.auditRuns,
     prev: s.prev ?? { whole: {} },
   };
 }
@@ -78,7 +79,7 @@ export function fillers(fmtEps) {
     q: (f) => when(f.nTrain && f.cfg.lot_size / f.nTrain, (v) => v.toFixed(3)),
     nTrain: (f) => when(f.nTrain, (v) => v.toLocaleString('en')),
     nTest: (f) => when(f.nTest, String),
-    auditRuns: (f) => when(f.cfg.audit_runs, String),
+    auditRuns: (f) => when(f.auditRuns, String),
     'whole.naive': (f) => eps(f.whole.naive),
     'whole.strong': (f) => eps(f.whole.strong),
     'whole.moments': (f) => eps(f.whole.moments),

@@ -211,7 +211,7 @@ export const LESSONS = new Map(Object.entries({
         charts: ['audit-region', 'audit-epsilons'],
         controls: ['audit-start', 'sigma'],
         say: [
-          'Small 2-D data, clipping but no noise (σ = {sigma}): the accountant promises nothing, ε = {eps}. Press "Audit this run": it trains {auditRuns} runs with an odd, mislabeled point and {auditRuns} without, and attacks each final model.',
+          'No noise (σ = {sigma}): the accountant promises nothing, ε = {eps}. "Audit this run" trains {auditRuns} runs with an odd, mislabeled point and {auditRuns} without, and attacks each final model.',
           {
             when: (f) => (f.audit ? f.audit.realistic > 1 : undefined),
             yes: 'The attack tells them apart: it proves ε ≥ {audit.realistic}.',

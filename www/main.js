@@ -328,7 +328,7 @@ setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(traini
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
 const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
   cfg, history: history(), done: !!run?.done, data, preview: previews.epsilon, pld: previews.pld.curve,
-  cost: privacyCost(), audit: auditOf(cfg), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+  cost: privacyCost(), audit: auditOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
 });
 setUpLessonPlayer({
   run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,

@@ -77,19 +77,21 @@ export function fitPresenter() {
 }
 
 // The lowest a presenter's chart may be (a plot the back row can still read).
-const MIN_CHART = 200;
+const MIN_CHART = 180;
 
-// Refits the presenter layout whenever the lesson's text or the status line changes height (a
-// number filled in, a verdict added): `relayout()` redraws the charts at their new size.
+// Refits the presenter layout whenever the lesson's text, the status line or the audit's status
+// (all above the charts) changes height (a number filled in, a verdict added): `relayout()`
+// redraws the charts at their new size.
+const WATCHED = ['lesson', 'status', 'audit-status'];
 export function keepPresenterFitted(relayout) {
   let last = '';
   const observer = new ResizeObserver(() => {
-    const sizes = ['lesson', 'status'].map((id) => $(id).getBoundingClientRect().height).join();
+    const sizes = WATCHED.map((id) => $(id).getBoundingClientRect().height).join();
     if (sizes === last) return;
     last = sizes;
     if (fitPresenter()) relayout();
   });
-  for (const id of ['lesson', 'status']) observer.observe($(id));
+  for (const id of WATCHED) observer.observe($(id));
 }
 
 // A control a link may hide or lock: an element of the controls panel. The results, the

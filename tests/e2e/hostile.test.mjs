@@ -171,11 +171,11 @@ test('the L slider reaches N, and values beyond a slider are named, not moved to
 // The fuzz: keys the page reads, prototype keys and junk; values that are huge, tiny, empty,
 // not numbers, markup, very long; pins malformed every way. Seeded, so a failure repeats.
 const KEYS = ['v', 'sigma', 'clip', 'lot_size', 'lr', 'epochs', 'delta', 'seed', 'dataset', 'model', 'report', 'amp', 'pca',
-  'pca_sigma', 'adapt', 'pins', 'lesson', 'teacher', 'big', 'hide', 'lock', '__proto__', 'constructor', 'toString',
+  'pca_sigma', 'adapt', 'pins', 'lesson', 'step', 'size', 'teacher', 'big', 'hide', 'lock', '__proto__', 'constructor', 'toString',
   'hasOwnProperty', 'prototype', '', 'x'];
 const VALUES = ['1', '0', '-1', '2.5', '1e308', '-1e308', '1e-308', '5e-324', 'Infinity', '-Infinity', 'NaN', 'nan', '',
   ' ', '0x10', '1_000', '٣', '1e', '.', '+', '__proto__', 'constructor', 'toString', 'valueOf', 'adult', 'mnist', 'blobs',
-  'own', 'spiral', 'mlp', 'logistic', 'private', 'teaching', 'paper', 'clipping', 'moments', 'audit', 'noise',
+  'own', 'spiral', 'mlp', 'logistic', 'private', 'teaching', 'paper', 'clipping', 'moments', 'audit', 'noise', 'cost', '1.25',
   '<img src=x onerror="window.pwned=1">', '"><script>window.pwned=1</script>', 'sigma,clip,dataset,play,run-log',
   '%', '%00', '\u202e', '🙂', 'x'.repeat(5000), '9'.repeat(400), '[]', '{}', 'null', 'true', '[{}]', '[1,2]',
   '[{"label":"a","cfg":{"sigma":"x"}}]', '[{"label":{},"cfg":[]}]', '[{"label":"a","cfg":{"epochs":100000}}]',
