@@ -6,7 +6,7 @@
 // order (printed; E2E_SEED=n repeats one). Screenshots go to test-artifacts/.
 import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import jsQR from 'jsqr';
+import { readQr } from './qr.mjs';
 import {
   ARTIFACTS, assertResponsive, openLab, registerShuffled, setRange, setUp, tearDown,
 } from './lab.mjs';
@@ -39,27 +39,6 @@ async function openQr(hash, width, height, script = null) {
   return lab;
 }
 
-// The QR canvas as the page drew it, read back and decoded by jsQR: { text (null if jsQR found
-// no code), size (modules on a side), version, cssWidth, box (the canvas's rectangle) }.
-async function readQr(page) {
-  const drawn = await page.evaluate(() => {
-    const c = document.getElementById('qr-canvas');
-    const bytes = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let binary = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    const r = c.getBoundingClientRect();
-    return {
-      width: c.width, height: c.height, pixels: btoa(binary), size: Number(c.dataset.size),
-      version: Number(c.dataset.version), cssWidth: r.width, cssHeight: r.height, box: { top: r.top, bottom: r.bottom, left: r.left, right: r.right },
-    };
-  });
-  const data = new Uint8ClampedArray(Buffer.from(drawn.pixels, 'base64'));
-  assert.equal(data.length, drawn.width * drawn.height * 4);
-  assert.equal(drawn.cssWidth, drawn.cssHeight, 'a square on screen');
-  assert.equal(drawn.width, drawn.height);
-  const code = jsQR(data, drawn.width, drawn.height);
-  return { ...drawn, text: code ? code.data : null };
-}
 
 // The dialog's heading, code, link and close button all inside the window: nothing to scroll.
 async function assertFits(page, width, height) {
