@@ -303,3 +303,31 @@ fn a_run_with_dirac_canaries_evaluates_its_rows_as_the_model_reads_them() {
     let d = report.diagnostics.as_ref().expect("teaching reports");
     assert_eq!(d.train_acc, train_acc);
 }
+
+#[test]
+fn the_audit_lists_only_valid_upper_bounds_and_says_how_its_runs_are_split() {
+    use dpsgd_lab::privacy::accountant::Amplification;
+    let cfg = |amplification| RunConfig {
+        amplification,
+        ..blobs_run(2.0, 60, 2)
+    };
+    let (_, exact) = audit(
+        cfg(Amplification::Rigorous),
+        blobs(),
+        spec(Threat::Realistic, 10, 3),
+    );
+    let names = |r: &AuditResult| r.eps_upper.keys().copied().collect::<Vec<_>>();
+    assert_eq!(names(&exact), ["moments", "naive", "pld", "rdp", "strong"]);
+    // The paper's convention (q·ε₀ a step) is no bound: naive and strong are left out.
+    let (_, paper) = audit(
+        cfg(Amplification::Paper),
+        blobs(),
+        spec(Threat::Realistic, 10, 3),
+    );
+    assert_eq!(names(&paper), ["moments", "pld", "rdp"]);
+    assert!(
+        paper.summary.contains("from 10 runs with and 10 without the canary (half of each to choose the attack's threshold, the other 5 a side to test it)"),
+        "{}",
+        paper.summary
+    );
+}
