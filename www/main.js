@@ -226,7 +226,7 @@ const FROM_WORKER = handlers({
   ready: () => { workerReady = true; startWhenReady(); },
   'init-error': (m) => { showMessage(m.message); setStatus('The lab could not start.'); },
   'own-data-loaded': (m) => ownDataLoaded(m.facts, m.file),
-  'own-data-rejected': (m) => { ownFiles.rejected(m.file, m.spent); showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`); },
+  'own-data-rejected': (m) => showMessage(ownFiles.rejected(m)),
 });
 const FROM_RUN = handlers({
   progress: (m) => showProgress(m, $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data'),

@@ -21,6 +21,7 @@ mod clipping_chart;
 mod epsilon_chart;
 mod noise_chart;
 mod parallel;
+mod refusal;
 mod run_view;
 mod session;
 mod sigma_chart;
