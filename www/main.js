@@ -18,7 +18,7 @@ import { KeptWorker } from './kept-worker.js';
 import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
-import { clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
+import { addMessage, clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
 import { Pins, setUpPinButtons } from './pins.js';
 import { readLink, writeLink } from './link.js';
 import { RunLog } from './runlog.js';
@@ -26,6 +26,7 @@ import { setUpExport } from './export.js';
 import { setUpCalibrate } from './calibrate.js';
 import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
 import { settings, showSeedMode } from './settings.js';
+import { resized } from './lot-size.js';
 import { fitPresenter } from './teacher.js';
 import { installTestHooks } from './test-hooks.js';
 
@@ -59,8 +60,8 @@ let worker = null;
 const writeHash = (cfg) => writeLink(cfg, teacherParams, pins.shared());
 
 const history = () => (run ? run.history : []);
-// The run's config from the settings now, its lot at most the data set's N when known.
-const current = () => settings.config(facts?.n_train);
+// The run's config from the settings now (a lot above N is the worker's to find: 'resize').
+const current = () => settings.config();
 // Rust's caveats on the numbers shown: the run's (its latest report's), then the pins'.
 const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pins.notes()]);
 // The facts of `cfg`'s data set, or null until a run has loaded that one.
@@ -183,16 +184,15 @@ function onData(m) {
   }
 }
 
-/** @param {Msg<'resize'>} m */
+/** @param {Msg<'resize'>} m — the lot is larger than the data: changed, and said (lot-size.js) */
 function onResize(m) {
-  if (run.pin) {
-    // A pin's lot larger than its data: that pin uses the whole set; the settings stay.
-    restart({ ...run.pin, cfg: { ...run.pin.cfg, lot_size: m.n_train } });
-    return;
+  const { lot, said } = resized(run.cfg, { ...run.facts, n_train: m.n_train }, run.pin, fmtEps);
+  if (run.pin) restart({ ...run.pin, cfg: { ...run.pin.cfg, lot_size: lot } }); // the settings stay
+  else {
+    settings.setLotRange(m.n_train, lot);
+    restart();
   }
-  settings.setLotRange(m.n_train, m.n_train);
-  showMessage(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
-  restart();
+  (run.pin ? addMessage : showMessage)(said); // a link's pins may have said more already
 }
 
 /** @param {Msg<'started'>} m */
@@ -351,7 +351,7 @@ setUpPinButtons(pins, {
 window.addEventListener('resize', () => { fitPresenter(); drawCharts(); drawAudit(); });
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
-const ownFiles = setUpOwnData(() => worker, showMessage, ledger);
+const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);
 
 // Offline after the first visit (see sw.js); the lab works without it too.
 if ('serviceWorker' in navigator) {

@@ -5,6 +5,7 @@
 import { LabData } from './pkg/dpsgd_lab.js';
 import { TO_WORKER } from './protocol.js';
 import { settings } from './settings.js';
+import { fitOwnLot } from './lot-size.js';
 
 const $ = (id) => document.getElementById(id);
 // Rows the form shows at most: a wider file states the rest in the text field (10,000
@@ -75,8 +76,8 @@ const form = {
 };
 
 // Wires the picker to the training worker (`currentWorker()`: it may have been restarted) and
-// tells `ledger` (file-ledger.js) each time the file is prepared.
-export function setUpOwnData(currentWorker, showMessage, ledger) {
+// tells `ledger` (file-ledger.js) each time the file is prepared; `fmtEps` is Rust's ε format.
+export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
   $('data-file').addEventListener('change', async () => {
     const files = [...$('data-file').files];
     form.hide(); // its columns were another file's
@@ -152,8 +153,9 @@ export function setUpOwnData(currentWorker, showMessage, ledger) {
       $('own-option').hidden = false;
       $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
       settings.apply({ dataset: 'own', report: 'private' });
+      const lot = fitOwnLot(settings.config(), own, fmtEps);
       showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
-        + 'You may switch "What the lab shows" to teaching: what ε does not cover is then marked.');
+        + `You may switch "What the lab shows" to teaching: what ε does not cover is then marked.${lot ? ` ${lot}` : ''}`);
       return true;
     },
     // The worker refused the next load (`m`: its message); what preparing it released
