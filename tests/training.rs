@@ -3,7 +3,7 @@
 //! browser test (tests/web.rs) must reproduce in wasm.
 //!
 //! One module per concern, under tests/training/: the step, the golden runs (and what must not
-//! change them), the run's settings, and the privacy budget.
+//! change them), the run's settings, the privacy budget, and a student's small file.
 
 mod common;
 #[path = "common/golden.rs"]
@@ -15,5 +15,7 @@ mod budget;
 mod golden_runs;
 #[path = "training/settings.rs"]
 mod settings;
+#[path = "training/small_files.rs"]
+mod small_files;
 #[path = "training/step.rs"]
 mod step;

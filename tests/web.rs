@@ -3,8 +3,8 @@
 //! charts draw into a real canvas.
 //!
 //! One module per concern, under tests/web/ (still one test crate, so `--test web` runs them
-//! all): training, data-parallel training, accounting, charts, the QR code. The shared helpers
-//! stay here.
+//! all): training, data-parallel training, accounting, charts, the QR code, a student's file.
+//! The shared helpers stay here.
 #![cfg(target_arch = "wasm32")]
 
 #[path = "common/golden.rs"]
@@ -16,6 +16,8 @@ mod reference;
 mod accounting;
 #[path = "web/charts.rs"]
 mod charts;
+#[path = "web/own_file.rs"]
+mod own_file;
 #[path = "web/parallel.rs"]
 mod parallel;
 #[path = "web/share.rs"]

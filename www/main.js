@@ -19,7 +19,7 @@ import { KeptWorker } from './kept-worker.js';
 import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
-import { clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
+import { addMessage, clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
 import { Pins, setUpPinButtons } from './pins.js';
 import { readLink, writeLink } from './link.js';
 import { RunLog } from './runlog.js';
@@ -28,6 +28,7 @@ import { setUpShare } from './share.js';
 import { setUpCalibrate } from './calibrate.js';
 import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
 import { settings, showSeedMode } from './settings.js';
+import { resized } from './lot-size.js';
 import { fitPresenter } from './teacher.js';
 import { earlierStepDone, enterStep, refreshLesson, setUpLessonPlayer } from './lesson-player.js';
 import { installTestHooks } from './test-hooks.js';
@@ -60,8 +61,8 @@ let worker = null;
 const writeHash = (cfg) => writeLink(cfg, teacherParams, pins.shared());
 
 const history = () => (run ? run.history : []);
-// The run's config from the settings now, its lot at most the data set's N when known.
-const current = () => settings.config(facts?.n_train);
+// The run's config from the settings now (a lot above N is the worker's to find: 'resize').
+const current = () => settings.config();
 // Rust's caveats on the numbers shown: the run's (its latest report's), then the pins'.
 const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pins.notes()]);
 // The facts of `cfg`'s data set, or null until a run has loaded that one.
@@ -174,16 +175,15 @@ function onData(m) {
   }
 }
 
-/** @param {Msg<'resize'>} m */
+/** @param {Msg<'resize'>} m — the lot is larger than the data: changed, and said (lot-size.js) */
 function onResize(m) {
-  if (run.pin) {
-    // A pin's lot larger than its data: that pin uses the whole set; the settings stay.
-    restart({ ...run.pin, cfg: { ...run.pin.cfg, lot_size: m.n_train } });
-    return;
+  const { lot, said } = resized(run.cfg, { ...run.facts, n_train: m.n_train }, run.pin, fmtEps);
+  if (run.pin) restart({ ...run.pin, cfg: { ...run.pin.cfg, lot_size: lot } }); // the settings stay
+  else {
+    settings.setLotRange(m.n_train, lot);
+    restart();
   }
-  settings.setLotRange(m.n_train, m.n_train);
-  showMessage(`Lot size reduced to N = ${m.n_train}, the size of this data set.`);
-  restart();
+  (run.pin ? addMessage : showMessage)(said); // a link's pins may have said more already
 }
 
 /** @param {Msg<'started'>} m */
@@ -217,7 +217,7 @@ const FROM_WORKER = handlers({
   ready: () => { workerReady = true; startWhenReady(); },
   'init-error': (m) => { showMessage(m.message); setStatus('The lab could not start.'); },
   'own-data-loaded': (m) => ownDataLoaded(m.facts, m.file),
-  'own-data-rejected': (m) => { ownFiles.rejected(m.file, m.spent); showMessage(`Your file was not loaded (the current data and run are unchanged): ${m.message}`); },
+  'own-data-rejected': (m) => showMessage(ownFiles.rejected(m)),
 });
 const FROM_RUN = handlers({
   progress: (m) => showProgress(m, $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data'),
@@ -353,7 +353,7 @@ setUpPinButtons(pins, {
 window.addEventListener('resize', () => { fitPresenter(); drawCharts(); drawAudit(); });
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
-const ownFiles = setUpOwnData(() => worker, showMessage, ledger);
+const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);
 
 // Offline after the first visit (see sw.js); the lab works without it too.
 if ('serviceWorker' in navigator) {

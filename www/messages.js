@@ -54,6 +54,11 @@ export function showMessage(text) {
   $('message').hidden = false;
 }
 
+// Adds `text` to what the message box already says (a link's pins each say their own).
+export function addMessage(text) {
+  showMessage($('message').hidden ? text : `${$('message-text').textContent} ${text}`);
+}
+
 export function clearMessage() {
   $('message').hidden = true;
 }

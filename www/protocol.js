@@ -23,7 +23,8 @@
 // (a real Rust panic) from the tests:
 /** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
 /** @typedef {{type: 'pause', generation: number} | {type: 'resume', generation: number}} PauseResume */
-/** @typedef {{type: 'own-data', files: File[], label: string, bounds: string}} OwnData — the worker reads the files */
+/** @typedef {[string, number, number]} StatedRange — a column's range from the page's form: [name, min, max] */
+/** @typedef {{type: 'own-data', files: File[], label: string, bounds: string, ranges: StatedRange[], read_off: boolean, delta: number}} OwnData — the worker reads the files */
 /** @typedef {{type: 'cap', workers: number|null, reason: string}} Cap — at most that many workers (null: no limit), from the next lot: the cores an audit leaves (audit.js) */
 /** @typedef {{type: 'bench', model: string, workers: number, ms: number, alone?: boolean}} Bench */
 /** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'}} ToTraining */
@@ -33,6 +34,10 @@
 /**
  * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
  *   private: boolean, releases: object[], majority_share?: number|null}} DataFacts
+ */
+/**
+ * @typedef {{columns: {name: string, range: {lo: number, hi: number}|null}[], rows: number,
+ *   rows_needed: number, estimated: boolean}} RangesNeeded — Rust's: every numeric column of a file refused for want of ranges
  */
 /**
  * @typedef {{type: 'ready'}
@@ -45,14 +50,16 @@
  *   | {type: 'done', generation: number, parts: {helpers: number, here: number}}
  *   | {type: 'error', generation: number, message: string}
  *   | {type: 'own-data-loaded', facts: DataFacts, file: string}
- *   | {type: 'own-data-rejected', message: string, file: string|null, spent: object[]}
+ *   | {type: 'own-data-rejected', message: string, file: string|null, spent: object[], ranges: RangesNeeded|null}
  *   | {type: 'bench', model: string, workers: number, helpers: number, channel: string, examples_per_sec: number, phases: object}
  *   | InitError} FromTraining
  */
 // progress: loading a data set (total 0: unknown), then DP-PCA; resize: the lot is larger than
 // the data set; workers: the run's count changed (a cap); done.parts: the helpers' parts summed
-// by a helper and here in its place; own-data-*: `file` a key of the contents (the file ledger),
-// `spent` the releases a refused file's preparation made anyway; bench: `make bench` only.
+// by a helper and here in its place; own-data: `ranges` and `read_off` from the page's form of
+// ranges, `delta` the δ a refusal's spent ε is given at; own-data-*: `file` a key of the
+// contents (the file ledger), `spent` the releases a refused file's preparation made anyway,
+// `ranges` the form's columns when ranges are what it lacks; bench: `make bench` only.
 //
 // Training worker → its data-parallel helpers (gradient-worker.js, driven by gradient-pool.js):
 // first 'wasm', as above; then 'rows' (kept across runs on the same rows), 'configure' per run,
@@ -156,7 +163,7 @@ const TO_TRAINING_SHAPES = {
   start: { generation: int, config: obj, play: present, workers: present },
   pause: { generation: int },
   resume: { generation: int },
-  'own-data': { files: (v) => Array.isArray(v) && v.length >= 1, label: present, bounds: present },
+  'own-data': { files: (v) => Array.isArray(v) && v.length >= 1, label: present, bounds: present, ranges: list, read_off: present, delta: num },
   cap: { workers: present, reason: present },
   bench: { model: str, workers: present, ms: num },
   'test-panic': {},
@@ -204,7 +211,7 @@ const FROM_TRAINING_SHAPES = {
   done: { generation: present, parts: present },
   error: { generation: present, message: present },
   'own-data-loaded': { facts: present, file: present },
-  'own-data-rejected': { message: present, file: present, spent: present },
+  'own-data-rejected': { message: present, file: present, spent: present, ranges: present },
   bench: { model: present, workers: present, helpers: present, channel: present, examples_per_sec: present, phases: present },
 };
 export const checkFromWorker = orNull(checker(FROM_TRAINING_SHAPES));
@@ -230,7 +237,9 @@ export const TO_WORKER = Object.freeze({
   /** @returns {ToTraining} */
   resume: (/** @type {number} */ generation) => ({ type: 'resume', generation }),
   /** @returns {ToTraining} */
-  ownData: (/** @type {File[]} */ files, /** @type {string} */ label, /** @type {string} */ bounds) => ({ type: 'own-data', files, label, bounds }),
+  ownData: (/** @type {File[]} */ files, /** @type {string} */ label, /** @type {string} */ bounds, /** @type {StatedRange[]} */ ranges, /** @type {boolean} */ readOff, /** @type {number} */ delta) => ({
+    type: 'own-data', files, label, bounds, ranges, read_off: readOff, delta,
+  }),
   /** @returns {ToTraining} */
   cap: (/** @type {number|null} */ workers, /** @type {string} */ reason) => ({ type: 'cap', workers, reason }),
 });

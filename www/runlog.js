@@ -3,16 +3,19 @@
 // (Rust's release level and its `not_private` list); columns outside the guarantee are marked
 // in the table and named so in the export.
 
+import { noisyAccuracyCell } from './status-text.js';
+
 const $ = (id) => document.getElementById(id);
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
-// Every column the log can show, in order: the report field (a path), its heading, its format.
+// Every column the log can show, in order: the report field (a path), its heading, its format
+// (`cell`: of the whole report, for a value with its ±).
 // A column is shown when the run's reports carry its field. `accountants`: one ε column per
 // accountant Rust reports (its accountants() list), in its order.
 const COLUMNS = [
   { key: 'epoch', label: 'epoch', fmt: String },
   { key: 'test_acc', label: 'test acc', fmt: pct },
-  { key: 'private_test_acc', label: 'test acc (noisy count)', fmt: pct },
+  { key: 'private_test_acc', label: 'test acc (noisy count, ± 1 sd)', fmt: pct, cell: noisyAccuracyCell },
   { accountants: true },
   { key: 'clip', label: 'C', fmt: (v) => v.toPrecision(3) },
   { key: 'private_clipped_fraction', label: 'clipped (noisy count)', fmt: pct },
@@ -70,7 +73,7 @@ export class RunLog {
     for (const c of this.columns) {
       const td = document.createElement('td');
       const v = get(report, c.key);
-      td.textContent = c.eps ? this.fmtEps(v) : (typeof v === 'number' ? c.fmt(v) : '—');
+      td.textContent = c.eps ? this.fmtEps(v) : (typeof v === 'number' ? (c.cell ?? c.fmt)(c.cell ? report : v) : '—');
       td.dataset.key = c.key;
       if (c.notPrivate) td.classList.add('not-private');
       tr.appendChild(td);

@@ -62,10 +62,11 @@ const cut = (text) => String(text).slice(0, 20);
 // ---- A run's config from the object, and back (pure) ----
 
 // The RunConfig of `values` over `defaults`: a switched field is null while its switch is off;
-// the lot is at most `nTrain` (when known); the seed is null — drawn in the worker from the
+// the lot as set (never cut to the data's N here, silently: the worker says when it is larger,
+// and lot-size.js changes it with a message); the seed is null — drawn in the worker from the
 // browser's cryptographic source — for a student's file unless a fixed seed was chosen, and
 // when the box holds no usable seed (`seedOk`).
-export function configOf(values, defaults, nTrain, seedOk = () => true, rows = ROWS) {
+export function configOf(values, defaults, seedOk = () => true, rows = ROWS) {
   const cfg = { ...defaults };
   for (const row of rows) {
     if (!row.field) continue;
@@ -73,7 +74,6 @@ export function configOf(values, defaults, nTrain, seedOk = () => true, rows = R
     // A required box left blank keeps the default (an optional one is off).
     cfg[row.field] = v === null && !row.switch ? defaults[row.field] : v;
   }
-  if (nTrain) cfg.lot_size = Math.min(cfg.lot_size, nTrain);
   const hidden = cfg.dataset === 'own' && !values.fixed_seed;
   if (hidden || !seedOk(values.seed)) cfg.seed = null;
   return cfg;
@@ -231,9 +231,9 @@ class Settings {
     return BY_KEY.has(key) ? this.values[key] : undefined;
   }
 
-  // The RunConfig of the settings now, with the lot at most `nTrain` when it is known.
-  config(nTrain) {
-    return configOf(this.values, this.defaults, nTrain, (s) => !seedProblem(s, this));
+  // The RunConfig of the settings now.
+  config() {
+    return configOf(this.values, this.defaults, (s) => !seedProblem(s, this));
   }
 
   // The RunConfig the settings would give with `part` (keys of the table) over them: a

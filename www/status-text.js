@@ -2,13 +2,42 @@
 // reports (every number in them, ε included, comes from Rust; `fmtEps` is Rust's formatter).
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
+// A noisy accuracy and its ± (Rust's `private_test_acc_noise`: the standard deviation from the
+// count's noise), with as many decimals as the noise leaves meaningful: "62% ± 65%".
+function plusMinus(acc, noise) {
+  const digits = noise.sd >= 0.1 ? 0 : noise.sd >= 0.01 ? 1 : 2;
+  const p = (v) => `${(100 * v).toFixed(digits)}%`;
+  return { acc: p(acc), sd: p(noise.sd), p };
+}
+
+// The noisy accuracy of report `r` for the run log's cell: "62% ± 65% (too noisy)", or
+// undefined when the report has none.
+export function noisyAccuracyCell(r) {
+  const noise = r.private_test_acc_noise;
+  if (typeof r.private_test_acc !== 'number') return undefined;
+  if (!noise || typeof noise.sd !== 'number') return pct(r.private_test_acc);
+  const { acc, sd } = plusMinus(r.private_test_acc, noise);
+  const clamped = typeof noise.clamped_from === 'number' ? ', clamped' : '';
+  return `${acc} ± ${sd}${noise.too_noisy ? ` (too noisy${clamped})` : clamped ? ' (clamped)' : ''}`;
+}
+
+// The noisy accuracy in words: "test accuracy 62% ± 65% (noisy count over 31 held-out rows:
+// too few to measure)", saying when the noisy count fell outside [0, 100]% and was clamped.
+function noisyAccuracyText(r) {
+  const noise = r.private_test_acc_noise;
+  if (!noise || typeof noise.sd !== 'number') return `test accuracy ${pct(r.private_test_acc)} (noisy count)`;
+  const { acc, sd, p } = plusMinus(r.private_test_acc, noise);
+  const parts = [`noisy count over ${Number(noise.held_out).toLocaleString('en-US')} held-out rows`];
+  if (typeof noise.clamped_from === 'number') parts.push(`it came out at ${p(noise.clamped_from)}, clamped to ${acc}`);
+  return `test accuracy ${acc} ± ${sd} (${parts.join('; ')}${noise.too_noisy ? ': too few to measure' : ''})`;
+}
+
 // "test accuracy 84.12%", said not to be private when ε does not cover it (a student's own
-// held-out rows, exactly), or undefined when the report has none.
+// held-out rows, exactly), the noisy count's with its ±, or undefined when the report has none.
 function accuracyText(r) {
-  const acc = r.test_acc ?? r.private_test_acc;
-  if (acc === undefined) return undefined;
+  if (r.test_acc === undefined) return r.private_test_acc === undefined ? undefined : noisyAccuracyText(r);
   const outside = (r.not_private || []).includes('test_acc') ? ' (not private: your held-out rows, exactly)' : '';
-  return `test accuracy ${pct(acc)}${outside}`;
+  return `test accuracy ${pct(r.test_acc)}${outside}`;
 }
 
 // The line shown as an epoch's report arrives; `verdict`: Rust's sentence on why the run

@@ -341,7 +341,7 @@ async function loadOwnData(m) {
     file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
     const fresh = bytes.length === 2
       ? LabData.fromIdx(bytes[0], bytes[1])
-      : LabData.fromCsv(bytes[0], String(m.label), String(m.bounds || ''));
+      : LabData.fromCsv(bytes[0], String(m.label), String(m.bounds || ''), m.ranges, m.read_off === true, Number(m.delta));
     if (state.ownData && state.ownData !== state.data) state.ownData.free();
     state.ownData = fresh;
     if (state.dataKey === 'own') state.dataKey = ''; // reload on the next start
@@ -350,7 +350,7 @@ async function loadOwnData(m) {
   } catch (e) {
     if (trapped(e)) return;
     const spent = file && Array.isArray(e?.spent) ? e.spent : [];
-    send({ type: 'own-data-rejected', message: said(e), file, spent });
+    send({ type: 'own-data-rejected', message: said(e), file, spent, ranges: e?.ranges ?? null });
   }
 }
 

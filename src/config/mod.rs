@@ -3,10 +3,12 @@
 //! Validation is table-driven, in [`validate`]; the named choices are in [`kinds`].
 
 mod kinds;
+mod lot;
 mod validate;
 
 pub use crate::privacy::accountant::AccountantName;
 pub use kinds::{Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
+pub use lot::LotAtLeastN;
 pub use validate::{
     fmt_num, range_of, ConfigError, Ends, Range, HIDDEN_LAYERS, MAX_EPOCHS, MAX_SIGMA, RANGES,
 };

@@ -8,12 +8,18 @@
 //! σ, composed into every accountant like DP-PCA's step. The range is the span of the bins
 //! whose noisy count clears a threshold that pure noise passes with probability about 1e-3 per
 //! column. (In the spirit of the approximate-bounds algorithms of Google's DP libraries.)
+//!
+//! Whether the estimate can work at all is decided before it is made, from public numbers
+//! alone ([`rows_needed`]: the training rows and the columns without a stated range): a file
+//! too small is refused with nothing released, rather than after a release that found
+//! nothing.
 
 use super::split::PrepError;
 use super::DataError;
 use crate::privacy::mechanism::{Release, ReleaseKind};
 use rand::Rng;
 use rand_distr::StandardNormal;
+use serde::Serialize;
 
 /// Powers of two the bins span: |v| from 2^MIN_EXP to 2^(MAX_EXP + 1); smaller is "zero".
 const MIN_EXP: i32 = -20;
@@ -22,11 +28,49 @@ const MAX_EXP: i32 = 127;
 const BINS: usize = 1 + 2 * (MAX_EXP - MIN_EXP + 1) as usize;
 /// Threshold in noise standard deviations: Φ(−4.65) ≈ 1.7e-6 per bin, 5e-4 for a column's bins.
 const THRESHOLD_SDS: f64 = 4.65;
+/// Margin in noise standard deviations by which a column's count must clear the threshold when
+/// every row falls in one bin (the best any data can do): Φ(−3) ≈ 0.13% of columns fail then.
+const MARGIN_SDS: f64 = 3.0;
 /// The default noise multiplier of the range estimate.
 pub const DEFAULT_BOUNDS_NOISE: f64 = 5.0;
 
+/// The noise std of every bin when `columns` columns are estimated together with multiplier σ.
+fn bin_noise(columns: usize, sigma: f64) -> f64 {
+    sigma * (columns as f64).sqrt()
+}
+
+/// About how many training rows must share one bin for the estimate of `columns` columns
+/// (noise multiplier σ) to find it: the threshold, in rows.
+pub fn rows_per_bin(columns: usize, sigma: f64) -> usize {
+    (THRESHOLD_SDS * bin_noise(columns, sigma)).ceil() as usize
+}
+
+/// Fewest training rows with which the estimate of `columns` columns can find their ranges:
+/// even with all of a column's rows in one bin, its noisy count must clear the threshold by
+/// [`MARGIN_SDS`]. A necessary condition, from public numbers only (N is public, as in the
+/// paper): rows spread over many powers of two can still fail with more. 0 for no columns.
+pub fn rows_needed(columns: usize, sigma: f64) -> usize {
+    if columns == 0 {
+        return 0;
+    }
+    ((THRESHOLD_SDS + MARGIN_SDS) * bin_noise(columns, sigma)).ceil() as usize
+}
+
+/// Up to 20 column names for a message, quoted, then how many more there are.
+pub fn named(names: &[&str]) -> String {
+    let mut out: Vec<String> = names
+        .iter()
+        .take(20)
+        .map(|n| format!("'{}'", super::csv::shown(n)))
+        .collect();
+    if names.len() > 20 {
+        out.push(format!("and {} more", names.len() - 20));
+    }
+    out.join(", ")
+}
+
 /// A numeric column's public or privately estimated range.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Range {
     pub lo: f64,
     pub hi: f64,
@@ -74,9 +118,9 @@ fn bin_range(b: usize) -> Range {
 
 /// Estimates the range of each of `columns` (each a column of raw values, all of one
 /// split's rows) with one Gaussian release of noise multiplier `sigma`, drawing the noise
-/// from `rng`. Returns the ranges and the release to account; an error names a column whose
-/// rows are too few (or too spread out) for any bin to stand out from the noise, and carries
-/// the release, which that verdict was read from.
+/// from `rng`. Returns the ranges and the release to account; an error names every column
+/// whose rows are too few (or too spread out) for any bin to stand out from the noise, and
+/// carries the release, which that verdict was read from.
 pub fn estimate<R: Rng + ?Sized>(
     columns: &[(&str, Vec<f64>)],
     sigma: f64,
@@ -92,9 +136,10 @@ pub fn estimate<R: Rng + ?Sized>(
         q: 1.0,
         sigma,
     };
-    let std = sigma * (columns.len() as f64).sqrt();
+    let std = bin_noise(columns.len(), sigma);
     let threshold = THRESHOLD_SDS * std;
     let mut ranges = Vec::with_capacity(columns.len());
+    let mut failed: Vec<&str> = Vec::new();
     for (name, values) in columns {
         let mut counts = vec![0.0f64; BINS];
         for &v in values {
@@ -104,29 +149,46 @@ pub fn estimate<R: Rng + ?Sized>(
             *c += std * rng.sample::<f64, _>(StandardNormal);
         }
         let over: Vec<usize> = (0..BINS).filter(|&b| counts[b] > threshold).collect();
-        // Read from the noisy histograms: the release is spent even though the file is refused.
-        let (Some(&first), Some(&last)) = (over.first(), over.last()) else {
-            return Err(PrepError {
-                error: DataError(format!(
-                    "column '{name}': too few rows to estimate its range privately (a range is \
-                     found where about {:.0} rows share a power of two); state its bounds \
-                     instead, e.g. {name}=0:100",
-                    threshold.ceil()
-                )),
-                spent: vec![release],
-            });
-        };
-        ranges.push(Range {
-            lo: bin_range(first).lo,
-            hi: bin_range(last).hi,
-        });
+        match (over.first(), over.last()) {
+            (Some(&first), Some(&last)) => ranges.push(Range {
+                lo: bin_range(first).lo,
+                hi: bin_range(last).hi,
+            }),
+            _ => failed.push(name),
+        }
     }
-    Ok((ranges, release))
+    if failed.is_empty() {
+        return Ok((ranges, release));
+    }
+    // Read from the noisy histograms: the release is spent even though the file is refused.
+    // Every column whose range was not found is named (the histograms were released together).
+    let (its, them) = if failed.len() == 1 {
+        ("its range", "its bounds")
+    } else {
+        ("their ranges", "their bounds")
+    };
+    Err(PrepError {
+        error: DataError(format!(
+            "{} {}: too few rows to estimate {its} privately (a range is found where about {} \
+             rows share a power of two); state {them} instead, e.g. {}=0:100",
+            if failed.len() == 1 {
+                "column"
+            } else {
+                "columns"
+            },
+            named(&failed),
+            threshold.ceil(),
+            super::csv::shown(failed[0])
+        )),
+        spent: vec![release],
+        ranges: None,
+    })
 }
 
 /// Parses stated bounds "name=lo:hi, name=lo:hi" (names as in the file's header).
 pub fn parse_stated(text: &str) -> Result<Vec<(String, Range)>, DataError> {
     let mut out: Vec<(String, Range)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for item in text
         .split([',', '\n', ';'])
         .map(str::trim)
@@ -144,20 +206,60 @@ pub fn parse_stated(text: &str) -> Result<Vec<(String, Range)>, DataError> {
             lo.trim().parse().map_err(|_| bad())?,
             hi.trim().parse().map_err(|_| bad())?,
         );
-        let f32_ok = |v: f64| v.is_finite() && v.abs() <= f32::MAX as f64;
-        if !(f32_ok(lo) && f32_ok(hi) && lo < hi) {
-            return Err(DataError(format!(
-                "bounds of '{}': min must be below max, both finite numbers",
-                name.trim()
-            )));
-        }
+        let range = checked(name.trim(), lo, hi)?;
         let name = name.trim().to_string();
-        if out.iter().any(|(n, _)| *n == name) {
+        if !seen.insert(name.clone()) {
             return Err(DataError(format!("bounds of '{name}' are given twice")));
         }
-        out.push((name, Range { lo, hi }));
+        out.push((name, range));
     }
     Ok(out)
+}
+
+/// The ranges stated in `text` (the text field) and in `given` (the page's form of ranges:
+/// (column, min, max) each), the form's the later word on a column both name.
+pub fn stated_with(
+    text: &str,
+    given: &[(String, f64, f64)],
+) -> Result<Vec<(String, Range)>, DataError> {
+    let mut out = parse_stated(text)?;
+    // By name, so thousands of columns stay linear (a hash map, as the CSV parser's lookups).
+    let mut at: std::collections::HashMap<String, usize> = out
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.clone(), i))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for (name, lo, hi) in given {
+        if !seen.insert(name.as_str()) {
+            return Err(DataError(format!(
+                "bounds of '{}' are given twice",
+                super::csv::shown(name)
+            )));
+        }
+        let range = checked(name, *lo, *hi)?;
+        match at.get(name) {
+            Some(&i) => out[i].1 = range,
+            None => {
+                at.insert(name.clone(), out.len());
+                out.push((name.clone(), range));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The range [lo, hi] of column `name` (a stated one: from the text field or the page's form
+/// of ranges), or why it cannot be one.
+pub fn checked(name: &str, lo: f64, hi: f64) -> Result<Range, DataError> {
+    let f32_ok = |v: f64| v.is_finite() && v.abs() <= f32::MAX as f64;
+    if !(f32_ok(lo) && f32_ok(hi) && lo < hi) {
+        return Err(DataError(format!(
+            "bounds of '{}': min must be below max, both finite numbers",
+            super::csv::shown(name)
+        )));
+    }
+    Ok(Range { lo, hi })
 }
 
 /// v clipped to the range and scaled to [0, 1].

@@ -7,6 +7,7 @@ pub mod csv;
 pub mod idx;
 mod packed;
 pub mod pca;
+mod refusal;
 pub mod split;
 pub mod synthetic;
 

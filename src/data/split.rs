@@ -11,6 +11,7 @@
 
 use super::bounds::{self, Range};
 use super::csv::Table;
+pub use super::refusal::{ColumnRange, PrepError, RangesNeeded};
 use super::{DataError, Dataset, Split};
 use crate::privacy::mechanism::{Release, ReleaseKind};
 use crate::Real;
@@ -19,45 +20,8 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use std::collections::HashMap;
 use std::sync::Arc;
-
-/// A private file that could not be prepared, and what its preparation had released when it
-/// failed: a range estimate's noisy histograms, which the verdict was read from. Spent all the
-/// same, so a ledger of the file counts them (the page's does).
-#[derive(Clone, Debug, PartialEq)]
-pub struct PrepError {
-    pub error: DataError,
-    pub spent: Vec<Release>,
-}
-
-impl From<DataError> for PrepError {
-    fn from(error: DataError) -> Self {
-        PrepError {
-            error,
-            spent: Vec::new(),
-        }
-    }
-}
-
-impl fmt::Display for PrepError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.error)?;
-        for r in &self.spent {
-            write!(
-                f,
-                ". This attempt already released {} (one Gaussian release, σ = {}), which \
-                 counts toward what your file has released",
-                match r.what {
-                    ReleaseKind::Bounds => "the noisy histograms of your columns' ranges",
-                    _ => "a noisy release about your file",
-                },
-                crate::train::noise_in_words(r.sigma)
-            )?;
-        }
-        Ok(())
-    }
-}
 
 /// Whether numeric features are standardised (z-scores with the training split's mean and
 /// standard deviation) or used exactly as given.
@@ -152,12 +116,15 @@ pub fn check_rows(total: usize, train: usize, test: usize) -> Result<(), DataErr
 /// How a private file is prepared: stated bounds of numeric columns by name, the noise
 /// multiplier of the private estimate of the others, and whether numeric columns are scaled
 /// to their ranges and every example divided by √(columns) at all (not for pixels, already in
-/// [0, 1], nor when asked to use the values as they are).
+/// [0, 1], nor when asked to use the values as they are). `read_off`: the stated bounds were
+/// read off this file rather than known publicly — a release without noise (ε = ∞), recorded
+/// as one ([`ReleaseKind::ReadOff`]) so every ε and "What ε covers" says so.
 #[derive(Clone, Debug)]
 pub struct PrivatePrep {
     pub stated: Vec<(String, Range)>,
     pub bounds_noise: f64,
     pub scale: bool,
+    pub read_off: bool,
 }
 
 impl Default for PrivatePrep {
@@ -166,16 +133,20 @@ impl Default for PrivatePrep {
             stated: Vec::new(),
             bounds_noise: bounds::DEFAULT_BOUNDS_NOISE,
             scale: true,
+            read_off: false,
         }
     }
 }
+
+/// The share of a private file's rows held out for testing, each by a coin of this bias.
+pub const TEST_SHARE: f64 = 0.2;
 
 /// Rows of `table` by an independent coin each: (training rows, test rows), 20% to the test
 /// side in expectation.
 fn coin_split<R: Rng + ?Sized>(table: &Table, rng: &mut R) -> (Split, Split) {
     let (mut train, mut test) = (Vec::new(), Vec::new());
     for i in 0..table.y.len() {
-        if rng.random::<f64>() < 0.2 {
+        if rng.random::<f64>() < TEST_SHARE {
             test.push(i);
         } else {
             train.push(i);
@@ -190,7 +161,10 @@ fn coin_split<R: Rng + ?Sized>(table: &Table, rng: &mut R) -> (Split, Split) {
 
 /// A private data set from a user's table (and optional test table), prepared as the module
 /// says with randomness from `rng` (the split and the estimate's noise). Errors name what is
-/// wrong: too few rows, bounds for an unknown column, a column too sparse to estimate.
+/// wrong: too few rows, bounds for an unknown column, too few rows for the private estimate of
+/// the columns without a stated range — decided before the estimate, from the row count, so
+/// nothing is released ([`bounds::rows_needed`]) — or a column too sparse for the estimate
+/// made (its release spent all the same).
 pub fn private_dataset<R: Rng + ?Sized>(
     name: &str,
     table: Table,
@@ -198,6 +172,16 @@ pub fn private_dataset<R: Rng + ?Sized>(
     prep: &PrivatePrep,
     rng: &mut R,
 ) -> Result<Dataset, PrepError> {
+    let rows = table.y.len();
+    // The training rows to expect, from public numbers only: the file's whole when a test file
+    // is given, else its share after the coins (deterministic, so a file near the line gets
+    // the same answer every time it is loaded).
+    let whole = test.is_some();
+    let expected_train = if whole {
+        rows
+    } else {
+        (rows as f64 * (1.0 - TEST_SHARE)).floor() as usize
+    };
     let (mut tr, mut te) = match test {
         Some(t) => (
             Split {
@@ -208,37 +192,91 @@ pub fn private_dataset<R: Rng + ?Sized>(
         ),
         None => coin_split(&table, rng),
     };
-    check_rows(table.y.len(), tr.len(), te.len())?;
+    check_rows(rows, tr.len(), te.len())?;
     let numeric: Vec<usize> = (0..table.numeric.len())
         .filter(|&j| table.numeric[j] && prep.scale)
+        .collect();
+    // By name: thousands of columns stay linear.
+    let stated_by_name: HashMap<&str, Range> =
+        prep.stated.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+    let numeric_names: std::collections::HashSet<&str> = numeric
+        .iter()
+        .map(|&j| table.feature_names[j].as_str())
         .collect();
     if let Some((unknown, _)) = prep
         .stated
         .iter()
-        .find(|(n, _)| !numeric.iter().any(|&j| table.feature_names[j] == *n))
+        .find(|(n, _)| !numeric_names.contains(n.as_str()))
     {
         let names: Vec<&str> = numeric
             .iter()
             .map(|&j| table.feature_names[j].as_str())
             .collect();
         return Err(DataError(format!(
-            "bounds are given for '{unknown}', which is not a numeric column; the numeric columns are: {}",
-            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            "bounds are given for '{}', which is not a numeric column; the numeric columns are: {}",
+            super::csv::shown(unknown),
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                bounds::named(&names)
+            }
         ))
         .into());
     }
-    let stated = |j: usize| {
-        prep.stated
-            .iter()
-            .find(|(n, _)| *n == table.feature_names[j])
-            .map(|(_, r)| *r)
-    };
+    let stated = |j: usize| stated_by_name.get(table.feature_names[j].as_str()).copied();
     let unstated: Vec<usize> = numeric
         .iter()
         .copied()
         .filter(|&j| stated(j).is_none())
         .collect();
+    let needed = bounds::rows_needed(unstated.len(), prep.bounds_noise);
+    let ranges_needed = |estimated: bool| RangesNeeded {
+        columns: numeric
+            .iter()
+            .map(|&j| ColumnRange {
+                name: table.feature_names[j].clone(),
+                range: stated(j),
+            })
+            .collect(),
+        rows,
+        rows_needed: file_rows(needed, whole),
+        estimated,
+    };
+    if expected_train < needed {
+        let names: Vec<&str> = unstated
+            .iter()
+            .map(|&j| table.feature_names[j].as_str())
+            .collect();
+        let k = unstated.len();
+        return Err(PrepError {
+            error: DataError(format!(
+                "{rows} rows (about {expected_train} for training) are too few to estimate the \
+                 ranges of {k} numeric column{s} privately: estimated together, a range is found \
+                 where about {per_bin} training rows share a power of two, so the estimate needs \
+                 at least {needed} training rows ({file} rows in the file). Nothing was released. \
+                 State the range (min and max) of {each}: {list}",
+                s = if k == 1 { "" } else { "s" },
+                per_bin = bounds::rows_per_bin(k, prep.bounds_noise),
+                file = file_rows(needed, whole),
+                each = if k == 1 {
+                    "this column"
+                } else {
+                    "each of these columns"
+                },
+                list = bounds::named(&names),
+            )),
+            spent: Vec::new(),
+            ranges: Some(ranges_needed(false)),
+        });
+    }
     let mut releases = Vec::new();
+    if prep.read_off && !prep.stated.is_empty() {
+        releases.push(Release {
+            what: ReleaseKind::ReadOff,
+            q: 1.0,
+            sigma: 0.0,
+        });
+    }
     let mut ranges: Vec<(usize, Range)> = numeric
         .iter()
         .filter_map(|&j| stated(j).map(|r| (j, r)))
@@ -251,7 +289,14 @@ pub fn private_dataset<R: Rng + ?Sized>(
                 (table.feature_names[j].as_str(), values)
             })
             .collect();
-        let (estimated, release) = bounds::estimate(&columns, prep.bounds_noise, rng)?;
+        let (estimated, release) =
+            bounds::estimate(&columns, prep.bounds_noise, rng).map_err(|e| PrepError {
+                // What the preparation had released before the estimate (ranges read off the
+                // file) is spent too.
+                spent: releases.iter().chain(&e.spent).copied().collect(),
+                ranges: Some(ranges_needed(true)),
+                ..e
+            })?;
         ranges.extend(unstated.iter().copied().zip(estimated));
         releases.push(release);
     }
@@ -272,6 +317,16 @@ pub fn private_dataset<R: Rng + ?Sized>(
         private: true,
         releases,
     })
+}
+
+/// The rows a file needs for `train` training rows: as many (`whole`: a test file is given),
+/// else enough that the coins leave them in expectation.
+fn file_rows(train: usize, whole: bool) -> usize {
+    if whole {
+        train
+    } else {
+        (train as f64 / (1.0 - TEST_SHARE)).ceil() as usize
+    }
 }
 
 /// Clips and scales the ranged columns to [0, 1], then multiplies everything by `norm`.

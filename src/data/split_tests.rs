@@ -98,3 +98,169 @@ fn a_private_file_is_split_by_coins_clipped_to_its_bounds_and_never_standardised
         .0;
     assert!(e.contains("at least 10"), "{e}");
 }
+
+/// A table of `rows` rows and `columns` numeric columns c0, c1, … (values 100 to 199) and a
+/// label y.
+fn numeric_table(rows: usize, columns: usize) -> Table {
+    let head: Vec<String> = (0..columns).map(|j| format!("c{j}")).collect();
+    let text: String = std::iter::once(format!("{},y\n", head.join(",")))
+        .chain((0..rows).map(|i| {
+            let cells: Vec<String> = (0..columns)
+                .map(|j| (100 + (i * 7 + j) % 100).to_string())
+                .collect();
+            format!("{},{}\n", cells.join(","), i % 2)
+        }))
+        .collect();
+    parse_csv(text.as_bytes(), "y").unwrap()
+}
+
+#[test]
+fn a_file_too_small_for_the_private_estimate_is_refused_before_anything_is_released() {
+    // 200 rows, 30 columns (the breast cancer data's shape): about 160 training rows, where the
+    // estimate of 30 columns together needs ⌈7.65 · 5 · √30⌉ = 210 even at best.
+    assert_eq!(bounds::rows_needed(30, 5.0), 210);
+    assert_eq!(bounds::rows_needed(0, 5.0), 0);
+    let t = numeric_table(200, 30);
+    let prep = PrivatePrep {
+        stated: vec![("c3".into(), Range { lo: 0.0, hi: 300.0 })],
+        ..PrivatePrep::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let e = private_dataset("own", t.clone(), None, &prep, &mut rng).unwrap_err();
+    assert!(e.spent.is_empty(), "nothing released: {e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("200 rows (about 160 for training) are too few to estimate the ranges of 29 numeric columns")
+            && msg.contains("Nothing was released")
+            && msg.contains("'c0', 'c1'")
+            && msg.contains("and 9 more")
+            && !msg.contains("'c3'"),
+        "{msg}"
+    );
+    let needs = e.ranges.expect("the columns for the form");
+    assert!(!needs.estimated);
+    assert_eq!(
+        (needs.rows, needs.columns.len()),
+        (200, 30),
+        "every numeric column"
+    );
+    assert_eq!(
+        needs.rows_needed, 258,
+        "⌈206 / 0.8⌉: the rows a file needs for 206 training rows"
+    );
+    assert_eq!(
+        needs.columns[3].range,
+        Some(Range { lo: 0.0, hi: 300.0 }),
+        "the stated range, filled in"
+    );
+    assert!(needs
+        .columns
+        .iter()
+        .enumerate()
+        .all(|(j, c)| c.name == format!("c{j}") && (j == 3) == c.range.is_some()));
+    // Ranges for all 30: no estimate, no release, and the file loads.
+    let all = PrivatePrep {
+        stated: (0..30)
+            .map(|j| {
+                (
+                    format!("c{j}"),
+                    Range {
+                        lo: 100.0,
+                        hi: 200.0,
+                    },
+                )
+            })
+            .collect(),
+        ..PrivatePrep::default()
+    };
+    let d = private_dataset("own", t.clone(), None, &all, &mut rng).unwrap();
+    assert!(d.releases.is_empty());
+    // The same ranges read off the file: a release without noise, so ε = ∞ from then on.
+    let read_off = PrivatePrep {
+        read_off: true,
+        ..all
+    };
+    let d = private_dataset("own", t, None, &read_off, &mut rng).unwrap();
+    assert_eq!(
+        d.releases,
+        vec![Release {
+            what: ReleaseKind::ReadOff,
+            q: 1.0,
+            sigma: 0.0
+        }]
+    );
+    // One column, 60 rows (48 for training) clears the 39 the estimate needs: it is made.
+    let d = private_dataset(
+        "own",
+        numeric_table(60, 1),
+        None,
+        &PrivatePrep::default(),
+        &mut rng,
+    )
+    .unwrap();
+    assert_eq!(d.releases.len(), 1);
+}
+
+#[test]
+fn an_estimate_that_finds_nothing_names_every_such_column_and_its_release() {
+    // 120 rows: c0 in one power of two; s1 and s2 each value in a power of two of its own.
+    let text: String = std::iter::once("c0,s1,s2,y\n".to_string())
+        .chain((0..120).map(|i| {
+            format!(
+                "{},{},{},{}\n",
+                100 + i % 20,
+                2f64.powi(i - 60),
+                2f64.powi(60 - i),
+                i % 2
+            )
+        }))
+        .collect();
+    let t = parse_csv(text.as_bytes(), "y").unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let e = private_dataset("own", t, None, &PrivatePrep::default(), &mut rng).unwrap_err();
+    assert_eq!(e.spent.len(), 1, "the histograms were released");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("columns 's1', 's2': too few rows to estimate their ranges privately"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("This attempt already released the noisy histograms"),
+        "{msg}"
+    );
+    let needs = e.ranges.unwrap();
+    assert!(
+        needs.estimated
+            && needs.columns.len() == 3
+            && needs.columns.iter().all(|c| c.range.is_none())
+    );
+}
+
+#[test]
+fn the_forms_ranges_join_the_text_fields_and_are_checked_alike() {
+    let given = vec![("a,b".to_string(), 0.0, 1.0), ("x".to_string(), -1.0, 2.0)];
+    let s = bounds::stated_with("x=0:1, y=3:4", &given).unwrap();
+    assert_eq!(s.len(), 3);
+    assert_eq!(
+        s[0],
+        ("x".into(), Range { lo: -1.0, hi: 2.0 }),
+        "the form's is the later word"
+    );
+    assert_eq!(
+        s[2],
+        ("a,b".into(), Range { lo: 0.0, hi: 1.0 }),
+        "any name, commas too"
+    );
+    let twice = vec![("x".to_string(), 0.0, 1.0), ("x".to_string(), 0.0, 2.0)];
+    assert!(bounds::stated_with("", &twice)
+        .unwrap_err()
+        .0
+        .contains("twice"));
+    let bad = vec![("x".to_string(), 2.0, 1.0)];
+    assert!(bounds::stated_with("", &bad)
+        .unwrap_err()
+        .0
+        .contains("below"));
+    let nan = vec![("x".to_string(), f64::NAN, 1.0)];
+    assert!(bounds::stated_with("", &nan).is_err());
+}

@@ -22,6 +22,9 @@ pub enum ReleaseKind {
     DpPca,
     /// The noisy histograms that estimate an uploaded file's column ranges.
     Bounds,
+    /// Column ranges the student read off their own file and stated: released without noise
+    /// (σ = 0), so nothing after it is private.
+    ReadOff,
     /// One step of Algorithm 1 (with adaptive clipping, the noisy clipped count too).
     Training,
     /// The noisy count of correct predictions on a private test set.

@@ -97,7 +97,8 @@ impl Coverage {
                      histograms (σ = {}).",
                     noise(r.sigma)
                 )),
-                ReleaseKind::Training | ReleaseKind::Evaluation => {}
+                // Without noise: an open mechanism, said above instead.
+                ReleaseKind::ReadOff | ReleaseKind::Training | ReleaseKind::Evaluation => {}
             }
         }
         for r in &mech.per_epoch {
@@ -192,6 +193,7 @@ fn without_noise(what: ReleaseKind) -> &'static str {
     match what {
         ReleaseKind::DpPca => "DP-PCA's projection (σ_p = 0)",
         ReleaseKind::Bounds => "the estimate of your columns' ranges",
+        ReleaseKind::ReadOff => "the release of the column ranges you read off your file",
         ReleaseKind::Evaluation => "the test accuracy of your held-out rows",
         ReleaseKind::Training => "a training step",
     }

@@ -251,3 +251,28 @@ fn conventions_seeds_and_other_runs_are_said() {
         assert!(has(&c.outside, "floating point"));
     }
 }
+
+#[test]
+fn ranges_read_off_the_file_leave_no_guarantee_and_say_so() {
+    let facts = DataFacts {
+        releases: vec![crate::privacy::mechanism::Release {
+            what: ReleaseKind::ReadOff,
+            q: 1.0,
+            sigma: 0.0,
+        }],
+        ..own()
+    };
+    let cfg = dp();
+    let mech = cfg.mechanism(&facts);
+    assert!(mech.is_open(), "a release without noise: ε = ∞");
+    let c = of(&cfg, &facts);
+    assert!(c.covered.is_empty(), "{c:?}");
+    assert!(
+        has(
+            &c.outside,
+            "Everything: the release of the column ranges you read off your file has no noise, so ε = ∞."
+        ),
+        "{:?}",
+        c.outside
+    );
+}

@@ -1,10 +1,12 @@
 //! The end of an epoch: compose what it released into every accountant, evaluate the model,
 //! and build its report at the run's release level (`report.rs` says which field is which).
 
+use super::report::AccuracyNoise;
 use super::{Diagnostics, EpochReport, Trainer};
 use crate::config::{fmt_num, Mode, ReleaseLevel, Sampling};
 use crate::model::Model;
 use crate::privacy::accountant::{Accountant, EpsilonReport};
+use crate::privacy::mechanism::ReleaseKind;
 use rand_distr::{Distribution, StandardNormal};
 
 impl Trainer {
@@ -26,12 +28,25 @@ impl Trainer {
         sq.sqrt()
     }
 
-    /// The test accuracy released from a noisy count of correct predictions (std
-    /// `eval_noise`, sensitivity 1; the test set's size is treated as public).
-    fn noisy_test_accuracy(&mut self, accuracy: f64) -> f64 {
-        let n = self.data.test.len().max(1) as f64;
+    /// The test accuracy released from a noisy count of correct predictions (std σ of the
+    /// run's evaluation release, sensitivity 1; the test set's size is treated as public),
+    /// clamped into [0, 1], and its noise: the standard deviation σ/n and the count before
+    /// clamping.
+    fn noisy_test_accuracy(&mut self, accuracy: f64) -> (f64, AccuracyNoise) {
+        let held_out = self.data.test.len();
+        let n = held_out.max(1) as f64;
+        let sigma = self
+            .mechanism
+            .per_epoch
+            .iter()
+            .find(|r| r.what == ReleaseKind::Evaluation)
+            .map_or(self.cfg.eval_noise, |r| r.sigma);
         let z: f64 = StandardNormal.sample(&mut self.eval_rng);
-        ((accuracy * n).round() + self.cfg.eval_noise * z).clamp(0.0, n) / n
+        let noisy = ((accuracy * n).round() + sigma * z) / n;
+        (
+            AccuracyNoise::clamped(noisy),
+            AccuracyNoise::of(sigma, held_out, noisy),
+        )
     }
 
     pub(super) fn finish_epoch(&mut self) -> EpochReport {
@@ -46,10 +61,14 @@ impl Trainer {
         let teaching = self.cfg.report == ReleaseLevel::Teaching;
         let test_private = self.facts.private;
         let (test_loss, test_acc) = self.test_rows().evaluate(&self.model);
-        let private_test_acc = self
+        let (private_test_acc, private_test_acc_noise) = match self
             .cfg
             .noisy_evaluation(&self.facts)
-            .then(|| self.noisy_test_accuracy(test_acc));
+            .then(|| self.noisy_test_accuracy(test_acc))
+        {
+            Some((acc, noise)) => (Some(acc), Some(noise)),
+            None => (None, None),
+        };
         let exact_test = teaching || !test_private;
         let diagnostics = teaching.then(|| {
             // Over every training row (an audit run's member canaries too).
@@ -86,6 +105,7 @@ impl Trainer {
             test_acc: exact_test.then_some(test_acc),
             test_loss: exact_test.then_some(test_loss),
             private_test_acc,
+            private_test_acc_noise,
             private_clipped_fraction,
             stopped_by_budget: self.stopped_by_budget(),
             budget_stop: self.budget_stop(),
@@ -135,6 +155,14 @@ impl Trainer {
     /// Caveats a reader of the report must see.
     fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        if self.q >= 1.0 {
+            notes.push(format!(
+                "the lot is every training row (L = {} ≥ N = {}: q = 1), so sampling hides no \
+                 one and ε grows fast",
+                self.cfg.lot_size,
+                self.data.train.len()
+            ));
+        }
         if self.cfg.sampling == Sampling::Shuffle {
             notes.push("fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only".into());
         }

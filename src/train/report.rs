@@ -16,7 +16,7 @@ use crate::privacy::accountant::{Amplification, EpsilonReport};
 use serde::Serialize;
 
 /// Report fields that ε covers (or that depend on the configuration alone).
-pub const COVERED: [&str; 19] = [
+pub const COVERED: [&str; 20] = [
     "epoch",
     "steps",
     "release",
@@ -31,6 +31,7 @@ pub const COVERED: [&str; 19] = [
     "test_acc",
     "test_loss",
     "private_test_acc",
+    "private_test_acc_noise",
     "private_clipped_fraction",
     "stopped_by_budget",
     "budget_stop",
@@ -102,6 +103,11 @@ pub struct EpochReport {
     /// predictions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub private_test_acc: Option<f64>,
+    /// How far `private_test_acc` can be trusted: its standard deviation from the count's
+    /// noise, and whether it was clamped (from the noise and the public number of held-out
+    /// rows, and the same noisy count: covered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub private_test_acc_noise: Option<AccuracyNoise>,
     /// The epoch's mean fraction of clipped examples from the lots' noisy, accounted counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub private_clipped_fraction: Option<f64>,
@@ -122,6 +128,44 @@ pub struct EpochReport {
     pub diagnostics: Option<Diagnostics>,
     /// The fields of this report that ε does not cover.
     pub not_private: Vec<&'static str>,
+}
+
+/// A standard deviation of the released accuracy above this says nothing about the model: an
+/// accuracy ± more than 10 points (a count's noise σ = 20 over fewer than 200 held-out rows).
+pub const TOO_NOISY_SD: f64 = 0.1;
+
+/// The noise of a test accuracy released from a noisy count of correct predictions.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AccuracyNoise {
+    /// The released accuracy's standard deviation: the count's noise σ over the held-out rows.
+    pub sd: f64,
+    /// The held-out rows, the count's denominator (public).
+    pub held_out: usize,
+    /// The noisy count over the held-out rows, when it fell outside [0, 1] and the released
+    /// accuracy was clamped to the nearer end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clamped_from: Option<f64>,
+    /// The noise is larger than what it measures: `sd` above [`TOO_NOISY_SD`].
+    pub too_noisy: bool,
+}
+
+impl AccuracyNoise {
+    /// The noise of an accuracy counted over `held_out` rows with noise std `sigma`, whose
+    /// noisy count over the rows was `noisy` (before clamping into [0, 1]).
+    pub fn of(sigma: f64, held_out: usize, noisy: f64) -> AccuracyNoise {
+        let sd = sigma / held_out.max(1) as f64;
+        AccuracyNoise {
+            sd,
+            held_out,
+            clamped_from: (!(0.0..=1.0).contains(&noisy)).then_some(noisy),
+            too_noisy: sd > TOO_NOISY_SD,
+        }
+    }
+
+    /// The accuracy released: the noisy count clamped into [0, 1].
+    pub fn clamped(noisy: f64) -> f64 {
+        noisy.clamp(0.0, 1.0)
+    }
 }
 
 /// What clipping and noise did, measured on the training data without noise: for a lesson,
@@ -195,5 +239,22 @@ mod tests {
         worded.sort();
         assert_eq!(worded, listed, "every diagnostic is named in words, once");
         assert!(TEST_METRICS.iter().all(|k| COVERED.contains(k)));
+    }
+
+    #[test]
+    fn a_noisy_accuracy_says_its_sd_and_when_it_was_clamped() {
+        // σ = 20 over 31 held-out rows: ± 65 points, and a count that fell below zero.
+        let n = AccuracyNoise::of(20.0, 31, -0.12);
+        assert!((n.sd - 20.0 / 31.0).abs() < 1e-15 && n.too_noisy);
+        assert_eq!((n.held_out, n.clamped_from), (31, Some(-0.12)));
+        assert_eq!(AccuracyNoise::clamped(-0.12), 0.0);
+        assert_eq!(AccuracyNoise::clamped(1.3), 1.0);
+        // σ = 20 over 400 rows: ± 5 points, inside [0, 1]: a measurement.
+        let n = AccuracyNoise::of(20.0, 400, 0.84);
+        assert_eq!((n.sd, n.clamped_from, n.too_noisy), (0.05, None, false));
+        assert!(
+            AccuracyNoise::of(20.0, 200, 0.5).sd <= TOO_NOISY_SD,
+            "200 rows: not too noisy"
+        );
     }
 }

@@ -119,6 +119,18 @@ pub fn pld_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> 
     to_js(&curve.into_iter().map(Epsilon).collect::<Vec<_>>())
 }
 
+/// When the run's lot L is at least its data's N training rows (`RunConfig::lot_at_least_n`):
+/// what the run spends with every row in every step (q = 1), and a smaller lot with what it
+/// would spend — the page's message when it changes L, or says it cannot; null while L < N.
+#[wasm_bindgen]
+pub fn lot_at_least_n(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
+    let (cfg, facts) = inputs(&config, facts)?;
+    match cfg.lot_at_least_n(&facts).map_err(js_err)? {
+        Some(at) => to_js(&at),
+        None => Ok(JsValue::NULL),
+    }
+}
+
 /// One run on a student's file, as the page remembers it: its settings, the facts of the
 /// prepared file it ran on, and the training steps its last report showed.
 #[derive(Deserialize)]

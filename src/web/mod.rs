@@ -22,6 +22,7 @@ mod clipping_chart;
 mod epsilon_chart;
 mod noise_chart;
 mod parallel;
+mod refusal;
 mod run_view;
 mod session;
 mod share;
@@ -29,7 +30,7 @@ mod sigma_chart;
 
 pub use accounting::{
     accountants, calibrate, check_run_config, epsilon_for, epsilon_preview, file_ledger,
-    format_epsilon, pld_preview, run_defaults, sigma_needed, suggested_settings,
+    format_epsilon, lot_at_least_n, pld_preview, run_defaults, sigma_needed, suggested_settings,
 };
 pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};

@@ -2,13 +2,14 @@
 //! ([`Session`]), advanced a few steps at a time so the worker stays responsive. Reports cross
 //! as JS objects at the run's release level.
 
-use super::{config_from_js, js_err, to_js};
+use super::refusal::refused;
+use super::{config_from_js, from_js, js_err, to_js};
 use crate::config::{ReleaseLevel, RunConfig};
-use crate::data::bounds::parse_stated;
+use crate::data::bounds::stated_with;
 use crate::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX, MAX_BYTES};
 use crate::data::idx::{decode_idx, images_and_labels};
-use crate::data::split::{private_dataset, private_images, PrepError, PrivatePrep};
+use crate::data::split::{private_dataset, private_images, PrivatePrep};
 use crate::data::{decode_packed, Dataset};
 use crate::model::Model;
 use crate::train::part::LotParts;
@@ -104,18 +105,35 @@ impl LabData {
     }
 
     /// A student's own CSV with `label` as the class column — private data: rows split by a
-    /// coin each, numeric columns clipped to the `bounds` stated ("age=17:90, …") or to ranges
-    /// estimated with an accounted Gaussian release, nothing fitted in the clear. Errors name
-    /// the row and column.
+    /// coin each, numeric columns clipped to the ranges stated — in the text field's `bounds`
+    /// ("age=17:90, …") and the page's form (`ranges`: [[column, min, max], …], the later word)
+    /// — or to ranges estimated with an accounted Gaussian release, nothing fitted in the
+    /// clear. `read_off`: the stated ranges were read off this file, not known publicly (a
+    /// release without noise: ε = ∞). Errors name the row and column; a refusal for want of
+    /// ranges carries `ranges` (`RangesNeeded`: every numeric column, for the page's form), and
+    /// one after a release carries `spent` and says what ε it spent, at `delta`.
     #[wasm_bindgen(js_name = fromCsv)]
-    pub fn from_csv(bytes: &[u8], label: &str, bounds: &str) -> Result<LabData, JsValue> {
+    pub fn from_csv(
+        bytes: &[u8],
+        label: &str,
+        bounds: &str,
+        ranges: JsValue,
+        read_off: bool,
+        delta: f64,
+    ) -> Result<LabData, JsValue> {
         let table = parse_csv(bytes, label).map_err(js_err)?;
+        let given: Vec<(String, f64, f64)> = if ranges.is_null() || ranges.is_undefined() {
+            Vec::new()
+        } else {
+            from_js(ranges, "the form's ranges")?
+        };
         let prep = PrivatePrep {
-            stated: parse_stated(bounds).map_err(js_err)?,
+            stated: stated_with(bounds, &given).map_err(js_err)?,
+            read_off,
             ..PrivatePrep::default()
         };
-        let inner =
-            private_dataset("csv", table, None, &prep, &mut private_rng()).map_err(refused)?;
+        let inner = private_dataset("csv", table, None, &prep, &mut private_rng())
+            .map_err(|e| refused(e, delta))?;
         Ok(LabData {
             inner: Arc::new(inner),
         })
@@ -170,19 +188,6 @@ impl LabData {
         second.hash(&mut h);
         format!("{:016x}:{}", h.finish(), first.len() + second.len())
     }
-}
-
-/// A file refused after its preparation released something: an Error whose `spent` lists
-/// those releases, for the page's ledger of the file to count.
-fn refused(e: PrepError) -> JsValue {
-    let error = js_sys::Error::new(&e.to_string());
-    if !e.spent.is_empty() {
-        if let Ok(spent) = to_js(&e.spent) {
-            // Setting a property on a fresh Error object cannot fail.
-            let _ = js_sys::Reflect::set(&error, &"spent".into(), &spent);
-        }
-    }
-    error.into()
 }
 
 /// The plane of the decision-boundary view: its bounds, the points drawn on it, and why the

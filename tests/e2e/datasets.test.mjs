@@ -208,16 +208,21 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   await page.close();
 });
 
-test('a file refused after its range estimate still counts: what that estimate released is in the file\'s total', async () => {
+test('a file refused after its range estimate still counts: its message says the ε it spent, which is in the file\'s total', async () => {
   const { page, problems } = await openOwnDataPanel('#v=1&epochs=1');
-  // 40 rows, each value of its own power of two: no bin of the noisy histogram stands out.
-  const spread = ['x,label', ...Array.from({ length: 40 }, (_, i) => `${2 ** (i - 20)},${i % 2 ? 'a' : 'b'}`)].join('\n');
+  // 100 rows (80 for training: enough for one column's estimate, so it is made), each value
+  // of its own power of two: no bin of the noisy histogram stands out.
+  const spread = ['x,label', ...Array.from({ length: 100 }, (_, i) => `${2 ** (i - 20)},${i % 2 ? 'a' : 'b'}`)].join('\n');
   const file = { name: 'spread.csv', mimeType: 'text/csv', buffer: Buffer.from(spread) };
   await page.setInputFiles('#data-file', file);
   await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
   await page.click('#load-data');
   await page.waitForFunction(() => document.getElementById('message-text').textContent.includes('not loaded'), null, { timeout: 10_000 });
-  assert.match(await page.locator('#message-text').textContent(), /column 'x': too few rows to estimate its range privately.* This attempt already released the noisy histograms of your columns' ranges \(one Gaussian release, σ = 5\)/);
+  const said = await page.locator('#message-text').textContent();
+  assert.match(said, /column 'x': too few rows to estimate its range privately.* This attempt already released the noisy histograms of your columns' ranges \(one Gaussian release, σ = 5\), which counts toward what your file has released: ε = ([\d.]+) \(moments accountant, δ = 1e-5\) spent by this attempt alone\. The form under the file lists every numeric column/);
+  const spent = Number(said.match(/: ε = ([\d.]+) \(moments accountant/)[1]);
+  assert.ok(spent > 0, said);
+  assert.match(await page.locator('#ranges-why').textContent(), /^The private estimate found no range for some columns/);
   // Stated bounds need no estimate: the second preparation releases nothing of its own, and
   // the file's total still has the first one's histograms.
   await page.fill('#bounds', 'x=0:1');

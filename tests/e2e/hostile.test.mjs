@@ -128,12 +128,18 @@ test('each bad pin of a link is dropped by name; the good pins and the link\'s o
   ]);
   const g = await generationOf(page);
   await page.evaluate((h) => { location.hash = h; }, `#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(bigLot)}`);
-  await page.waitForFunction(() => [...document.querySelectorAll('#pin-list li')].some((li) => li.textContent === 'big L'), null, { timeout: 30_000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('#pin-list li')].some((li) => li.textContent === '* big L'), null, { timeout: 30_000 });
   await waitForRun(page, g, 2, { done: true });
   assert.equal(await page.locator('#lot-size-value').textContent(), before);
-  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['big L', '* shuffled']);
+  // Both marked: each run's numbers come with a note (q = 1; shuffled lots).
+  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['* big L', '* shuffled']);
   assert.ok((await message(page)).includes('pinned run "mine" was skipped (a link cannot train on your own file)'), await message(page));
+  // The big pin's lot was changed aloud: to N, every row in every step, which its run says too.
+  const said = await message(page);
+  const n = Number(said.match(/Pinned run "big L": lot size L = \d+ is larger than the N = (\d+) training rows of this data set: it trains with L = N = \1; the settings stay\. Every step uses every row \(q = 1\), which spends privacy fast: ε = [\d.]+ for 1 epoch\./)?.[1]);
+  assert.ok(n > 0, said);
   assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
+    `Note: pinned run "* big L": the lot is every training row (L = ${n} ≥ N = ${n}: q = 1), so sampling hides no one and ε grows fast.`,
     'Note: pinned run "* shuffled": fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only.',
   ]);
 

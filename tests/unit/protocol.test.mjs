@@ -15,7 +15,7 @@ test('each worker refuses junk, prototype keys and messages without their fields
   }
   assert.equal(checkToTraining({ type: 'start', generation: 1.5, config: {}, play: true, workers: 1 }), "a message 'start' without a valid 'generation'");
   assert.equal(checkToTraining({ type: 'start', generation: 1, config: null, play: true, workers: 1 }), "a message 'start' without a valid 'config'");
-  assert.equal(checkToTraining({ type: 'own-data', files: [], label: '', bounds: '' }), "a message 'own-data' without a valid 'files'");
+  assert.equal(checkToTraining({ type: 'own-data', files: [], label: '', bounds: '', ranges: [], read_off: false, delta: 1e-5 }), "a message 'own-data' without a valid 'files'");
   assert.equal(checkToAudit({ type: 'audit-run', threat: 'realistic', index: '3' }), "a message 'audit-run' without a valid 'index'");
   assert.equal(checkToAccounting({ type: 'pld-curve', config: {}, facts: {} }), "a message 'pld-curve' without a valid 'id'");
   assert.equal(checkToTraining({ type: 'reboot' }), "a message of unknown type 'reboot'");
@@ -27,7 +27,7 @@ test('each worker accepts what the page and the training worker send', () => {
     [checkToTraining, TO_WORKER.pause(3)],
     [checkToTraining, TO_WORKER.resume(3)],
     [checkToTraining, TO_WORKER.cap(null, '')],
-    [checkToTraining, TO_WORKER.ownData([{}], 'label', '')],
+    [checkToTraining, TO_WORKER.ownData([{}], 'label', '', [['a,b', 0, 1]], false, 1e-5)],
     [checkToTraining, { type: 'test-panic' }],
     [checkToTraining, { type: 'bench', model: 'logistic', workers: 2, ms: 100, alone: false }],
     [checkToAudit, TO_AUDIT.plan({}, [])],

@@ -72,11 +72,11 @@ test('a link\'s bad values are named; prototype keys do nothing', () => {
 
 test('switched settings: off is null and the box keeps its number; a student\'s file never travels', () => {
   const values = { ...valuesOf(DEFAULTS), pca: 60, pca_on: false, clip_quantile: 0.9, adapt_on: true, budget_epsilon: 2, until_budget: false, fixed_seed: false };
-  const cfg = configOf(values, DEFAULTS, 100);
+  const cfg = configOf(values, DEFAULTS);
   assert.equal(cfg.pca, null);
   assert.equal(cfg.clip_quantile, 0.9);
   assert.equal(cfg.budget_epsilon, null);
-  assert.equal(cfg.lot_size, 100, 'the lot is at most N');
+  assert.equal(configOf({ ...values, lot_size: 5000 }, DEFAULTS).lot_size, 5000, 'never cut to the data\'s N silently (lot-size.js says it)');
   const own = configOf({ ...values, dataset: 'own', seed: 7 }, DEFAULTS);
   assert.equal(own.seed, null, 'a student\'s file: a hidden random seed unless fixed');
   assert.equal(configOf({ ...values, dataset: 'own', seed: 7, fixed_seed: true }, DEFAULTS).seed, 7);

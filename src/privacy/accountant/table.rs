@@ -149,6 +149,7 @@ impl<T> PerAccountant<T> {
 }
 
 /// ε as JSON writes it: a number, or `"inf"` for ∞ (JSON has no infinity).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Epsilon(pub f64);
 
 impl Serialize for Epsilon {
