@@ -9,7 +9,7 @@
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
- *   clipped?: number, noiseRatio_?: number, eps_?: number,
+ *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, audit?: AuditFacts, auditRuns?: number,
  *   prev: any,
  * }} Facts
@@ -41,6 +41,7 @@ export function factsOf(s) {
     nTest: s.data?.n_test,
     learnedNothing: s.learnedNothing,
     clipped: finite(last?.clipped_fraction),
+    q: finite(last?.sampling_rate), // Rust's, from the run's mechanism
     noiseRatio_: last && finite(last.signal_norm) && last.signal_norm > 0 ? finite(last.noise_norm / last.signal_norm) : undefined,
     eps_: last ? (last.epsilon.moments === 'inf' ? Infinity : last.epsilon.moments) : undefined,
     whole,
@@ -76,7 +77,7 @@ export function fillers(fmtEps) {
     sigma: (f) => when(f.cfg.sigma, num),
     lot: (f) => when(f.cfg.lot_size, String),
     epochs: (f) => when(f.cfg.epochs, String),
-    q: (f) => when(f.nTrain && f.cfg.lot_size / f.nTrain, (v) => v.toFixed(3)),
+    q: (f) => when(f.q, (v) => v.toFixed(3)),
     nTrain: (f) => when(f.nTrain, (v) => v.toLocaleString('en')),
     nTest: (f) => when(f.nTest, String),
     auditRuns: (f) => when(f.auditRuns, String),
