@@ -78,5 +78,8 @@ export function setUpCharts(view) {
   const drawCharts = () => {
     if (view.ready()) charts.drawAll();
   };
-  return { drawCharts, drawHistogram, drawSigmaChart };
+  // The cost of privacy the accuracy chart writes (percentage points; undefined unless a
+  // non-private and a DP-SGD run are on it), for text that quotes it.
+  const privacyCostPoints = () => (view.ready() ? runView().privacyCostPoints() : undefined);
+  return { drawCharts, drawHistogram, drawSigmaChart, privacyCostPoints };
 }

@@ -67,7 +67,7 @@ const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pin
 const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
 
 // What the charts draw, read when they draw (charts.js).
-const { drawCharts, drawHistogram, drawSigmaChart } = setUpCharts({
+const { drawCharts, drawHistogram, drawSigmaChart, privacyCostPoints } = setUpCharts({
   ready: () => wasmReady,
   history,
   run: () => run,
@@ -276,7 +276,7 @@ function startWorker() {
   });
 }
 
-installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed });
+installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed, privacyCostPoints });
 
 let started = false;
 function startWhenReady() {
