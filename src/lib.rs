@@ -7,6 +7,7 @@
 
 pub mod audit;
 pub mod bench;
+pub mod charts;
 pub mod config;
 pub mod data;
 pub mod linalg;

@@ -14,6 +14,8 @@ mod reference;
 
 #[path = "web/accounting.rs"]
 mod accounting;
+#[path = "web/chart_screens.rs"]
+mod chart_screens;
 #[path = "web/charts.rs"]
 mod charts;
 #[path = "web/own_file.rs"]

@@ -82,12 +82,8 @@ export function setUpCharts(view) {
   // Rust's verdict on whether the run on screen learned anything (`majority`: its data's
   // majority share, `nTest`: its test set's size): a sentence, or undefined.
   const verdict = (majority, nTest) => (view.ready() && view.run() ? runView().verdict(majority ?? undefined, nTest ?? undefined) : undefined);
-  // The gap, in points of test accuracy, between the compared non-private and DP-SGD runs
-  // (Rust's, from the view's pinned runs), or undefined.
-  const privacyCost = () => {
-    if (!view.ready() || !view.run()) return undefined;
-    const v = /** @type {any} */ (runView());
-    return typeof v.privacyCostPoints === 'function' ? v.privacyCostPoints() ?? undefined : undefined;
-  };
-  return { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCost };
+  // The cost of privacy the accuracy chart writes (percentage points; undefined unless a
+  // non-private and a DP-SGD run are on it), for text that quotes it.
+  const privacyCostPoints = () => (view.ready() ? runView().privacyCostPoints() : undefined);
+  return { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints };
 }

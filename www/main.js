@@ -71,7 +71,7 @@ const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
 const verdictNow = () => ((d) => verdict(d?.majority_share, d?.n_test)?.say)(run && factsFor(run.cfg));
 
 // What the charts draw, read when they draw (charts.js).
-const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCost } = setUpCharts({
+const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints } = setUpCharts({
   ready: () => wasmReady,
   history,
   run: () => run,
@@ -267,7 +267,7 @@ function startWorker() {
   });
 }
 
-installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed });
+installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed, privacyCostPoints });
 
 let started = false;
 function startWhenReady() {
@@ -328,7 +328,7 @@ setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(traini
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
 const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
   cfg, history: history(), done: !!run?.done, data, preview: previews.epsilon, pld: previews.pld.curve,
-  cost: privacyCost(), audit: auditOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+  cost: privacyCostPoints(), audit: auditOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
 });
 setUpLessonPlayer({
   run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,

@@ -1,4 +1,4 @@
-// Pinned runs: up to four, drawn faded behind the current run. A pin keeps only what ε covers
+// Pinned runs: up to four, drawn with the current run, each in its own colour and dash. A pin keeps only what ε covers
 // (it stays on the charts whatever the release level) and Rust's caveats on its numbers (its
 // last report's notes: shuffled lots, no guarantee…), listed with the run's own notes and its
 // name marked "*" where it is drawn; and a run on the student's own data is
@@ -40,9 +40,10 @@ export class Pins {
     this.onChange();
   }
 
-  // What the charts draw: labels (marked when the pin has notes) and histories.
+  // What the charts draw: labels (marked when the pin has notes), modes (for the cost of
+  // privacy the accuracy chart writes) and histories.
   drawn() {
-    return this.list.map((p) => ({ label: marked(p), history: p.history }));
+    return this.list.map((p) => ({ label: marked(p), mode: p.cfg.mode, history: p.history }));
   }
 
   // The pins' notes, each naming its pin.

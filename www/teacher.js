@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 export const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'size', 'lesson', 'step'];
 // The presenter's text sizes (`size` in the link): the stylesheet scales type and charts by it.
 export const TEXT_SIZES = ['1', '1.25', '1.5'];
-const PRESENTER_CHART_TEXT = 1.4;
+const PRESENTER_CHART_TEXT = 1.3; // the stylesheet's --chart-text-scale in the presenter layout
 // The teacher keys the page keeps in its links now (applyTeacherMode's `kept`).
 let keptNow = new URLSearchParams();
 

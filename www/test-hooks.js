@@ -1,9 +1,12 @@
 // Hooks for the end-to-end tests (window.labTest): a worker dying as a crash or a Rust panic
 // would end it, a message the page must refuse, a worker that goes silent, an audit's cap on the
-// training workers, the run's reports, a fixed audit seed and the lesson step on screen. `training()` is the current training worker (a KeptWorker).
+// training workers, the run's reports, a fixed audit seed, each chart's layout as drawn and
+// the cost of privacy the accuracy chart writes, and the lesson step on screen.
+// `training()` is the current training worker (a KeptWorker).
+import { chart_layout } from './pkg/dpsgd_lab.js';
 import { lessonState } from './lesson-player.js';
 
-export function installTestHooks({ training, accounting, reports, fixAuditSeed }) {
+export function installTestHooks({ training, accounting, reports, fixAuditSeed, privacyCostPoints }) {
   let defaults = null; // the page's own silences, read when a test first shortens them
   window.labTest = Object.freeze({
     killTrainingWorker: () => training().kill(),
@@ -20,6 +23,10 @@ export function installTestHooks({ training, accounting, reports, fixAuditSeed }
     },
     reports: () => JSON.parse(JSON.stringify(reports())),
     fixAuditSeed,
+    // The chart last drawn on canvas `id`: {plot: {x, y, w, h}, fonts: {title, tick, legend}}
+    // in canvas pixels (divide by canvas.width / clientWidth for CSS px), or null.
+    chartLayout: (id) => chart_layout(id),
+    privacyCostPoints,
     // The lesson step on screen: its text and whether each of its claims holds (lesson-player.js).
     lessonState,
   });

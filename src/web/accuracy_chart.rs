@@ -1,21 +1,31 @@
 //! Accuracy against epochs, from the run's reports: the test accuracy (exact on a public test
 //! set, or released from a noisy count on a private one), the training accuracy only where the
-//! reports carry it (teaching level, marked not private), and pinned runs faded behind.
+//! reports carry it (teaching level, marked not private), and the pinned runs — compared, with
+//! the y axis fitted to their curves and the cost of privacy written above them.
 
+use super::chart_frame::{
+    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+};
 use super::chart_kit::{
-    end_labels, epoch_label, not_private_badge, open_canvas, Point, BLUE, GREY, GRID, ORANGE,
-    PIN_COLORS,
+    line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, Point, BLUE, GREY, GRID,
+    ORANGE, PIN_LOOKS,
 };
 use super::js_err;
 use super::run_view::RunView;
+pub use crate::charts::accuracy::y_range;
+use crate::charts::accuracy::{baseline_label, baseline_mark, privacy_cost_sentence, BaselineMark};
+use crate::charts::{layout, AxisSpec, Format, Scale};
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 
 /// Draws the accuracy of the run's finished epochs (`run`: its reports, on an x axis of its
-/// epochs), with the test accuracy of its pinned runs faded behind and, when the test set is public, the majority class's share (`baseline`) as
-/// a dashed line: what a model that learned nothing scores. The y range fits the curves and
-/// the baseline; every curve is named at its right end, outside the plot, so no legend covers
-/// data. `scale` is the device pixel ratio times the chart's growth.
+/// epochs) with its pinned runs, and, when the test set is public, the majority class's share
+/// (`baseline`) as a dashed line: what a model that learned nothing scores. Alone, the run's
+/// y range takes in the baseline; compared with pins, it fits the curves and the baseline is
+/// marked at the edge it lies beyond, and the gap between a non-private and a DP-SGD run is
+/// written above the plot. A pin that is the run itself is drawn once, under the pin's name.
+/// Every curve is named at its right end, outside the plot, so no legend covers data.
+/// `scale` is the device pixel ratio times the chart's growth and the page's text scale.
 #[wasm_bindgen]
 pub fn draw_accuracy_chart(
     canvas_id: &str,
@@ -23,9 +33,10 @@ pub fn draw_accuracy_chart(
     baseline: Option<f64>,
     scale: f64,
 ) -> Result<(), JsError> {
-    let (history, pinned, epochs) = (&run.points, &run.pinned, run.epochs);
+    let (history, epochs) = (&run.points, run.epochs);
     let baseline = baseline.filter(|b| b.is_finite() && (0.0..=1.0).contains(b));
-    let (root, px) = open_canvas(canvas_id, scale)?;
+    let (root, _) = open_canvas(canvas_id, scale)?;
+    let mut fonts = Fonts::new(scale);
     let series = |pts: &[Point], get: &dyn Fn(&Point) -> Option<f64>| -> Vec<(f64, f64)> {
         pts.iter()
             .filter_map(|p| Some((p.epoch, get(p)?)))
@@ -39,133 +50,144 @@ pub fn draw_accuracy_chart(
     let exact_private = history
         .iter()
         .any(|p| p.not_private.iter().any(|f| f == "test_acc"));
-    let pins: Vec<Vec<(f64, f64)>> = pinned
+    // The pins, each with its look (by its place in the list, as on the ε chart); a pin whose
+    // curve is this run's is this run, drawn once under the pin's name.
+    let mut this_name = None;
+    let mut pins = Vec::new();
+    for (pin, look) in run.pinned.iter().zip(PIN_LOOKS) {
+        if this_name.is_none() && run.is_this_run(pin) {
+            this_name = Some(pin.label.clone());
+        } else {
+            pins.push((pin.label.clone(), look, series(&pin.history, &Point::test)));
+        }
+    }
+    let compared = !run.pinned.is_empty();
+    let curves = train
         .iter()
-        .map(|p| series(&p.history, &Point::test))
-        .collect();
-    let (lo, hi) = y_range(
-        train
-            .iter()
-            .chain(&test)
-            .chain(pins.iter().flatten())
-            .map(|&(_, v)| v)
-            .chain(baseline),
-    );
+        .chain(&test)
+        .chain(pins.iter().flat_map(|p| &p.2));
+    let (lo, hi) = y_range(curves.map(|&(_, v)| v), baseline, compared);
     // A run without a guarantee: its noisy count is not "in ε" (ε = ∞).
     let open = history.last().is_some_and(Point::no_guarantee);
-    let test_name = match (open, noisy) {
-        (true, _) => "test (ε = ∞)",
-        (false, true) => "test (noisy, in ε)",
-        (false, false) => "test",
+    let suffix = match (open, noisy) {
+        (true, _) => " (ε = ∞)",
+        (false, true) => " (noisy, in ε)",
+        (false, false) => "",
     };
-    let mut names: Vec<String> = pinned.iter().map(|p| short(&p.label)).collect();
-    names.extend(["train (not private)".into(), test_name.into()]);
-    if let Some(b) = baseline {
-        names.push(format!("majority {:.1}%", 100.0 * b));
-    }
-    let font = px(13.0);
-    let gutter = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) as f64 * 0.56;
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_top(px(if train.is_empty() && !exact_private && !open {
-            10.0
-        } else {
-            30.0
-        })) // the badge
-        .margin_right(px(gutter * 13.0 + 14.0)) // the curves' names
-        .caption("Accuracy", ("sans-serif", px(18.0)))
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(48.0))
-        .build_cartesian_2d(0f64..(epochs.max(1) as f64), lo..hi)
-        .map_err(js_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("epoch")
-        .y_desc("accuracy")
-        .x_label_formatter(&epoch_label)
-        .y_labels(8)
-        .light_line_style(GRID)
-        .label_style(("sans-serif", px(13.0)))
-        .draw()
-        .map_err(js_err)?;
-    let x_end = epochs.max(1) as f64;
-    let mut labels: Vec<(String, RGBColor, (i32, i32))> = Vec::new();
-    if let Some(b) = baseline {
-        let dashed = ShapeStyle::from(&GREY).stroke_width(px(1.5));
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(0.0, b), (x_end, b)],
-                px(6.0),
-                px(4.0),
-                dashed,
-            ))
-            .map_err(js_err)?;
-        labels.push((
-            names[names.len() - 1].clone(),
-            GREY,
-            chart.backend_coord(&(x_end, b)),
+    let name = match (this_name, compared) {
+        (Some(pin), _) => pin,
+        (None, true) => "this run".into(),
+        (None, false) => "test".into(),
+    };
+    let test_name = format!("{name}{suffix}");
+    let badge = if open {
+        Some("ε = ∞: no curve of this run is private")
+    } else if exact_private {
+        Some("train and test curves: not private")
+    } else if !train.is_empty() {
+        Some("train curve: not private")
+    } else {
+        None
+    };
+    let mark = baseline.map(|b| (b, baseline_mark(b, lo, hi)));
+    // Every curve's legend entry, in drawing order: the baseline, the pins, train, this run.
+    let mut entries: Vec<(LegendEntry, Vec<(f64, f64)>)> = Vec::new();
+    if let Some((b, m)) = mark {
+        let at = match m {
+            BaselineMark::Inside => b,
+            BaselineMark::Below => lo,
+            BaselineMark::Above => hi,
+        };
+        let x_end = epochs.max(1) as f64;
+        entries.push((
+            (baseline_label(b, m), GREY, Dash::Long),
+            vec![(0.0, at), (x_end, at)],
         ));
     }
-    for ((pin, pts), color) in pinned.iter().zip(&pins).zip(PIN_COLORS) {
-        let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));
-        chart
-            .draw_series(LineSeries::new(pts.clone(), style))
-            .map_err(js_err)?;
-        if let Some(&(_, y)) = pts.last() {
-            labels.push((short(&pin.label), color, chart.backend_coord(&(x_end, y))));
+    for (name, (color, dash), pts) in pins {
+        entries.push(((name, color, dash), pts));
+    }
+    entries.push((("train (not private)".into(), BLUE, Dash::Solid), train));
+    entries.push(((test_name, ORANGE, Dash::Solid), test));
+    let legend: Vec<LegendEntry> = entries
+        .iter()
+        .filter(|e| !e.1.is_empty())
+        .map(|e| e.0.clone())
+        .collect();
+
+    let note = run.privacy_cost_points().map(privacy_cost_sentence);
+    let header = Header {
+        title: "Accuracy",
+        badge,
+        note,
+    };
+    let top = draw_header(&root, &mut fonts, &header)?;
+    let width = root.dim_in_pixel().0 as f64;
+    let naming = naming(&legend, fonts.legend, compared, width);
+    let (right, bottom) = match naming {
+        Naming::Beside(room) => (room, 0.0),
+        Naming::Below(height) => (0.0, height),
+    };
+    let frame = frame(&root, &fonts, top, right, bottom);
+    let x_end = epochs.max(1) as f64;
+    let x = AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch");
+    let y = AxisSpec::new(lo, hi, Scale::Linear, Format::Percent, "accuracy");
+    let lay = layout(&frame, &x, &y, None);
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(0.0..x_end, &lay.x, 0.0, x_end, Scale::Integer),
+            keyed(lo..hi, &lay.y, lo, hi, Scale::Linear),
+        )
+        .map_err(js_err)?;
+    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
+    chart
+        .configure_mesh()
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .light_line_style(GRID)
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
+        .draw()
+        .map_err(js_err)?;
+    let unit = scale;
+    let mut labels = Vec::new();
+    let last = entries.len().saturating_sub(2); // train and this run: thick, with markers
+    for (k, (entry, pts)) in entries.into_iter().enumerate() {
+        let Some(&(_, y)) = pts.last() else {
+            continue;
+        };
+        let (width, dots) = match k {
+            k if k >= last => (3.0, true),
+            0 if mark.is_some() => (1.5, false),
+            _ => (2.5, false),
+        };
+        line(
+            &mut chart,
+            pts.clone(),
+            (entry.1, entry.2),
+            width * unit,
+            unit,
+        )?;
+        if dots {
+            let dots = pts
+                .iter()
+                .map(|&p| Circle::new(p, (3.0 * unit) as u32, entry.1.filled()));
+            chart.draw_series(dots).map_err(js_err)?;
         }
+        labels.push((entry, chart.backend_coord(&(x_end, y))));
     }
-    for (name, color, pts) in [
-        ("train (not private)", BLUE, &train),
-        (test_name, ORANGE, &test),
-    ] {
-        let style = ShapeStyle::from(&color).stroke_width(px(2.5));
-        chart
-            .draw_series(LineSeries::new(pts.clone(), style))
-            .map_err(js_err)?;
-        chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, px(3.0), color.filled())))
-            .map_err(js_err)?;
-        if let Some(&(_, y)) = pts.last() {
-            labels.push((name.into(), color, chart.backend_coord(&(x_end, y))));
-        }
-    }
-    end_labels(&root, labels, px(15.0) as i32, font)?;
-    if open {
-        not_private_badge(&root, scale, "ε = ∞: no curve of this run is private")?;
-    } else if exact_private {
-        not_private_badge(&root, scale, "train and test curves: not private")?;
-    } else if !train.is_empty() {
-        not_private_badge(&root, scale, "train curve: not private")?;
-    }
+    let plot = plot_rect(chart.plotting_area());
+    name_curves(
+        &root,
+        naming,
+        labels,
+        compared,
+        fonts.legend,
+        (plot.y + plot.h) as i32,
+    )?;
+    record(canvas_id, Some(plot), fonts);
     root.present().map_err(js_err)
-}
-
-/// A pinned run's label, short enough for the chart's right margin.
-fn short(label: &str) -> String {
-    if label.chars().count() <= 18 {
-        label.to_string()
-    } else {
-        label.chars().take(17).chain(['…']).collect()
-    }
-}
-
-/// The y range of the accuracy chart: from the lowest value to the highest, widened by 0.02
-/// and rounded out to the 0.05s, at least 0.1 tall, within [0, 1]. With no values yet, the
-/// whole of [0, 1].
-pub fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
-    if lo > hi {
-        return (0.0, 1.0);
-    }
-    let down = |v: f64| (v * 20.0).floor() / 20.0;
-    let up = |v: f64| (v * 20.0).ceil() / 20.0;
-    let mut lo = down(lo - 0.02).max(0.0);
-    let hi = up(hi + 0.02).min(1.0);
-    if hi - lo < 0.1 {
-        lo = (hi - 0.1).max(0.0);
-    }
-    (lo, hi.max(lo + 0.1))
 }

@@ -3,10 +3,17 @@
 //! charts — the privacy region with each attack's ROC and band on top, and ε_lower against
 //! every accountant's ε on one axis.
 
-use super::chart_kit::{legend, open_canvas, BLUE, GREY, GRID, ORANGE, PURPLE, VERMILLION};
+use super::chart_frame::{
+    builder, draw_header, frame, keyed, labeller, plot_rect, record, with_points, Fonts, Header,
+};
+use super::chart_kit::{
+    legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREY, GRID, ORANGE,
+    PURPLE, VERMILLION,
+};
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
 use crate::audit::{summarize, worker_bytes, AuditPlan, AuditSpec, RunScores, Threat};
+use crate::charts::{fit_text, layout, AxisSpec, Format, Scale, Tick};
 use crate::data::DataFacts;
 use crate::privacy::accountant::AccountantName;
 use plotters::prelude::*;
@@ -99,22 +106,59 @@ fn threat_style(t: Threat) -> (RGBColor, &'static str) {
 pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Result<(), JsError> {
     let results: Vec<Drawn> = from_js(results, "audit results")?;
     let (root, px) = open_canvas(canvas_id, scale)?;
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .caption(
-            "What an attacker can tell: the privacy region",
-            ("sans-serif", px(17.0)),
+    let mut fonts = Fonts::new(scale);
+    let mut legend: Vec<LegendEntry> = Vec::new();
+    if !results.is_empty() {
+        legend.push(("privacy region (PLD accountant)".into(), GREY, Dash::Solid));
+        legend.push((
+            "symmetric curve (ε is reported from it)".into(),
+            PURPLE,
+            Dash::Short,
+        ));
+    }
+    for r in &results {
+        let (color, name) = threat_style(r.threat);
+        legend.push((format!("attack: {name}"), color, Dash::Solid));
+    }
+    let title = "What an attacker can tell: the privacy region";
+    let top = draw_header(
+        &root,
+        &mut fonts,
+        &Header {
+            title,
+            ..Header::default()
+        },
+    )?;
+    let width = root.dim_in_pixel().0 as f64;
+    let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
+    let frame = frame(&root, &fonts, top, 0.0, bottom);
+    let x_title = "false-positive rate (out, guessed in)";
+    let x = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, x_title);
+    let y = AxisSpec::new(
+        0.0,
+        1.0,
+        Scale::Linear,
+        Format::Decimal,
+        "true-positive rate",
+    );
+    let lay = layout(&frame, &x, &y, None);
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(0.0..1.0, &lay.x, 0.0, 1.0, Scale::Linear),
+            keyed(0.0..1.0, &lay.y, 0.0, 1.0, Scale::Linear),
         )
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(48.0))
-        .build_cartesian_2d(0f64..1f64, 0f64..1f64)
         .map_err(js_err)?;
+    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
     chart
         .configure_mesh()
-        .x_desc("false-positive rate (out, guessed in)")
-        .y_desc("true-positive rate")
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
         .light_line_style(GRID)
-        .label_style(("sans-serif", px(13.0)))
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
     if let Some(first) = results.first() {
@@ -124,11 +168,7 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
         area.push((0.0, 0.0));
         chart
             .draw_series([Polygon::new(area, GREY.mix(0.18).filled())])
-            .map_err(js_err)?
-            .label("privacy region (PLD accountant)")
-            .legend(move |(x, y)| {
-                Rectangle::new([(x, y - 5), (x + 14, y + 5)], GREY.mix(0.3).filled())
-            });
+            .map_err(js_err)?;
         let line = ShapeStyle::from(&BLACK).stroke_width(px(2.0));
         chart
             .draw_series(LineSeries::new(
@@ -144,16 +184,14 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
                 px(4.0),
                 dashed,
             ))
-            .map_err(js_err)?
-            .label("symmetric curve (ε is reported from it)")
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], dashed));
+            .map_err(js_err)?;
     }
     let chance = ShapeStyle::from(&GREY.mix(0.6)).stroke_width(px(1.0));
     chart
         .draw_series(LineSeries::new([(0.0, 0.0), (1.0, 1.0)], chance))
         .map_err(js_err)?;
     for r in &results {
-        let (color, name) = threat_style(r.threat);
+        let (color, _) = threat_style(r.threat);
         let mut band: Vec<(f64, f64)> = r.roc_band.iter().map(|p| (p[0], p[2])).collect();
         band.extend(r.roc_band.iter().rev().map(|p| (p[0], p[1])));
         chart
@@ -162,11 +200,10 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
         let style = ShapeStyle::from(&color).stroke_width(px(2.5));
         chart
             .draw_series(LineSeries::new(r.roc.iter().map(|p| (p[0], p[1])), style))
-            .map_err(js_err)?
-            .label(format!("attack: {name}"))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], style));
+            .map_err(js_err)?;
     }
-    legend(&mut chart, SeriesLabelPosition::LowerRight, px(12.0))?;
+    legend_row(&root, &legend, fonts.legend)?;
+    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
     root.present().map_err(js_err)
 }
 
@@ -175,7 +212,7 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
 #[wasm_bindgen]
 pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Result<(), JsError> {
     let results: Vec<Drawn> = from_js(results, "audit results")?;
-    let (root, px) = open_canvas(canvas_id, scale)?;
+    let (root, _) = open_canvas(canvas_id, scale)?;
     let mut rows: Vec<(String, f64, RGBColor)> = Vec::new();
     for r in &results {
         let (color, _) = threat_style(r.threat);
@@ -218,40 +255,64 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         .fold(1.0f64, f64::max)
         * 1.15;
     let n = rows.len().max(1);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_right(px(24.0))
-        .caption(
-            "What the attack proved vs what the accountant promised",
-            ("sans-serif", px(16.0)),
+    let mut fonts = Fonts::new(scale);
+    let title = "What the attack proved vs what the accountant promised";
+    let top = draw_header(
+        &root,
+        &mut fonts,
+        &Header {
+            title,
+            ..Header::default()
+        },
+    )?;
+    let frame = frame(&root, &fonts, top, 24.0 * scale, 0.0);
+    // One row per bar, its name as the row's tick label.
+    let names = rows.iter().enumerate().map(|(i, r)| Tick {
+        value: i as f64 + 0.5,
+        label: r.0.clone(),
+    });
+    let width = root.dim_in_pixel().0 as f64;
+    let names = names
+        .map(|t| Tick {
+            label: fit_text(&t.label, 0.45 * width, fonts.tick),
+            ..t
+        })
+        .collect();
+    let x = AxisSpec::new(0.0, max, Scale::Linear, Format::Decimal, "ε");
+    let y = AxisSpec::new(0.0, n as f64, Scale::Linear, Format::Decimal, "").with_ticks(names);
+    let lay = layout(&frame, &x, &y, None);
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(0.0..max, &lay.x, 0.0, max, Scale::Linear),
+            with_points(
+                0.0..n as f64,
+                lay.y.iter().map(|t| t.value).collect(),
+                Vec::new(),
+            ),
         )
-        .x_label_area_size(px(32.0))
-        .y_label_area_size(px(190.0))
-        .build_cartesian_2d(0f64..max, (0..n - 1).into_segmented())
         .map_err(js_err)?;
-    let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .x_desc("ε")
-        .y_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
-            _ => String::new(),
-        })
-        .label_style(("sans-serif", px(13.0)))
+        .x_desc(&lay.titles[0])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
     for (i, (_, v, color)) in rows.iter().enumerate() {
         let v = if v.is_finite() { *v } else { max };
+        let (bottom, top) = (i as f64 + 0.1, i as f64 + 0.9);
         chart
             .draw_series([Rectangle::new(
-                [
-                    (0.0, SegmentValue::Exact(i)),
-                    (v, SegmentValue::Exact(i + 1)),
-                ],
+                [(0.0, bottom), (v, top)],
                 color.mix(0.75).filled(),
             )])
             .map_err(js_err)?;
     }
+    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
     root.present().map_err(js_err)
 }

@@ -1,7 +1,11 @@
 //! The decision boundary of a model on 2-D data, with the points the page may show on it.
 
+use super::chart_frame::{
+    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+};
 use super::chart_kit::{open_canvas, BLUE, ORANGE};
 use super::js_err;
+use crate::charts::{layout, AxisSpec, Format, Scale};
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 
@@ -29,20 +33,34 @@ pub fn draw_boundary(
         bounds[2] as f64,
         bounds[3] as f64,
     );
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .caption(
-            "Decision boundary: the model's P(blue) over the plane",
-            ("sans-serif", px(16.0)),
+    let mut fonts = Fonts::new(scale);
+    let title = "Decision boundary: the model's P(blue) over the plane";
+    let top = draw_header(
+        &root,
+        &mut fonts,
+        &Header {
+            title,
+            ..Header::default()
+        },
+    )?;
+    let frame = frame(&root, &fonts, top, 0.0, 0.0);
+    let x = AxisSpec::new(x0, x1, Scale::Linear, Format::Decimal, "");
+    let y = AxisSpec::new(y0, y1, Scale::Linear, Format::Decimal, "");
+    let lay = layout(&frame, &x, &y, None);
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(x0..x1, &lay.x, x0, x1, Scale::Linear),
+            keyed(y0..y1, &lay.y, y0, y1, Scale::Linear),
         )
-        .x_label_area_size(px(30.0))
-        .y_label_area_size(px(40.0))
-        .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(js_err)?;
+    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
     chart
         .configure_mesh()
         .disable_mesh()
-        .label_style(("sans-serif", px(12.0)))
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style(fonts.tick_style())
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
     let res_u = res as usize;
@@ -72,5 +90,6 @@ pub fn draw_boundary(
             Circle::new((p[0] as f64, p[1] as f64), px(3.0), color.filled())
         }))
         .map_err(js_err)?;
+    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
     root.present().map_err(js_err)
 }

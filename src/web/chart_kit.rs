@@ -1,8 +1,10 @@
-//! The charts' toolkit: the colour-blind-safe palette, a canvas backend by id, axis label
-//! formatters, legends and end-of-line labels, pinned runs, and reading values out of the
-//! reports the page passes in (JS objects; ε may be "inf").
+//! The charts' toolkit: the colour-blind-safe palette and the pinned runs' line looks, a
+//! canvas backend by id, legends and end-of-line labels, and reading values out of the
+//! reports the page passes in (JS objects; ε may be "inf"). Layout and ticks: `chart_frame`.
 
 use super::js_err;
+use crate::charts::{fit_text, line_height, text_width};
+use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, PerAccountant};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -40,49 +42,67 @@ pub(super) fn backend(canvas_id: &str) -> Result<CanvasBackend, JsError> {
         .ok_or_else(|| JsError::new(&format!("no canvas with id '{canvas_id}'")))
 }
 
-/// Epoch axis labels: whole epochs only (plotters may put ticks at halves).
-pub(super) fn epoch_label(v: &f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        String::new()
+/// A line's dash pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Dash {
+    Solid,
+    /// Long dashes.
+    Long,
+    /// Short dashes.
+    Short,
+    /// Dots.
+    Dotted,
+}
+
+impl Dash {
+    /// Dash and gap lengths in CSS px (`None`: solid).
+    fn pattern(self) -> Option<(f64, f64)> {
+        match self {
+            Dash::Solid => None,
+            Dash::Long => Some((10.0, 5.0)),
+            Dash::Short => Some((5.0, 4.0)),
+            Dash::Dotted => Some((2.0, 4.0)),
+        }
     }
 }
 
-/// Log axis labels: only 1, 2 and 5 times a power of ten, so the ticks between stay unlabelled;
-/// from 10⁴ up and below 0.01 as "2e8" or "5e-4", so a huge ε (σ near 0) fits the label area
-/// and a tiny one is not rounded to the wrong value.
-pub fn log_label(v: &f64) -> String {
-    let exponent = v.log10().floor();
-    let mantissa = v / 10f64.powf(exponent);
-    let Some(m) = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .find(|m| (mantissa - m).abs() < 1e-6)
-    else {
-        return String::new();
-    };
-    let (m, exponent) = if m == 10.0 {
-        (1.0, exponent + 1.0)
-    } else {
-        (m, exponent)
-    };
-    if (-2.0..4.0).contains(&exponent) {
-        format!("{v:.3}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
-    } else {
-        format!("{m}e{exponent}")
-    }
-}
-
-/// Colours of pinned runs (the rest of the Okabe–Ito palette, then grey).
-pub(super) const PIN_COLORS: [RGBColor; 4] = [
-    RGBColor(86, 180, 233),
-    RGBColor(0, 0, 0),
-    RGBColor(204, 121, 167),
-    RGBColor(150, 150, 150),
+/// How the pinned runs are drawn, in pin order, on every chart: distinct Okabe–Ito colours at
+/// full strength and distinct dash patterns (the run being drawn is orange and solid), so
+/// that a run is told apart by colour or by pattern.
+pub(super) const PIN_LOOKS: [(RGBColor, Dash); 4] = [
+    (RGBColor(0, 0, 0), Dash::Solid),
+    (GREEN, Dash::Long),
+    (PURPLE, Dash::Short),
+    (RGBColor(86, 180, 233), Dash::Dotted),
 ];
+
+/// Draws `points` on `chart` as a line in `color` with `dash`, `width` canvas px thick
+/// (dashes sized by `unit`, a CSS px in canvas px).
+pub(super) fn line<X, Y, C: Color>(
+    chart: &mut ChartContext<'_, CanvasBackend, Cartesian2d<X, Y>>,
+    points: Vec<(f64, f64)>,
+    (color, dash): (C, Dash),
+    width: f64,
+    unit: f64,
+) -> Result<(), JsError>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let style = ShapeStyle::from(&color).stroke_width(width.round().max(1.0) as u32);
+    match dash.pattern() {
+        None => chart
+            .draw_series(LineSeries::new(points, style))
+            .map(|_| ()),
+        Some((on, off)) => {
+            let (on, off) = ((on * unit).round() as u32, (off * unit).round() as u32);
+            chart
+                .draw_series(DashedLineSeries::new(points, on, off, style))
+                .map(|_| ())
+        }
+    }
+    .map_err(js_err)
+}
 
 /// Every accountant's ε of a report or a preview point, finite or `None` (∞, or not computed):
 /// what a chart can draw.
@@ -124,51 +144,38 @@ impl Point {
     }
 }
 
-/// A pinned run: its label and its epoch reports.
+/// A pinned run: its label, what its sanitizer did (`None` from a page that does not say)
+/// and its epoch reports.
 #[derive(Deserialize)]
 pub(super) struct Pinned {
     pub label: String,
+    #[serde(default)]
+    pub mode: Option<Mode>,
     pub history: Vec<Point>,
 }
 
-/// The chart's legend box, in the lab's style.
-pub(super) fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-    font_px: u32,
-) -> Result<(), JsError> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .label_font(("sans-serif", font_px))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .draw()
-        .map_err(js_err)
-}
-
-/// One entry of a legend row: name, colour, and whether its line is dashed.
-pub(super) type LegendEntry = (String, RGBColor, bool);
+/// One entry of a legend row: name, colour, and its line's dash pattern.
+pub(super) type LegendEntry = (String, RGBColor, Dash);
 
 /// How tall a legend row of `entries` is on a canvas `width` pixels wide (it wraps): the
 /// bottom margin to leave for [`legend_row`].
-pub(super) fn legend_row_height(entries: &[LegendEntry], width: u32, font_px: u32) -> u32 {
-    legend_layout(entries, width, font_px)
+pub(super) fn legend_row_height(entries: &[LegendEntry], width: f64, font: f64) -> f64 {
+    legend_layout(entries, width, font)
         .last()
-        .map_or(0, |l| l.1 + 1)
-        * (font_px * 3 / 2)
-        + font_px / 2
+        .map_or(0.0, |l| l.1 + 1.0)
+        * line_height(font)
+        + font / 2.0
 }
 
-/// Where each entry goes: (x, line).
-fn legend_layout(entries: &[LegendEntry], width: u32, font_px: u32) -> Vec<(u32, u32)> {
-    let (mut x, mut line) = (font_px, 0);
+/// Where each entry goes: (x, line), its name cut to the width if it is wider.
+fn legend_layout(entries: &[LegendEntry], width: f64, font: f64) -> Vec<(f64, f64)> {
+    let (mut x, mut line) = (font, 0.0);
     entries
         .iter()
         .map(|(name, _, _)| {
-            let w = font_px * 2 + (name.chars().count() as u32 * font_px * 14 / 25) + font_px;
-            if x + w > width && x > font_px {
-                (x, line) = (font_px, line + 1);
+            let w = font * 2.0 + text_width(name, font) + font;
+            if x + w > width && x > font {
+                (x, line) = (font, line + 1.0);
             }
             let at = (x, line);
             x += w;
@@ -179,88 +186,129 @@ fn legend_layout(entries: &[LegendEntry], width: u32, font_px: u32) -> Vec<(u32,
 
 /// A legend drawn below the chart, in the margin [`legend_row_height`] left free, so that it
 /// never covers data (a legend box inside the plot area always covers some runs' curves).
-pub(super) fn legend_row(
-    root: &DrawingArea<CanvasBackend, plotters::coord::Shift>,
-    entries: &[LegendEntry],
-    font_px: u32,
-) -> Result<(), JsError> {
+pub(super) fn legend_row(root: &Area, entries: &[LegendEntry], font: f64) -> Result<(), JsError> {
     let (width, height) = root.dim_in_pixel();
-    let top = height - legend_row_height(entries, width, font_px) + font_px / 2;
-    let place = legend_layout(entries, width, font_px);
-    for ((name, color, dashed), (x, line)) in entries.iter().zip(place) {
-        let y = (top + line * (font_px * 3 / 2) + font_px / 2) as i32;
-        let x = x as i32;
-        let style = ShapeStyle::from(color).stroke_width((font_px / 6).max(2));
-        let len = font_px as i32 * 3 / 2;
-        if *dashed {
-            for k in (0..len).step_by((font_px / 2).max(2) as usize * 2) {
-                let end = (k + (font_px as i32 / 2).max(2)).min(len);
-                root.draw(&PathElement::new(vec![(x + k, y), (x + end, y)], style))
-                    .map_err(js_err)?;
-            }
-        } else {
-            root.draw(&PathElement::new(vec![(x, y), (x + len, y)], style))
-                .map_err(js_err)?;
-        }
-        let font = ("sans-serif", font_px).into_font().color(&GREY);
-        root.draw(&Text::new(
-            name.clone(),
-            (x + len + font_px as i32 / 3, y - font_px as i32 / 2),
-            font,
-        ))
-        .map_err(js_err)?;
+    let (width, height) = (width as f64, height as f64);
+    let top = height - legend_row_height(entries, width, font) + font / 2.0;
+    let place = legend_layout(entries, width, font);
+    let len = font * 1.5;
+    for ((name, color, dash), (x, line)) in entries.iter().zip(place) {
+        let y = top + line * line_height(font) + font / 2.0;
+        sample(root, (x as i32, y as i32), len, *color, *dash, font)?;
+        let font_style = ("sans-serif", font).into_font().color(&GREY);
+        let name = fit_text(name, width - x - len - font, font);
+        let at = ((x + len + font / 3.0) as i32, (y - font / 2.0) as i32);
+        root.draw(&Text::new(name, at, font_style))
+            .map_err(js_err)?;
     }
     Ok(())
 }
 
-/// Names each curve at its right end (`labels`: text, colour, backend position), nudged apart
-/// vertically by at least `gap` pixels so close curves stay readable.
-pub(super) fn end_labels(
-    root: &DrawingArea<CanvasBackend, plotters::coord::Shift>,
-    mut labels: Vec<(String, RGBColor, (i32, i32))>,
-    gap: i32,
-    font_px: u32,
+/// Where a chart names its curves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Naming {
+    /// At their right ends ([`end_labels`]), in a right margin this wide.
+    Beside(f64),
+    /// In a legend row under the chart ([`legend_row`]), this tall.
+    Below(f64),
+}
+
+/// Where `entries` go on a canvas `width` wide at `font` (with line samples if `samples`):
+/// beside the curves' ends if the widest name takes at most 2/5 of the width (the plot keeps
+/// the rest), else in a legend row below, so that no name is cut.
+pub(super) fn naming(entries: &[LegendEntry], font: f64, samples: bool, width: f64) -> Naming {
+    let sample = if samples { 1.8 * font } else { 0.0 };
+    let widest = entries
+        .iter()
+        .map(|e| text_width(&e.0, font))
+        .fold(0.0, f64::max);
+    let room = widest + sample + font;
+    if room <= 0.4 * width {
+        Naming::Beside(room)
+    } else {
+        Naming::Below(legend_row_height(entries, width, font) + font / 2.0)
+    }
+}
+
+/// A short stretch of a line's look (`dash`, `color`) from `at`, `len` long, as a legend shows
+/// it, at `font`'s scale.
+fn sample(
+    root: &Area,
+    at: (i32, i32),
+    len: f64,
+    color: RGBColor,
+    dash: Dash,
+    font: f64,
 ) -> Result<(), JsError> {
-    labels.sort_by_key(|l| l.2 .1);
+    let style = ShapeStyle::from(&color).stroke_width((font / 6.0).max(2.0) as u32);
+    let (on, off) = dash.pattern().map_or((len, 0.0), |(on, off)| {
+        (on * font / 13.0, off * font / 13.0)
+    });
+    let mut k = 0.0;
+    while k < len {
+        let end = (k + on.max(1.0)).min(len);
+        let ends = vec![(at.0 + k as i32, at.1), (at.0 + end as i32, at.1)];
+        root.draw(&PathElement::new(ends, style)).map_err(js_err)?;
+        k = end + off.max(1.0);
+    }
+    Ok(())
+}
+
+/// Names the curves of `labels` (each a legend entry and where its curve ends on the canvas)
+/// as `naming` says: at their right ends, with line samples if `samples`, or in a legend row.
+pub(super) fn name_curves(
+    root: &Area,
+    naming: Naming,
+    labels: Vec<(LegendEntry, (i32, i32))>,
+    samples: bool,
+    font: f64,
+    bottom: i32,
+) -> Result<(), JsError> {
+    match naming {
+        Naming::Beside(room) => end_labels(root, labels, samples, font, room, bottom),
+        Naming::Below(_) => {
+            let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
+            legend_row(root, &entries, font)
+        }
+    }
+}
+
+/// Names each curve at its right end, nudged apart vertically by at least a line so close
+/// curves stay readable, and kept above `bottom`; each name cut to fit `room` pixels.
+fn end_labels(
+    root: &Area,
+    mut labels: Vec<(LegendEntry, (i32, i32))>,
+    samples: bool,
+    font: f64,
+    room: f64,
+    bottom: i32,
+) -> Result<(), JsError> {
+    let gap = line_height(font).ceil() as i32;
+    labels.sort_by_key(|l| l.1 .1);
     for i in 1..labels.len() {
-        let min_y = labels[i - 1].2 .1 + gap;
-        if labels[i].2 .1 < min_y {
-            labels[i].2 .1 = min_y;
-        }
+        labels[i].1 .1 = labels[i].1 .1.max(labels[i - 1].1 .1 + gap);
     }
-    for (text, color, (x, y)) in labels {
-        let font = ("sans-serif", font_px).into_font().color(&color);
-        let pos = (x + font_px as i32 * 3 / 7, y - font_px as i32 / 2);
-        root.draw(&Text::new(text, pos, font)).map_err(js_err)?;
+    if let Some(last) = labels.last_mut() {
+        last.1 .1 = last.1 .1.min(bottom);
+    }
+    for i in (0..labels.len().saturating_sub(1)).rev() {
+        labels[i].1 .1 = labels[i].1 .1.min(labels[i + 1].1 .1 - gap);
+    }
+    for ((text, color, dash), (x, y)) in labels {
+        let mut x = x + (font * 3.0 / 7.0) as i32;
+        let mut room = room - font * 3.0 / 7.0;
+        if samples {
+            let len = 1.4 * font;
+            sample(root, (x, y), len, color, dash, font)?;
+            x += (len + font * 0.4) as i32;
+            room -= len + font * 0.4;
+        }
+        let style = ("sans-serif", font).into_font().color(&color);
+        let text = fit_text(&text, room, font);
+        root.draw(&Text::new(text, (x, y - (font / 2.0) as i32), style))
+            .map_err(js_err)?;
     }
     Ok(())
-}
-
-/// A "not private" mark in the chart's top-left corner, saying what in the chart was computed
-/// from the training data without noise (which ε does not cover).
-pub(super) fn not_private_badge(
-    root: &DrawingArea<CanvasBackend, plotters::coord::Shift>,
-    scale: f64,
-    text: &str,
-) -> Result<(), JsError> {
-    let px = |v: f64| (v * scale).round() as i32;
-    let (w, h) = (px(6.6 * text.chars().count() as f64 + 12.0), px(20.0));
-    let at = (px(4.0), px(4.0));
-    root.draw(&Rectangle::new(
-        [at, (at.0 + w, at.1 + h)],
-        ShapeStyle::from(&RGBColor(253, 233, 220)).filled(),
-    ))
-    .map_err(js_err)?;
-    root.draw(&Rectangle::new(
-        [at, (at.0 + w, at.1 + h)],
-        ShapeStyle::from(&VERMILLION).stroke_width(1),
-    ))
-    .map_err(js_err)?;
-    let font = ("sans-serif", px(12.0) as u32)
-        .into_font()
-        .color(&VERMILLION);
-    root.draw(&Text::new(text, (at.0 + px(6.0), at.1 + px(4.0)), font))
-        .map_err(js_err)
 }
 
 /// Each accountant's colour (Okabe–Ito), the same in every chart that draws them.

@@ -1,8 +1,12 @@
 //! The histogram of the last lot's per-example gradient norms with the clipping bound C — a
 //! teaching view of clipping, measured on the training data without noise, and marked so.
 
-use super::chart_kit::{not_private_badge, open_canvas, BLUE, GRID, ORANGE, VERMILLION};
+use super::chart_frame::{
+    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+};
+use super::chart_kit::{open_canvas, BLUE, GRID, ORANGE, VERMILLION};
 use super::js_err;
+use crate::charts::{layout, AxisSpec, Format, Scale};
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 
@@ -27,6 +31,7 @@ pub fn draw_clipping_histogram(
     scale: f64,
 ) -> Result<(), JsError> {
     let (root, px) = open_canvas(canvas_id, scale)?;
+    let mut fonts = Fonts::new(scale);
     let max = norms.iter().fold(0.0f64, |m, &n| m.max(n as f64));
     let hi = (max.max(clip) * 1.1).max(1e-6);
     let width = hi / BINS as f64;
@@ -34,7 +39,8 @@ pub fn draw_clipping_histogram(
     for &n in norms {
         counts[((n as f64 / width) as usize).min(BINS - 1)] += 1;
     }
-    let top = counts.iter().copied().max().unwrap_or(0).max(1);
+    let top = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let y_end = (top * 1.1).ceil() + 1.0;
     let caption = if norms.is_empty() {
         "Per-example gradient norms (no lot yet)".to_string()
     } else {
@@ -43,20 +49,39 @@ pub fn draw_clipping_histogram(
             100.0 * clipped_fraction(norms, clip)
         )
     };
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_top(px(30.0)) // room for the "not private" badge
-        .caption(caption, ("sans-serif", px(16.0)))
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(48.0))
-        .build_cartesian_2d(0f64..hi, 0u32..top + top / 10 + 1)
+    let header = Header {
+        title: &caption,
+        badge: Some("not private: training data without noise"),
+        note: None,
+    };
+    let margin_top = draw_header(&root, &mut fonts, &header)?;
+    let frame = frame(&root, &fonts, margin_top, 0.0, 0.0);
+    let x = AxisSpec::new(
+        0.0,
+        hi,
+        Scale::Linear,
+        Format::Decimal,
+        "‖g_i‖ before clipping",
+    );
+    let y = AxisSpec::new(0.0, y_end, Scale::Integer, Format::Decimal, "examples");
+    let lay = layout(&frame, &x, &y, None);
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(0.0..hi, &lay.x, 0.0, hi, Scale::Linear),
+            keyed(0.0..y_end, &lay.y, 0.0, y_end, Scale::Integer),
+        )
         .map_err(js_err)?;
+    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
     chart
         .configure_mesh()
-        .x_desc("‖g_i‖ before clipping")
-        .y_desc("examples")
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
         .light_line_style(GRID)
-        .label_style(("sans-serif", px(13.0)))
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
     chart
@@ -67,16 +92,13 @@ pub fn draw_clipping_histogram(
             } else {
                 BLUE
             };
-            Rectangle::new([(x0, 0), (x0 + width * 0.92, c)], color.filled())
+            Rectangle::new([(x0, 0.0), (x0 + width * 0.92, c as f64)], color.filled())
         }))
         .map_err(js_err)?;
     let line = ShapeStyle::from(&VERMILLION).stroke_width(px(3.0));
     chart
-        .draw_series(LineSeries::new(
-            [(clip, 0), (clip, top + top / 10 + 1)],
-            line,
-        ))
+        .draw_series(LineSeries::new([(clip, 0.0), (clip, y_end)], line))
         .map_err(js_err)?;
-    not_private_badge(&root, scale, "not private: training data without noise")?;
+    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
     root.present().map_err(js_err)
 }

@@ -1,24 +1,31 @@
 //! ε against epochs for each accountant: the whole run's curve (from the preview, before
-//! training) thin, the epochs trained so far thick, pinned runs faded, each curve named at its
-//! end — or, in the log-log view, with its growth exponent.
+//! training) thin, the epochs trained so far thick, pinned runs in their looks, each curve
+//! named at its end — or, in the log-log view, with its growth exponent.
 
 use super::accounting::format_eps;
+use super::chart_frame::{
+    builder, draw_header, frame, keyed, labeller, message, plot_rect, record, with_points, Fonts,
+    Header,
+};
 use super::chart_kit::{
-    colour, end_labels, epoch_label, log_label, open_canvas, GREY, GRID, PIN_COLORS, VERMILLION,
+    colour, line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY, GRID,
+    PIN_LOOKS, VERMILLION,
 };
 use super::js_err;
 use super::run_view::{EpsilonPoint, RunView};
+use crate::charts::ticks::light_points;
+use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
 use crate::privacy::accountant::AccountantName;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 
 /// Draws ε (log scale) against epochs for each accountant: the whole run's curve (the run's
 /// preview, with the PLD curve once the accounting worker has computed it) thin, and the epochs
-/// trained so far (the run's reports) thick with markers; the pinned runs' moments ε faded.
-/// Naive and strong are labelled "paper, optimistic" when the run uses the paper's or the
-/// classical convention. When every ε is ∞ it says "∞ — no privacy"; before anything is
-/// computed, that it is computing. `log_log`: x on a log
-/// scale too, each curve named with its growth exponent.
+/// trained so far (the run's reports) thick with markers; the pinned runs' moments ε in their
+/// looks. Naive and strong are labelled "paper, optimistic" when the run uses the paper's or
+/// the classical convention. When every ε is ∞ it says "∞ — no privacy"; before anything is
+/// computed, that it is computing. `log_log`: x on a log scale too, each curve named with its
+/// growth exponent.
 #[wasm_bindgen]
 pub fn draw_epsilon_chart(
     canvas_id: &str,
@@ -35,7 +42,8 @@ pub fn draw_epsilon_chart(
         .iter()
         .map(|p| EpsilonPoint::new(p.epoch, &p.epsilon))
         .collect();
-    let (root, px) = open_canvas(canvas_id, scale)?;
+    let (root, _) = open_canvas(canvas_id, scale)?;
+    let mut fonts = Fonts::new(scale);
     let all = preview
         .iter()
         .chain(&done)
@@ -43,131 +51,174 @@ pub fn draw_epsilon_chart(
     let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
     if preview.is_empty() && done.is_empty() {
         // Nothing computed yet (the page is loading its data): no ε to claim, least of all ∞.
-        let (w, h) = root.dim_in_pixel();
-        let style = ("sans-serif", px(18.0)).into_font().color(&GREY);
-        root.draw(&Text::new(
-            "ε: computing…",
-            (w as i32 / 3, h as i32 / 2),
-            style,
-        ))
-        .map_err(js_err)?;
+        message(&root, "ε: computing…", 18.0 * scale, GREY)?;
+        record(canvas_id, None, fonts);
         return root.present().map_err(js_err);
     }
     if positive.is_empty() {
-        let (w, h) = root.dim_in_pixel();
-        let style = ("sans-serif", px(22.0)).into_font().color(&VERMILLION);
-        root.draw(&Text::new(
+        message(
+            &root,
             "ε = ∞ — no privacy (σ = 0)",
-            (w as i32 / 6, h as i32 / 2),
-            style,
-        ))
-        .map_err(js_err)?;
+            22.0 * scale,
+            VERMILLION,
+        )?;
+        record(canvas_id, None, fonts);
         return root.present().map_err(js_err);
     }
     let lo = positive.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
     let hi = positive.iter().cloned().fold(0.0, f64::max) * 1.5;
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_right(px(match (log_log, paper) {
-            (true, true) => 260.0,
-            (true, false) => 170.0,
-            (false, true) => 210.0,
-            (false, false) => 118.0,
-        })) // room for the curves' names
-        .caption("Privacy spent ε (δ fixed)", ("sans-serif", px(18.0)))
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(56.0))
-        .build_cartesian_2d(
-            if log_log {
-                0.0..ex(epochs.max(2) as f64)
-            } else {
-                0f64..(epochs.max(1) as f64)
-            },
-            (lo..hi).log_scale(),
-        )
-        .map_err(js_err)?;
-    let log_epoch_label = |v: &f64| log_label(&10f64.powf(*v));
-    chart
-        .configure_mesh()
-        .x_desc(if log_log {
-            "epoch (log scale)"
-        } else {
-            "epoch"
-        })
-        .y_desc("ε (log scale)")
-        .x_label_formatter(if log_log {
-            &log_epoch_label
-        } else {
-            &epoch_label
-        })
-        .light_line_style(GRID)
-        .label_style(("sans-serif", px(13.0)))
-        .y_label_formatter(&log_label)
-        .draw()
-        .map_err(js_err)?;
     let name = |a: AccountantName| match a {
         AccountantName::Naive | AccountantName::Strong if paper => {
             format!("{} (paper, optimistic)", a.label())
         }
         _ => a.label().to_string(),
     };
-    let mut labels: Vec<(String, RGBColor, (i32, i32))> = Vec::new();
+    let series = |a: AccountantName, pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
+        pts.iter()
+            .filter_map(|p| p.eps.get(a).filter(|v| *v > 0.0).map(|v| (ex(p.epoch), v)))
+            .collect()
+    };
+    // Each accountant's curves and the name at their end: "moments 1.699", with the growth
+    // exponent over the second half of the run in the log-log view (d ln ε / d ln E).
+    let mut curves = Vec::new();
     for a in AccountantName::ALL {
-        let color = colour(a);
-        let series = |pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
-            pts.iter()
-                .filter_map(|p| p.eps.get(a).filter(|v| *v > 0.0).map(|v| (ex(p.epoch), v)))
-                .collect()
-        };
-        let thin = ShapeStyle::from(&color.mix(0.45)).stroke_width(px(1.5));
-        let whole = series(preview);
-        chart
-            .draw_series(LineSeries::new(whole.clone(), thin))
-            .map_err(js_err)?;
-        let thick = ShapeStyle::from(&color).stroke_width(px(3.0));
-        let trained = series(&done);
-        chart
-            .draw_series(LineSeries::new(trained.clone(), thick))
-            .map_err(js_err)?;
-        chart
-            .draw_series(
-                trained
-                    .iter()
-                    .map(|&p| Circle::new(p, px(3.0), color.filled())),
-            )
-            .map_err(js_err)?;
-        if let Some(&(x, y)) = whole.last().or(trained.last()) {
-            let at = chart.backend_coord(&(x, y));
-            let slope = match (log_log, whole.first()) {
-                // Growth exponent over the second half of the run: d ln ε / d ln E.
-                (true, Some(_)) if whole.len() >= 4 => {
-                    let (x0, y0) = whole[whole.len() / 2];
-                    format!(
-                        " (slope {:.2})",
-                        (y.ln() - y0.ln()) / ((x - x0) * std::f64::consts::LN_10)
-                    )
+        let (whole, trained) = (series(a, preview), series(a, &done));
+        let end = whole.last().or(trained.last()).copied();
+        let text = end.map(|(x, y)| {
+            let slope = match whole.len() {
+                n if log_log && n >= 4 => {
+                    let (x0, y0) = whole[n / 2];
+                    let s = (y.ln() - y0.ln()) / ((x - x0) * std::f64::consts::LN_10);
+                    format!(" (slope {s:.2})")
                 }
                 _ => String::new(),
             };
-            labels.push((format!("{} {}{slope}", name(a), format_eps(y)), color, at));
-        }
+            format!("{} {}{slope}", name(a), format_eps(y))
+        });
+        curves.push((colour(a), whole, trained, end.zip(text)));
     }
-    for (pin, color) in pinned.iter().zip(PIN_COLORS) {
-        let pts: Vec<(f64, f64)> = pin
-            .history
+    let mut legend: Vec<LegendEntry> = Vec::new();
+    for (color, _, _, end) in &curves {
+        legend.extend(end.as_ref().map(|e| (e.1.clone(), *color, Dash::Solid)));
+    }
+    // The pins' moments ε in their looks (a pin of this run is its moments curve already).
+    let pins: Vec<_> = pinned
+        .iter()
+        .zip(PIN_LOOKS)
+        .filter(|(pin, _)| !run.is_this_run(pin))
+        .map(|(pin, look)| {
+            let pts: Vec<(f64, f64)> = pin
+                .history
+                .iter()
+                .filter_map(|p| Some((ex(p.epoch), p.epsilon.moments.filter(|v| v.is_finite())?)))
+                .filter(|p| p.1 > 0.0)
+                .collect();
+            let text = pts
+                .last()
+                .map(|&(_, y)| format!("{} {}", pin.label, format_eps(y)));
+            (look, pts, text)
+        })
+        .collect();
+    for ((color, dash), _, text) in &pins {
+        legend.extend(text.as_ref().map(|t| (t.clone(), *color, *dash)));
+    }
+
+    let top = draw_header(
+        &root,
+        &mut fonts,
+        &Header {
+            title: "Privacy spent ε (δ fixed)",
+            ..Header::default()
+        },
+    )?;
+    let width = root.dim_in_pixel().0 as f64;
+    let samples = !pins.is_empty();
+    let naming = naming(&legend, fonts.legend, samples, width);
+    let (right, bottom) = match naming {
+        Naming::Beside(room) => (room, 0.0),
+        Naming::Below(height) => (0.0, height),
+    };
+    let frame = frame(&root, &fonts, top, right, bottom);
+    let x_end = epochs.max(if log_log { 2 } else { 1 }) as f64;
+    let x = if log_log {
+        AxisSpec::new(1.0, x_end, Scale::Log, Format::Log, "epoch (log scale)")
+    } else {
+        AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch")
+    };
+    let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "ε (log scale)");
+    let lay = layout(&frame, &x, &y, None);
+    // The x ticks where they are drawn: at log10(epoch) in the log-log view.
+    let x_ticks: Vec<Tick> = lay
+        .x
+        .iter()
+        .map(|t| Tick {
+            value: ex(t.value),
+            label: t.label.clone(),
+        })
+        .collect();
+    let light: Vec<f64> = light_points(&lay.x, x.lo, x.hi, x.scale)
+        .into_iter()
+        .map(ex)
+        .collect();
+    let x_range = with_points(
+        0.0..ex(x_end),
+        x_ticks.iter().map(|t| t.value).collect(),
+        light,
+    );
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            x_range,
+            keyed((lo..hi).log_scale(), &lay.y, lo, hi, Scale::Log),
+        )
+        .map_err(js_err)?;
+    let (xf, yf) = (labeller(&x_ticks), labeller(&lay.y));
+    chart
+        .configure_mesh()
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .light_line_style(GRID)
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
+        .draw()
+        .map_err(js_err)?;
+    let unit = scale;
+    let mut labels = Vec::new();
+    for (color, whole, trained, end) in curves {
+        line(
+            &mut chart,
+            whole,
+            (color.mix(0.45), Dash::Solid),
+            1.5 * unit,
+            unit,
+        )?;
+        line(
+            &mut chart,
+            trained.clone(),
+            (color, Dash::Solid),
+            3.0 * unit,
+            unit,
+        )?;
+        let dots = trained
             .iter()
-            .filter_map(|p| Some((ex(p.epoch), p.epsilon.moments.filter(|v| v.is_finite())?)))
-            .filter(|p| p.1 > 0.0)
-            .collect();
-        let style = ShapeStyle::from(&color.mix(0.6)).stroke_width(px(2.0));
-        chart
-            .draw_series(LineSeries::new(pts.clone(), style))
-            .map_err(js_err)?;
-        if let Some(&(x, y)) = pts.last() {
-            let at = chart.backend_coord(&(x, y.clamp(lo, hi)));
-            labels.push((format!("{} {}", pin.label, format_eps(y)), color, at));
+            .map(|&p| Circle::new(p, (3.0 * unit) as u32, color.filled()));
+        chart.draw_series(dots).map_err(js_err)?;
+        if let Some(((x, y), text)) = end {
+            labels.push(((text, color, Dash::Solid), chart.backend_coord(&(x, y))));
         }
     }
-    end_labels(&root, labels, px(16.0) as i32, px(14.0))?;
+    for ((color, dash), pts, text) in pins {
+        line(&mut chart, pts.clone(), (color, dash), 2.5 * unit, unit)?;
+        if let (Some(&(x, y)), Some(text)) = (pts.last(), text) {
+            let at = chart.backend_coord(&(x, y.clamp(lo, hi)));
+            labels.push(((text, color, dash), at));
+        }
+    }
+    let plot = plot_rect(chart.plotting_area());
+    let bottom = (plot.y + plot.h) as i32;
+    name_curves(&root, naming, labels, samples, fonts.legend, bottom)?;
+    record(canvas_id, Some(plot), fonts);
     root.present().map_err(js_err)
 }

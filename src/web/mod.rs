@@ -6,7 +6,8 @@
 //!   preview, the PLD curve, calibration, the σ-needed panel — always from the run's settings
 //!   and the data's public facts, so the page never derives a privacy quantity itself.
 //! - [`audit`]: the audit workers' [`AuditSession`] and the audit panel's two charts.
-//! - one file per chart, on the toolkit in [`chart_kit`]; [`bench`] for `make bench`.
+//! - one file per chart, on the toolkit in [`chart_kit`] and the frame (header, axes laid
+//!   out by [`crate::charts`], the layouts drawn) in [`chart_frame`]; [`bench`] for `make bench`.
 //! - [`share`]: the lab's link as a QR code's modules, for the page's "QR code" button.
 //!
 //! Values cross the boundary as JS objects (serde-wasm-bindgen), with ∞ written "inf" as in
@@ -17,6 +18,7 @@ mod accuracy_chart;
 mod audit;
 mod bench;
 mod boundary_chart;
+mod chart_frame;
 mod chart_kit;
 mod clipping_chart;
 mod epsilon_chart;
@@ -28,6 +30,9 @@ mod session;
 mod share;
 mod sigma_chart;
 
+/// The charts' log-axis labels (public for the browser tests).
+#[doc(hidden)]
+pub use crate::charts::log_label;
 pub use accounting::{
     accountants, calibrate, check_run_config, epsilon_for, epsilon_preview, file_ledger,
     format_epsilon, lot_at_least_n, pld_preview, run_defaults, sigma_needed, suggested_settings,
@@ -36,9 +41,7 @@ pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
 pub use bench::{bench_accountants, bench_kernels, bench_session, bench_training};
 pub use boundary_chart::draw_boundary;
-/// The charts' log-axis labels (public for the browser tests).
-#[doc(hidden)]
-pub use chart_kit::log_label;
+pub use chart_frame::chart_layout;
 pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use epsilon_chart::draw_epsilon_chart;
 pub use noise_chart::draw_noise_chart;

@@ -2,12 +2,15 @@
 //! it, and the fraction clipped — a teaching view measured on the training data without noise,
 //! and marked so.
 
+use super::chart_frame::{
+    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+};
 use super::chart_kit::{
-    epoch_label, legend_row, legend_row_height, log_label, not_private_badge, open_canvas,
-    LegendEntry, BLUE, GREEN, GRID, VERMILLION,
+    legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREEN, GRID, VERMILLION,
 };
 use super::js_err;
 use super::run_view::RunView;
+use crate::charts::{layout, AxisSpec, Format, Scale};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -46,6 +49,7 @@ impl NormPoint {
 pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(), JsError> {
     let (points, epochs) = (&run.norms, run.epochs);
     let (root, px) = open_canvas(canvas_id, scale)?;
+    let mut fonts = Fonts::new(scale);
     let values: Vec<f64> = points
         .iter()
         .flat_map(|p| {
@@ -63,33 +67,50 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
         .min(1.0)
         * 0.5;
     let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 3.0;
-    let mut legend: Vec<LegendEntry> = vec![("clipped (right axis)".into(), GREEN, false)];
+    let mut legend: Vec<LegendEntry> = vec![("clipped (right axis)".into(), GREEN, Dash::Solid)];
     if points.iter().any(|p| p.expected_noise_norm > 0.0) {
-        legend.push(("expected σC√d".into(), VERMILLION, true));
+        legend.push(("expected σC√d".into(), VERMILLION, Dash::Short));
     }
     legend.extend([
-        ("signal: epoch mean, dots: lots".into(), BLUE, false),
-        ("noise: epoch mean, dots: lots".into(), VERMILLION, false),
+        ("signal: epoch mean, dots: lots".into(), BLUE, Dash::Solid),
+        (
+            "noise: epoch mean, dots: lots".into(),
+            VERMILLION,
+            Dash::Solid,
+        ),
     ]);
-    let font = px(13.0);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_bottom(legend_row_height(&legend, root.dim_in_pixel().0, font) + px(6.0))
-        .margin_top(px(30.0)) // room for the "not private" badge
-        .caption(
-            "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
-            ("sans-serif", px(16.0)),
+    let header = Header {
+        title: "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
+        badge: Some("not private: training data without noise"),
+        note: None,
+    };
+    let top = draw_header(&root, &mut fonts, &header)?;
+    let width = root.dim_in_pixel().0 as f64;
+    let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
+    let frame = frame(&root, &fonts, top, 0.0, bottom);
+    let x_end = epochs.max(1) as f64;
+    let x = AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch");
+    let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "norm (log scale)");
+    let y2 = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, "fraction clipped");
+    let lay = layout(&frame, &x, &y, Some(&y2));
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(0.0..x_end, &lay.x, 0.0, x_end, Scale::Integer),
+            keyed((lo..hi).log_scale(), &lay.y, lo, hi, Scale::Log),
         )
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(56.0))
-        .right_y_label_area_size(px(48.0))
-        .build_cartesian_2d(0f64..(epochs.max(1) as f64), (lo..hi).log_scale())
         .map_err(js_err)?
-        .set_secondary_coord(0f64..(epochs.max(1) as f64), 0f64..1.0);
+        .set_secondary_coord(
+            0.0..x_end,
+            keyed(0.0..1.0, &lay.y2, 0.0, 1.0, Scale::Linear),
+        );
+    let (xf, yf, y2f) = (labeller(&lay.x), labeller(&lay.y), labeller(&lay.y2));
     chart
         .configure_secondary_axes()
-        .y_desc("fraction clipped")
-        .label_style(("sans-serif", px(13.0)))
+        .y_desc(&lay.titles[2])
+        .y_label_formatter(&y2f)
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[1]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
     let clipped = ShapeStyle::from(&GREEN).stroke_width(px(2.0));
@@ -101,12 +122,14 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
         .map_err(js_err)?;
     chart
         .configure_mesh()
-        .x_desc("epoch")
-        .y_desc("norm (log scale)")
-        .x_label_formatter(&epoch_label)
-        .y_label_formatter(&log_label)
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
         .light_line_style(GRID)
-        .label_style(("sans-serif", px(13.0)))
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
     // The sampled lots, faded, under the epoch means: at most about MAX_DOTS per series (every
@@ -160,7 +183,7 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
             )
             .map_err(js_err)?;
     }
-    legend_row(&root, &legend, font)?;
-    not_private_badge(&root, scale, "not private: training data without noise")?;
+    legend_row(&root, &legend, fonts.legend)?;
+    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
     root.present().map_err(js_err)
 }

@@ -6,6 +6,8 @@
 use super::chart_kit::{finite, Epsilons, Pinned, Point};
 use super::from_js;
 use super::noise_chart::NormPoint;
+use crate::charts::accuracy::{privacy_cost_points, RunEnd};
+use crate::config::Mode;
 use crate::privacy::accountant::Amplification;
 use crate::train::verdict::{verdict, EpochOutcome};
 use serde::Deserialize;
@@ -40,6 +42,8 @@ struct Axis {
     epochs: u32,
     #[serde(default)]
     amplification: Amplification,
+    #[serde(default)]
+    mode: Option<Mode>,
 }
 
 /// One run as the accuracy, ε and noise charts draw it.
@@ -48,12 +52,25 @@ pub struct RunView {
     pub(super) epochs: u32,
     /// Naive and strong in the paper's or the classical convention (labelled optimistic).
     pub(super) paper: bool,
+    /// What the run's sanitizer does (for the cost of privacy against the pins).
+    pub(super) mode: Option<Mode>,
     pub(super) points: Vec<Point>,
     pub(super) norms: Vec<NormPoint>,
     pub(super) preview: Vec<EpsilonPoint>,
     pub(super) pinned: Vec<Pinned>,
     /// What the verdict on the run reads of each report.
     pub(super) outcomes: Vec<EpochOutcome>,
+}
+
+impl RunView {
+    /// Whether `pin` is this run (pinned as it is: the same test accuracies at the same
+    /// epochs); the charts draw it once, as this run under the pin's name.
+    pub(super) fn is_this_run(&self, pin: &Pinned) -> bool {
+        let curve = |h: &[Point]| -> Vec<(f64, Option<f64>)> {
+            h.iter().map(|p| (p.epoch, p.test())).collect()
+        };
+        !self.points.is_empty() && curve(&pin.history) == curve(&self.points)
+    }
 }
 
 #[wasm_bindgen]
@@ -65,6 +82,7 @@ impl RunView {
         Ok(RunView {
             epochs: axis.epochs,
             paper: axis.amplification != Amplification::Rigorous,
+            mode: axis.mode,
             points: Vec::new(),
             norms: Vec::new(),
             preview: Vec::new(),
@@ -123,6 +141,20 @@ impl RunView {
             Some(v) => super::to_js(&v),
             None => Ok(JsValue::UNDEFINED),
         }
+    }
+
+    /// The cost of privacy the accuracy chart writes, in percentage points: the final test
+    /// accuracy of the latest non-private run on the chart minus that of the latest DP-SGD run
+    /// (this run or a pin; pins carry their `mode`). `undefined` unless both are on the chart.
+    #[wasm_bindgen(js_name = privacyCostPoints)]
+    pub fn privacy_cost_points(&self) -> Option<f64> {
+        let end = |mode: Option<Mode>, history: &[Point]| RunEnd {
+            mode,
+            final_test: history.last().and_then(Point::test),
+        };
+        let pins = self.pinned.iter().map(|p| end(p.mode, &p.history));
+        let runs: Vec<RunEnd> = pins.chain([end(self.mode, &self.points)]).collect();
+        privacy_cost_points(&runs)
     }
 
     /// How many epoch reports the view holds.

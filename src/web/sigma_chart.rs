@@ -3,8 +3,14 @@
 //! epochs and σ slider) marked. It makes the seed note's comparison visible: naive composition
 //! needs σ growing like T, strong composition like √T, the moments accountant far less.
 
-use super::chart_kit::{colour, end_labels, log_label, open_canvas, GREY, GRID};
+use super::chart_frame::{
+    builder, draw_header, frame, keyed, labeller, message, plot_rect, record, Fonts, Header,
+};
+use super::chart_kit::{
+    colour, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY, GRID,
+};
 use super::{from_js, js_err};
+use crate::charts::{layout, text_width, AxisSpec, Format, Scale};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -21,7 +27,8 @@ struct SigmaPoint {
 
 /// Draws `curve` (from `sigma_needed`) with the current run at (`epochs`, `sigma`)
 /// as a black dot: below an accountant's curve the run spends more than `target_eps` by that
-/// accountant's reckoning, above it less. `scale` is the device pixel ratio.
+/// accountant's reckoning, above it less. `scale` is the device pixel ratio times the chart's
+/// growth and the page's text scale.
 #[wasm_bindgen]
 pub fn draw_sigma_chart(
     canvas_id: &str,
@@ -34,6 +41,7 @@ pub fn draw_sigma_chart(
 ) -> Result<(), JsError> {
     let curve: Vec<SigmaPoint> = from_js(curve, "σ curve")?;
     let (root, px) = open_canvas(canvas_id, scale)?;
+    let mut fonts = Fonts::new(scale);
     let values: Vec<f64> = curve
         .iter()
         .flat_map(|p| p.sigma.iter().filter_map(|(_, s)| *s).collect::<Vec<_>>())
@@ -45,37 +53,59 @@ pub fn draw_sigma_chart(
         .map(|p| p.epoch)
         .fold(epochs.max(2) as f64, f64::max);
     if values.is_empty() {
-        let (w, h) = root.dim_in_pixel();
-        let font = ("sans-serif", px(18.0)).into_font().color(&GREY);
-        root.draw(&Text::new(
-            "No σ reaches this ε",
-            (w as i32 / 5, h as i32 / 2),
-            font,
-        ))
-        .map_err(js_err)?;
+        message(&root, "No σ reaches this ε", 18.0 * scale, GREY)?;
+        record(canvas_id, None, fonts);
         return root.present().map_err(js_err);
     }
     let lo = values.iter().cloned().fold(f64::INFINITY, f64::min) * 0.7;
     let hi = values.iter().cloned().fold(0.0, f64::max) * 1.4;
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .margin_right(px(96.0)) // room for the curves' names
-        .caption(
-            format!("σ needed for ε = {target_eps} (δ = {delta:e})"),
-            ("sans-serif", px(18.0)),
+    let title = format!("σ needed for ε = {target_eps} (δ = {delta:e})");
+    let top = draw_header(
+        &root,
+        &mut fonts,
+        &Header {
+            title: &title,
+            ..Header::default()
+        },
+    )?;
+    let width = root.dim_in_pixel().0 as f64;
+    let legend: Vec<LegendEntry> = AccountantName::ALL
+        .iter()
+        .map(|&a| (a.label().to_string(), colour(a), Dash::Solid))
+        .collect();
+    let naming = naming(&legend, fonts.legend, false, width);
+    let (right, bottom) = match naming {
+        Naming::Beside(room) => (room, 0.0),
+        Naming::Below(height) => (0.0, height),
+    };
+    let frame = frame(&root, &fonts, top, right, bottom);
+    let x_title = "epochs E (log scale; T = E·N/L steps)";
+    let x = AxisSpec::new(1.0, max_epoch, Scale::Log, Format::Log, x_title);
+    let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "σ (log scale)");
+    let lay = layout(&frame, &x, &y, None);
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(
+                (1f64..max_epoch).log_scale(),
+                &lay.x,
+                1.0,
+                max_epoch,
+                Scale::Log,
+            ),
+            keyed((lo..hi).log_scale(), &lay.y, lo, hi, Scale::Log),
         )
-        .x_label_area_size(px(36.0))
-        .y_label_area_size(px(56.0))
-        .build_cartesian_2d((1f64..max_epoch).log_scale(), (lo..hi).log_scale())
         .map_err(js_err)?;
+    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
     chart
         .configure_mesh()
-        .x_desc("epochs E (log scale; T = E·N/L steps)")
-        .y_desc("σ (log scale)")
-        .x_label_formatter(&log_label)
-        .y_label_formatter(&log_label)
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
         .light_line_style(GRID)
-        .label_style(("sans-serif", px(13.0)))
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
     let mut labels = Vec::new();
@@ -95,9 +125,11 @@ pub fn draw_sigma_chart(
             .draw_series(LineSeries::new(pts.clone(), style))
             .map_err(js_err)?;
         if let Some(&last) = pts.last() {
-            labels.push((a.label().to_string(), color, chart.backend_coord(&last)));
+            let at = chart.backend_coord(&last);
+            labels.push(((a.label().to_string(), color, Dash::Solid), at));
         }
     }
+    let plot = plot_rect(chart.plotting_area());
     if sigma > 0.0 && epochs >= 1 {
         let at = (epochs as f64, sigma);
         let dashed = ShapeStyle::from(&BLACK.mix(0.35)).stroke_width(px(1.0));
@@ -112,15 +144,28 @@ pub fn draw_sigma_chart(
         chart
             .draw_series([Circle::new(at, px(5.0), BLACK.filled())])
             .map_err(js_err)?;
+        // Right of the dot, or left of it where the plot ends first.
         let (x, y) = chart.backend_coord(&at);
-        let font = ("sans-serif", px(13.0)).into_font().color(&BLACK);
-        root.draw(&Text::new(
-            format!("your run: σ = {sigma:.2}"),
-            (x + px(8.0) as i32, y + px(4.0) as i32),
-            font,
-        ))
-        .map_err(js_err)?;
+        let text = format!("your run: σ = {sigma:.2}");
+        let w = text_width(&text, fonts.legend);
+        let right = x as f64 + 8.0 * scale + w <= plot.x + plot.w;
+        let x = if right {
+            x as f64 + 8.0 * scale
+        } else {
+            (x as f64 - 8.0 * scale - w).max(plot.x)
+        };
+        let font = ("sans-serif", fonts.legend).into_font().color(&BLACK);
+        root.draw(&Text::new(text, (x as i32, y + px(4.0) as i32), font))
+            .map_err(js_err)?;
     }
-    end_labels(&root, labels, px(16.0) as i32, px(14.0))?;
+    name_curves(
+        &root,
+        naming,
+        labels,
+        false,
+        fonts.legend,
+        (plot.y + plot.h) as i32,
+    )?;
+    record(canvas_id, Some(plot), fonts);
     root.present().map_err(js_err)
 }

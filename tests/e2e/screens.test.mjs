@@ -1,6 +1,7 @@
 // The classroom's screens (#13): a projector at 1280×720 and 1920×1080 in the presenter
-// layout, and a phone and a tablet. Checked with element boxes; a screenshot of each goes to
-// test-artifacts/ to be looked at.
+// layout, and a phone and a tablet. Checked with element boxes and each chart's layout as drawn
+// (labTest.chartLayout: plot and fonts); a screenshot of each goes to test-artifacts/ to be
+// looked at. And Compare on the projector: the four runs apart, the cost of privacy written.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -19,6 +20,19 @@ const boxes = (page, ids) => page.evaluate((list) => Object.fromEntries(list.map
 
 // Inside the first screen, without scrolling.
 const onScreen = (b, w, h) => b.width > 0 && b.left >= 0 && b.top >= 0 && b.right <= w + 0.5 && b.bottom <= h + 0.5;
+
+// Each chart's layout as drawn, in CSS px: {id: {plot: {x, y, w, h}, fonts: {title, tick,
+// legend}}}, for the charts drawn on screen.
+const layouts = (page, ids) => page.evaluate((list) => Object.fromEntries(list.map((id) => {
+  const c = document.getElementById(id);
+  const l = window.labTest.chartLayout(id);
+  if (!l || !c.clientWidth) return [id, null];
+  const k = c.width / c.clientWidth;
+  const css = (o) => Object.fromEntries(Object.entries(o).map(([key, v]) => [key, v / k]));
+  return [id, { plot: l.plot && css(l.plot), fonts: css(l.fonts) }];
+})), ids);
+
+const CHARTS = ['accuracy-chart', 'epsilon-chart', 'noise-chart', 'clipping-chart', 'sigma-chart'];
 
 async function openAt(width, height, hash) {
   const { page, problems } = await openLab(hash);
@@ -75,6 +89,14 @@ for (const [width, height] of [[390, 844], [768, 1024]]) {
     await page.waitForTimeout(300);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth),
       `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)} > ${width}`);
+    const b = await boxes(page, ['accuracy-chart', 'epsilon-chart', 'sigma', 'status']);
+    assert.ok(b['accuracy-chart'].top < height * 0.6, `the accuracy chart starts in the first screen: ${b['accuracy-chart'].top}`);
+    assert.ok(b['accuracy-chart'].right <= width && b['epsilon-chart'].right <= width);
+    // Every chart keeps a plot at least 140 CSS px tall (the noise chart's once collapsed to 15).
+    const drawn = await layouts(page, CHARTS);
+    for (const id of CHARTS) {
+      assert.ok(drawn[id]?.plot?.h >= 140 && drawn[id].fonts.tick >= 12, `${id}: ${JSON.stringify(drawn[id])}`);
+    }
     await page.screenshot({ path: path.join(ARTIFACTS, `narrow-${width}x${height}.png`), fullPage: false });
     const strip = (await page.locator('.main-sliders').boundingBox());
     for (const [slider, chart, value] of WATCHED) {
@@ -92,3 +114,26 @@ for (const [width, height] of [[390, 844], [768, 1024]]) {
     await page.close();
   });
 }
+
+test('Compare on the projector: four runs apart on a fitted axis, the cost of privacy written', async () => {
+  const { page, problems } = await openAt(1280, 720, '#big=1&dataset=breast-cancer&model=logistic&sigma=4&lot_size=32&lr=0.5&epochs=10');
+  await waitForRun(page, 0, 10, { done: true, timeout: 120_000 });
+  await page.click('#compare');
+  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 4
+    && /^Done/.test(document.getElementById('status').textContent), null, { timeout: 240_000 });
+  await page.waitForTimeout(500); // the last redraw
+  // The gap between the non-private and the DP-SGD run's final test accuracies, from Rust.
+  const cost = await page.evaluate(() => window.labTest.privacyCostPoints());
+  assert.ok(Number.isFinite(cost) && Math.abs(cost) < 50, `privacy cost ${cost}`);
+  const { 'accuracy-chart': acc } = await layouts(page, ['accuracy-chart']);
+  assert.ok(acc.plot.h >= 140 && acc.fonts.tick >= 16, JSON.stringify(acc));
+  // The four runs spread over the plot: no pale pin (the non-private run is black at full
+  // strength, the clip-only green, the noise-only purple).
+  for (const rgb of [[0, 0, 0], [0, 158, 115], [204, 121, 167]]) {
+    assert.ok(await page.evaluate((c) => window.near('accuracy-chart', c, [13, 13, 13]), rgb) > 100, `a line in ${rgb}`);
+  }
+  await page.locator('#accuracy-chart').screenshot({ path: path.join(ARTIFACTS, 'compare-accuracy-1280x720.png') });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'compare-1280x720.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,275 @@
+//! Where a chart's plot goes on its canvas once the tick labels and axis titles around it have
+//! their room — the label areas sized from the labels themselves — and where plotters then
+//! draws each label (for the test that no two collide).
+
+use super::ticks::{self, position, Format, Scale, Tick};
+use super::{fit_text, line_height, text_width};
+use serde::Serialize;
+
+/// A rectangle on the canvas, in pixels from its top-left corner.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Rect {
+    /// Whether the two rectangles share any area.
+    pub fn overlaps(&self, o: &Rect) -> bool {
+        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
+    }
+
+    /// Whether `self` lies within `outer`, to half a pixel.
+    pub fn inside(&self, outer: &Rect) -> bool {
+        self.x >= outer.x - 0.5
+            && self.y >= outer.y - 0.5
+            && self.x + self.w <= outer.x + outer.w + 0.5
+            && self.y + self.h <= outer.y + outer.h + 0.5
+    }
+}
+
+/// The canvas and what a chart keeps around its axes: the free space on each side (its
+/// header on top, a legend at the bottom, curve names at the right), the fonts and the tick
+/// marks' length.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub width: f64,
+    pub height: f64,
+    pub top: f64,
+    pub right: f64,
+    pub bottom: f64,
+    pub left: f64,
+    /// The tick labels' font size.
+    pub tick_font: f64,
+    /// The axis titles' font size (shrunk where a title would not fit).
+    pub title_font: f64,
+    /// The tick marks' length; plotters puts labels twice that far from the axis.
+    pub tick_len: f64,
+}
+
+/// One axis: its range, scale, label format and title (empty: none), and its ticks when they
+/// are given rather than chosen (the rows of a bar chart).
+#[derive(Clone, Debug)]
+pub struct AxisSpec {
+    pub lo: f64,
+    pub hi: f64,
+    pub scale: Scale,
+    pub format: Format,
+    pub title: String,
+    pub given: Option<Vec<Tick>>,
+}
+
+impl AxisSpec {
+    pub fn new(lo: f64, hi: f64, scale: Scale, format: Format, title: &str) -> AxisSpec {
+        AxisSpec {
+            lo,
+            hi,
+            scale,
+            format,
+            title: title.into(),
+            given: None,
+        }
+    }
+
+    /// The axis with `ticks` as its ticks, whatever room they have.
+    pub fn with_ticks(self, ticks: Vec<Tick>) -> AxisSpec {
+        AxisSpec {
+            given: Some(ticks),
+            ..self
+        }
+    }
+}
+
+/// A chart's layout: the plot's rectangle, the sizes of the label areas, the ticks of the x,
+/// left y and right y axes, the axis titles as drawn (cut to fit) and their font sizes.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub plot: Rect,
+    /// The left and right margins (the frame's, widened for an x label that would spill over).
+    pub left: f64,
+    pub right: f64,
+    pub x_area: f64,
+    pub y_area: f64,
+    pub y2_area: f64,
+    pub x: Vec<Tick>,
+    pub y: Vec<Tick>,
+    pub y2: Vec<Tick>,
+    /// The x, y and right y axis titles as drawn.
+    pub titles: [String; 3],
+    /// The font of the x and left y axis titles, and of the right one.
+    pub title_fonts: [f64; 2],
+    frame: Frame,
+    specs: [AxisSpec; 3],
+}
+
+/// Lays out a chart on `frame` with axes `x`, `y` and, if any, a right-hand `y2`.
+pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) -> Layout {
+    let (font, tf) = (frame.tick_font, frame.title_font);
+    let dist = 2.0 * frame.tick_len;
+    let titled = |a: &AxisSpec| !a.title.is_empty();
+    let x_area = dist
+        + line_height(font)
+        + if titled(x) {
+            gap(tf) + line_height(tf)
+        } else {
+            0.0
+        };
+    let plot_h = (frame.height - frame.top - frame.bottom - x_area).max(1.0);
+    let vertical = |a: &AxisSpec| match &a.given {
+        Some(given) => given.clone(),
+        None => ticks::ticks(a.lo, a.hi, a.scale, a.format, plot_h, false, font),
+    };
+    let y_ticks = vertical(y);
+    let y2_ticks = y2.map(vertical).unwrap_or_default();
+    let area = |a: &AxisSpec, t: &[Tick]| {
+        let widest = t
+            .iter()
+            .map(|t| text_width(&t.label, font))
+            .fold(0.0, f64::max);
+        dist + widest + gap(font) + if titled(a) { line_height(tf) } else { 0.0 }
+    };
+    let y_area = area(y, &y_ticks);
+    let y2_area = y2.map_or(0.0, |a| area(a, &y2_ticks));
+    // The x labels for the plot's width; the margins widened where the first or last one
+    // would spill over the canvas's edge.
+    let (mut left, mut right) = (frame.left, frame.right);
+    let (mut plot_w, mut x_ticks) = (1.0, Vec::new());
+    for _ in 0..3 {
+        plot_w = (frame.width - left - right - y_area - y2_area).max(1.0);
+        x_ticks = ticks::ticks(x.lo, x.hi, x.scale, x.format, plot_w, true, font);
+        let (mut over_left, mut over_right) = (0.0f64, 0.0f64);
+        for t in &x_ticks {
+            let at = position(t.value, x.lo, x.hi, x.scale, plot_w);
+            let half = text_width(&t.label, font) / 2.0 + font / 4.0;
+            over_left = over_left.max(half - at - left - y_area);
+            over_right = over_right.max(at + half - plot_w - right - y2_area);
+        }
+        if over_left <= 0.0 && over_right <= 0.0 {
+            break;
+        }
+        left += over_left.max(0.0);
+        right += over_right.max(0.0);
+    }
+    let plot = Rect {
+        x: left + y_area,
+        y: frame.top,
+        w: plot_w,
+        h: plot_h,
+    };
+    // Axis titles: the x one within the canvas, centred under the plot; the y ones along the
+    // plot, and half the labels' distance from the axis beyond each end. Shrunk to 3/4 of
+    // their size at most, then cut.
+    let fit = |text: &str, room: f64| -> (String, f64) {
+        let f = (room / text_width(text, 1.0).max(1e-9))
+            .min(tf)
+            .max(tf * 0.75);
+        (fit_text(text, room, f), f)
+    };
+    let centre = plot.x + plot.w / 2.0;
+    let (xt, xf) = fit(&x.title, 2.0 * centre.min(frame.width - centre) - font);
+    let along = plot_h + dist.min(frame.top);
+    let (yt, yf) = fit(&y.title, along);
+    let (y2t, y2f) = y2.map_or((String::new(), tf), |a| fit(&a.title, along));
+    Layout {
+        plot,
+        left,
+        right,
+        x_area,
+        y_area,
+        y2_area,
+        x: x_ticks,
+        y: y_ticks,
+        y2: y2_ticks,
+        title_fonts: [xf.min(yf), y2f],
+        titles: [xt, yt, y2t],
+        frame: frame.clone(),
+        specs: [
+            x.clone(),
+            y.clone(),
+            y2.cloned().unwrap_or_else(|| y.clone()),
+        ],
+    }
+}
+
+/// The space between a label and the next thing over.
+fn gap(font: f64) -> f64 {
+    font / 4.0
+}
+
+impl Layout {
+    /// Where plotters draws each tick label and axis title, as plotters places them: x labels
+    /// centred under their tick, twice the tick length below the axis; y labels right-aligned
+    /// left of it (left-aligned right of the right axis), centred on their tick; the axis
+    /// titles at the outer edges of the label areas. With each box's text.
+    pub fn label_boxes(&self) -> Vec<(Rect, String)> {
+        let (f, p) = (&self.frame, self.plot);
+        let (font, dist) = (f.tick_font, 2.0 * f.tick_len);
+        let lh = line_height(font);
+        let [sx, sy, sy2] = &self.specs;
+        let mut out = Vec::new();
+        for t in &self.x {
+            let (w, at) = (
+                text_width(&t.label, font),
+                position(t.value, sx.lo, sx.hi, sx.scale, p.w),
+            );
+            let r = Rect {
+                x: p.x + at - w / 2.0,
+                y: p.y + p.h + dist,
+                w,
+                h: lh,
+            };
+            out.push((r, t.label.clone()));
+        }
+        for (ticks, spec, left) in [(&self.y, sy, true), (&self.y2, sy2, false)] {
+            for t in ticks {
+                let w = text_width(&t.label, font);
+                let at = p.y + p.h - position(t.value, spec.lo, spec.hi, spec.scale, p.h);
+                let x = if left {
+                    p.x - dist - w
+                } else {
+                    p.x + p.w + dist
+                };
+                out.push((
+                    Rect {
+                        x,
+                        y: at - lh / 2.0,
+                        w,
+                        h: lh,
+                    },
+                    t.label.clone(),
+                ));
+            }
+        }
+        let [xf, y2f] = self.title_fonts;
+        let [xt, yt, y2t] = &self.titles;
+        if !xt.is_empty() {
+            let w = text_width(xt, xf);
+            let bottom = p.y + p.h + self.x_area;
+            let r = Rect {
+                x: p.x + p.w / 2.0 - w / 2.0,
+                y: bottom - line_height(xf),
+                w,
+                h: line_height(xf),
+            };
+            out.push((r, xt.clone()));
+        }
+        for (text, font, x) in [
+            (yt, xf, p.x - self.y_area),
+            (y2t, y2f, p.x + p.w + self.y2_area - line_height(y2f)),
+        ] {
+            if !text.is_empty() {
+                let len = text_width(text, font);
+                let r = Rect {
+                    x,
+                    y: p.y + p.h / 2.0 - len / 2.0,
+                    w: line_height(font),
+                    h: len,
+                };
+                out.push((r, text.clone()));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,164 @@
+//! The layout over many canvas sizes, text scales and data ranges: no two tick labels or axis
+//! titles overlap, all of them lie on the canvas, every axis keeps a label, and no label
+//! reads "-0".
+
+use super::*;
+
+/// An axis of the charts' kinds: epochs, accuracies, tiny, huge, signed and log ranges.
+fn axes() -> Vec<AxisSpec> {
+    let a = |lo, hi, scale, format, title: &str| AxisSpec::new(lo, hi, scale, format, title);
+    let mut out = vec![
+        a(0.89, 0.98, Scale::Linear, Format::Percent, "accuracy"),
+        a(0.0, 1.0, Scale::Linear, Format::Decimal, "fraction clipped"),
+        a(0.0001, 0.0003, Scale::Linear, Format::Decimal, "tiny"),
+        a(-1e-5, 1e-5, Scale::Linear, Format::Decimal, ""),
+        a(0.0, 5e8, Scale::Linear, Format::Decimal, "huge"),
+        a(-3.2, 2.7, Scale::Linear, Format::Decimal, ""),
+        a(1e-4, 1e9, Scale::Log, Format::Log, "ε (log scale)"),
+        a(0.5, 3.0, Scale::Log, Format::Log, "σ (log scale)"),
+        a(1.2, 1.8, Scale::Log, Format::Log, "norm (log scale)"),
+        a(1.0, 100.0, Scale::Log, Format::Log, "epoch (log scale)"),
+    ];
+    for epochs in [1.0, 2.0, 3.0, 7.0, 10.0, 16.0, 30.0, 64.0, 100.0] {
+        out.push(a(0.0, epochs, Scale::Integer, Format::Decimal, "epoch"));
+    }
+    out
+}
+
+/// A label that reads as minus zero ("-0", "-0.00", "-0%").
+fn minus_zero(label: &str) -> bool {
+    label.starts_with('-') && label[1..].chars().all(|c| matches!(c, '0' | '.' | '%'))
+}
+
+#[test]
+fn tick_labels_never_collide() {
+    let axes = axes();
+    let mut checked = 0;
+    // Canvases 300–2000 × 150–1200 CSS px at device pixel ratios 1–3, with the page's text
+    // scale 1 or the presenter's 1.3: fonts of 13 to 51 canvas px.
+    for width in (300..=2000).step_by(100) {
+        for height in (150..=1200).step_by(75) {
+            for (dpr, text) in [1.0, 2.0, 3.0]
+                .into_iter()
+                .flat_map(|d| [(d, 1.0), (d, 1.3)])
+            {
+                let scale = dpr * text;
+                let frame = Frame {
+                    width: width as f64 * dpr,
+                    height: height as f64 * dpr,
+                    top: 40.0 * scale,
+                    right: 10.0 * scale,
+                    bottom: 10.0 * scale,
+                    left: 10.0 * scale,
+                    tick_font: 13.0 * scale,
+                    title_font: 13.0 * scale,
+                    tick_len: 5.0 * scale,
+                };
+                let canvas = Rect {
+                    x: 0.0,
+                    y: 0.0,
+                    w: frame.width,
+                    h: frame.height,
+                };
+                for (i, x) in axes.iter().enumerate() {
+                    for k in [1, 4, 7] {
+                        let y = &axes[(i + k) % axes.len()];
+                        let y2 = (k == 4).then(|| &axes[1]);
+                        let lay = layout(&frame, x, y, y2);
+                        let what = format!("{width}×{height} at ×{scale}, x {x:?}, y {y:?}");
+                        check(&lay, &canvas, &what);
+                        assert!(!lay.x.is_empty() && !lay.y.is_empty(), "{what}: no ticks");
+                        for t in lay.x.iter().filter(|_| x.scale == Scale::Integer) {
+                            assert_eq!(t.value.fract(), 0.0, "{what}: epoch tick {t:?}");
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 20_000, "{checked} layouts");
+}
+
+/// No two boxes overlap, each is on the canvas, no label is "-0".
+fn check(lay: &Layout, canvas: &Rect, what: &str) {
+    let boxes = lay.label_boxes();
+    for (i, (a, text)) in boxes.iter().enumerate() {
+        assert!(!minus_zero(text), "{what}: label {text}");
+        assert!(
+            a.inside(canvas),
+            "{what}: {text:?} at {a:?} is off the canvas"
+        );
+        for (b, other) in &boxes[i + 1..] {
+            assert!(
+                !a.overlaps(b),
+                "{what}: {text:?} at {a:?} overlaps {other:?} at {b:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn epochs_on_a_tablet_are_spaced_out() {
+    // The ε chart's x axis on a 768 px tablet (two columns of 362 px): 16 epochs once read
+    // "10121416".
+    let t = ticks(
+        0.0,
+        16.0,
+        Scale::Integer,
+        Format::Decimal,
+        200.0,
+        true,
+        13.0,
+    );
+    let labels: Vec<&str> = t.iter().map(|t| t.label.as_str()).collect();
+    assert_eq!(labels, ["0", "5", "10", "15"]);
+    let wide = ticks(
+        0.0,
+        16.0,
+        Scale::Integer,
+        Format::Decimal,
+        900.0,
+        true,
+        13.0,
+    );
+    assert_eq!(wide.len(), 9, "{wide:?}");
+}
+
+#[test]
+fn labels_are_written_without_minus_zero_and_with_the_digits_the_spacing_needs() {
+    assert_eq!(ticks::write(-1e-17, 0.5, Format::Decimal), "0");
+    assert_eq!(ticks::write(-0.0001, 0.5, Format::Decimal), "0.0");
+    assert_eq!(ticks::write(-0.0001, 0.01, Format::Percent), "0%");
+    assert_eq!(ticks::write(0.925, 0.005, Format::Percent), "92.5%");
+    assert_eq!(ticks::write(2.5e8, 5e7, Format::Decimal), "2.5e8");
+    assert_eq!(ticks::write(1.5, 0.5, Format::Log), "1.5");
+    assert_eq!(ticks::write(5e-4, 1.0, Format::Log), "5e-4");
+    // The boundary chart's axes from -3.2 to 2.7: a tick at 0 reads "0", never "-0.0".
+    let t = ticks(-3.2, 2.7, Scale::Linear, Format::Decimal, 300.0, true, 12.0);
+    assert!(t.iter().any(|t| t.label == "0"), "{t:?}");
+}
+
+#[test]
+fn a_narrow_log_range_still_gets_labels() {
+    let t = ticks(1.2, 1.8, Scale::Log, Format::Log, 200.0, false, 13.0);
+    assert!(t.len() >= 2, "{t:?}");
+    let many = ticks(1e-4, 1e9, Scale::Log, Format::Log, 300.0, false, 13.0);
+    assert!(many.len() >= 3 && many.len() <= 11, "{many:?}");
+}
+
+#[test]
+fn titles_fit_the_width_by_shrinking_then_wrapping() {
+    let title = "Signal ‖Σ clipped g_i‖, noise, fraction clipped";
+    let (lines, font) = fit_title(title, 2000.0, 18.0, 16.0);
+    assert_eq!((lines.len(), font), (1, 18.0));
+    let (lines, font) = fit_title(title, text_width(title, 17.0), 18.0, 16.0);
+    assert!(lines.len() == 1 && (font - 17.0).abs() < 1e-9);
+    let (lines, font) = fit_title(title, 300.0, 18.0, 16.0);
+    assert!(lines.len() >= 2 && font == 16.0, "{lines:?}");
+    for l in &lines {
+        assert!(text_width(l, font) <= 300.0, "{l}");
+    }
+    assert_eq!(lines.join(" "), title);
+    assert!(text_width(&fit_text(title, 100.0, 13.0), 13.0) <= 100.0);
+}

@@ -1,0 +1,289 @@
+//! What every chart has around its plot: the fonts for its scale, the header above it (a "not
+//! private" badge, the title fitted to the width, a note), the label areas and ticks laid out
+//! by [`crate::charts::layout`] and bound into plotters' axes, and a record of each chart's
+//! plot and fonts that [`chart_layout`] gives the tests.
+
+use super::chart_kit::{Area, VERMILLION};
+use super::{js_err, to_js};
+use crate::charts::ticks::light_points;
+use crate::charts::{
+    fit_text, fit_title, line_height, text_width, Frame, Layout, Rect, Scale, Tick,
+};
+use plotters::coord::ranged1d::{AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged};
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use plotters_canvas::CanvasBackend;
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use wasm_bindgen::prelude::*;
+
+/// A chart's font sizes in canvas pixels: its title (as drawn, after fitting), tick labels,
+/// legend and curve names; the axis titles, badge and note are sized from these.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub(super) struct Fonts {
+    pub title: f64,
+    pub tick: f64,
+    pub legend: f64,
+}
+
+impl Fonts {
+    /// The fonts at `scale` (CSS px times the device pixel ratio, the chart's growth and the
+    /// page's text scale): a 18 px title, 13 px labels.
+    pub fn new(scale: f64) -> Fonts {
+        Fonts {
+            title: 18.0 * scale,
+            tick: 13.0 * scale,
+            legend: 13.0 * scale,
+        }
+    }
+
+    /// The tick labels' style.
+    pub fn tick_style(&self) -> TextStyle<'static> {
+        ("sans-serif", self.tick).into_font().into()
+    }
+}
+
+/// What a chart writes above its plot.
+#[derive(Default)]
+pub(super) struct Header<'a> {
+    pub title: &'a str,
+    /// The "not private" mark: what in the chart was computed without noise.
+    pub badge: Option<&'a str>,
+    /// A sentence under the title (the cost of privacy).
+    pub note: Option<String>,
+}
+
+/// Draws `header` across the top of `root`: the badge at the top left, the title centred
+/// below it (shrunk to 9/10 at most, then wrapped, to fit the width), the note centred below
+/// that. Returns the chart's top margin and sets `fonts.title` to the title's font as drawn.
+pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Result<f64, JsError> {
+    let (width, _) = root.dim_in_pixel();
+    let unit = fonts.tick / 13.0; // one CSS px at this scale
+    let room = width as f64 - 16.0 * unit;
+    let mut y = 6.0 * unit;
+    if let Some(text) = header.badge {
+        let font = (12.0 * unit).min(room / text_width(text, 1.0).max(1.0) - 1.0);
+        let (w, h) = (
+            text_width(text, font) + 12.0 * unit,
+            line_height(font) + 6.0 * unit,
+        );
+        let at = ((6.0 * unit) as i32, y as i32);
+        let corner = (at.0 + w as i32, at.1 + h as i32);
+        let fill = ShapeStyle::from(&RGBColor(253, 233, 220)).filled();
+        root.draw(&Rectangle::new([at, corner], fill))
+            .map_err(js_err)?;
+        let edge = ShapeStyle::from(&VERMILLION).stroke_width(unit.round().max(1.0) as u32);
+        root.draw(&Rectangle::new([at, corner], edge))
+            .map_err(js_err)?;
+        let style = ("sans-serif", font).into_font().color(&VERMILLION);
+        let pos = (at.0 + (6.0 * unit) as i32, at.1 + (3.0 * unit) as i32);
+        root.draw(&Text::new(text.to_string(), pos, style))
+            .map_err(js_err)?;
+        y += h + 4.0 * unit;
+    }
+    let (lines, font) = fit_title(header.title, room, fonts.title, fonts.title * 0.9);
+    fonts.title = font;
+    for line in lines {
+        centred(
+            root,
+            &line,
+            y,
+            ("sans-serif", font).into_font().color(&BLACK),
+        )?;
+        y += line_height(font);
+    }
+    if let Some(note) = &header.note {
+        let font = fonts.legend * 1.1;
+        let text = fit_text(note, room, font);
+        let style = ("sans-serif", font, FontStyle::Bold)
+            .into_font()
+            .color(&BLACK);
+        centred(root, &text, y + 2.0 * unit, style)?;
+        y += line_height(font) + 2.0 * unit;
+    }
+    Ok(y + 4.0 * unit)
+}
+
+/// `text` centred across `root` with its top at `y`.
+fn centred(root: &Area, text: &str, y: f64, style: TextStyle) -> Result<(), JsError> {
+    let (width, _) = root.dim_in_pixel();
+    let style = style.pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Top,
+    ));
+    root.draw(&Text::new(
+        text.to_string(),
+        ((width / 2) as i32, y as i32),
+        style,
+    ))
+    .map_err(js_err)
+}
+
+/// A message in place of a chart (no plot to draw), fitted to the width, in the middle.
+pub(super) fn message(root: &Area, text: &str, font: f64, color: RGBColor) -> Result<(), JsError> {
+    let (w, h) = root.dim_in_pixel();
+    let font = font.min(0.9 * w as f64 / text_width(text, 1.0).max(1.0));
+    centred(
+        root,
+        text,
+        h as f64 / 2.0 - font / 2.0,
+        ("sans-serif", font).into_font().color(&color),
+    )
+}
+
+/// The frame of a chart on `root` at `fonts`: `top` (its header), `right` and `bottom` (room
+/// for curve names or a legend), a small margin on the left.
+pub(super) fn frame(root: &Area, fonts: &Fonts, top: f64, right: f64, bottom: f64) -> Frame {
+    let (width, height) = root.dim_in_pixel();
+    let unit = fonts.tick / 13.0;
+    Frame {
+        width: width as f64,
+        height: height as f64,
+        top,
+        right: right.max(10.0 * unit),
+        bottom: bottom.max(8.0 * unit),
+        left: 6.0 * unit,
+        tick_font: fonts.tick,
+        title_font: fonts.tick,
+        tick_len: 5.0 * unit,
+    }
+}
+
+/// A chart builder on `root` with `lay`'s margins and label areas (no caption: the header is
+/// drawn apart).
+pub(super) fn builder<'a, 'b>(
+    root: &'a Area,
+    frame: &Frame,
+    lay: &Layout,
+) -> ChartBuilder<'a, 'b, CanvasBackend> {
+    let r = |v: f64| v.round().max(0.0) as u32;
+    let mut b = ChartBuilder::on(root);
+    b.margin_top(r(frame.top))
+        .margin_bottom(r(frame.bottom))
+        .margin_left(r(lay.left))
+        .margin_right(r(lay.right))
+        .x_label_area_size(r(lay.x_area))
+        .y_label_area_size(r(lay.y_area));
+    if lay.y2_area > 0.0 {
+        b.right_y_label_area_size(r(lay.y2_area));
+    }
+    b
+}
+
+/// An axis whose key points (labelled ticks, grid lines) and light points (finer, unlabelled
+/// grid lines) are given: plotters' `WithKeyPoints`, but with plotters' default formatting
+/// so that any axis takes the charts' own label formatter.
+pub(super) struct Keyed<R: Ranged<ValueType = f64>> {
+    inner: R,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+/// `range` with `bold` key points and `light` points.
+pub(super) fn with_points<A>(range: A, bold: Vec<f64>, light: Vec<f64>) -> Keyed<A::CoordDescType>
+where
+    A: AsRangedCoord<Value = f64>,
+{
+    Keyed {
+        inner: range.into(),
+        bold,
+        light,
+    }
+}
+
+impl<R: Ranged<ValueType = f64>> Ranged for Keyed<R> {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.light.clone()
+        } else {
+            self.bold.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.inner.range()
+    }
+
+    fn axis_pixel_range(&self, limit: (i32, i32)) -> Range<i32> {
+        self.inner.axis_pixel_range(limit)
+    }
+}
+
+/// `range` with `ticks` as its key points (labels and grid lines) and a finer, unlabelled grid
+/// between them (the axis runs from `lo` to `hi` on `scale`).
+pub(super) fn keyed<A>(
+    range: A,
+    ticks: &[Tick],
+    lo: f64,
+    hi: f64,
+    scale: Scale,
+) -> Keyed<A::CoordDescType>
+where
+    A: AsRangedCoord<Value = f64>,
+    A::CoordDescType: Ranged<ValueType = f64>,
+{
+    let bold = ticks.iter().map(|t| t.value).collect();
+    with_points(range, bold, light_points(ticks, lo, hi, scale))
+}
+
+/// The label of whichever of `ticks` is at `v` (plotters asks for its key points' labels).
+pub(super) fn labeller(ticks: &[Tick]) -> impl Fn(&f64) -> String + '_ {
+    move |v: &f64| {
+        ticks
+            .iter()
+            .find(|t| (t.value - v).abs() <= 1e-9 * t.value.abs().max(1e-12))
+            .map(|t| t.label.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// A chart's layout as drawn: its plot (`None`: a message in its place) and fonts.
+#[derive(Serialize)]
+struct Drawn {
+    plot: Option<Rect>,
+    fonts: Fonts,
+}
+
+thread_local! {
+    /// The last layout of each chart drawn in this instance, by canvas id.
+    static DRAWN: RefCell<HashMap<String, Drawn>> = RefCell::new(HashMap::new());
+}
+
+/// The rectangle of plotters' plotting area `area` on the canvas.
+pub(super) fn plot_rect<C: CoordTranslate>(area: &DrawingArea<CanvasBackend, C>) -> Rect {
+    let (xs, ys) = area.get_pixel_range();
+    Rect {
+        x: xs.start as f64,
+        y: ys.start as f64,
+        w: (xs.end - xs.start) as f64,
+        h: (ys.end - ys.start) as f64,
+    }
+}
+
+/// Records the chart drawn on `canvas_id`: its plot (`None`: a message instead) and fonts.
+pub(super) fn record(canvas_id: &str, plot: Option<Rect>, fonts: Fonts) {
+    DRAWN.with(|d| {
+        d.borrow_mut()
+            .insert(canvas_id.to_string(), Drawn { plot, fonts })
+    });
+}
+
+/// The layout of the chart last drawn on `canvas_id`, in canvas pixels: `{plot: {x, y, w, h},
+/// fonts: {title, tick, legend}}` (`plot` null where a message stands in for the chart), or
+/// null if no chart was drawn there. For the tests: the plot's size and the fonts on screen.
+#[wasm_bindgen]
+pub fn chart_layout(canvas_id: &str) -> Result<JsValue, JsError> {
+    DRAWN.with(|d| match d.borrow().get(canvas_id) {
+        Some(drawn) => to_js(drawn),
+        None => Ok(JsValue::NULL),
+    })
+}

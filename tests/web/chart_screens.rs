@@ -1,0 +1,221 @@
+//! Every chart on the classroom's screens, through the layout each records (`chart_layout`):
+//! on a phone (a 370 px square canvas) the plot stays at least 140 px tall; at the presenter's
+//! text scale the tick labels are at least 16 px and the titles 20; the text widths the layout
+//! reckons with are never short of the browser's; and Compare's runs are told apart, with the
+//! cost of privacy between them.
+
+use super::charts::{pixels_near, sized_canvas};
+use super::{adult_facts, config, js};
+use dpsgd_lab::charts::text_width;
+use dpsgd_lab::config::{Mode, RunConfig};
+use dpsgd_lab::web::{
+    chart_layout, draw_accuracy_chart, draw_audit_epsilons, draw_audit_region, draw_boundary,
+    draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
+    epsilon_preview, sigma_needed, RunView,
+};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+/// Three epochs of teaching-level reports: accuracies, ε and the noise chart's norms.
+fn reports() -> Vec<String> {
+    (1..=3)
+        .map(|e| {
+            let lots: Vec<String> = (0..8)
+                .map(|k| format!("[{}, {}, {}]", k as f64 / 8.0, 2.0 + k as f64 * 0.1, 20.0))
+                .collect();
+            format!(
+                r#"{{"epoch":{e},"train_acc":{t},"test_acc":{t},"epsilon":{{"naive":{n},"strong":{s},"moments":{m},"rdp":{r},"pld":{r}}},
+                "signal_norm":2.5,"noise_norm":19.0,"clipped_fraction":0.{e},"expected_noise_norm":20.0,
+                "lot_signal_noise":[{lots}]}}"#,
+                t = 0.9 + e as f64 * 0.02,
+                n = 4.8 * e as f64,
+                s = 2.4 * e as f64,
+                m = 1.4 + 0.1 * e as f64,
+                r = 1.1 + 0.1 * e as f64,
+                lots = lots.join(","),
+            )
+        })
+        .collect()
+}
+
+/// A run's view with `reports` pushed, `mode` its sanitizer, and its ε preview.
+fn view(mode: Mode) -> RunView {
+    let cfg = RunConfig {
+        epochs: 3,
+        mode,
+        ..RunConfig::default()
+    };
+    let mut view = RunView::new(config(cfg.clone())).unwrap();
+    for r in reports() {
+        view.push(js(&r)).unwrap();
+    }
+    let preview = epsilon_preview(config(cfg), adult_facts()).unwrap();
+    view.set_preview(preview, JsValue::NULL).unwrap();
+    view
+}
+
+/// An audit report as the audit charts read it.
+fn audit_results() -> JsValue {
+    js(
+        r#"[{"threat":"worst-case","roc":[[0,0],[0.1,0.5],[1,1]],"roc_band":[[0,0,0],[0.1,0.4,0.6],[1,1,1]],
+           "theory":[[0,0],[0.05,0.6],[1,1]],"theory_symmetric":[[0,0],[0.1,0.55],[1,1]],"eps_lower":0.8,
+           "eps_upper":{"pld":1.1,"rdp":1.3,"moments":1.5},"one_run":{"eps_lower":0.4}},
+          {"threat":"realistic","roc":[[0,0],[0.5,0.55],[1,1]],"roc_band":[[0,0,0],[0.5,0.5,0.6],[1,1,1]],
+           "theory":[[0,0],[0.05,0.6],[1,1]],"theory_symmetric":[[0,0],[0.1,0.55],[1,1]],"eps_lower":0.1,
+           "eps_upper":{"pld":1.1,"rdp":1.3,"moments":1.5}}]"#,
+    )
+}
+
+/// Draws every chart on `w` × `h` canvases at `scale`; returns each chart's recorded layout.
+fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)> {
+    let run = view(Mode::Dp);
+    let ids = [
+        "s-accuracy",
+        "s-epsilon",
+        "s-loglog",
+        "s-noise",
+        "s-clipping",
+        "s-sigma",
+        "s-boundary",
+        "s-region",
+        "s-audit-eps",
+    ];
+    for id in ids {
+        sized_canvas(id, w, h);
+    }
+    draw_accuracy_chart("s-accuracy", &run, Some(0.764), scale).unwrap();
+    draw_epsilon_chart("s-epsilon", &run, false, scale).unwrap();
+    draw_epsilon_chart("s-loglog", &run, true, scale).unwrap();
+    draw_noise_chart("s-noise", &run, scale).unwrap();
+    let norms: Vec<f32> = (0..64).map(|k| k as f32 * 0.05).collect();
+    draw_clipping_histogram("s-clipping", &norms, 1.0, scale).unwrap();
+    let curve = sigma_needed(config(RunConfig::default()), adult_facts(), 2.0).unwrap();
+    draw_sigma_chart("s-sigma", curve, 2.0, 1e-5, 3, 1.0, scale).unwrap();
+    let probs: Vec<f32> = (0..400).map(|k| (k % 20) as f32 / 20.0).collect();
+    let points = [-0.5f32, 0.2, 1.0, 0.8, -0.1, 0.0];
+    draw_boundary(
+        "s-boundary",
+        &[-3.2, 2.7, -1.0, 1.0],
+        20,
+        &probs,
+        &points,
+        scale,
+    )
+    .unwrap();
+    draw_audit_region("s-region", audit_results(), scale).unwrap();
+    draw_audit_epsilons("s-audit-eps", audit_results(), scale).unwrap();
+    ids.iter()
+        .map(|id| {
+            let layout = serde_wasm_bindgen::from_value(chart_layout(id).unwrap()).unwrap();
+            (*id, layout)
+        })
+        .collect()
+}
+
+/// On a 390 px phone each chart is a 370 px square (the stylesheet's narrow figures): every
+/// plot keeps at least 140 px of height, and the fonts are recorded.
+#[wasm_bindgen_test]
+fn every_chart_keeps_a_readable_plot_on_a_phone() {
+    for (id, layout) in draw_all(370, 370, 1.0) {
+        let plot_h = layout["plot"]["h"].as_f64().unwrap_or(0.0);
+        assert!(plot_h >= 140.0, "{id}: plot {layout}");
+        for font in ["title", "tick", "legend"] {
+            let px = layout["fonts"][font].as_f64().unwrap_or(0.0);
+            assert!(px >= 12.0, "{id}: {font} font {layout}");
+        }
+    }
+    assert!(chart_layout("never-drawn").unwrap().is_null());
+}
+
+/// In the presenter layout (text scale 1.3 on a 1280 × 720 screen's 620 × 360 charts) every
+/// chart's tick labels are at least 16 px and its title at least 20 px.
+#[wasm_bindgen_test]
+fn presenter_text_is_large_on_every_chart() {
+    for (id, layout) in draw_all(620, 360, 1.3) {
+        let font = |f: &str| layout["fonts"][f].as_f64().unwrap_or(0.0);
+        assert!(
+            font("tick") >= 16.0 && font("title") >= 20.0,
+            "{id}: {layout}"
+        );
+        assert!(
+            layout["plot"]["h"].as_f64().unwrap_or(0.0) >= 140.0,
+            "{id}: {layout}"
+        );
+    }
+}
+
+/// The layout's text widths are never short of what the browser's sans-serif draws, so the
+/// room it makes for a label is room enough.
+#[wasm_bindgen_test]
+fn text_widths_are_never_short_of_the_browsers() {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let c: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    let ctx: web_sys::CanvasRenderingContext2d =
+        c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let measure = js_sys::Reflect::get(&ctx, &"measureText".into()).unwrap();
+    let measure: js_sys::Function = measure.dyn_into().unwrap();
+    for font in [13.0, 16.9, 26.0] {
+        ctx.set_font(&format!("{font}px sans-serif"));
+        for text in [
+            "0.00010",
+            "2.5e8",
+            "92.5%",
+            "100",
+            "1e-3",
+            "epoch (log scale)",
+            "ε (log scale)",
+            "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
+            "majority 57.9% ↓",
+            "privacy costs 3.5 points here",
+            "WWWMMM%%%",
+            "moments 1.699",
+        ] {
+            let metrics = measure.call1(&ctx, &text.into()).unwrap();
+            let drawn = js_sys::Reflect::get(&metrics, &"width".into())
+                .unwrap()
+                .as_f64()
+                .unwrap();
+            assert!(
+                text_width(text, font) >= drawn,
+                "{text} at {font}px: {drawn} drawn"
+            );
+        }
+    }
+}
+
+/// Compare's four runs on breast cancer: the chart names the DP-SGD run once, draws each pin
+/// in its own colour at full strength, and the cost of privacy is the non-private run's final
+/// test accuracy minus the DP-SGD run's.
+#[wasm_bindgen_test]
+fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
+    let run = view(Mode::Dp);
+    let pin = |label: &str, mode: &str, acc: f64| {
+        format!(
+            r#"{{"label":"{label}","mode":"{mode}","history":[{{"epoch":1,"test_acc":0.9}},{{"epoch":3,"test_acc":{acc}}}]}}"#
+        )
+    };
+    let dp: serde_json::Value = serde_json::from_str(&reports()[2]).unwrap();
+    let dp_acc = dp["test_acc"].as_f64().unwrap();
+    let history: Vec<String> = reports();
+    let pins = format!(
+        "[{},{},{},{{\"label\":\"DP-SGD\",\"mode\":\"dp\",\"history\":[{}]}}]",
+        pin("non-private", "non-private", dp_acc + 0.035),
+        pin("clip only", "clip-only", 0.95),
+        pin("noise only", "noise-only", 0.91),
+        history.join(",")
+    );
+    let mut run = run;
+    run.set_pinned(js(&pins)).unwrap();
+    let cost = run
+        .privacy_cost_points()
+        .expect("a cost with both runs on the chart");
+    assert!((cost - 3.5).abs() < 1e-9, "{cost}");
+    let c = sized_canvas("s-compare", 620, 400);
+    draw_accuracy_chart("s-compare", &run, Some(0.579), 1.0).unwrap();
+    // Full-strength pins: the clip-only run's green and the noise-only run's purple, unmixed.
+    assert!(pixels_near(&c, [0, 158, 115]) > 60, "green pin");
+    assert!(pixels_near(&c, [204, 121, 167]) > 60, "purple pin");
+    // Without a non-private run there is no cost.
+    run.set_pinned(js("[]")).unwrap();
+    assert_eq!(run.privacy_cost_points(), None);
+}
