@@ -71,8 +71,8 @@ export function fillers(fmtEps) {
     clipped: (f) => when(f.clipped, pct),
     noiseRatio: (f) => when(f.noiseRatio_, times),
     eps: (f) => eps(f.eps_),
-    cost: (f) => when(f.cost, (v) => (100 * v).toFixed(1)),
-    costAbs: (f) => when(f.cost, (v) => (100 * Math.abs(v)).toFixed(1)),
+    cost: (f) => when(f.cost, (v) => v.toFixed(1)), // Rust's, in points already
+    costAbs: (f) => when(f.cost, (v) => Math.abs(v).toFixed(1)),
     clip: (f) => when(f.cfg.clip, num),
     sigma: (f) => when(f.cfg.sigma, num),
     lot: (f) => when(f.cfg.lot_size, String),

@@ -364,7 +364,7 @@ if ('serviceWorker' in navigator) {
 function readHash() {
   const link = readLink(location.hash, check_run_config);
   teacherParams = link.teacherParams;
-  runQueue = [...enterStep(link.step, (part) => settings.configWith(part, facts?.n_train)), ...link.queue];
+  runQueue = [...enterStep(link.step, (part) => settings.configWith(part)), ...link.queue];
   if (link.problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${link.problems.join('; ')}.`);
 }
 

@@ -46,9 +46,12 @@ export class Pins {
     return this.list.map((p) => ({ label: marked(p), mode: p.cfg.mode, history: p.history }));
   }
 
-  // The pins' notes, each naming its pin.
+  // A note several pins share is said once, naming them all (Compare's three runs without a
+  // guarantee make one line, not three).
   notes() {
-    return this.list.flatMap((p) => p.notes.map((n) => `pinned run "${marked(p)}": ${n}`));
+    const byNote = new Map();
+    for (const p of this.list) for (const n of p.notes) byNote.set(n, [...(byNote.get(n) ?? []), `"${marked(p)}"`]);
+    return [...byNote].map(([n, names]) => `pinned run${names.length > 1 ? 's' : ''} ${names.join(', ')}: ${n}`);
   }
 
   // What a link may carry: the settings of pins not on the student's own data.

@@ -238,8 +238,8 @@ class Settings {
 
   // The RunConfig the settings would give with `part` (keys of the table) over them: a
   // lesson's earlier step, trained for comparison without moving the controls.
-  configWith(part, nTrain) {
-    return configOf({ ...this.values, ...part }, this.defaults, nTrain, (s) => !seedProblem(s, this));
+  configWith(part) {
+    return configOf({ ...this.values, ...part }, this.defaults, (s) => !seedProblem(s, this));
   }
 
   // A link's settings, read and checked (see fromHash): { part: a RunConfig part, problems }.
