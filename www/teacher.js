@@ -79,10 +79,11 @@ export function fitPresenter() {
 // The lowest a presenter's chart may be (a plot the back row can still read).
 const MIN_CHART = 180;
 
-// Refits the presenter layout whenever the lesson's text, the status line or the audit's status
-// (all above the charts) changes height (a number filled in, a verdict added): `relayout()`
-// redraws the charts at their new size.
-const WATCHED = ['lesson', 'status', 'audit-status'];
+// Refits the presenter layout whenever something above the charts changes height — the
+// lesson's text, the status line, the run's notes, a message, the file ledger, the audit's
+// status (a number filled in, a verdict or a note added): `relayout()` redraws the charts at
+// their new size.
+const WATCHED = ['lesson', 'status', 'run-notes', 'message', 'file-ledger', 'audit-status'];
 export function keepPresenterFitted(relayout) {
   let last = '';
   const observer = new ResizeObserver(() => {
