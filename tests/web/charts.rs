@@ -183,3 +183,38 @@ fn accuracy_range_fits_one_run_and_its_baseline_or_the_compared_curves() {
         "{lo}..{hi}"
     );
 }
+
+/// Before anything is computed (the page still loading its data) the ε chart claims no ε —
+/// least of all "ε = ∞ — no privacy" in vermillion; once the preview says every accountant's
+/// ε is ∞ (σ = 0), it does.
+#[wasm_bindgen_test]
+fn the_epsilon_chart_says_no_privacy_only_when_the_run_has_none() {
+    let eps = canvas("eps-loading");
+    let vermillion = [213, 94, 0];
+    let loading = RunView::new(config(RunConfig::default())).unwrap();
+    draw_epsilon_chart("eps-loading", &loading, false, 1.0).unwrap();
+    assert_eq!(
+        pixels_near(&eps, vermillion),
+        0,
+        "a loading chart says ε = ∞"
+    );
+    assert!(
+        inked_pixels(&eps) > 50,
+        "a loading chart says it is computing"
+    );
+    let no_noise = RunConfig {
+        sigma: 0.0,
+        ..RunConfig::default()
+    };
+    let mut view = RunView::new(config(no_noise.clone())).unwrap();
+    view.set_preview(
+        epsilon_preview(config(no_noise), adult_facts()).unwrap(),
+        JsValue::NULL,
+    )
+    .unwrap();
+    draw_epsilon_chart("eps-loading", &view, false, 1.0).unwrap();
+    assert!(
+        pixels_near(&eps, vermillion) > 50,
+        "σ = 0 says ε = ∞ — no privacy"
+    );
+}
