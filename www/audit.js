@@ -113,6 +113,7 @@ function finish() {
   stop('');
   lastResults = results;
   lastConfig = JSON.stringify(config);
+  markStale(config);
   draw();
   const rate = (total / seconds).toFixed(1);
   $('audit-status').textContent = `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
@@ -124,6 +125,15 @@ function finish() {
 let lastResults = null;
 let lastConfig = ''; // the settings the last audit trained, as JSON
 let onDrawn = () => {};
+
+// Says, the moment the settings differ from those the last audit trained, that its charts and
+// sentences are that audit's and not this run's (`config`: the run's settings now).
+function markStale(config) {
+  const stale = !!lastResults && JSON.stringify(config) !== lastConfig;
+  $('audit-stale').hidden = !stale;
+  $('audit-stale').textContent = stale ? 'The settings have changed since this audit: its charts and sentences below are for the settings it trained, not for this run. Audit again to see this run\'s.' : '';
+  $('audit-region').closest('.charts').classList.toggle('stale', stale);
+}
 
 // The last audit's results ([{threat, eps_lower, …}], Rust's), if it audited `config`.
 export const auditOf = (config) => (lastResults && JSON.stringify(config) === lastConfig ? lastResults : null);
@@ -195,6 +205,9 @@ function start(readConfig, ownData, facts) {
 export function setUpAudit(readConfig, ownData, facts, workersChanged, drawn = () => {}) {
   onWorkersChange = workersChanged;
   onDrawn = drawn;
+  // A setting moved, or a link opened in place: is the audit on screen still this run's?
+  settings.onInput(() => markStale(readConfig()));
+  window.addEventListener('hashchange', () => setTimeout(() => markStale(readConfig()), 0));
   $('audit-start').addEventListener('click', () => start(readConfig, ownData, facts));
   $('audit-cancel').addEventListener('click', () => {
     stop('Audit cancelled: its workers were stopped.');

@@ -33,6 +33,19 @@ async function audit(page, runs) {
   return started;
 }
 
+test("an audit's result is marked as another run's the moment the settings differ (#40, 3.3)", async () => {
+  const { page, problems } = await openLab('#v=1&dataset=blobs&model=logistic&lot_size=60&epochs=3&sigma=1');
+  await audit(page, 4);
+  assert.equal(await page.locator('#audit-stale').isVisible(), false, 'the audit is this run\'s');
+  await setRange(page, '#sigma', '4');
+  await page.waitForFunction(() => !document.getElementById('audit-stale').hidden);
+  assert.match(await page.locator('#audit-stale').textContent(), /settings have changed since this audit/);
+  await setRange(page, '#sigma', '1'); // back to the audited settings: the result is this run's again
+  await page.waitForFunction(() => document.getElementById('audit-stale').hidden);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('an audit draws the privacy region, both ROC curves and ε_lower, from its workers', async () => {
   const { page, problems } = await openLab('#v=1&dataset=blobs&model=logistic&lot_size=60&epochs=5&sigma=1');
   await audit(page, 8);
