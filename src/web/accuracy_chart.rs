@@ -4,11 +4,11 @@
 //! the y axis fitted to their curves and the cost of privacy written above them.
 
 use super::chart_frame::{
-    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+    builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
 };
 use super::chart_kit::{
-    line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, Point, BLUE, GREY, GRID,
-    ORANGE, PIN_LOOKS,
+    line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, Point, BLUE, GREY, ORANGE,
+    PIN_LOOKS,
 };
 use super::js_err;
 use super::run_view::RunView;
@@ -139,19 +139,7 @@ pub fn draw_accuracy_chart(
             keyed(lo..hi, &lay.y, lo, hi, Scale::Linear),
         )
         .map_err(js_err)?;
-    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .x_desc(&lay.titles[0])
-        .y_desc(&lay.titles[1])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .light_line_style(GRID)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)?;
+    draw_mesh(&mut chart, &lay, &lay.x, &lay.y, &fonts, &frame)?;
     let unit = scale;
     let mut labels = Vec::new();
     let last = entries.len().saturating_sub(2); // train and this run: thick, with markers

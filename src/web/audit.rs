@@ -4,11 +4,12 @@
 //! every accountant's ε on one axis.
 
 use super::chart_frame::{
-    builder, draw_header, frame, keyed, labeller, plot_rect, record, with_points, Fonts, Header,
+    builder, draw_header, draw_mesh, frame, keyed, labeller, plot_rect, record, with_points, Fonts,
+    Header,
 };
 use super::chart_kit::{
-    legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREY, GRID, ORANGE,
-    PURPLE, VERMILLION,
+    legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREY, ORANGE, PURPLE,
+    VERMILLION,
 };
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
@@ -148,19 +149,7 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
             keyed(0.0..1.0, &lay.y, 0.0, 1.0, Scale::Linear),
         )
         .map_err(js_err)?;
-    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .x_desc(&lay.titles[0])
-        .y_desc(&lay.titles[1])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .light_line_style(GRID)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)?;
+    draw_mesh(&mut chart, &lay, &lay.x, &lay.y, &fonts, &frame)?;
     if let Some(first) = results.first() {
         // The region lies between the diagonal and the curve.
         let mut area: Vec<(f64, f64)> = first.theory.iter().map(|p| (p[0], p[1])).collect();

@@ -3,7 +3,7 @@
 //! by [`crate::charts::layout`] and bound into plotters' axes, and a record of each chart's
 //! plot and fonts that [`chart_layout`] gives the tests.
 
-use super::chart_kit::{Area, VERMILLION};
+use super::chart_kit::{Area, GRID, VERMILLION};
 use super::{js_err, to_js};
 use crate::charts::ticks::light_points;
 use crate::charts::{
@@ -183,6 +183,35 @@ pub(super) struct Keyed<R: Ranged<ValueType = f64>> {
     inner: R,
     bold: Vec<f64>,
     light: Vec<f64>,
+}
+
+/// Draws `chart`'s grid, the tick labels `x` and `y` (in their formatter) and `lay`'s axis
+/// titles, in the lab's style: what every chart's axes share.
+pub(super) fn draw_mesh<X, Y>(
+    chart: &mut ChartContext<'_, CanvasBackend, Cartesian2d<X, Y>>,
+    lay: &Layout,
+    x: &[Tick],
+    y: &[Tick],
+    fonts: &Fonts,
+    frame: &Frame,
+) -> Result<(), JsError>
+where
+    X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+    Y: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+{
+    let (xf, yf) = (labeller(x), labeller(y));
+    chart
+        .configure_mesh()
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .light_line_style(GRID)
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
+        .draw()
+        .map_err(js_err)
 }
 
 /// `range` with `bold` key points and `light` points.

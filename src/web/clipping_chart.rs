@@ -2,9 +2,9 @@
 //! teaching view of clipping, measured on the training data without noise, and marked so.
 
 use super::chart_frame::{
-    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+    builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
 };
-use super::chart_kit::{open_canvas, BLUE, GRID, ORANGE, VERMILLION};
+use super::chart_kit::{open_canvas, BLUE, ORANGE, VERMILLION};
 use super::js_err;
 use crate::charts::{layout, AxisSpec, Format, Scale};
 use plotters::prelude::*;
@@ -71,19 +71,7 @@ pub fn draw_clipping_histogram(
             keyed(0.0..y_end, &lay.y, 0.0, y_end, Scale::Integer),
         )
         .map_err(js_err)?;
-    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .x_desc(&lay.titles[0])
-        .y_desc(&lay.titles[1])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .light_line_style(GRID)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)?;
+    draw_mesh(&mut chart, &lay, &lay.x, &lay.y, &fonts, &frame)?;
     chart
         .draw_series(counts.iter().enumerate().map(|(i, &c)| {
             let x0 = i as f64 * width;

@@ -4,12 +4,12 @@
 
 use super::accounting::format_eps;
 use super::chart_frame::{
-    builder, draw_header, frame, keyed, labeller, message, plot_rect, record, with_points, Fonts,
+    builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, with_points, Fonts,
     Header,
 };
 use super::chart_kit::{
-    colour, line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY, GRID,
-    PIN_LOOKS, VERMILLION,
+    colour, line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY, PIN_LOOKS,
+    VERMILLION,
 };
 use super::js_err;
 use super::run_view::{EpsilonPoint, RunView};
@@ -171,19 +171,7 @@ pub fn draw_epsilon_chart(
             keyed((lo..hi).log_scale(), &lay.y, lo, hi, Scale::Log),
         )
         .map_err(js_err)?;
-    let (xf, yf) = (labeller(&x_ticks), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .x_desc(&lay.titles[0])
-        .y_desc(&lay.titles[1])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .light_line_style(GRID)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)?;
+    draw_mesh(&mut chart, &lay, &x_ticks, &lay.y, &fonts, &frame)?;
     let unit = scale;
     let mut labels = Vec::new();
     for (color, whole, trained, end) in curves {

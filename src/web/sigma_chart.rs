@@ -4,11 +4,9 @@
 //! needs σ growing like T, strong composition like √T, the moments accountant far less.
 
 use super::chart_frame::{
-    builder, draw_header, frame, keyed, labeller, message, plot_rect, record, Fonts, Header,
+    builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, Fonts, Header,
 };
-use super::chart_kit::{
-    colour, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY, GRID,
-};
+use super::chart_kit::{colour, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY};
 use super::{from_js, js_err};
 use crate::charts::{layout, text_width, AxisSpec, Format, Scale};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
@@ -95,19 +93,7 @@ pub fn draw_sigma_chart(
             keyed((lo..hi).log_scale(), &lay.y, lo, hi, Scale::Log),
         )
         .map_err(js_err)?;
-    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .x_desc(&lay.titles[0])
-        .y_desc(&lay.titles[1])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .light_line_style(GRID)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)?;
+    draw_mesh(&mut chart, &lay, &lay.x, &lay.y, &fonts, &frame)?;
     let mut labels = Vec::new();
     for a in AccountantName::ALL {
         let color = colour(a);
