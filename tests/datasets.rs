@@ -5,7 +5,7 @@
 mod common;
 
 use dpsgd_lab::config::{Mode, ModelKind, RunConfig};
-use dpsgd_lab::data::builtin::{builtin_files, load_builtin, BUILTIN};
+use dpsgd_lab::data::builtin::BUILTIN;
 use dpsgd_lab::data::csv::parse_csv;
 use dpsgd_lab::model::Model;
 use dpsgd_lab::train::Trainer;
@@ -13,12 +13,7 @@ use rand::SeedableRng;
 use std::sync::Arc;
 
 fn load(name: &str, seed: u64) -> Arc<dpsgd_lab::data::Dataset> {
-    let files: Vec<Vec<u8>> = builtin_files(name)
-        .iter()
-        .map(|f| std::fs::read(common::repo_path(&format!("www/data/{f}"))).unwrap())
-        .collect();
-    let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
-    Arc::new(load_builtin(name, &files, seed, 0.1).unwrap())
+    common::builtin(name, seed)
 }
 
 fn final_test_acc(cfg: RunConfig, data: Arc<dpsgd_lab::data::Dataset>) -> f64 {

@@ -138,6 +138,9 @@ function markStale(config) {
 // The last audit's results ([{threat, eps_lower, …}], Rust's), if it audited `config`.
 export const auditOf = (config) => (lastResults && JSON.stringify(config) === lastConfig ? lastResults : null);
 
+// The last audit's results, whatever settings it audited (labTest.lastAudit).
+export const lastAudit = () => lastResults;
+
 // Draws the last audit's charts (also after a resize).
 export function draw() {
   if (!lastResults) return;

@@ -5,7 +5,7 @@
 // settings. Nothing here computes a privacy quantity: ε is only looked up and formatted.
 
 /**
- * @typedef {{realistic: number, worst: number}} AuditFacts
+ * @typedef {{realistic: number, worst: number, region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
@@ -30,6 +30,7 @@ export function factsOf(s) {
   const end = s.preview.at(-1);
   for (const name of ['naive', 'strong', 'moments', 'rdp']) whole[name] = finite(end?.[name]);
   whole.pld = finite(s.pld?.at(-1));
+  const realistic = s.audit?.find((r) => r.threat === 'realistic');
   const threat = (t) => s.audit?.find((r) => r.threat === t)?.eps_lower;
   return {
     done: s.done,
@@ -46,7 +47,7 @@ export function factsOf(s) {
     eps_: last ? (last.epsilon.moments === 'inf' ? Infinity : last.epsilon.moments) : undefined,
     whole,
     cost: finite(s.cost),
-    audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case') } : undefined,
+    audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case'), region: realistic?.region } : undefined,
     auditRuns: s.auditRuns,
     prev: s.prev ?? { whole: {} },
   };
@@ -89,6 +90,17 @@ export function fillers(fmtEps) {
     strongOverMoments: (f) => when(f.whole.strong !== undefined && f.whole.moments ? f.whole.strong / f.whole.moments : undefined, times),
     'audit.realistic': (f) => when(f.audit?.realistic, (v) => v.toFixed(2)),
     'audit.worst': (f) => when(f.audit?.worst, (v) => v.toFixed(2)),
+    // What the realistic attack's ROC does against the region, by Rust's region check (the
+    // test that draws the shaded band): where it rises above, as false-positive rates.
+    'audit.region': (f) => {
+      const r = f.audit?.region;
+      if (!r || r.verdict === 'outside') return undefined;
+      if (r.verdict === 'inside' || !r.above_at) return 'Its ROC curve (blue) stays inside the grey privacy region.';
+      const [a, b] = r.above_at;
+      const at = b - a < 0.005 ? `rate ${a.toFixed(2)}` : `rates ${a.toFixed(2)}–${b.toFixed(2)}`;
+      const runs = f.auditRuns === undefined ? '' : ` with ${f.auditRuns} runs`;
+      return `Its ROC curve (blue) pokes above the grey region at false-positive ${at}, but its shaded 95% band still reaches into it: no more than chance allows${runs}.`;
+    },
   }));
 }
 

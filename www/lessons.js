@@ -228,6 +228,13 @@ export const LESSONS = new Map(Object.entries({
         say: [
           'σ = {sigma}: the accountant now promises ε = {eps}. Audit again.',
           {
+            // Rust's region check: the same test that draws the shaded 95% band.
+            when: (f) => (f.audit?.region ? f.audit.region.verdict !== 'outside' : undefined),
+            yes: '{audit.region}',
+            no: 'Its ROC curve (blue) leaves the grey privacy region beyond its shaded 95% band: a 1-in-20 fluke, or a bug.',
+            wait: '',
+          },
+          {
             when: (f) => (f.audit && known(f.eps_) ? f.audit.realistic < f.eps_ : undefined),
             yes: 'The same attack proves only ε ≥ {audit.realistic}: below the promise, as it must be.',
             no: 'The attack proves ε ≥ {audit.realistic}, above the promised {eps}: the accounting would be wrong.',

@@ -5,6 +5,7 @@
 // `training()` is the current training worker (a KeptWorker).
 import { chart_layout } from './pkg/dpsgd_lab.js';
 import { lessonState } from './lesson-player.js';
+import { lastAudit } from './audit.js';
 
 export function installTestHooks({ training, accounting, reports, fixAuditSeed, privacyCostPoints }) {
   let defaults = null; // the page's own silences, read when a test first shortens them
@@ -23,6 +24,8 @@ export function installTestHooks({ training, accounting, reports, fixAuditSeed, 
     },
     reports: () => JSON.parse(JSON.stringify(reports())),
     fixAuditSeed,
+    // The last audit's results as drawn (Rust's AuditResult per threat), or null.
+    lastAudit: () => JSON.parse(JSON.stringify(lastAudit())),
     // The chart last drawn on canvas `id`: {plot: {x, y, w, h}, fonts: {title, tick, legend}}
     // in canvas pixels (divide by canvas.width / clientWidth for CSS px), or null.
     chartLayout: (id) => chart_layout(id),

@@ -1,12 +1,14 @@
 //! The audit's canaries and the attack's scores, one per threat model.
 //!
 //! - Worst case (Jagielski et al. 2020; Nasr et al. 2021, "Adversary Instantiation"): Dirac
-//!   gradient canaries (`crate::train::DiracCanaries`), and an adversary who sees every
-//!   update. It reads the noisy sum along the canary's coordinate from each step's change of
-//!   the model, x_t = (θ_t − θ_{t+1})/(η_t/L)/C, and scores the run with the exact
-//!   log-likelihood ratio of the subsampled Gaussian, Σ_t ln(1 − q + q·e^{(2μx_t − μ²)/(2σ²)})
-//!   (μ = 1: the canary's clipped contribution in units of C). By Neyman–Pearson no test of
-//!   these observations does better, so its ROC is the mechanism's trade-off curve.
+//!   gradient canaries (`crate::train::DiracCanaries`: one coordinate per clipping group), and
+//!   an adversary who sees every update. It reads the noisy sum along each of the canary's k
+//!   coordinates from each step's change, x_{t,l} = Δθ_l/(η_t/L)/C_l, and scores the run with
+//!   the exact log-likelihood ratio of the subsampled Gaussian,
+//!   Σ_t ln(1 − q + q·e^{(2μ Σ_l x_{t,l} − kμ²)/(2σ²)}) (μ = 1: the canary's clipped
+//!   contribution in units of C_l). By Neyman–Pearson no test of these observations does
+//!   better, so its ROC is the mechanism's trade-off curve (with adaptive clipping the noisy
+//!   count is left unscored, and said so: `AuditResult::gaps`).
 //! - Realistic: an input-space canary — an out-of-distribution point with an unlikely label —
 //!   and an adversary who sees only the final model; the score is the log-probability the
 //!   model gives the canary's label (a low loss says "it was trained on").
@@ -14,7 +16,7 @@
 use crate::config::RunConfig;
 use crate::data::pca::Projection;
 use crate::data::{Dataset, Split};
-use crate::model::{Mlp, Model};
+use crate::model::Mlp;
 use crate::privacy::accountant::special::log_add;
 use crate::train::{Trainer, CANARY_NORM};
 use crate::Real;
@@ -129,10 +131,13 @@ impl InputCanaries {
 }
 
 /// Runs `trainer` to the end while an adversary who sees every update scores each Dirac
-/// canary by the log-likelihood ratio of "it was in" against "it was not" (the exact
-/// subsampled-Gaussian ratio; without noise, the sum of the observations).
+/// canary by the log-likelihood ratio of "it was in" against "it was not": the exact
+/// subsampled-Gaussian ratio over the canary's k coordinates (one per clipping group), each
+/// read as x_l = Δθ_l/(η_t/L)/C_l, a shift of μ under noise σ (without noise, the sum of the
+/// observations). With adaptive clipping the lot's noisy count also moves with the canary; its
+/// other members are unknown to the adversary, so it is not scored (`AuditResult::gaps`).
 pub fn dirac_scores(trainer: &mut Trainer, cfg: &RunConfig) -> Vec<f64> {
-    let coords = trainer.canary_coordinates().to_vec();
+    let m = trainer.canary_count();
     let q = trainer.sampling_rate();
     let mu = if cfg.mode.clips() { 1.0 } else { CANARY_NORM };
     let sigma = if cfg.mode.adds_noise() {
@@ -141,24 +146,29 @@ pub fn dirac_scores(trainer: &mut Trainer, cfg: &RunConfig) -> Vec<f64> {
         0.0
     };
     let log_keep = (-q).ln_1p();
-    let mut scores = vec![0.0; coords.len()];
-    let mut before = vec![0.0 as Real; coords.len()];
+    let mut scores = vec![0.0; m];
+    let mut before: Vec<Vec<Real>> = vec![Vec::new(); m];
+    let mut after = Vec::new();
     loop {
-        for (b, &j) in before.iter_mut().zip(&coords) {
-            *b = trainer.model().params()[j];
+        for (i, b) in before.iter_mut().enumerate() {
+            trainer.canary_readings(i, b);
         }
         // The update is θ ← θ − (η/L)·g̃, in the trainer's own precision.
         let scale = (trainer.current_lr() / cfg.lot_size as f64) as Real;
-        let clip = trainer.first_layer_clip();
+        let clips = trainer.clip_bounds().to_vec();
         if !trainer.step_unreported() {
             break;
         }
-        for ((s, &b), &j) in scores.iter_mut().zip(&before).zip(&coords) {
-            let x = ((b - trainer.model().params()[j]) / scale) as f64 / clip;
+        for (i, (s, b)) in scores.iter_mut().zip(&before).enumerate() {
+            trainer.canary_readings(i, &mut after);
+            let (mut sum_x, k) = (0.0, b.len() as f64);
+            for ((&b, &a), &c) in b.iter().zip(&after).zip(&clips) {
+                sum_x += ((b - a) / scale) as f64 / c;
+            }
             *s += if sigma == 0.0 {
-                x
+                sum_x
             } else {
-                let t = (2.0 * mu * x - mu * mu) / (2.0 * sigma * sigma);
+                let t = (2.0 * mu * sum_x - k * mu * mu) / (2.0 * sigma * sigma);
                 if q >= 1.0 {
                     t
                 } else {

@@ -13,6 +13,7 @@
 //! page spreads them over workers: [`AuditPlan::run`] does one, [`summarize`] combines them.
 
 pub mod canary;
+pub mod region;
 mod result;
 pub mod stats;
 pub mod tradeoff;
@@ -61,12 +62,22 @@ pub struct AuditSpec {
     pub fault: Fault,
 }
 
-/// What one of the audit's runs gives: a score per canary and whether that canary was in.
+/// What one of the audit's runs gives: a score per canary and whether that canary was in,
+/// and the mechanism it trained (read from the trainer once it is done).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunScores {
     pub index: usize,
     pub member: Vec<bool>,
     pub scores: Vec<f64>,
+    pub trained: Mechanics,
+}
+
+/// The two numbers of the mechanism an audit run trains and the curve assumes: the sampling
+/// rate q and the number of steps.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Mechanics {
+    pub q: f64,
+    pub steps: u64,
 }
 
 /// An audit ready to run: the run audited, its data with and without the canary, and the
@@ -101,6 +112,14 @@ pub fn worker_bytes(facts: &DataFacts, one_run_canaries: usize) -> f64 {
 
 fn audit_error(field: &'static str, message: String) -> ConfigError {
     ConfigError { field, message }
+}
+
+/// What a finished audit run trained: its own sampling rate and the steps it took.
+fn trained(t: &Trainer) -> Mechanics {
+    Mechanics {
+        q: t.sampling_rate(),
+        steps: t.steps_taken(),
+    }
 }
 
 /// The seed of run `index` (SplitMix64 of the audit's seed and the index: independent
@@ -177,6 +196,14 @@ impl AuditPlan {
         })
     }
 
+    /// The mechanism the curve and ε_upper analyse: the run's q and its steps.
+    pub fn planned(&self) -> Mechanics {
+        Mechanics {
+            q: self.mechanism.step.q,
+            steps: self.steps,
+        }
+    }
+
     /// Runs in all: 2R for the multi-run audit, and one more for the one-run audit.
     pub fn total_runs(&self) -> usize {
         2 * self.spec.runs + (self.spec.canaries > 0) as usize
@@ -201,7 +228,7 @@ impl AuditPlan {
         } else {
             self.one_run_members.clone()
         };
-        let scores = match self.spec.threat {
+        let (scores, trained) = match self.spec.threat {
             Threat::WorstCase => {
                 let canaries = DiracCanaries::new(member.clone(), self.spec.fault);
                 let mut t = Trainer::for_audit(
@@ -211,7 +238,8 @@ impl AuditPlan {
                     None,
                     self.steps,
                 )?;
-                dirac_scores(&mut t, &cfg)
+                let scores = dirac_scores(&mut t, &cfg);
+                (scores, trained(&t))
             }
             Threat::Realistic => {
                 // The canaries that are in join the training rows, read after the data's own
@@ -230,13 +258,14 @@ impl AuditPlan {
                     self.steps,
                 )?;
                 train_to_end(&mut t);
-                canaries.scores(t.model(), t.projection())
+                (canaries.scores(t.model(), t.projection()), trained(&t))
             }
         };
         Ok(RunScores {
             index,
             member,
             scores,
+            trained,
         })
     }
 

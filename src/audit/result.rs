@@ -2,11 +2,14 @@
 //! lower bounds on ε (multi-run and one-run) against every accountant's ε, and one sentence
 //! that says what was shown.
 
+use super::region::{
+    check, what_runs_can_show, RegionCheck, Verdict, WhatRunsCanShow, MOST_RUNS_TRIED,
+};
 use super::stats::{
     clopper_pearson, epsilon_lower, one_run_epsilon, roc_counts, LogFactorials, LowerBound,
 };
 use super::tradeoff::TradeOff;
-use super::{AuditPlan, RunScores, Threat};
+use super::{AuditPlan, Mechanics, RunScores, Threat};
 use crate::config::fmt_num;
 use crate::privacy::accountant::{
     compose, Accountant, AccountantName, EpsilonReport, PerAccountant,
@@ -42,6 +45,14 @@ pub struct AuditResult {
     /// Runs with the canary, and as many without.
     pub runs: usize,
     pub steps: u64,
+    /// The mechanism the curve and ε_upper analyse, and the one the runs trained (read from
+    /// each run's trainer; the first that differs from `planned` if any does): equal in a
+    /// sound audit, since the two worlds must differ by the canary alone.
+    pub planned: Mechanics,
+    pub trained: Mechanics,
+    /// What of the run audited the attack does not reach (it may then fall short of the curve
+    /// by that much; it can never pass it).
+    pub gaps: Vec<String>,
     pub delta: f64,
     /// ε_lower at 95% from the multi-run attack, and how it was found.
     pub eps_lower: f64,
@@ -49,9 +60,12 @@ pub struct AuditResult {
     /// ε of every accountant that bounds the run audited (PLD's is the tightest; naive and
     /// strong composition only in the exact per-step convention, the others are no bounds).
     pub eps_upper: BTreeMap<&'static str, f64>,
-    /// The attack's ROC as [fpr, tpr], and the 95% interval of each TPR as [fpr, lo, hi].
+    /// The attack's ROC as [fpr, tpr], and whether it stays in the privacy region by the 95%
+    /// simultaneous band drawn around it (`region`).
     pub roc: Vec<[f64; 2]>,
-    pub roc_band: Vec<[f64; 3]>,
+    pub region: RegionCheck,
+    /// When ε_lower is 0: what these runs could show at most, and what it would take.
+    pub could_show: Option<WhatRunsCanShow>,
     /// The privacy region's edge for the direction tested (canary in vs out), and the
     /// symmetric one ε is reported from, as [fpr, tpr].
     pub theory: Vec<[f64; 2]>,
@@ -125,13 +139,6 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         .iter()
         .map(|c| [c.fp as f64 / n_out as f64, c.tp as f64 / n_in as f64])
         .collect();
-    let roc_band = kept
-        .iter()
-        .map(|c| {
-            let (lo, hi) = clopper_pearson(&lf, c.tp, n_in, TAIL);
-            [c.fp as f64 / n_out as f64, lo, hi]
-        })
-        .collect();
     let parts = plan.mechanism.after_steps(plan.steps);
     let mut region = TradeOff::of(&parts);
     let (theory, theory_symmetric) = region.curves(CURVE_POINTS);
@@ -156,6 +163,9 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         theory_at.insert(key(f), region.tpr(f));
     }
     let lower_bound = epsilon_lower(&scores_in, &scores_out, delta);
+    let mut region_check = check(&region, &counts, &kept, n_in, n_out, &lower_bound);
+    let could_show =
+        (lower_bound.epsilon == 0.0).then(|| what_runs_can_show(&region, plan.spec.runs, delta));
     // The analytic accountants here; PLD's ε from the composition the region came from.
     let amp = plan.cfg.amplification;
     let report: EpsilonReport = PerAccountant::try_from_fn(|a| match a {
@@ -177,17 +187,56 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         .find(|r| r.index == multi && plan.spec.canaries > 0)
         .map(|r| one_run(&r.scores, &r.member, delta));
     let pld = report.pld;
-    let summary = sentence(plan.spec.threat, lower_bound.epsilon, pld, plan.spec.runs);
+    if lower_bound.epsilon > pld && region_check.verdict != Verdict::Outside {
+        // Its box is above the (ε, δ) line the PLD's ε draws, so above the region: say so.
+        let fpr_hi = region_check.evidence[1];
+        region_check.verdict = Verdict::Outside;
+        region_check.outside_at = Some([fpr_hi, fpr_hi]);
+    }
+    let planned = plan.planned();
+    let trained = runs
+        .iter()
+        .map(|r| r.trained)
+        .find(|t| *t != planned)
+        .unwrap_or_else(|| runs.first().map_or(planned, |r| r.trained));
+    let mut summary = sentence(
+        plan.spec.threat,
+        lower_bound.epsilon,
+        pld,
+        plan.spec.runs,
+        &region_check,
+        could_show.as_ref(),
+    );
+    let gaps = gaps(plan);
+    if !gaps.is_empty() {
+        summary = format!(
+            "{summary} What this attack does not reach: {}.",
+            gaps.join("; ")
+        );
+    }
+    if trained != planned {
+        summary = format!(
+            "The runs trained another mechanism (q = {}, {} steps) than the one analysed (q = {}, {} steps), so this audit shows nothing about it. {summary}",
+            fmt_num(trained.q),
+            trained.steps,
+            fmt_num(planned.q),
+            planned.steps
+        );
+    }
     AuditResult {
         threat: plan.spec.threat,
         runs: plan.spec.runs,
         steps: plan.steps,
+        planned,
+        trained,
+        gaps,
         delta,
         eps_lower: lower_bound.epsilon,
         lower_bound,
         eps_upper,
         roc,
-        roc_band,
+        region: region_check,
+        could_show,
         theory,
         theory_symmetric,
         tpr_at_fpr: tpr_at,
@@ -203,8 +252,38 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
     }
 }
 
-/// One sentence for the page and the CLI: what the attack proved, against what was promised.
-fn sentence(threat: Threat, lower: f64, upper: f64, runs: usize) -> String {
+/// What the attack cannot see of the run audited, in words (none for flat or per-layer
+/// clipping without DP-PCA, where the worst case's ROC is the mechanism's curve).
+fn gaps(plan: &AuditPlan) -> Vec<String> {
+    let mut gaps = Vec::new();
+    if plan.spec.threat == Threat::WorstCase && plan.cfg.adaptive_clipping() {
+        gaps.push(
+            "adaptive clipping: the gradient canary counts in each lot's noisy unclipped count, \
+             but the attack does not score that count (its other members are unknown to the \
+             adversary), so it may fall a little short of the curve"
+                .into(),
+        );
+    }
+    if plan.spec.threat == Threat::WorstCase && plan.cfg.pca.is_some() {
+        gaps.push(
+            "DP-PCA: a gradient canary is no row of the data, so it takes no part in the \
+             projection; the curve counts PCA's release too, so the attack falls short of it"
+                .into(),
+        );
+    }
+    gaps
+}
+
+/// One sentence for the page and the CLI: what the attack proved, against what was promised,
+/// and what the picture shows of the region (`region::check`: the same test that draws it).
+fn sentence(
+    threat: Threat,
+    lower: f64,
+    upper: f64,
+    runs: usize,
+    region: &RegionCheck,
+    could_show: Option<&WhatRunsCanShow>,
+) -> String {
     let who = match threat {
         Threat::WorstCase => "An adversary who planted a gradient canary and saw every step",
         Threat::Realistic => "An attacker who saw only the final model and the canary's loss",
@@ -222,15 +301,56 @@ fn sentence(threat: Threat, lower: f64, upper: f64, runs: usize) -> String {
         fmt_num((lower * 100.0).floor() / 100.0),
         runs / 2
     );
-    if lower > upper {
+    let fprs = |at: Option<[f64; 2]>| {
+        at.map_or(String::new(), |[a, b]| {
+            if (b - a).abs() < 0.005 {
+                format!(
+                    " at false-positive rate {}",
+                    fmt_num((a * 100.0).round() / 100.0)
+                )
+            } else {
+                format!(
+                    " at false-positive rates {}–{}",
+                    fmt_num((a * 100.0).round() / 100.0),
+                    fmt_num((b * 100.0).round() / 100.0)
+                )
+            }
+        })
+    };
+    let zero = could_show.map_or(String::new(), |c| {
+        let needed = match c.runs_needed {
+            Some(r) if r <= runs as u64 => format!(
+                "an attack as strong as the accountant allows would, on average, prove ε > 0 with {runs} runs a side: this one fell short"
+            ),
+            Some(r) => format!(
+                "an attack as strong as the accountant allows would need about {r} runs a side to prove ε > 0"
+            ),
+            None => format!(
+                "even an attack as strong as the accountant allows would need more than {MOST_RUNS_TRIED} runs a side to prove ε > 0"
+            ),
+        };
         format!(
-            "{proved}. The attack beat the bound: a 1-in-20 fluke of the confidence level, or a bug in clipping, sampling, noise or accounting."
+            " ε ≥ 0 proves nothing: {runs} runs a side could prove at most ε ≈ {} even if every run were told apart, and {needed}.",
+            fmt_num((c.most_provable * 100.0).floor() / 100.0)
         )
-    } else if upper.is_finite() && lower > 0.5 * upper {
-        format!("{proved}: the bound is nearly reached, so ε is not loose for this adversary.")
-    } else if upper.is_finite() {
-        format!("{proved}: the attack stays inside the privacy region, as it must.")
-    } else {
-        format!("{proved}.")
+    });
+    if !upper.is_finite() {
+        return format!("{proved}.{zero}");
+    }
+    match region.verdict {
+        Verdict::Outside => format!(
+            "{proved}. The attack beat the bound: its ROC is above the privacy region beyond its 95% band{} — a 1-in-20 fluke of the confidence level, or a bug in clipping, sampling, noise or accounting.",
+            fprs(region.outside_at)
+        ),
+        Verdict::WithinChance => format!(
+            "{proved}. Its measured ROC rises above the privacy region{}, but no more than chance allows with {runs} runs: its 95% band still reaches into the region everywhere.{zero}",
+            fprs(region.above_at)
+        ),
+        Verdict::Inside if lower > 0.5 * upper => format!(
+            "{proved}: the bound is nearly reached, so ε is not loose for this adversary, and the ROC stays inside the privacy region."
+        ),
+        Verdict::Inside => format!(
+            "{proved}: the attack's ROC stays inside the privacy region, as it must.{zero}"
+        ),
     }
 }

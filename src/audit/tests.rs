@@ -91,3 +91,66 @@ fn an_audit_workers_memory_estimate_covers_the_measurements() {
         );
     }
 }
+
+/// The region check decides by the band it draws: a ROC under the edge is inside; one above it
+/// by less than the band's half-widths is within chance; one whose 95% box lies wholly above
+/// the edge is outside.
+#[test]
+fn the_region_check_decides_by_the_band_it_draws() {
+    use super::region::{check, dkw_width, Verdict};
+    use super::tradeoff::TradeOff;
+    use crate::privacy::accountant::SampledGaussian;
+    // One Gaussian release, μ = 1: TPR(0.1) ≈ 0.389.
+    let region = TradeOff::of(&[SampledGaussian {
+        q: 1.0,
+        sigma: 1.0,
+        steps: 1,
+    }]);
+    let n = 400;
+    let e = dkw_width(n, 0.025);
+    assert!((e - (80f64.ln() / 800.0).sqrt()).abs() < 1e-12);
+    let edge = region.tpr(0.1);
+    assert!((0.38..0.40).contains(&edge), "{edge}");
+    let roc = |tpr_at_01: f64| {
+        vec![
+            Counts { tp: 0, fp: 0 },
+            Counts {
+                tp: (tpr_at_01 * n as f64) as usize,
+                fp: n / 10,
+            },
+            Counts { tp: n, fp: n },
+        ]
+    };
+    let none = LowerBound {
+        epsilon: 0.0,
+        tp: 0,
+        fp: 100,
+        n_in: 200,
+        n_out: 200,
+        complement: false,
+        threshold: 0.0,
+    };
+    let verdict = |tpr: f64| {
+        let c = roc(tpr);
+        check(&region, &c, &c, n, n, &none)
+    };
+    assert_eq!(verdict(edge - 0.05).verdict, Verdict::Inside);
+    let near = verdict(edge + 0.03);
+    assert_eq!(near.verdict, Verdict::WithinChance);
+    assert_eq!(near.above_at, Some([0.1, 0.1]));
+    // Its lower-right corner (0.1 + e, TPR − e) above the edge there: outside.
+    let far = verdict(region.tpr(0.1 + e) + e + 0.02);
+    assert_eq!(far.verdict, Verdict::Outside);
+    assert_eq!(far.outside_at, Some([0.1 + e, 0.1 + e]));
+    // The ε_lower threshold's box alone, wholly above the edge, is outside too.
+    let strong = LowerBound {
+        tp: 200,
+        fp: 0,
+        ..none
+    };
+    let c = roc(edge - 0.05);
+    assert_eq!(
+        check(&region, &c, &c, n, n, &strong).verdict,
+        Verdict::Outside
+    );
+}

@@ -2,17 +2,25 @@
 //! canaries (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini, Terzis 2023, "Tight
 //! Auditing of Differentially Private Machine Learning"; Jagielski et al. 2020).
 //!
-//! Each canary is one more member of the population whose per-example gradient is G·e_j: a
-//! single coordinate j, a weight of an all-zero input feature that no training example
-//! touches (every row the model reads ends with zero columns for them, `train::Rows`, which
-//! are not stored). A canary that is in the data set
-//! joins each lot by the same Poisson draw with rate q as every example; its gradient goes
-//! through the real sanitizer (`clip_weights`, the mode's clipping) into the lot's sum before
-//! the real noise is added, so coordinate j of the update is exactly the subsampled Gaussian
-//! mechanism the accountants analyse. Nothing here is a second copy of DP-SGD.
+//! Each canary is one more member of the population whose per-example gradient has one
+//! coordinate in each clipping group: with flat clipping a single coordinate j of norm G, a
+//! weight of an all-zero input feature that no training example touches (every row the model
+//! reads ends with zero columns for them, `train::Rows`, which are not stored); with per-layer
+//! clipping one such weight in layer 0 and one coordinate in each later layer l, of norm
+//! G_l = G·C_l/C_0, which no weight of the model carries (the canary's own, `deeper`: the
+//! data's gradients are zero there as on the zero features' weights). A canary that is in the
+//! data set joins each lot by the same Poisson draw with rate q as every example; its gradient
+//! goes through the real sanitizer (`clip_weights`, the mode's clipping, per layer when the
+//! run clips per layer) into the lot's sum before the real noise is added (σ·C_l on layer l's
+//! coordinates), and with adaptive clipping it counts in the lot's noisy unclipped count as
+//! any member does. So its coordinates of the update are exactly the subsampled Gaussian
+//! mechanism the accountants analyse: a shift of C_l in each of k groups under noise σ·C_l,
+//! the whitened shift √k/σ they charge. Nothing here is a second copy of DP-SGD.
 
 use super::Trainer;
-use crate::privacy::sanitizer::clip_weights;
+use crate::config::Clipping;
+use crate::model::Model;
+use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights};
 use crate::Real;
 use ndarray::Array2;
 use rand::Rng;
@@ -34,8 +42,14 @@ pub enum Fault {
 pub struct DiracCanaries {
     /// Whether canary i is a member of the training set.
     pub present: Vec<bool>,
-    /// The parameter coordinate canary i's gradient lies along (set by the trainer).
+    /// The layer-0 parameter coordinate canary i's gradient lies along (set by the trainer).
     pub coordinates: Vec<usize>,
+    /// Clipping groups each canary has a coordinate in: 1 (flat), or the model's layers.
+    groups: usize,
+    /// The canaries' own coordinates in groups 1.. (canary i, group g at i·(groups−1) + g−1),
+    /// updated as the model's weights are, and this lot's noisy sum along them.
+    deeper: Vec<Real>,
+    deeper_sum: Vec<Real>,
     pub fault: Fault,
 }
 
@@ -44,8 +58,8 @@ impl DiracCanaries {
     pub fn new(present: Vec<bool>, fault: Fault) -> DiracCanaries {
         DiracCanaries {
             present,
-            coordinates: Vec::new(),
             fault,
+            ..DiracCanaries::default()
         }
     }
 
@@ -58,12 +72,20 @@ impl DiracCanaries {
 
 impl Trainer {
     /// Places the canaries on the first-layer weights of the appended zero features
-    /// (`first_zero` is the first of them): weight (j, k) is coordinate j·outputs + k.
+    /// (`first_zero` is the first of them): weight (j, k) is coordinate j·outputs + k; with
+    /// per-layer clipping each also gets a coordinate of its own in every later layer.
     pub(super) fn place_canaries(&mut self, first_zero: usize, outputs: usize) {
+        let groups = match self.cfg.clipping {
+            Clipping::Flat => 1,
+            Clipping::PerLayer => self.layer_ranges.len().max(1),
+        };
         if let Some(c) = self.canaries.as_mut() {
             c.coordinates = (0..c.present.len())
                 .map(|i| (first_zero + i / outputs) * outputs + i % outputs)
                 .collect();
+            c.groups = groups;
+            c.deeper = vec![0.0; c.present.len() * (groups - 1)];
+            c.deeper_sum = c.deeper.clone();
         }
     }
 
@@ -80,43 +102,87 @@ impl Trainer {
         }
     }
 
-    /// Adds the lot's canaries' gradients, clipped by the real sanitizer (as the mode says),
-    /// to the lot's sum (they count in no statistic of the run).
-    pub(super) fn add_canary_gradients(&mut self, clip: bool) {
-        let Some(c) = self.canaries.as_ref() else {
-            return;
+    /// Adds the lot's canaries' gradients, clipped by the real sanitizer (as the mode says, per
+    /// layer when the run clips per layer), to the lot's sum: layer 0's to the model's
+    /// coordinates, the later layers' to the canaries' own. They count in no statistic of the
+    /// run; returns how many were in the lot and how many of those were unclipped, for the
+    /// lot's noisy count (adaptive clipping), where a canary counts as any member does.
+    pub(super) fn add_canary_gradients(&mut self, clip: bool) -> (usize, usize) {
+        let Some(c) = self.canaries.as_mut() else {
+            return (0, 0);
         };
+        c.deeper_sum.fill(0.0);
         let m = self.canaries_in_lot.len();
         if m == 0 {
-            return;
+            return (0, 0);
         }
-        let layers = self.layer_ranges.len();
-        let raw = (CANARY_NORM * self.clip_bounds[0]) as Real;
-        // Every canary's gradient lies in the first layer: norms (m × layers), totals = G.
-        let mut norms = Array2::<Real>::zeros((m, layers));
-        norms.column_mut(0).fill(raw);
-        let totals = vec![raw; m];
-        let mut weights = Array2::zeros((m, layers));
-        if clip && c.fault != Fault::CanaryUnclipped {
-            clip_weights(norms.view(), &totals, &self.clip_bounds, &mut weights);
-        } else {
+        let groups = c.groups;
+        // Raw norm G_l = CANARY_NORM·C_l in every group, one coordinate each.
+        let raw: Vec<Real> = self.clip_bounds[..groups]
+            .iter()
+            .map(|&b| (CANARY_NORM * b) as Real)
+            .collect();
+        let total = raw.iter().map(|r| r * r).sum::<Real>().sqrt();
+        let norms = Array2::from_shape_fn((m, groups), |(_, g)| raw[g]);
+        let mut weights = Array2::zeros((m, groups));
+        let clipped = clip_weights(
+            norms.view(),
+            &vec![total; m],
+            &self.clip_bounds,
+            &mut weights,
+        );
+        if !clip || c.fault == Fault::CanaryUnclipped {
             weights.fill(1.0);
         }
         for (r, &i) in self.canaries_in_lot.iter().enumerate() {
-            self.grad[c.coordinates[i]] += weights[[r, 0]] * raw;
+            self.grad[c.coordinates[i]] += weights[[r, 0]] * raw[0];
+            for g in 1..groups {
+                c.deeper_sum[i * (groups - 1) + g - 1] += weights[[r, g]] * raw[g];
+            }
+        }
+        let unclipped = if clip { m - clipped } else { m };
+        (m, unclipped)
+    }
+
+    /// The lot's noise on the canaries' own coordinates (σ·C_l, as on layer l's weights, from
+    /// the run's stream) and their step θ ← θ − scale·g̃, as the model's weights take theirs.
+    pub(super) fn step_canaries_own_coordinates(&mut self, noisy: bool, scale: Real) {
+        let Some(c) = self.canaries.as_mut() else {
+            return;
+        };
+        let groups = c.groups;
+        if groups < 2 {
+            return;
+        }
+        if noisy {
+            // Group by group over the canaries (g outer), each coordinate its own draw.
+            for g in 1..groups {
+                let std = self.cfg.sigma * self.clip_bounds[g];
+                for i in 0..c.present.len() {
+                    let at = i * (groups - 1) + g - 1;
+                    add_gaussian_noise(&mut c.deeper_sum[at..at + 1], std, &mut self.rng);
+                }
+            }
+        }
+        for (p, g) in c.deeper.iter_mut().zip(&c.deeper_sum) {
+            *p -= scale * g;
         }
     }
 
-    /// The parameter coordinates of the canaries (empty without them).
-    pub fn canary_coordinates(&self) -> &[usize] {
-        self.canaries
-            .as_ref()
-            .map_or(&[][..], |c| c.coordinates.as_slice())
+    /// What an adversary who sees every update reads of canary i: its coordinate in each
+    /// clipping group (layer 0's model weight, then its own in the later layers).
+    pub fn canary_readings(&self, i: usize, out: &mut Vec<Real>) {
+        out.clear();
+        if let Some(c) = self.canaries.as_ref() {
+            out.push(self.model.params()[c.coordinates[i]]);
+            let k = c.groups - 1;
+            out.extend_from_slice(&c.deeper[i * k..(i + 1) * k]);
+        }
     }
 
-    /// The clipping norm of the first layer in force for the next step (the canaries' C).
-    pub fn first_layer_clip(&self) -> f64 {
-        self.clip_bounds[0]
+    /// How many Dirac canaries the run has.
+    pub fn canary_count(&self) -> usize {
+        self.canaries.as_ref().map_or(0, |c| c.present.len())
     }
 
     /// The learning rate the next step will use.

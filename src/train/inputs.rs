@@ -95,7 +95,10 @@ impl<'a> From<&'a Split> for Rows<'a> {
 
 /// A run's checked inputs: the data it trains on (projected when PCA is on), the member
 /// canaries read after its training rows (projected too), the projection, and the data's
-/// facts with N counting the members.
+/// facts — with the data's own N, not counting the members: the mechanism (q = L/N and the
+/// steps of an epoch) is the run audited, and each member canary joins a lot with that same q,
+/// so the worlds with and without a canary differ by its row alone (Steinke, Nasr & Jagielski
+/// 2023, Theorem 3.1 assumes exactly this).
 pub(super) struct Inputs {
     pub data: Arc<Dataset>,
     pub appended: Option<Split>,
@@ -136,10 +139,7 @@ impl Inputs {
                 ),
             });
         }
-        let facts = DataFacts {
-            n_train: n,
-            ..data.facts()
-        };
+        let facts = data.facts();
         let (data, projection) = match cfg.pca {
             None => (data, None),
             Some(k) if k > data.n_features() => {

@@ -235,6 +235,11 @@ impl Trainer {
         self.q
     }
 
+    /// The training steps taken so far.
+    pub fn steps_taken(&self) -> u64 {
+        self.steps
+    }
+
     pub fn steps_per_epoch(&self) -> u64 {
         self.steps_per_epoch
     }

@@ -196,7 +196,7 @@ impl Trainer {
                     .record_norms(&part.norms, &mut self.lot_norms, &mut self.sample_rng);
             }
         }
-        self.add_canary_gradients(mode.clips());
+        let (canaries, canaries_unclipped) = self.add_canary_gradients(mode.clips());
         let signal = sum_of_squares(&self.grad).sqrt();
         let noise = if mode.adds_noise() {
             self.add_noise()
@@ -207,7 +207,8 @@ impl Trainer {
         for (p, g) in self.model.params_mut().iter_mut().zip(&self.grad) {
             *p -= scale * g;
         }
-        self.release_clipped_count(unclipped, examples);
+        self.step_canaries_own_coordinates(mode.adds_noise(), scale);
+        self.release_clipped_count(unclipped + canaries_unclipped, examples + canaries);
         self.steps += 1;
         self.examples_seen += examples as u64;
         self.stats.record_lot(signal, noise, self.steps_per_epoch);

@@ -79,7 +79,7 @@ impl AuditSession {
 struct Drawn {
     threat: Threat,
     roc: Vec<[f64; 2]>,
-    roc_band: Vec<[f64; 3]>,
+    region: DrawnRegion,
     theory: Vec<[f64; 2]>,
     theory_symmetric: Vec<[f64; 2]>,
     eps_lower: f64,
@@ -87,6 +87,15 @@ struct Drawn {
     eps_upper: BTreeMap<String, Option<f64>>,
     #[serde(default)]
     one_run: Option<OneRunDrawn>,
+}
+
+/// The ROC's 95% simultaneous band and the ε_lower threshold's box (`audit::region`).
+#[derive(Deserialize)]
+struct DrawnRegion {
+    band_upper: Vec<[f64; 2]>,
+    band_lower: Vec<[f64; 2]>,
+    /// [fpr_lo, fpr_hi, tpr_lo, tpr_hi].
+    evidence: [f64; 4],
 }
 
 #[derive(Deserialize)]
@@ -119,7 +128,7 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
     }
     for r in &results {
         let (color, name) = threat_style(r.threat);
-        legend.push((format!("attack: {name}"), color, Dash::Solid));
+        legend.push((format!("attack: {name}, 95% band"), color, Dash::Solid));
     }
     let title = "What an attacker can tell: the privacy region";
     let top = draw_header(
@@ -181,10 +190,18 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
         .map_err(js_err)?;
     for r in &results {
         let (color, _) = threat_style(r.threat);
-        let mut band: Vec<(f64, f64)> = r.roc_band.iter().map(|p| (p[0], p[2])).collect();
-        band.extend(r.roc_band.iter().rev().map(|p| (p[0], p[1])));
+        // The union of the boxes every threshold's true (FPR, TPR) lies in, at once, with 95%
+        // confidence: its upper-left corners, then its lower-right ones back.
+        let band = &r.region;
+        let mut area: Vec<(f64, f64)> = band.band_upper.iter().map(|p| (p[0], p[1])).collect();
+        area.extend(band.band_lower.iter().rev().map(|p| (p[0], p[1])));
         chart
-            .draw_series([Polygon::new(band, color.mix(0.18).filled())])
+            .draw_series([Polygon::new(area, color.mix(0.18).filled())])
+            .map_err(js_err)?;
+        let [f_lo, f_hi, t_lo, t_hi] = band.evidence;
+        let outline = ShapeStyle::from(&color).stroke_width(px(1.5));
+        chart
+            .draw_series([Rectangle::new([(f_lo, t_lo), (f_hi, t_hi)], outline)])
             .map_err(js_err)?;
         let style = ShapeStyle::from(&color).stroke_width(px(2.5));
         chart

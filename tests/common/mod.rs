@@ -22,6 +22,20 @@ pub fn adult() -> Arc<Dataset> {
     .clone()
 }
 
+/// A built-in data set read from www/data (the split drawn from `seed`, data noise 0.1).
+pub fn builtin(name: &str, seed: u64) -> Arc<Dataset> {
+    use dpsgd_lab::data::builtin::{builtin_files, load_builtin};
+    let files: Vec<Vec<u8>> = builtin_files(name)
+        .iter()
+        .map(|f| {
+            std::fs::read(repo_path(&format!("www/data/{f}")))
+                .unwrap_or_else(|e| panic!("www/data/{f}: {e}"))
+        })
+        .collect();
+    let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    Arc::new(load_builtin(name, &files, seed, 0.1).expect("a built-in data set"))
+}
+
 /// Rows of a CSV file with a header, as (header, rows of fields).
 pub fn read_csv(rel: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let path = repo_path(rel);

@@ -56,14 +56,14 @@ fn view(mode: Mode) -> RunView {
 
 /// An audit report as the audit charts read it.
 fn audit_results() -> JsValue {
-    js(
-        r#"[{"threat":"worst-case","roc":[[0,0],[0.1,0.5],[1,1]],"roc_band":[[0,0,0],[0.1,0.4,0.6],[1,1,1]],
+    js(r#"[{"threat":"worst-case","roc":[[0,0],[0.1,0.5],[1,1]],
+           "region":{"band_upper":[[0,0.1],[0.05,0.6],[0.9,1]],"band_lower":[[0.1,0],[0.15,0.4],[1,0.9]],"evidence":[0.05,0.15,0.4,0.6]},
            "theory":[[0,0],[0.05,0.6],[1,1]],"theory_symmetric":[[0,0],[0.1,0.55],[1,1]],"eps_lower":0.8,
            "eps_upper":{"pld":1.1,"rdp":1.3,"moments":1.5},"one_run":{"eps_lower":0.4}},
-          {"threat":"realistic","roc":[[0,0],[0.5,0.55],[1,1]],"roc_band":[[0,0,0],[0.5,0.5,0.6],[1,1,1]],
+          {"threat":"realistic","roc":[[0,0],[0.5,0.55],[1,1]],
+           "region":{"band_upper":[[0,0.1],[0.45,0.6],[0.9,1]],"band_lower":[[0.1,0],[0.55,0.5],[1,0.9]],"evidence":[0.4,0.6,0.45,0.65]},
            "theory":[[0,0],[0.05,0.6],[1,1]],"theory_symmetric":[[0,0],[0.1,0.55],[1,1]],"eps_lower":0.1,
-           "eps_upper":{"pld":1.1,"rdp":1.3,"moments":1.5}}]"#,
-    )
+           "eps_upper":{"pld":1.1,"rdp":1.3,"moments":1.5}}]"#)
 }
 
 /// Draws every chart on `w` × `h` canvases at `scale`; returns each chart's recorded layout.
