@@ -199,6 +199,11 @@ export class GradientPool {
     }
   }
 
+  // The tests' hung helper: the first one's next part never ends ('test-hang').
+  hangForTests() {
+    this.helpers.find((h) => !h.dead)?.worker.postMessage({ type: 'test-hang' });
+  }
+
   // Whether parts reach the helpers through shared memory (else by message).
   get sharedMemory() {
     return sharedMemoryWorks();

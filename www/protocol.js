@@ -20,14 +20,15 @@
 /** @typedef {{type: 'refused', message: string, id: number|null}} Refused */
 //
 // Page → training worker (worker.js); 'bench' comes from scripts/bench-parallel.mjs, 'test-panic'
-// (a real Rust panic) from the tests:
+// (a real Rust panic) and 'test-hang-helper' (the first helper hangs in its next part) from the
+// tests:
 /** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
 /** @typedef {{type: 'pause', generation: number} | {type: 'resume', generation: number}} PauseResume */
 /** @typedef {[string, number, number]} StatedRange — a column's range from the page's form: [name, min, max] */
 /** @typedef {{type: 'own-data', files: File[], label: string, bounds: string, ranges: StatedRange[], read_off: boolean, delta: number}} OwnData — the worker reads the files */
 /** @typedef {{type: 'cap', workers: number|null, reason: string}} Cap — at most that many workers (null: no limit), from the next lot: the cores an audit leaves (audit.js) */
 /** @typedef {{type: 'bench', model: string, workers: number, ms: number, alone?: boolean}} Bench */
-/** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'}} ToTraining */
+/** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'} | {type: 'test-hang-helper'}} ToTraining */
 //
 // Training worker → page (besides the shell's):
 /** @typedef {{asked: number, used: number, reason: string|null, channel: string|null}} WorkersUsed — channel: how parts reach the helpers */
@@ -68,14 +69,15 @@
 // the rows summed] (Rust refuses a part whose counts are not the expected part's) and `ms` the
 // helper's time summing it (for the bench), or by 'part-error' (the helper is then dropped; also
 // when a message to it could not be read, or a part is not answered within a minute; a 'crashed'
-// drops it too). In a cross-origin-isolated page the lots go through shared memory instead
+// drops it too); 'test-hang' (the tests) makes its next part never end. In a cross-origin-isolated page the lots go through shared memory instead
 // (shared-channel.js): the setup messages carry a number, `setup`, and one more of them,
 // 'channel', hands the helper its SharedArrayBuffers; a 'part-error' then has no id.
 /**
  * @typedef {{type: 'rows', x: Float32Array, y: Uint32Array, setup?: number}
  *   | {type: 'configure', spec: object, setup?: number}
  *   | {type: 'channel', channel: object, setup?: number}
- *   | {type: 'sum', id: number, params: Float32Array, part: Uint32Array, bounds: Float64Array}} ToHelper
+ *   | {type: 'sum', id: number, params: Float32Array, part: Uint32Array, bounds: Float64Array}
+ *   | {type: 'test-hang'}} ToHelper
  */
 /**
  * @typedef {{type: 'part', id: number, grad: Float32Array, norms: Float32Array, counts: Uint32Array, ms: number}
@@ -167,6 +169,7 @@ const TO_TRAINING_SHAPES = {
   cap: { workers: present, reason: present },
   bench: { model: str, workers: present, ms: num },
   'test-panic': {},
+  'test-hang-helper': {},
 };
 export const checkToTraining = checker(TO_TRAINING_SHAPES);
 
@@ -176,6 +179,7 @@ const TO_HELPER_SHAPES = {
   configure: { spec: present },
   channel: { channel: present },
   sum: { id: int, params: present, part: present, bounds: present },
+  'test-hang': {},
 };
 export const checkToHelper = checker(TO_HELPER_SHAPES);
 

@@ -390,5 +390,6 @@ startWorker({
     'own-data': loadOwnData,
     bench,
     'test-panic': () => panic_for_tests(), // the tests' stand-in for a bug: a real Rust panic, a real trap
+    'test-hang-helper': () => pool.hangForTests(),
   },
 });
