@@ -226,6 +226,7 @@ const FROM_RUN = handlers({
   resize: onResize,
   started: onStarted,
   workers: (m) => showWorkersUsed(m.workers),
+  'helper-lost': (m) => showMessage(m.message),
   report: onReport,
   done: (m) => { showPartsSummed(m.parts); onDone(); },
   error: onRunError,

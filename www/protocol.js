@@ -47,6 +47,7 @@
  *   | {type: 'resize', generation: number, n_train: number}
  *   | {type: 'started', generation: number, coverage: {covered: string[], outside: string[]}, plane: object|null, workers: WorkersUsed}
  *   | {type: 'workers', generation: number, workers: WorkersUsed}
+ *   | {type: 'helper-lost', generation: number, message: string}
  *   | {type: 'report', generation: number, report: object, boundary?: {res: number, probs: Float32Array}}
  *   | {type: 'done', generation: number, parts: {helpers: number, here: number}}
  *   | {type: 'error', generation: number, message: string}
@@ -56,7 +57,8 @@
  *   | InitError} FromTraining
  */
 // progress: loading a data set (total 0: unknown), then DP-PCA; resize: the lot is larger than
-// the data set; workers: the run's count changed (a cap); done.parts: the helpers' parts summed
+// the data set; workers: the run's count changed (a cap, or a helper lost); helper-lost: a
+// helper was given up on (it hung or failed), in a sentence for the message box; done.parts: the helpers' parts summed
 // by a helper and here in its place; own-data: `ranges` and `read_off` from the page's form of
 // ranges, `delta` the δ a refusal's spent ε is given at; own-data-*: `file` a key of the
 // contents (the file ledger), `spent` the releases a refused file's preparation made anyway,
@@ -68,8 +70,9 @@
 // (transferred both ways, reused lot after lot), `counts` [examples, clipped, unclipped, digest of
 // the rows summed] (Rust refuses a part whose counts are not the expected part's) and `ms` the
 // helper's time summing it (for the bench), or by 'part-error' (the helper is then dropped; also
-// when a message to it could not be read, or a part is not answered within a minute; a 'crashed'
-// drops it too); 'test-hang' (the tests) makes its next part never end. In a cross-origin-isolated page the lots go through shared memory instead
+// when a message to it could not be read, or a part is not answered in 20 times a part's time,
+// 2 s at least: gradient-pool.js; a 'crashed' drops it too); 'test-hang' (the tests) makes its
+// next part never end. In a cross-origin-isolated page the lots go through shared memory instead
 // (shared-channel.js): the setup messages carry a number, `setup`, and one more of them,
 // 'channel', hands the helper its SharedArrayBuffers; a 'part-error' then has no id.
 /**
@@ -211,6 +214,7 @@ const FROM_TRAINING_SHAPES = {
   resize: { generation: present, n_train: present },
   started: { generation: present, coverage: present, plane: present, workers: present },
   workers: { generation: present, workers: present },
+  'helper-lost': { generation: present, message: present },
   report: { generation: present, report: present },
   done: { generation: present, parts: present },
   error: { generation: present, message: present },

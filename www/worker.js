@@ -39,9 +39,12 @@ const state = {
   // This run's helper parts: summed by a helper and taken, or summed here in its place (the
   // helper failed, or Rust refused its answer). Posted with 'done'.
   partsSummed: { helpers: 0, here: 0 },
-  // The lot whose parts are out with the helpers, if any: a loop started meanwhile (a pause and
-  // a play during one lot) waits for it, or the two loops' lots would mix (Rust refuses that).
-  /** @type {Promise<unknown>} */ lotInFlight: Promise.resolve(),
+  helpersLost: 0, // this run's helpers given up on (hung or failed): it goes on without them
+  lostReason: '', // …and why, in the words of the Workers label
+  // The lot whose parts are out with the helpers, if any, and its session: a loop of that
+  // session started meanwhile (a pause and a play during one lot) waits for it, or the two
+  // loops' lots would mix (Rust refuses that). A new run never waits for an old run's lot.
+  /** @type {{session: Session | null, done: Promise<unknown>}} */ lotInFlight: { session: null, done: Promise.resolve() },
 };
 const pool = new GradientPool();
 
@@ -120,11 +123,13 @@ async function parallelLot(s, k, laps = null) {
     }
   }
   lap?.('send');
+  const t0 = performance.now();
   s.sumOwnPart(0, k);
+  const ownMs = performance.now() - t0;
   lap?.('own');
   s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
   lap?.('noise');
-  pool.collect(); // parts that came through shared memory
+  pool.collect(ownMs); // parts that came through shared memory; the others watched
   const answers = await Promise.all(jobs);
   if (state.session !== s) return REPLACED;
   lap?.('wait');
@@ -162,14 +167,33 @@ function stopwatch(laps) {
   };
 }
 
+// Says which helpers were given up on since the last lot (they hung or failed; their parts were
+// summed here) and, when the run had counted on them, plans it again with the workers left,
+// from its next lot. The next run starts helpers afresh.
+function helpersLost(gen) {
+  const lost = pool.takeLost();
+  if (!lost.length) return;
+  const before = state.parts;
+  const inPlan = lost.filter((l) => l.inPlan).length;
+  if (inPlan) {
+    state.helpersLost += inPlan;
+    state.lostReason = lost.some((l) => l.hung) ? 'a helper stopped answering' : 'a helper failed';
+    send({ type: 'workers', generation: gen, workers: planWorkers(state.askedWorkers) });
+  }
+  const left = state.parts === 1 ? 'in the training worker alone' : `with ${state.parts} workers`;
+  for (const { index, why } of lost) {
+    send({ type: 'helper-lost', generation: gen, message: `Helper worker ${index + 2} of ${before} ${why}: the lab stopped it, and this run goes on ${left} (the same run, only slower).` });
+  }
+}
+
 // The run loop, one for any k. Alone (k = 1) it advances the session by chunks of lots sized so
 // each call takes about CHUNK_MS, and yields after each; with helpers (k > 1) it trains one lot
 // at a time (parallelLot) and yields once CHUNK_MS have passed (parts summed here alone never
 // wait). The count may change between lots (a cap): the loop goes on with the new one.
 async function loop(gen) {
   const token = ++state.loopToken;
-  await state.lotInFlight; // a lot still out with the helpers (a pause and a play, or a new count) ends first
   const s = state.session;
+  if (state.lotInFlight.session === s) await state.lotInFlight.done; // this run's lot out with the helpers ends first
   const current = () => token === state.loopToken && gen === state.generation && s !== null && state.session === s;
   let steps = 4;
   let lastYield = performance.now();
@@ -184,7 +208,7 @@ async function loop(gen) {
         steps = Math.max(1, Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))));
       } else {
         const lot = parallelLot(s, state.parts);
-        state.lotInFlight = lot.catch(() => undefined);
+        state.lotInFlight = { session: s, done: lot.catch(() => undefined) };
         report = await lot;
       }
     } catch (e) {
@@ -192,6 +216,7 @@ async function loop(gen) {
       return;
     }
     if (report === REPLACED) return;
+    if (!alone) helpersLost(gen);
     if (report && gen === state.generation) postReport(gen, report);
     if (alone || performance.now() - lastYield > CHUNK_MS) {
       await yieldToEvents();
@@ -212,6 +237,7 @@ async function start(m) {
   state.session = null;
   state.plane = null;
   state.partsSummed = { helpers: 0, here: 0 };
+  state.helpersLost = 0;
   let settings;
   try {
     settings = RunSettings.check(m.config); // every field named and in range, before any data
@@ -266,7 +292,8 @@ async function startChecked(m, settings) {
 function planWorkers(asked) {
   const { session } = state;
   state.askedWorkers = Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : 1;
-  const want = state.cap ? Math.min(state.askedWorkers, state.cap.workers) : state.askedWorkers;
+  const capped = state.cap ? Math.min(state.askedWorkers, state.cap.workers) : state.askedWorkers;
+  const want = Math.max(1, capped - state.helpersLost);
   const plan = session.parallelPlan(want);
   state.parts = plan.workers;
   usePool(state.parts - 1);
@@ -275,7 +302,8 @@ function planWorkers(asked) {
     const key = session.trainsOn(state.data) ? `data ${state.dataLoads}` : `run ${state.rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
-  const reason = want < state.askedWorkers && state.parts === want ? state.cap.reason : plan.reason;
+  const limit = want < capped ? state.lostReason : state.cap?.reason;
+  const reason = want < state.askedWorkers && state.parts === want ? limit : plan.reason;
   return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null };
 }
 
