@@ -153,6 +153,7 @@ export class GradientPool {
     this.helpers = [];
     this.nextId = 1;
     this.ownMs = []; // the training worker's own part of the last lots (ms)
+    this.partMs = 10; // what a part takes, as last measured (ms)
     /** @type {{helper: Helper, index: number, why: string, hung: boolean}[]} */
     this.lost = []; // helpers given up on, not yet told (takeLost)
   }
@@ -170,6 +171,14 @@ export class GradientPool {
     }
     const spin = n + 1 <= (navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
     for (const h of this.helpers) if (h.shared) h.shared.spinMs = spin;
+  }
+
+  // How long a new run lets an earlier run's parts finish before it sends its own (a part sent
+  // to a shared-memory helper still on one is summed here): a few parts' time, or MIN_WAIT_MS
+  // while a helper takes in new rows. A healthy helper is done by then; a hung one is not waited for.
+  get settleMs() {
+    if (this.helpers.some((h) => h.fresh && h.pending.size)) return MIN_WAIT_MS;
+    return Math.max(50, 5 * this.partMs);
   }
 
   get size() {
@@ -197,10 +206,11 @@ export class GradientPool {
   // gradient sum back in). One array per helper goes back and forth, transferred, never copied
   // nor allocated per lot: Chromium's structured clone of the paper MLP's 284 KB took 0.5 ms
   // each way here, a transfer 0.06, and a fresh array 0.18 ms. The helper holds none until the
-  // array comes back.
+  // array comes back. A shared-memory helper with a part still out (an earlier run's lot: a new
+  // run does not wait for it) keeps its channel as it is; its part this lot is summed here.
   buffer(j, n) {
     const h = this.helpers[j];
-    if (h?.shared) return h.shared.params(n); // shared memory: the channel's array
+    if (h?.shared) return h.job ? new Float32Array(n) : h.shared.params(n); // shared memory: the channel's array
     const own = h?.buffer;
     if (h) h.buffer = null;
     return own?.length === n ? own : new Float32Array(n);
@@ -239,6 +249,7 @@ export class GradientPool {
   collect(ownMs) {
     this.ownMs = [...this.ownMs.slice(1 - MEASURED_LOTS), ownMs];
     const partMs = Math.max(ownMs, median(this.ownMs));
+    this.partMs = partMs;
     const waitMs = Math.max(MIN_WAIT_MS, WAIT_FACTOR * partMs);
     for (const h of this.helpers) {
       h.partMs = partMs < 10 ? partMs.toFixed(1) : Math.round(partMs);

@@ -10,6 +10,7 @@ import { dataKeyOf, loadBuiltin } from './data-loader.js';
 import { checkToTraining } from './protocol.js';
 import { post, sharedModule, startWorker, trapped } from './worker-shell.js';
 import { GradientPool } from './gradient-pool.js';
+import { sleep, stopwatch, yieldToEvents } from './worker-time.js';
 
 /** @typedef {import('./protocol.js').ToTraining} ToTraining */
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */
@@ -39,11 +40,10 @@ const state = {
   // This run's helper parts: summed by a helper and taken, or summed here in its place (the
   // helper failed, or Rust refused its answer). Posted with 'done'.
   partsSummed: { helpers: 0, here: 0 },
-  helpersLost: 0, // this run's helpers given up on (hung or failed): it goes on without them
-  lostReason: '', // …and why, in the words of the Workers label
-  // The lot whose parts are out with the helpers, if any, and its session: a loop of that
-  // session started meanwhile (a pause and a play during one lot) waits for it, or the two
-  // loops' lots would mix (Rust refuses that). A new run never waits for an old run's lot.
+  lost: { helpers: 0, reason: '' }, // this run's helpers given up on (hung or failed), and why
+  // The lot out with the helpers, if any, and its session: a loop of that session started
+  // meanwhile (a pause and a play) waits for it, or the two loops' lots would mix (Rust refuses
+  // that); a new run waits only a few parts' time (gradient-pool.js settleMs), never for a hung helper.
   /** @type {{session: Session | null, done: Promise<unknown>}} */ lotInFlight: { session: null, done: Promise.resolve() },
 };
 const pool = new GradientPool();
@@ -55,18 +55,6 @@ const pool = new GradientPool();
 const send = (m, transfer) => post(m, transfer);
 /** @param {any} e */
 const said = (e) => String(e?.message || e);
-
-// Lets queued messages (pause, new settings) run between chunks of lots: a message to itself,
-// which waits behind them. Not setTimeout(0): HTML clamps chained timeouts to 4 ms from the
-// fifth on, and this worker chains one every 25 ms.
-const ticks = new MessageChannel();
-/** @type {(() => void)[]} */
-const yielding = [];
-ticks.port1.onmessage = () => yielding.shift()?.();
-const yieldToEvents = () => new Promise((resolve) => {
-  yielding.push(() => resolve(undefined));
-  ticks.port2.postMessage(null);
-});
 
 // The data set of `config`, loaded (fetched or generated) only when it changed.
 async function loadData(config, gen) {
@@ -157,16 +145,6 @@ function receive(s, i, k, a) {
   }
 }
 
-// Adds the milliseconds since its last call (or its creation) to `laps[phase]`.
-function stopwatch(laps) {
-  let t = performance.now();
-  return (phase) => {
-    const now = performance.now();
-    laps[phase] = (laps[phase] || 0) + now - t;
-    t = now;
-  };
-}
-
 // Says which helpers were given up on since the last lot (they hung or failed; their parts were
 // summed here) and, when the run had counted on them, plans it again with the workers left,
 // from its next lot. The next run starts helpers afresh.
@@ -176,8 +154,7 @@ function helpersLost(gen) {
   const before = state.parts;
   const inPlan = lost.filter((l) => l.inPlan).length;
   if (inPlan) {
-    state.helpersLost += inPlan;
-    state.lostReason = lost.some((l) => l.hung) ? 'a helper stopped answering' : 'a helper failed';
+    state.lost = { helpers: state.lost.helpers + inPlan, reason: lost.some((l) => l.hung) ? 'a helper stopped answering' : 'a helper failed' };
     send({ type: 'workers', generation: gen, workers: planWorkers(state.askedWorkers) });
   }
   const left = state.parts === 1 ? 'in the training worker alone' : `with ${state.parts} workers`;
@@ -193,7 +170,8 @@ function helpersLost(gen) {
 async function loop(gen) {
   const token = ++state.loopToken;
   const s = state.session;
-  if (state.lotInFlight.session === s) await state.lotInFlight.done; // this run's lot out with the helpers ends first
+  const inFlight = state.lotInFlight; // this run's lot ends first; an earlier run's, pool.settleMs at most
+  await (inFlight.session === s ? inFlight.done : Promise.race([inFlight.done, sleep(pool.settleMs)]));
   const current = () => token === state.loopToken && gen === state.generation && s !== null && state.session === s;
   let steps = 4;
   let lastYield = performance.now();
@@ -237,7 +215,7 @@ async function start(m) {
   state.session = null;
   state.plane = null;
   state.partsSummed = { helpers: 0, here: 0 };
-  state.helpersLost = 0;
+  state.lost = { helpers: 0, reason: '' };
   let settings;
   try {
     settings = RunSettings.check(m.config); // every field named and in range, before any data
@@ -293,7 +271,7 @@ function planWorkers(asked) {
   const { session } = state;
   state.askedWorkers = Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : 1;
   const capped = state.cap ? Math.min(state.askedWorkers, state.cap.workers) : state.askedWorkers;
-  const want = Math.max(1, capped - state.helpersLost);
+  const want = Math.max(1, capped - state.lost.helpers);
   const plan = session.parallelPlan(want);
   state.parts = plan.workers;
   usePool(state.parts - 1);
@@ -302,7 +280,7 @@ function planWorkers(asked) {
     const key = session.trainsOn(state.data) ? `data ${state.dataLoads}` : `run ${state.rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
-  const limit = want < capped ? state.lostReason : state.cap?.reason;
+  const limit = want < capped ? state.lost.reason : state.cap?.reason;
   const reason = want < state.askedWorkers && state.parts === want ? limit : plan.reason;
   return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null };
 }
