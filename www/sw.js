@@ -3,8 +3,8 @@
 // the lab with its SHA-256, and names the version. Any change of any file changes version.js,
 // which the browser's byte-for-byte check of this worker and what it imports sees: the new
 // version is installed whole, in the background, into a cache of its own, each file checked
-// against its hash (a server caught between two versions fails the install, which a later visit
-// tries again). It is taken only when no page of the old version is open (the next visit once
+// against its hash (one the HTTP cache kept from before is fetched again; a server caught
+// between two versions fails the install, which a later visit tries again). It is taken only when no page of the old version is open (the next visit once
 // the lab's tabs are closed), or when the page's notice is pressed in the lab's only tab
 // (update.js): never skipWaiting or claim under a running page. So a page and every worker it
 // starts run one version's files for the page's whole life: never an old compiled module with a
@@ -43,8 +43,19 @@ async function holds(res, hash) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('') === hash;
 }
 
-// The whole version into its own cache: every file stored at install, fetched past the HTTP
-// cache and checked; the data sets an earlier version stored when first used, if unchanged.
+// The file at `path` with the SHA-256 `hash`: as the HTTP cache has it (a first visit has just
+// downloaded it), else fetched past that cache (a copy from an earlier version).
+async function fetchChecked(path, hash) {
+  for (const cache of ['default', 'reload']) {
+    const res = await fetch(urlOf(path), { cache });
+    if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+    if (await holds(res.clone(), hash)) return res;
+  }
+  throw new Error(`${path} is not the file version.js lists (the server is between two versions)`);
+}
+
+// The whole version into its own cache: every file stored at install, each checked against its
+// hash; the data sets an earlier version stored when first used, if unchanged.
 async function install() {
   const cache = await caches.open(CACHE);
   const earlier = (await caches.keys()).filter((k) => k !== CACHE && k.startsWith('dpsgd-lab-'));
@@ -53,10 +64,7 @@ async function install() {
       if (path === 'sw.js') return;
       const url = urlOf(path);
       if (atInstall(path)) {
-        const res = await fetch(url, { cache: 'no-cache' });
-        if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
-        if (!(await holds(res.clone(), hash))) throw new Error(`${path} is not the file version.js lists (the server is between two versions)`);
-        await cache.put(url, res);
+        await cache.put(url, await fetchChecked(path, hash));
         return;
       }
       for (const name of earlier) {
