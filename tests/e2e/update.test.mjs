@@ -6,7 +6,8 @@
 // every script of each build also records its build number in each page and worker that runs
 // it. The page opened then, and every worker it starts (after the new version is installed
 // too), run one build with no error; the new build is taken at the next visit once the lab's
-// tab is closed, and at once with the notice's button — refused while another tab is open.
+// tab is closed, and at once with the notice's button — refused while another tab is open. A
+// data set first used then (MNIST) is stored in the new version's copy.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -141,6 +142,11 @@ test('a rebuilt lab: the open page and every worker it starts keep one build; th
   assert.deepEqual(await trained(page), new Set([3]), 'the notice reloads onto the new build');
   assert.equal(await page.locator('#update').isVisible(), false);
   assert.equal(await said(page), '');
+  // A data set first used now (MNIST) is stored in this version's copy, once its bytes are checked.
+  const g3 = Number(await page.evaluate(() => document.getElementById('run-log').dataset.generation));
+  await page.selectOption('#dataset', 'mnist');
+  await waitForRun(page, g3, 1);
+  await page.waitForFunction(() => caches.match(new URL('data/mnist-train-images.idx3-ubyte.gz', location.href).href).then((r) => !!r), null, { timeout: 10_000 });
   assert.deepEqual(problems, []);
   await page.close();
 });
