@@ -1,11 +1,14 @@
 """`make serve`: serves www/ on 127.0.0.1 like `python3 -m http.server`, plus the two headers
 that make the page cross-origin isolated (COOP/COEP), so the data-parallel helpers get each
 lot's parts through shared memory (www/shared-channel.js). Any static server without them
-serves the same lab; the helpers then use messages."""
+serves the same lab; the helpers then use messages. Its version.js (scripts/version.py) is made
+afresh on each request, so a file edited while it serves is a new version of the lab."""
 
 import functools
 import http.server
 import sys
+
+import version
 
 
 class IsolatedHandler(http.server.SimpleHTTPRequestHandler):
@@ -13,6 +16,18 @@ class IsolatedHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
         super().end_headers()
+
+    def do_GET(self):
+        if self.path.split("?")[0] != "/" + version.OUT:
+            super().do_GET()
+            return
+        body = version.version_js(self.directory).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/javascript")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def main():

@@ -4,8 +4,9 @@
 // (transferred arrays), or through shared memory in a cross-origin-isolated page
 // (shared-channel.js: a few µs instead of a message's 30 or more each way; src/web/parallel.rs
 // says why both). Each helper keeps the training rows it was last sent, under a key, so a run
-// on the same rows sends only its settings. A helper that fails rejects its pending parts and
-// is dropped; the training worker then sums those parts itself.
+// on the same rows sends only its settings. A helper that fails, or does not answer in many
+// times a part's expected time (it hangs), rejects its pending parts and is dropped; the
+// training worker then sums those parts itself, and hears of it (`takeLost`) to say so.
 import { ChannelEnd, SPIN_MS, sharedMemoryWorks } from './shared-channel.js';
 
 /** @typedef {import('./protocol.js').ToHelper} ToHelper */
@@ -15,13 +16,26 @@ const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
 // How long the training worker blocks for a shared-memory part once its own is done (longer
 // parts are awaited without blocking, so the worker keeps answering the page).
 const BLOCK_MS = 20;
-// How long a part may take before its helper is given up on (and the part summed here): far
-// beyond any part's time (a lot of 60,000 on the largest model: seconds), so only a helper that
-// will never answer — a message it could not read, a worker gone without an error — meets it.
-const DEADLINE_MS = 60_000;
+// How long a helper's part may take before the helper is given up on (and the part summed by
+// the training worker): WAIT_FACTOR times what a part takes, never less than MIN_WAIT_MS. What a
+// part takes is measured on the training worker's own part of the same lots (the median over
+// this plan's lots, or this lot's if longer): a helper's part is the same work, a little more
+// (src/web/parallel.rs), and on fewer cores than workers the two take turns. So a hung helper is
+// noticed in seconds, and a busy one is never taken for a hung one.
+const MIN_WAIT_MS = 2000;
+const WAIT_FACTOR = 20;
+const MEASURED_LOTS = 9; // the own parts the median is over
+// …except a helper's first part after new rows (a copy of the whole training set to take in, a
+// model to build, perhaps its wasm still starting): that may take far longer than a part.
+const SETUP_WAIT_MS = 60_000;
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 class Helper {
-  constructor(module) {
+  // `onLost(said, hung)`: called when the helper is given up on (not when it is no longer
+  // needed), with what happened as a phrase ('did not answer for …', 'failed (…)').
+  constructor(module, onLost) {
+    this.onLost = onLost;
     this.worker = new Worker(HELPER_URL, { type: 'module' });
     /** @type {import('./protocol.js').ToShell} */
     const wasm = module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' };
@@ -30,7 +44,12 @@ class Helper {
     this.job = 0; // the shared-memory job under way, if any
     this.rowsKey = null;
     this.buffer = null; // parameters out, its gradient sum back: one array, lot after lot
-    this.pending = new Map(); // id → {resolve, reject}
+    this.pending = new Map(); // id → {resolve, reject, sent (performance.now())}
+    this.timer = 0; // the deadline of its oldest part, once watched
+    this.waitMs = 0; // …how long a part may take (0: not watched yet)
+    this.partMs = 0; // …and what a part takes, for the words when it is given up on
+    this.rowsSent = 0; // when it was last sent rows (performance.now())
+    this.fresh = true; // no part sent after those rows answered yet (SETUP_WAIT_MS)
     this.dead = false;
     this.worker.onmessage = (ev) => this.answer(ev.data);
     this.worker.onerror = (e) => {
@@ -58,6 +77,7 @@ class Helper {
     }
     if (!p || m.type !== 'part') return;
     this.pending.delete(m.id);
+    this.answered(p.sent);
     const ok = m.grad instanceof Float32Array && m.norms instanceof Float32Array
       && m.counts instanceof Uint32Array && m.counts.length === 4;
     if (ok) {
@@ -73,16 +93,31 @@ class Helper {
     else this.worker.postMessage(message);
   }
 
-  // A promise for answer `id`, given up on (with this helper) after DEADLINE_MS.
+  // A promise for answer `id` (watched once the training worker's own part is done: `watch`).
   expect(id) {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.die(`a helper did not answer in ${DEADLINE_MS / 1000} s`), DEADLINE_MS);
-      const then = (f) => (v) => {
-        clearTimeout(timer);
-        f(v);
-      };
-      this.pending.set(id, { resolve: then(resolve), reject: then(reject) });
+      this.pending.set(id, { resolve, reject, sent: performance.now() });
     });
+  }
+
+  // Gives this helper up (and its parts to the training worker) if its oldest part is not
+  // answered `waitMs` after it was sent: an answer re-arms the watch for the next.
+  watch(waitMs) {
+    clearTimeout(this.timer);
+    const oldest = this.pending.values().next().value;
+    if (this.dead || !oldest) return;
+    const allowed = this.fresh ? Math.max(waitMs, SETUP_WAIT_MS) : waitMs;
+    this.waitMs = waitMs;
+    this.timer = setTimeout(() => this.die(`did not answer for ${(allowed / 1000).toFixed(1)} s (its part of a lot takes about ${this.partMs} ms)`, 'hung'),
+      Math.max(0, oldest.sent + allowed - performance.now()));
+  }
+
+  // The part sent at `sent` was answered: its watch ends; the next part out, if any, is watched
+  // as long.
+  answered(sent) {
+    if (sent >= this.rowsSent) this.fresh = false;
+    clearTimeout(this.timer);
+    if (this.pending.size && this.waitMs) this.watch(this.waitMs);
   }
 
   // The shared-memory job's answer, once it is done (rejected when it failed).
@@ -91,6 +126,7 @@ class Helper {
     if (this.dead || !p || this.job !== job) return;
     this.pending.delete(job);
     this.job = 0;
+    this.answered(p.sent);
     const a = this.shared.answer(job);
     if (a) p.resolve(a);
     else {
@@ -99,9 +135,13 @@ class Helper {
     }
   }
 
-  die(why) {
+  // Ends this helper, rejecting its parts with `why`. `how` it ended: 'failed', 'hung' (`why`
+  // says how long it was waited for) or 'unneeded' (a smaller plan: not lost).
+  die(why, how = 'failed') {
     if (this.dead) return;
     this.dead = true;
+    clearTimeout(this.timer);
+    if (how !== 'unneeded') this.onLost(how === 'hung' ? why : `failed (${String(why).slice(0, 200)})`, how === 'hung');
     this.worker.terminate();
     for (const p of this.pending.values()) p.reject(new Error(why));
     this.pending.clear();
@@ -112,6 +152,10 @@ export class GradientPool {
   constructor() {
     this.helpers = [];
     this.nextId = 1;
+    this.ownMs = []; // the training worker's own part of the last lots (ms)
+    this.partMs = 10; // what a part takes, as last measured (ms)
+    /** @type {{helper: Helper, index: number, why: string, hung: boolean}[]} */
+    this.lost = []; // helpers given up on, not yet told (takeLost)
   }
 
   // Keeps `n` live helpers (starting new ones with `module`, ending extra ones). Shared-memory
@@ -120,10 +164,21 @@ export class GradientPool {
   // from one that has work.
   resize(n, module) {
     this.helpers = this.helpers.filter((h) => !h.dead);
-    while (this.helpers.length > n) this.helpers.pop().die('no longer needed');
-    while (this.helpers.length < n) this.helpers.push(new Helper(module));
+    while (this.helpers.length > n) this.helpers.pop().die('no longer needed', 'unneeded');
+    while (this.helpers.length < n) {
+      const h = new Helper(module, (why, hung) => this.lost.push({ helper: h, index: this.helpers.indexOf(h), why, hung }));
+      this.helpers.push(h);
+    }
     const spin = n + 1 <= (navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
     for (const h of this.helpers) if (h.shared) h.shared.spinMs = spin;
+  }
+
+  // How long a new run lets an earlier run's parts finish before it sends its own (a part sent
+  // to a shared-memory helper still on one is summed here): a few parts' time, or MIN_WAIT_MS
+  // while a helper takes in new rows. A healthy helper is done by then; a hung one is not waited for.
+  get settleMs() {
+    if (this.helpers.some((h) => h.fresh && h.pending.size)) return MIN_WAIT_MS;
+    return Math.max(50, 5 * this.partMs);
   }
 
   get size() {
@@ -134,11 +189,14 @@ export class GradientPool {
   // is called at most once) and settings.
   setUp(key, spec, rows) {
     let made = null;
+    this.ownMs = []; // a new plan: its parts take their own time
     for (const h of this.helpers) {
       if (h.rowsKey !== key) {
         made = made || rows();
         h.setUp({ type: 'rows', x: made.x, y: made.y });
         h.rowsKey = key;
+        h.rowsSent = performance.now();
+        h.fresh = true;
       }
       h.setUp({ type: 'configure', spec });
     }
@@ -148,10 +206,11 @@ export class GradientPool {
   // gradient sum back in). One array per helper goes back and forth, transferred, never copied
   // nor allocated per lot: Chromium's structured clone of the paper MLP's 284 KB took 0.5 ms
   // each way here, a transfer 0.06, and a fresh array 0.18 ms. The helper holds none until the
-  // array comes back.
+  // array comes back. A shared-memory helper with a part still out (an earlier run's lot: a new
+  // run does not wait for it) keeps its channel as it is; its part this lot is summed here.
   buffer(j, n) {
     const h = this.helpers[j];
-    if (h?.shared) return h.shared.params(n); // shared memory: the channel's array
+    if (h?.shared) return h.job ? new Float32Array(n) : h.shared.params(n); // shared memory: the channel's array
     const own = h?.buffer;
     if (h) h.buffer = null;
     return own?.length === n ? own : new Float32Array(n);
@@ -183,10 +242,19 @@ export class GradientPool {
     this.helpers[j]?.die(why);
   }
 
-  // Called once the training worker's own part is done: answers the shared-memory parts that
-  // are done, blocking up to BLOCK_MS for those that are not, and then awaits the rest
-  // without blocking. (Message-passing parts answer by message.)
-  collect() {
+  // Called once the training worker's own part is done, after `ownMs`: every helper's part out
+  // is watched (given up on after WAIT_FACTOR times what a part takes); the shared-memory parts
+  // that are done are answered, blocking up to BLOCK_MS for those that are not, and the rest
+  // awaited without blocking. (Message-passing parts answer by message.)
+  collect(ownMs) {
+    this.ownMs = [...this.ownMs.slice(1 - MEASURED_LOTS), ownMs];
+    const partMs = Math.max(ownMs, median(this.ownMs));
+    this.partMs = partMs;
+    const waitMs = Math.max(MIN_WAIT_MS, WAIT_FACTOR * partMs);
+    for (const h of this.helpers) {
+      h.partMs = partMs < 10 ? partMs.toFixed(1) : Math.round(partMs);
+      h.watch(waitMs);
+    }
     const until = performance.now() + BLOCK_MS;
     for (const h of this.helpers) {
       const job = h.job;
@@ -197,6 +265,20 @@ export class GradientPool {
       if (h.shared.done(job)) h.settle(job);
       else h.shared.whenDone(job).then(() => h.settle(job));
     }
+  }
+
+  // The helpers given up on since the last call (a part not answered in time, a failure), each
+  // as {index (its place then: 0 for the first helper), why, hung, inPlan}: `inPlan` while it
+  // still holds a place in the pool (a plan made before it was lost counts it).
+  takeLost() {
+    const lost = this.lost.map(({ helper, index, why, hung }) => ({ index, why, hung, inPlan: this.helpers.includes(helper) }));
+    this.lost = [];
+    return lost;
+  }
+
+  // The tests' hung helper: the first one's next part never ends ('test-hang').
+  hangForTests() {
+    this.helpers.find((h) => !h.dead)?.worker.postMessage({ type: 'test-hang' });
   }
 
   // Whether parts reach the helpers through shared memory (else by message).

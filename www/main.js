@@ -32,6 +32,7 @@ import { resized } from './lot-size.js';
 import { fitPresenter } from './teacher.js';
 import { earlierStepDone, enterStep, refreshLesson, setUpLessonPlayer } from './lesson-player.js';
 import { installTestHooks } from './test-hooks.js';
+import { setUpUpdates } from './update.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */
@@ -225,6 +226,7 @@ const FROM_RUN = handlers({
   resize: onResize,
   started: onStarted,
   workers: (m) => showWorkersUsed(m.workers),
+  'helper-lost': (m) => showMessage(m.message),
   report: onReport,
   done: (m) => { showPartsSummed(m.parts); onDone(); },
   error: onRunError,
@@ -355,10 +357,7 @@ window.addEventListener('resize', () => { fitPresenter(); drawCharts(); drawAudi
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
 const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);
 
-// Offline after the first visit (see sw.js); the lab works without it too.
-if ('serviceWorker' in navigator) {
-  navigator.serviceWorker.register('./sw.js').catch(() => {});
-}
+setUpUpdates(); // offline after the first visit, one version at a time (sw.js)
 
 // The link's settings (and teacher mode) once Rust's defaults are on the controls.
 function readHash() {

@@ -20,14 +20,15 @@
 /** @typedef {{type: 'refused', message: string, id: number|null}} Refused */
 //
 // Page → training worker (worker.js); 'bench' comes from scripts/bench-parallel.mjs, 'test-panic'
-// (a real Rust panic) from the tests:
+// (a real Rust panic) and 'test-hang-helper' (the first helper hangs in its next part) from the
+// tests:
 /** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
 /** @typedef {{type: 'pause', generation: number} | {type: 'resume', generation: number}} PauseResume */
 /** @typedef {[string, number, number]} StatedRange — a column's range from the page's form: [name, min, max] */
 /** @typedef {{type: 'own-data', files: File[], label: string, bounds: string, ranges: StatedRange[], read_off: boolean, delta: number}} OwnData — the worker reads the files */
 /** @typedef {{type: 'cap', workers: number|null, reason: string}} Cap — at most that many workers (null: no limit), from the next lot: the cores an audit leaves (audit.js) */
 /** @typedef {{type: 'bench', model: string, workers: number, ms: number, alone?: boolean}} Bench */
-/** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'}} ToTraining */
+/** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'} | {type: 'test-hang-helper'}} ToTraining */
 //
 // Training worker → page (besides the shell's):
 /** @typedef {{asked: number, used: number, reason: string|null, channel: string|null}} WorkersUsed — channel: how parts reach the helpers */
@@ -46,6 +47,7 @@
  *   | {type: 'resize', generation: number, n_train: number}
  *   | {type: 'started', generation: number, coverage: {covered: string[], outside: string[]}, plane: object|null, workers: WorkersUsed}
  *   | {type: 'workers', generation: number, workers: WorkersUsed}
+ *   | {type: 'helper-lost', generation: number, message: string}
  *   | {type: 'report', generation: number, report: object, boundary?: {res: number, probs: Float32Array}}
  *   | {type: 'done', generation: number, parts: {helpers: number, here: number}}
  *   | {type: 'error', generation: number, message: string}
@@ -55,7 +57,8 @@
  *   | InitError} FromTraining
  */
 // progress: loading a data set (total 0: unknown), then DP-PCA; resize: the lot is larger than
-// the data set; workers: the run's count changed (a cap); done.parts: the helpers' parts summed
+// the data set; workers: the run's count changed (a cap, or a helper lost); helper-lost: a
+// helper was given up on (it hung or failed), in a sentence for the message box; done.parts: the helpers' parts summed
 // by a helper and here in its place; own-data: `ranges` and `read_off` from the page's form of
 // ranges, `delta` the δ a refusal's spent ε is given at; own-data-*: `file` a key of the
 // contents (the file ledger), `spent` the releases a refused file's preparation made anyway,
@@ -67,15 +70,17 @@
 // (transferred both ways, reused lot after lot), `counts` [examples, clipped, unclipped, digest of
 // the rows summed] (Rust refuses a part whose counts are not the expected part's) and `ms` the
 // helper's time summing it (for the bench), or by 'part-error' (the helper is then dropped; also
-// when a message to it could not be read, or a part is not answered within a minute; a 'crashed'
-// drops it too). In a cross-origin-isolated page the lots go through shared memory instead
+// when a message to it could not be read, or a part is not answered in 20 times a part's time,
+// 2 s at least: gradient-pool.js; a 'crashed' drops it too); 'test-hang' (the tests) makes its
+// next part never end. In a cross-origin-isolated page the lots go through shared memory instead
 // (shared-channel.js): the setup messages carry a number, `setup`, and one more of them,
 // 'channel', hands the helper its SharedArrayBuffers; a 'part-error' then has no id.
 /**
  * @typedef {{type: 'rows', x: Float32Array, y: Uint32Array, setup?: number}
  *   | {type: 'configure', spec: object, setup?: number}
  *   | {type: 'channel', channel: object, setup?: number}
- *   | {type: 'sum', id: number, params: Float32Array, part: Uint32Array, bounds: Float64Array}} ToHelper
+ *   | {type: 'sum', id: number, params: Float32Array, part: Uint32Array, bounds: Float64Array}
+ *   | {type: 'test-hang'}} ToHelper
  */
 /**
  * @typedef {{type: 'part', id: number, grad: Float32Array, norms: Float32Array, counts: Uint32Array, ms: number}
@@ -167,6 +172,7 @@ const TO_TRAINING_SHAPES = {
   cap: { workers: present, reason: present },
   bench: { model: str, workers: present, ms: num },
   'test-panic': {},
+  'test-hang-helper': {},
 };
 export const checkToTraining = checker(TO_TRAINING_SHAPES);
 
@@ -176,6 +182,7 @@ const TO_HELPER_SHAPES = {
   configure: { spec: present },
   channel: { channel: present },
   sum: { id: int, params: present, part: present, bounds: present },
+  'test-hang': {},
 };
 export const checkToHelper = checker(TO_HELPER_SHAPES);
 
@@ -207,6 +214,7 @@ const FROM_TRAINING_SHAPES = {
   resize: { generation: present, n_train: present },
   started: { generation: present, coverage: present, plane: present, workers: present },
   workers: { generation: present, workers: present },
+  'helper-lost': { generation: present, message: present },
   report: { generation: present, report: present },
   done: { generation: present, parts: present },
   error: { generation: present, message: present },

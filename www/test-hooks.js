@@ -1,5 +1,5 @@
 // Hooks for the end-to-end tests (window.labTest): a worker dying as a crash or a Rust panic
-// would end it, a message the page must refuse, a worker that goes silent, an audit's cap on the
+// would end it, a data-parallel helper that hangs, a message the page must refuse, a worker that goes silent, an audit's cap on the
 // training workers, the run's reports, a fixed audit seed, each chart's layout as drawn and
 // the cost of privacy the accuracy chart writes, and the lesson step on screen.
 // `training()` is the current training worker (a KeptWorker).
@@ -12,6 +12,7 @@ export function installTestHooks({ training, accounting, reports, fixAuditSeed, 
   window.labTest = Object.freeze({
     killTrainingWorker: () => training().kill(),
     panicTrainingWorker: () => training().post({ type: 'test-panic' }),
+    hangHelper: () => training().post({ type: 'test-hang-helper' }),
     capTraining: (workers) => training().post({ type: 'cap', workers, reason: 'a test' }),
     killAccountingWorker: () => accounting.worker.kill(),
     fakeWorkerMessage: (data) => training().worker?.dispatchEvent(new MessageEvent('message', { data })),

@@ -10,6 +10,7 @@ import { dataKeyOf, loadBuiltin } from './data-loader.js';
 import { checkToTraining } from './protocol.js';
 import { post, sharedModule, startWorker, trapped } from './worker-shell.js';
 import { GradientPool } from './gradient-pool.js';
+import { sleep, stopwatch, yieldToEvents } from './worker-time.js';
 
 /** @typedef {import('./protocol.js').ToTraining} ToTraining */
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */
@@ -39,9 +40,11 @@ const state = {
   // This run's helper parts: summed by a helper and taken, or summed here in its place (the
   // helper failed, or Rust refused its answer). Posted with 'done'.
   partsSummed: { helpers: 0, here: 0 },
-  // The lot whose parts are out with the helpers, if any: a loop started meanwhile (a pause and
-  // a play during one lot) waits for it, or the two loops' lots would mix (Rust refuses that).
-  /** @type {Promise<unknown>} */ lotInFlight: Promise.resolve(),
+  lost: { helpers: 0, reason: '' }, // this run's helpers given up on (hung or failed), and why
+  // The lot out with the helpers, if any, and its session: a loop of that session started
+  // meanwhile (a pause and a play) waits for it, or the two loops' lots would mix (Rust refuses
+  // that); a new run waits only a few parts' time (gradient-pool.js settleMs), never for a hung helper.
+  /** @type {{session: Session | null, done: Promise<unknown>}} */ lotInFlight: { session: null, done: Promise.resolve() },
 };
 const pool = new GradientPool();
 
@@ -52,18 +55,6 @@ const pool = new GradientPool();
 const send = (m, transfer) => post(m, transfer);
 /** @param {any} e */
 const said = (e) => String(e?.message || e);
-
-// Lets queued messages (pause, new settings) run between chunks of lots: a message to itself,
-// which waits behind them. Not setTimeout(0): HTML clamps chained timeouts to 4 ms from the
-// fifth on, and this worker chains one every 25 ms.
-const ticks = new MessageChannel();
-/** @type {(() => void)[]} */
-const yielding = [];
-ticks.port1.onmessage = () => yielding.shift()?.();
-const yieldToEvents = () => new Promise((resolve) => {
-  yielding.push(() => resolve(undefined));
-  ticks.port2.postMessage(null);
-});
 
 // The data set of `config`, loaded (fetched or generated) only when it changed.
 async function loadData(config, gen) {
@@ -120,11 +111,13 @@ async function parallelLot(s, k, laps = null) {
     }
   }
   lap?.('send');
+  const t0 = performance.now();
   s.sumOwnPart(0, k);
+  const ownMs = performance.now() - t0;
   lap?.('own');
   s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
   lap?.('noise');
-  pool.collect(); // parts that came through shared memory
+  pool.collect(ownMs); // parts that came through shared memory; the others watched
   const answers = await Promise.all(jobs);
   if (state.session !== s) return REPLACED;
   lap?.('wait');
@@ -152,14 +145,22 @@ function receive(s, i, k, a) {
   }
 }
 
-// Adds the milliseconds since its last call (or its creation) to `laps[phase]`.
-function stopwatch(laps) {
-  let t = performance.now();
-  return (phase) => {
-    const now = performance.now();
-    laps[phase] = (laps[phase] || 0) + now - t;
-    t = now;
-  };
+// Says which helpers were given up on since the last lot (they hung or failed; their parts were
+// summed here) and, when the run had counted on them, plans it again with the workers left,
+// from its next lot. The next run starts helpers afresh.
+function helpersLost(gen) {
+  const lost = pool.takeLost();
+  if (!lost.length) return;
+  const before = state.parts;
+  const inPlan = lost.filter((l) => l.inPlan).length;
+  if (inPlan) {
+    state.lost = { helpers: state.lost.helpers + inPlan, reason: lost.some((l) => l.hung) ? 'a helper stopped answering' : 'a helper failed' };
+    send({ type: 'workers', generation: gen, workers: planWorkers(state.askedWorkers) });
+  }
+  const left = state.parts === 1 ? 'in the training worker alone' : `with ${state.parts} workers`;
+  for (const { index, why } of lost) {
+    send({ type: 'helper-lost', generation: gen, message: `Helper worker ${index + 2} of ${before} ${why}: the lab stopped it, and this run goes on ${left} (the same run, only slower).` });
+  }
 }
 
 // The run loop, one for any k. Alone (k = 1) it advances the session by chunks of lots sized so
@@ -168,8 +169,9 @@ function stopwatch(laps) {
 // wait). The count may change between lots (a cap): the loop goes on with the new one.
 async function loop(gen) {
   const token = ++state.loopToken;
-  await state.lotInFlight; // a lot still out with the helpers (a pause and a play, or a new count) ends first
   const s = state.session;
+  const inFlight = state.lotInFlight; // this run's lot ends first; an earlier run's, pool.settleMs at most
+  await (inFlight.session === s ? inFlight.done : Promise.race([inFlight.done, sleep(pool.settleMs)]));
   const current = () => token === state.loopToken && gen === state.generation && s !== null && state.session === s;
   let steps = 4;
   let lastYield = performance.now();
@@ -184,7 +186,7 @@ async function loop(gen) {
         steps = Math.max(1, Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))));
       } else {
         const lot = parallelLot(s, state.parts);
-        state.lotInFlight = lot.catch(() => undefined);
+        state.lotInFlight = { session: s, done: lot.catch(() => undefined) };
         report = await lot;
       }
     } catch (e) {
@@ -192,6 +194,7 @@ async function loop(gen) {
       return;
     }
     if (report === REPLACED) return;
+    if (!alone) helpersLost(gen);
     if (report && gen === state.generation) postReport(gen, report);
     if (alone || performance.now() - lastYield > CHUNK_MS) {
       await yieldToEvents();
@@ -212,6 +215,7 @@ async function start(m) {
   state.session = null;
   state.plane = null;
   state.partsSummed = { helpers: 0, here: 0 };
+  state.lost = { helpers: 0, reason: '' };
   let settings;
   try {
     settings = RunSettings.check(m.config); // every field named and in range, before any data
@@ -266,7 +270,8 @@ async function startChecked(m, settings) {
 function planWorkers(asked) {
   const { session } = state;
   state.askedWorkers = Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : 1;
-  const want = state.cap ? Math.min(state.askedWorkers, state.cap.workers) : state.askedWorkers;
+  const capped = state.cap ? Math.min(state.askedWorkers, state.cap.workers) : state.askedWorkers;
+  const want = Math.max(1, capped - state.lost.helpers);
   const plan = session.parallelPlan(want);
   state.parts = plan.workers;
   usePool(state.parts - 1);
@@ -275,7 +280,8 @@ function planWorkers(asked) {
     const key = session.trainsOn(state.data) ? `data ${state.dataLoads}` : `run ${state.rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
-  const reason = want < state.askedWorkers && state.parts === want ? state.cap.reason : plan.reason;
+  const limit = want < capped ? state.lost.reason : state.cap?.reason;
+  const reason = want < state.askedWorkers && state.parts === want ? limit : plan.reason;
   return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null };
 }
 
@@ -390,5 +396,6 @@ startWorker({
     'own-data': loadOwnData,
     bench,
     'test-panic': () => panic_for_tests(), // the tests' stand-in for a bug: a real Rust panic, a real trap
+    'test-hang-helper': () => pool.hangForTests(),
   },
 });

@@ -4,7 +4,7 @@
 // one worker, and the page says why.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { generationOf, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
 import { serveWww } from './serve.mjs';
 
 before(setUp);
@@ -138,6 +138,35 @@ test('on a static host the service worker isolates the page from its second visi
     await host.close();
   }
 });
+
+// A helper that hangs (#40, 3.4) is given up on relative to a lot's time (its part takes tens
+// of ms here; the lab waits max(2 s, 20 × that)), not after a minute; the message box says which
+// helper and what the lab did, and the run goes on with the workers left. A σ change made while
+// the helper hangs starts its run at once: it never waits for the lot the helper held.
+for (const isolated of [true, false]) {
+test(`a hung helper is stopped within seconds and said; a σ change meanwhile trains at once (${isolated ? 'shared memory' : 'messages'})`, async () => {
+  const { page, problems } = await openLab('#v=1&epochs=50&dataset=mnist&model=mlp&lot_size=600&seed=3', null, { isolated });
+  await page.fill('#workers', '2');
+  await page.dispatchEvent('#workers', 'change');
+  await page.waitForFunction(() => document.getElementById('workers-used').textContent === '(2 in use)' && window.labTest.reports().length > 0, null, { timeout: 60_000 });
+  const g = await generationOf(page);
+  await page.evaluate(() => window.labTest.hangHelper());
+  const hungAt = Date.now();
+  await page.waitForTimeout(200); // the helper is in its endless part now
+  await setRange(page, '#sigma', '2');
+  await waitForRun(page, g, 1, { timeout: 30_000 }); // the new run's first epoch
+  const firstEpoch = Date.now() - hungAt;
+  await page.waitForFunction(() => /Helper/.test(document.getElementById('message-text').textContent), null, { timeout: 10_000 });
+  const said = await page.locator('#message-text').textContent();
+  assert.match(said, /^Helper worker 2 of 2 did not answer for [\d.]+ s \(its part of a lot takes about [\d.]+ ms\): the lab stopped it, and this run goes on in the training worker alone \(the same run, only slower\)\.$/);
+  assert.equal(await page.locator('#workers-used').textContent(), '(1 in use: a helper stopped answering)');
+  assert.ok(firstEpoch < 20_000, `the new run's first epoch came ${firstEpoch} ms after the helper hung`);
+  const seen = await page.evaluate(() => window.labTest.reports().length);
+  await page.waitForFunction((k) => window.labTest.reports().length > k, seen, { timeout: 30_000 }); // it goes on
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+}
 
 test('while an audit trains, the run under way uses the cores it leaves, and gets them back', async () => {
   const { page, problems } = await openLab('#v=1&epochs=100&dataset=mnist&model=mlp&lot_size=600');

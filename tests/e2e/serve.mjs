@@ -4,14 +4,19 @@
 // `{ isolated: false }` without them, like a static host that cannot send headers; with
 // `{ serviceWorker: false }` its sw.js is an empty one (the lab's adds the headers to what it
 // serves, so pages after the first would be isolated: a page meant to use messages must not
-// be; a missing sw.js would be a console error on every page). Records
-// every request, and the bytes each response carried (`served`, for the load benchmark).
+// be; a missing sw.js would be a console error on every page). Its version.js (the lab's
+// files and their hashes, which sw.js imports) is made afresh by scripts/version.py on each
+// request, as `make serve` does, so a file edited since the last build is a new version rather
+// than one that fails its hash. Records every request, and the bytes each response carried
+// (`served`, for the load benchmark).
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../www');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.join(REPO, 'www');
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json',
@@ -30,6 +35,11 @@ export async function serveWww({ isolated = true, serviceWorker = true } = {}) {
     if (!file.startsWith(ROOT)) { res.writeHead(403).end(); return; }
     if (!serviceWorker && url.pathname === '/sw.js') {
       res.writeHead(200, { 'Content-Type': 'text/javascript' }).end('// no service worker on this host (serve.mjs)\n');
+      return;
+    }
+    if (serviceWorker && url.pathname === '/version.js') {
+      const body = execFileSync('python3', [path.join(REPO, 'scripts/version.py'), '--print', ROOT]);
+      res.writeHead(200, { 'Content-Type': 'text/javascript', 'Content-Length': body.length, 'Cache-Control': 'no-cache' }).end(body);
       return;
     }
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
@@ -52,4 +62,18 @@ export async function serveWww({ isolated = true, serviceWorker = true } = {}) {
     server.closeAllConnections();
   });
   return { url: `http://127.0.0.1:${port}/`, requests, served, close };
+}
+
+// Python's plain http.server on a free port, serving the folder `dir` as a static host would
+// (no COOP/COEP headers, no help from this file): resolves with { url, close } once it listens.
+export function servePlain(dir) {
+  const python = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const close = async () => { python.kill(); };
+  return new Promise((resolve, reject) => {
+    python.on('error', reject);
+    python.stdout.on('data', (chunk) => {
+      const m = /port (\d+)/.exec(String(chunk));
+      if (m) resolve({ url: `http://127.0.0.1:${m[1]}/`, close });
+    });
+  });
 }

@@ -1,9 +1,10 @@
 // The page computes no privacy quantity: q, the steps per epoch, σ_eff and DP-PCA's step come
 // from Rust (RunConfig::mechanism, through the accounting functions), never from arithmetic in
 // www/*.js. This scans the page's scripts for the arithmetic such a copy would need. And the
-// offline copy (sw.js) lists every script.
+// offline copy (sw.js, version.js) holds every script.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,12 +46,19 @@ test('the scan would catch the old copies', () => {
 });
 
 // The offline copy (sw.js) must hold every script the page or its workers import: one left out
-// works online and fails offline, which no online test would see.
-test('the service worker stores every script of the page', async () => {
+// works online and fails offline, which no online test would see. It stores the files that
+// version.js lists (scripts/version.py): every file of the folder, so every script, each with its
+// hash; sw.js keeps no list of its own to forget one in.
+test('the version the service worker installs lists every script of the page, with its hash', async () => {
+  const text = execFileSync('python3', [path.join(WWW, '../scripts/version.py'), '--print', WWW], { encoding: 'utf8' });
+  const version = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+  assert.match(version.id, /^[0-9a-f]{16}$/);
+  const scripts = (await readdir(WWW)).filter((f) => f.endsWith('.js') && f !== 'version.js');
+  assert.deepEqual(scripts.filter((f) => !/^[0-9a-f]{64}$/.test(version.files[f] ?? '')), []);
+  for (const f of ['index.html', 'style.css', 'pkg/dpsgd_lab.js', 'pkg/dpsgd_lab_bg.wasm', 'pkg/dpsgd_lab_relaxed_bg.wasm', 'data/adult.bin']) {
+    assert.ok(Object.hasOwn(version.files, f), f);
+  }
+  assert.ok(!Object.keys(version.files).some((f) => f.startsWith('data/fashion-mnist-')), 'Fashion-MNIST is never stored offline');
   const sw = await readFile(path.join(WWW, 'sw.js'), 'utf8');
-  const shell = sw.match(/const SHELL = \[([^\]]*)\]/);
-  assert.ok(shell, 'sw.js has a SHELL list');
-  const listed = new Set([...shell[1].matchAll(/'([^']+)'/g)].map((m) => m[1]));
-  const scripts = (await readdir(WWW)).filter((f) => f.endsWith('.js') && f !== 'sw.js');
-  assert.deepEqual(scripts.filter((f) => !listed.has(f)), []);
+  assert.doesNotMatch(sw, /const SHELL|clients\.claim/, 'sw.js lists no files of its own and never takes a running page');
 });

@@ -1,0 +1,152 @@
+// A returning student after the lab was rebuilt (#40, 3.1). A copy of www/ is served by Python's
+// plain static server (no COOP/COEP, no help from the tests' server); two visits, so the
+// service worker holds the lab. Then the copy is rebuilt as scripts/build-wasm would: one
+// wasm-bindgen import renamed in the glue and in both wasm builds (an old compiled module with
+// the new glue fails: "function import requires a callable"), and version.js written again;
+// every script of each build also records its build number in each page and worker that runs
+// it. The page opened then, and every worker it starts (after the new version is installed
+// too), run one build with no error; the new build is taken at the next visit once the lab's
+// tab is closed, and at once with the notice's button — refused while another tab is open. A
+// data set first used then (MNIST) is stored in the new version's copy.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { servePlain } from './serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-update-'));
+const LAB = path.join(tmp, 'lab');
+let host;
+let context;
+
+before(async () => {
+  ({ context } = await setUp());
+  cpSync(path.join(REPO, 'www'), LAB, { recursive: true, filter: (f) => !/fashion-mnist-/.test(f) });
+  rebuild(1);
+  host = await servePlain(LAB);
+});
+after(async () => {
+  await host?.close();
+  await tearDown();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const MARK = /\n;\(globalThis\.labBuilds \|\|= \{\}\)\[.*\n$/;
+let imported = null; // the wasm-bindgen import renamed at each rebuild, as it is now named
+
+// The copy rebuilt as build `n`: every script marks its build (globalThis.labBuilds[file] = n),
+// from build 2 on an import of the wasm renamed in the glue and both wasm files, and its
+// version.js written again (scripts/version.py, as scripts/build-wasm does).
+function rebuild(n) {
+  const scripts = readdirSync(LAB, { recursive: true }).filter((f) => f.endsWith('.js') && f !== 'sw.js' && f !== 'version.js');
+  for (const f of scripts) {
+    const file = path.join(LAB, f);
+    const text = readFileSync(file, 'utf8').replace(MARK, '\n');
+    writeFileSync(file, `${text}\n;(globalThis.labBuilds ||= {})[${JSON.stringify(f)}] = ${n};\n`);
+  }
+  if (n > 1) {
+    const glue = path.join(LAB, 'pkg/dpsgd_lab.js');
+    const text = readFileSync(glue, 'utf8');
+    imported ??= /^\s+(__wbg_\w+_[0-9a-f]{16}): function\(/m.exec(text)?.[1];
+    assert.ok(imported, 'the glue has a wasm-bindgen import');
+    const renamed = imported.slice(0, -1) + ((parseInt(imported.at(-1), 16) + 1) % 16).toString(16);
+    assert.equal(text.split(imported).length, 2, `${imported} once in the glue`);
+    writeFileSync(glue, text.replace(imported, renamed));
+    for (const wasm of ['pkg/dpsgd_lab_bg.wasm', 'pkg/dpsgd_lab_relaxed_bg.wasm']) {
+      const bytes = readFileSync(path.join(LAB, wasm)); // the import, and its names for debuggers
+      let at = bytes.indexOf(imported);
+      assert.ok(at >= 0, `${imported} in ${wasm}`);
+      for (; at >= 0; at = bytes.indexOf(imported, at + 1)) bytes.write(renamed, at, 'latin1');
+      writeFileSync(path.join(LAB, wasm), bytes);
+    }
+    imported = renamed;
+  }
+  execFileSync('python3', [path.join(REPO, 'scripts/version.py'), LAB]);
+}
+
+// The builds that the page and each of its workers (training, accounting, …) run (each
+// script's mark), as a set.
+async function buildsOf(page) {
+  assert.ok(page.workers().length >= 2, `the page's workers are seen (${page.workers().length})`);
+  const seen = [await page.evaluate(() => globalThis.labBuilds)];
+  for (const w of page.workers()) seen.push(await w.evaluate(() => globalThis.labBuilds).catch(() => null)); // one may have ended
+  return new Set(seen.filter(Boolean).flatMap((b) => Object.values(b)));
+}
+
+// Waits for the page (reloaded or opened) to be ready and to train an epoch; returns the builds
+// it and its workers (training, accounting) run.
+async function trained(page) {
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
+  const g = Number(await page.evaluate(() => document.getElementById('run-log').dataset.generation || 0));
+  await waitForRun(page, g - 1, 1);
+  return buildsOf(page);
+}
+
+const said = (page) => page.evaluate(() => (document.getElementById('message').hidden ? '' : document.getElementById('message-text').textContent));
+
+test('a rebuilt lab: the open page and every worker it starts keep one build; the next visit, or the notice, takes the new one', async () => {
+  const hash = '#v=1&epochs=2&dataset=breast-cancer';
+  let { page, problems } = await openLab(hash, null, { from: host });
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await page.reload(); // now from the offline copy
+  assert.deepEqual(await trained(page), new Set([1]));
+  assert.ok(await page.evaluate(() => navigator.serviceWorker.controller !== null), 'controlled by the service worker');
+
+  rebuild(2);
+  const before = await page.evaluate(() => caches.keys());
+  await page.reload();
+  assert.deepEqual(await trained(page), new Set([1]), 'the visit after the rebuild runs the build it started with');
+  assert.equal(await said(page), '');
+  // The new version installs in the background: the page offers it, and runs on as it was.
+  await page.waitForFunction((old) => caches.keys().then((keys) => keys.some((k) => !old.includes(k))), before, { timeout: 60_000 });
+  await page.locator('#update').waitFor({ state: 'visible', timeout: 30_000 });
+  assert.match(await page.locator('#update').textContent(), /A new version of the lab is ready\.\s*Reload to use it/);
+  // Workers started now (a new training worker, its data) load the page's build, not the new one.
+  const g = Number(await page.evaluate(() => document.getElementById('run-log').dataset.generation));
+  await page.evaluate(() => window.labTest.setSilence(2_000));
+  await page.evaluate(() => window.labTest.killTrainingWorker());
+  await page.waitForFunction(() => /training worker stopped/.test(document.getElementById('message-text').textContent), null, { timeout: 30_000 });
+  await page.evaluate(() => window.labTest.setSilence(null));
+  await waitForRun(page, g, 1, { timeout: 60_000 });
+  assert.deepEqual(await buildsOf(page), new Set([1]), 'a worker started after the install');
+  assert.equal(await said(page), 'The training worker stopped (it did not answer for 2 s). A new one was started with the last settings.');
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // The next visit, the lab's tab closed: the new build everywhere.
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the browser takes the waiting version
+  ({ page, problems } = await openLab(hash, null, { from: host }));
+  assert.deepEqual(await trained(page), new Set([2]), 'the next visit runs the new build');
+  assert.equal(await page.locator('#update').isVisible(), false);
+  assert.equal(await said(page), '');
+
+  // Built again while this tab is open, with a second tab: the notice's button waits for it.
+  rebuild(3);
+  await page.reload();
+  assert.deepEqual(await trained(page), new Set([2]));
+  await page.locator('#update').waitFor({ state: 'visible', timeout: 60_000 });
+  const other = await context.newPage();
+  await other.goto(host.url + hash);
+  await page.click('#update-reload');
+  await page.waitForFunction(() => /close the lab's other tab first/.test(document.getElementById('update').textContent), null, { timeout: 10_000 });
+  assert.deepEqual(await buildsOf(page), new Set([2]), 'not taken while another tab runs the old build');
+  await other.close();
+  const reloaded = page.waitForEvent('load');
+  await page.click('#update-reload');
+  await reloaded;
+  assert.deepEqual(await trained(page), new Set([3]), 'the notice reloads onto the new build');
+  assert.equal(await page.locator('#update').isVisible(), false);
+  assert.equal(await said(page), '');
+  // A data set first used now (MNIST) is stored in this version's copy, once its bytes are checked.
+  const g3 = Number(await page.evaluate(() => document.getElementById('run-log').dataset.generation));
+  await page.selectOption('#dataset', 'mnist');
+  await waitForRun(page, g3, 1);
+  await page.waitForFunction(() => caches.match(new URL('data/mnist-train-images.idx3-ubyte.gz', location.href).href).then((r) => !!r), null, { timeout: 10_000 });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
