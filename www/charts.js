@@ -58,7 +58,8 @@ export function setUpCharts(view) {
       return;
     }
     const cfg = view.config();
-    draw_sigma_chart('sigma-chart', curve.points, curve.target, curve.delta, cfg.epochs, cfg.sigma, sizeCanvas(canvas));
+    const run = { epochs: cfg.epochs, sigma: cfg.sigma };
+    draw_sigma_chart('sigma-chart', { points: curve.points, target: curve.target, delta: curve.delta, run }, sizeCanvas(canvas));
   };
 
   const charts = new ChartQueue([

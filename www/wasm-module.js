@@ -1,3 +1,4 @@
+// @ts-check
 // The lab's WebAssembly, downloaded once per page. The workers share one compiled module: each
 // worker the page starts receives it in a message of its own ({type: 'wasm', module} — a
 // WebAssembly.Module can be posted), so the page and its three or more workers cost one
@@ -8,7 +9,7 @@
 import './wasm-choice.js';
 
 // The relaxed-SIMD build where the browser has it, else the simd128 one (wasm-choice.js).
-const URL_OF_WASM = new URL(`./${self.labWasmFile}`, import.meta.url);
+const URL_OF_WASM = new URL(`./${/** @type {{labWasmFile: string}} */ (/** @type {unknown} */ (self)).labWasmFile}`, import.meta.url);
 
 let response = null;
 let forWorkers = null;
@@ -38,7 +39,8 @@ function workerModule() {
   return forWorkers;
 }
 
-// Gives `worker` the compiled module, or the reason there is none.
+/** Gives `worker` the compiled module, or the reason there is none.
+ * @param {{postMessage: (message: any) => void}} worker */
 export function sendWasm(worker) {
   workerModule().then(
     (module) => worker.postMessage({ type: 'wasm', module }),

@@ -23,21 +23,34 @@ struct SigmaPoint {
     sigma: PerAccountant<Option<f64>>,
 }
 
-/// Draws `curve` (from `sigma_needed`) with the current run at (`epochs`, `sigma`)
-/// as a black dot: below an accountant's curve the run spends more than `target_eps` by that
-/// accountant's reckoning, above it less. `scale` is the device pixel ratio times the chart's
-/// growth and the page's text scale.
-#[wasm_bindgen]
-pub fn draw_sigma_chart(
-    canvas_id: &str,
-    curve: JsValue,
-    target_eps: f64,
+/// What the panel draws: the curve of `sigma_needed` (`points`) for ε = `target` at `delta`,
+/// and the current run (its epochs and σ).
+#[derive(Deserialize)]
+struct SigmaPanel {
+    points: Vec<SigmaPoint>,
+    target: f64,
     delta: f64,
+    run: RunMark,
+}
+
+#[derive(Deserialize)]
+struct RunMark {
     epochs: u32,
     sigma: f64,
-    scale: f64,
-) -> Result<(), JsError> {
-    let curve: Vec<SigmaPoint> = from_js(curve, "σ curve")?;
+}
+
+/// Draws the panel's curve with the current run at (epochs, σ) as a black dot: below an
+/// accountant's curve the run spends more than the target ε by that accountant's reckoning,
+/// above it less. `scale` is the device pixel ratio times the chart's growth and the page's
+/// text scale.
+#[wasm_bindgen]
+pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(), JsError> {
+    let SigmaPanel {
+        points: curve,
+        target: target_eps,
+        delta,
+        run: RunMark { epochs, sigma },
+    } = from_js(panel, "σ panel")?;
     let (root, px) = open_canvas(canvas_id, scale)?;
     let mut fonts = Fonts::new(scale);
     let values: Vec<f64> = curve

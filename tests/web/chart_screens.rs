@@ -90,7 +90,11 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
     let norms: Vec<f32> = (0..64).map(|k| k as f32 * 0.05).collect();
     draw_clipping_histogram("s-clipping", &norms, 1.0, scale).unwrap();
     let curve = sigma_needed(config(RunConfig::default()), adult_facts(), 2.0).unwrap();
-    draw_sigma_chart("s-sigma", curve, 2.0, 1e-5, 3, 1.0, scale).unwrap();
+    let points: serde_json::Value = serde_wasm_bindgen::from_value(curve).unwrap();
+    let panel = serde_json::json!({
+        "points": points, "target": 2.0, "delta": 1e-5, "run": {"epochs": 3, "sigma": 1.0}
+    });
+    draw_sigma_chart("s-sigma", js(&panel.to_string()), scale).unwrap();
     let probs: Vec<f32> = (0..400).map(|k| (k % 20) as f32 / 20.0).collect();
     let points = [-0.5f32, 0.2, 1.0, 0.8, -0.1, 0.0];
     draw_boundary(

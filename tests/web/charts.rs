@@ -138,7 +138,10 @@ fn sigma_needed_panel_in_wasm() {
     }
     assert!(sigma_needed(config(RunConfig::default()), adult_facts(), -1.0).is_err());
     let c = canvas("sigma-test");
-    draw_sigma_chart("sigma-test", curve, target, delta, 20, 1.2, 1.0).unwrap();
+    let panel = serde_json::json!({
+        "points": points, "target": target, "delta": delta, "run": {"epochs": 20, "sigma": 1.2}
+    });
+    draw_sigma_chart("sigma-test", js(&panel.to_string()), 1.0).unwrap();
     let inked = inked_pixels(&c);
     assert!(inked > 2000, "σ chart drew {inked} pixels");
 }
