@@ -41,7 +41,7 @@ impl Trainer {
             .iter()
             .find(|r| r.what == ReleaseKind::Evaluation)
             .map_or(self.cfg.eval_noise, |r| r.sigma);
-        let z: f64 = StandardNormal.sample(&mut self.eval_rng);
+        let z: f64 = StandardNormal.sample(&mut self.side.evals);
         let noisy = ((accuracy * n).round() + sigma * z) / n;
         (
             AccuracyNoise::clamped(noisy),

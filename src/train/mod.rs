@@ -24,7 +24,7 @@ pub use canary::{DiracCanaries, Fault, CANARY_NORM};
 pub use coverage::{noise as noise_in_words, Coverage, Shown};
 use inputs::Inputs;
 pub use inputs::Rows;
-use part::{PartChannel, PartSum, PartWork};
+use part::DataParallel;
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
@@ -57,12 +57,10 @@ pub struct Trainer {
     projection: Option<Projection>,
     facts: DataFacts,
     model: Mlp,
-    /// Lots, noise and initialisation; separate streams for the norm sample, the noisy counts
-    /// and the noisy evaluations, so turning those on changes no training draw.
+    /// Lots, noise and initialisation (Algorithm 1's draws).
     rng: ChaCha8Rng,
-    sample_rng: ChaCha8Rng,
-    count_rng: ChaCha8Rng,
-    eval_rng: ChaCha8Rng,
+    /// The draws beside Algorithm 1's, each from its own stream.
+    side: SideStreams,
     mechanism: Mechanism,
     /// The run's privacy accounting (none for the audit's runs, which report no ε).
     accounting: Option<RunAccounting>,
@@ -88,13 +86,8 @@ pub struct Trainer {
     lot: Vec<usize>,
     perm: Vec<usize>,
     perm_pos: usize,
-    /// How many parts [`Trainer::step`] splits a lot into (summed here one after another; the
-    /// page's data-parallel pool has other workers sum them instead).
-    parts_per_lot: usize,
-    /// How the page's helpers get their parts: it moves the split ([`Trainer::lot_part`]).
-    part_channel: PartChannel,
-    work: PartWork,
-    parts: Vec<PartSum>,
+    /// A lot's parts (data-parallel training: `part.rs`).
+    parts: DataParallel,
     lot_norms: Vec<Real>,
     /// The lot's sum of clipped gradients, then its noisy sum.
     grad: Vec<Real>,
@@ -102,6 +95,25 @@ pub struct Trainer {
     /// taken (once) when the lot is applied.
     noise_ahead: Vec<Real>,
     noise_ahead_norm: Option<f64>,
+}
+
+/// The run's draws beside Algorithm 1's, each from its own stream of the seed, so turning one
+/// on (a norm sample for the histogram, adaptive clipping's noisy counts, a private test set's
+/// noisy evaluations) changes no training draw.
+struct SideStreams {
+    norms: ChaCha8Rng,
+    counts: ChaCha8Rng,
+    evals: ChaCha8Rng,
+}
+
+impl SideStreams {
+    fn new(seed: u64) -> SideStreams {
+        SideStreams {
+            norms: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed),
+            counts: ChaCha8Rng::seed_from_u64(seed ^ 0xc0a7_c0a7),
+            evals: ChaCha8Rng::seed_from_u64(seed ^ 0xe7a1_e7a1),
+        }
+    }
 }
 
 impl Trainer {
@@ -171,15 +183,10 @@ impl Trainer {
         let mut trainer = Trainer {
             q: mechanism.step.q,
             steps_per_epoch: mechanism.steps_per_epoch,
-            sample_rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_5eed),
-            count_rng: ChaCha8Rng::seed_from_u64(seed ^ 0xc0a7_c0a7),
-            eval_rng: ChaCha8Rng::seed_from_u64(seed ^ 0xe7a1_e7a1),
+            side: SideStreams::new(seed),
             rng,
             seed,
-            work: PartWork::new(batch, d),
-            parts: Vec::new(),
-            parts_per_lot: 1,
-            part_channel: PartChannel::Messages,
+            parts: DataParallel::new(batch, d),
             clip: cfg.clip,
             clip_bounds: cfg.clip_bounds(),
             step_limit: None,
@@ -361,7 +368,7 @@ impl Trainer {
     /// Splits each lot into `k` parts summed one after another (as `k` workers would), so
     /// tests can check that data-parallel training depends on k only through rounding.
     pub fn set_parts_per_lot(&mut self, k: usize) {
-        self.parts_per_lot = k.max(1);
+        self.parts.per_lot = k.max(1);
     }
 
     /// The step count at which the current epoch ends (earlier when the budget stops it).

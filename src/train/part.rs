@@ -149,6 +149,29 @@ pub fn lot_part(lot: &[usize], i: usize, k: usize, extra: isize) -> &[usize] {
     &lot[bound(i)..bound(i + 1)]
 }
 
+/// A trainer's data-parallel state: how many parts a lot is split into (summed by the trainer
+/// one after another unless the page's helpers sum them), how the helpers get theirs (it
+/// moves the split, [`coordinator_extra_examples`]), the buffers the trainer sums its own
+/// parts in, and the parts' sums as they come in.
+pub(super) struct DataParallel {
+    pub per_lot: usize,
+    pub channel: PartChannel,
+    pub work: PartWork,
+    pub sums: Vec<PartSum>,
+}
+
+impl DataParallel {
+    /// One part a lot, by messages, summed in batches of at most `batch` of `d` features.
+    pub fn new(batch: usize, d: usize) -> DataParallel {
+        DataParallel {
+            per_lot: 1,
+            channel: PartChannel::Messages,
+            work: PartWork::new(batch, d),
+            sums: Vec::new(),
+        }
+    }
+}
+
 /// Buffers for summing a part in batches of at most `batch` examples (reused across lots).
 pub struct PartWork {
     batch_x: Array2<Real>,

@@ -31,7 +31,7 @@ impl Trainer {
     }
 
     fn sum_and_apply(&mut self) {
-        let k = self.parts_per_lot;
+        let k = self.parts.per_lot;
         for i in 0..k {
             self.sum_own_part(i, k);
             if i == 0 && k > 1 {
@@ -94,15 +94,15 @@ impl Trainer {
     /// How the helpers get their parts from now on (messages by default). The caller changes
     /// it between lots only: a part is checked against the split it was cut by.
     pub fn set_part_channel(&mut self, channel: PartChannel) {
-        self.part_channel = channel;
+        self.parts.channel = channel;
     }
 
     pub fn part_channel(&self) -> PartChannel {
-        self.part_channel
+        self.parts.channel
     }
 
     fn split_extra(&self) -> isize {
-        coordinator_extra_examples(self.model.sizes(), self.part_channel)
+        coordinator_extra_examples(self.model.sizes(), self.parts.channel)
     }
 
     /// The parameters the current lot's gradients are taken at.
@@ -127,7 +127,7 @@ impl Trainer {
             appended: self.appended.as_ref(),
             zeros: self.zero_features,
         };
-        self.work.sum_part(
+        self.parts.work.sum_part(
             &mut self.model,
             rows,
             lot_part(&lot, i, k, extra),
@@ -135,7 +135,7 @@ impl Trainer {
             &self.clip_bounds,
             &mut out,
         );
-        self.parts[i] = out;
+        self.parts.sums[i] = out;
         self.lot = lot;
     }
 
@@ -150,19 +150,19 @@ impl Trainer {
             ));
         }
         part.check(self.lot_part(i, k), self.cfg.mode)?;
-        if self.parts.len() <= i {
-            self.parts.resize_with(i + 1, PartSum::default);
+        if self.parts.sums.len() <= i {
+            self.parts.sums.resize_with(i + 1, PartSum::default);
         }
-        self.parts[i] = part;
+        self.parts.sums[i] = part;
         Ok(())
     }
 
     /// A zeroed slot for part `i` (taken out of `parts`, which grows as needed).
     fn part_slot(&mut self, i: usize) -> PartSum {
-        if self.parts.len() <= i {
-            self.parts.resize_with(i + 1, PartSum::default);
+        if self.parts.sums.len() <= i {
+            self.parts.sums.resize_with(i + 1, PartSum::default);
         }
-        let mut slot = std::mem::take(&mut self.parts[i]);
+        let mut slot = std::mem::take(&mut self.parts.sums[i]);
         slot.reset(self.grad.len());
         slot
     }
@@ -178,10 +178,10 @@ impl Trainer {
     pub(super) fn apply_lot(&mut self, k: usize) {
         let mode = self.cfg.mode;
         // The lot's sum starts as part 0 (no copy: the buffers trade places).
-        std::mem::swap(&mut self.grad, &mut self.parts[0].grad);
+        std::mem::swap(&mut self.grad, &mut self.parts.sums[0].grad);
         let (mut examples, mut unclipped) = (0, 0);
         self.lot_norms.clear();
-        for (i, part) in self.parts[..k].iter().enumerate() {
+        for (i, part) in self.parts.sums[..k].iter().enumerate() {
             if i > 0 {
                 for (g, p) in self.grad.iter_mut().zip(&part.grad) {
                     *g += p;
@@ -193,7 +193,7 @@ impl Trainer {
             self.stats.clipped += part.clipped;
             if mode != Mode::NonPrivate {
                 self.stats
-                    .record_norms(&part.norms, &mut self.lot_norms, &mut self.sample_rng);
+                    .record_norms(&part.norms, &mut self.lot_norms, &mut self.side.norms);
             }
         }
         let (canaries, canaries_unclipped) = self.add_canary_gradients(mode.clips());
@@ -226,7 +226,7 @@ impl Trainer {
             lot_len,
             expected,
             count_noise,
-            &mut self.count_rng,
+            &mut self.side.counts,
         );
         self.stats.noisy_unclipped += b;
         self.stats.noisy_counts += 1;
