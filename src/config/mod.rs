@@ -7,6 +7,7 @@ mod lot;
 mod validate;
 
 pub use crate::privacy::accountant::AccountantName;
+pub use crate::train::groups::GroupBy;
 pub use kinds::{Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
 pub use lot::LotAtLeastN;
 pub use validate::{
@@ -94,6 +95,10 @@ pub struct RunConfig {
     /// data at the private release level), released once per epoch and accounted; 0: the
     /// test accuracy is not released at all.
     pub eval_noise: f64,
+    /// Test accuracy per group in each report (who pays for privacy): Adult's sex or race, or
+    /// the class; built-in data sets only (`train::groups`).
+    #[serde(default)]
+    pub groups: Option<GroupBy>,
 }
 
 impl Default for RunConfig {
@@ -128,6 +133,7 @@ impl Default for RunConfig {
             clip_lr: 0.2,
             count_noise: None,
             eval_noise: 20.0,
+            groups: None,
         }
     }
 }

@@ -110,6 +110,10 @@ impl Trainer {
             stopped_by_budget: self.stopped_by_budget(),
             budget_stop: self.budget_stop(),
             divergence,
+            groups: self
+                .groups
+                .as_ref()
+                .map(|g| g.accuracy(&self.model, &self.data.test)),
             notes: self.notes(),
             diagnostics,
             not_private: Vec::new(),

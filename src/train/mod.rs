@@ -13,6 +13,7 @@ mod accounting;
 mod canary;
 mod coverage;
 mod epoch;
+pub mod groups;
 mod inputs;
 pub mod part;
 mod report;
@@ -79,6 +80,8 @@ pub struct Trainer {
     step_limit: Option<u64>,
     /// The epoch at whose end a weight was found infinite or NaN: the run stops there.
     diverged_in: Option<usize>,
+    /// The groups whose test accuracy each report gives (`groups.rs`), when asked for.
+    groups: Option<groups::Groups>,
     /// The audit's Dirac canaries, and those in the current lot (`canary.rs`).
     canaries: Option<DiracCanaries>,
     canaries_in_lot: Vec<usize>,
@@ -154,6 +157,11 @@ impl Trainer {
         accounted: bool,
     ) -> Result<Trainer, ConfigError> {
         let seed = cfg.seed.unwrap_or_else(rand::random);
+        // Read off the data's own columns, before any DP-PCA projects them away.
+        let groups = cfg
+            .groups
+            .map(|by| groups::Groups::of(&data, by))
+            .transpose()?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let Inputs {
             data,
@@ -211,6 +219,7 @@ impl Trainer {
             perm: Vec::new(),
             perm_pos: 0,
             lot_norms: Vec::new(),
+            groups,
             canaries,
             canaries_in_lot: Vec::new(),
             cfg,

@@ -11,6 +11,7 @@
 //! [`COVERED`] and [`NOT_PRIVATE`] are the code's own list of fields; a test checks that every
 //! field a report can carry is in exactly one of them.
 
+use super::groups::GroupAccuracy;
 use crate::config::ReleaseLevel;
 use crate::privacy::accountant::{Amplification, EpsilonReport};
 use serde::Serialize;
@@ -121,6 +122,10 @@ pub struct EpochReport {
     /// every later number would be meaningless. Read from the released weights, so covered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<String>,
+    /// Test accuracy per group, with each group's training and test sizes (`--groups`): the
+    /// built-in data sets' public test set, so covered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<GroupAccuracy>>,
     /// Caveats a reader must see (e.g. shuffled lots are not what the accountants assume).
     pub notes: Vec<String>,
     /// The teaching diagnostics (teaching level only).

@@ -21,6 +21,8 @@ pub fn flag_of(field: &str) -> String {
 
 /// Optional fields whose value is a list (their default, null, does not say so).
 const LIST_FIELDS: [&str; 1] = ["layer_clips"];
+/// Fields whose default is none and whose value is a name.
+const NAME_FIELDS: [&str; 1] = ["groups"];
 
 /// One RunConfig field as a flag.
 struct ConfigOption {
@@ -104,6 +106,10 @@ fn about(field: &str) -> (String, Option<String>) {
             "Noise std on the correct test predictions of private data; 0: not released",
             None,
         ),
+        "groups" => (
+            "Test accuracy per group in each report (sex and race: Adult only); none: no groups",
+            names("sex, race, class"),
+        ),
         _ => ("", None),
     };
     (what.to_string(), choices)
@@ -139,6 +145,7 @@ fn arg_of(o: &ConfigOption) -> Arg {
     }
     let value_name = match &o.default {
         Value::String(_) => "NAME",
+        _ if NAME_FIELDS.contains(&o.field.as_str()) => "NAME",
         Value::Array(_) => "LIST",
         _ if LIST_FIELDS.contains(&o.field.as_str()) => "LIST",
         Value::Number(n) if n.is_u64() => "N",
@@ -208,6 +215,7 @@ impl RunOptions {
             };
             let value = match &defaults[field.as_str()] {
                 Value::String(_) => Value::String(v.clone()),
+                _ if NAME_FIELDS.contains(&field.as_str()) => Value::String(v.clone()),
                 Value::Array(_) => Value::Array(v.split(',').map(number).collect()),
                 _ if LIST_FIELDS.contains(&field.as_str()) => {
                     Value::Array(v.split(',').map(number).collect())

@@ -1,0 +1,104 @@
+//! Who pays for privacy (#41, 1): `--groups` adds each group's sizes and test accuracy to every
+//! report, the same as a direct computation on the group's test rows; refused on a file of
+//! one's own and for a column the data set does not have.
+
+mod common;
+
+use dpsgd_lab::config::{GroupBy, RunConfig};
+use dpsgd_lab::model::{evaluate, Model};
+use dpsgd_lab::train::Trainer;
+use std::sync::Arc;
+
+#[test]
+fn per_group_accuracy_is_the_accuracy_on_each_groups_test_rows() {
+    let data = common::adult();
+    let cfg = RunConfig {
+        epochs: 1,
+        seed: Some(3),
+        groups: Some(GroupBy::Sex),
+        ..RunConfig::default()
+    };
+    let mut t = Trainer::new(cfg, Arc::clone(&data)).expect("a valid run");
+    let report = t.run_epoch().expect("an epoch");
+    let groups = report.groups.expect("groups in the report");
+    let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["Female", "Male"]);
+    let column = |name: &str| {
+        data.feature_names
+            .iter()
+            .position(|f| f == &format!("sex={name}"))
+            .expect("a sex column")
+    };
+    let mut n_train = 0;
+    for g in &groups {
+        let j = column(&g.name);
+        let rows: Vec<usize> = (0..data.test.len())
+            .filter(|&i| data.test.x[[i, j]] > 0.0)
+            .collect();
+        let train = (0..data.train.len())
+            .filter(|&i| data.train.x[[i, j]] > 0.0)
+            .count();
+        let x = data.test.x.select(ndarray::Axis(0), &rows);
+        let y: Vec<usize> = rows.iter().map(|&i| data.test.y[i]).collect();
+        let (_, acc) = evaluate(t.model(), x.view(), &y);
+        assert_eq!((g.n_test, g.n_train), (rows.len(), train), "{}", g.name);
+        assert_eq!(g.test_acc, Some(acc), "{}", g.name);
+        n_train += g.n_train;
+    }
+    assert_eq!(n_train, data.train.len(), "every training row in one group");
+    // The overall accuracy is the groups' weighted by their test sizes.
+    let weighted: f64 = groups
+        .iter()
+        .map(|g| g.test_acc.unwrap() * g.n_test as f64)
+        .sum::<f64>()
+        / data.test.len() as f64;
+    assert!((weighted - report.test_acc.unwrap()).abs() < 1e-9);
+    assert!(t.model().params().iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn the_cli_reports_groups_and_refuses_a_column_the_data_has_not() {
+    let (code, out, err) =
+        common::dpsgd(&["train", "--epochs", "1", "--seed", "1", "--groups", "race"]);
+    assert_eq!(code, Some(0), "{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(out.lines().next().expect("a report")).expect("JSON");
+    let groups = report["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 5, "{groups:?}");
+    for g in groups {
+        for key in ["name", "n_train", "n_test", "test_acc"] {
+            assert!(g.get(key).is_some(), "{key} in {g}");
+        }
+    }
+    let classes = common::dpsgd(&[
+        "train",
+        "--dataset",
+        "blobs",
+        "--epochs",
+        "1",
+        "--groups",
+        "class",
+    ]);
+    assert_eq!(classes.0, Some(0), "{}", classes.2);
+    let refused = common::refused(&["train", "--dataset", "blobs", "--groups", "sex"]);
+    assert!(refused.contains("no 'sex' column"), "{refused}");
+}
+
+#[test]
+fn a_file_of_ones_own_gets_no_groups() {
+    use dpsgd_lab::data::builtin::load_builtin;
+    let mut own = load_builtin("blobs", &[], 0, 0.1).expect("blobs");
+    own.private = true;
+    let cfg = RunConfig {
+        dataset: "blobs".into(),
+        groups: Some(GroupBy::Class),
+        ..RunConfig::default()
+    };
+    let err = Trainer::new(cfg, Arc::new(own)).err().expect("refused");
+    assert_eq!(err.field, "groups");
+    assert!(
+        err.message.contains("private rows without noise"),
+        "{}",
+        err.message
+    );
+}
