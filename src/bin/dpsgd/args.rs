@@ -4,7 +4,7 @@
 
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use dpsgd_lab::data::csv::{shown, shown_up_to};
+use dpsgd_lab::text::{shown, shown_up_to};
 use std::ffi::OsStr;
 use std::io::Read as _;
 use std::marker::PhantomData;
