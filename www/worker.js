@@ -36,6 +36,7 @@ const state = {
   // The page's limit while its audit trains on the other cores (audit.js), or null. Training
   // then uses what the audit leaves, so the two never share a core between them.
   /** @type {{workers: number, reason: string} | null} */ cap: null,
+  capped: false, // whether the cap set the current run's count
   // This run's helper parts: summed by a helper and taken, or summed here in its place (the
   // helper failed, or Rust refused its answer). Posted with 'done'.
   partsSummed: { helpers: 0, here: 0 },
@@ -275,7 +276,8 @@ function planWorkers(asked) {
     const key = session.trainsOn(state.data) ? `data ${state.dataLoads}` : `run ${state.rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
-  const reason = want < state.askedWorkers && state.parts === want ? state.cap.reason : plan.reason;
+  state.capped = want < state.askedWorkers && state.parts === want; // the cap set the count
+  const reason = state.capped ? state.cap.reason : plan.reason;
   return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null };
 }
 
@@ -287,10 +289,13 @@ function usePool(helpers) {
 }
 
 // The page's limit changed ({workers, reason}; no workers: none): the run under way is planned
-// again, and goes on from its next lot with the new count.
+// again, and goes on from its next lot with the new count; a finished run's count had its reason.
 /** @param {Extract<ToTraining, {type: 'cap'}>} m */
 function setCap(m) {
   state.cap = Number.isInteger(m.workers) && m.workers >= 1 ? { workers: m.workers, reason: String(m.reason || '').slice(0, 160) } : null;
+  if (state.session?.is_finished() && state.capped && !state.cap) {
+    send({ type: 'workers', generation: state.generation, workers: { asked: state.askedWorkers, used: state.parts, reason: 'an audit had the other cores while this run trained', channel: null } });
+  }
   if (!state.session || state.session.is_finished()) return;
   const before = state.parts;
   const workers = planWorkers(state.askedWorkers);
