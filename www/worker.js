@@ -10,6 +10,7 @@ import { dataKeyOf, loadBuiltin } from './data-loader.js';
 import { checkToTraining } from './protocol.js';
 import { post, sharedModule, startWorker, trapped } from './worker-shell.js';
 import { GradientPool } from './gradient-pool.js';
+import { shown } from './shown.js';
 
 /** @typedef {import('./protocol.js').ToTraining} ToTraining */
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */
@@ -341,7 +342,7 @@ async function loadOwnData(m) {
     if (!m.files.every((f) => f instanceof Blob)) throw new Error('expected files');
     const limit = LabData.maxFileBytes();
     const big = m.files.find((f) => f.size > limit);
-    if (big) throw new Error(`${big.name} is larger than ${limit / 1048576} MB, the most the lab reads`);
+    if (big) throw new Error(`${shown(big.name)} is larger than ${limit / 1048576} MB, the most the lab reads`);
     const bytes = await Promise.all(m.files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
     file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
     const fresh = bytes.length === 2
