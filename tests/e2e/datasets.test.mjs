@@ -197,7 +197,7 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   assert.ok(firstRuns >= 3, await ledger());
   await page.waitForFunction(() => {
     const t = document.getElementById('file-ledger').textContent;
-    return /since you first loaded it: [12] runs?, /.test(t) && !/prepared/.test(t);
+    return /since you first loaded it here \(other tabs count their own\): [12] runs?, /.test(t) && !/prepared/.test(t);
   }, null, { timeout: 10_000 })
     .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await ledger()}`));
   await load('renamed.csv', good);
