@@ -14,6 +14,7 @@ pub mod linalg;
 pub mod model;
 pub mod privacy;
 pub mod share;
+pub mod text;
 pub mod train;
 
 #[cfg(target_arch = "wasm32")]

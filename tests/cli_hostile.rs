@@ -4,16 +4,9 @@
 
 mod common;
 
-use common::{dpsgd, refused};
-use std::path::PathBuf;
-
-fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dpsgd-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
+use common::{dpsgd, dpsgd_os, refused, temp_file};
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
 
 /// `--csv /dev/zero` read until memory ran out; now a device is read through a bound of
 /// 100 MB + 1 bytes, and a regular file's size is checked before reading (a sparse 101 MB
@@ -196,4 +189,58 @@ fn a_gzipped_csv_is_named() {
     let gz = temp_file("data.csv.gz", &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2]);
     let e = refused(&["train", "--csv", gz.to_str().unwrap(), "--label", "y"]);
     assert!(e.contains("gzip-compressed file: unpack it first"), "{e}");
+}
+
+/// #40, 3.7: an argument that is not UTF-8 (a file name in Latin-1, say) panicked with exit
+/// status 101 and a backtrace; now it is one line, status 2, wherever it stands.
+#[test]
+fn an_argument_that_is_not_utf8_is_one_line() {
+    let latin1 = || OsString::from_vec(b"caf\xe9.csv".to_vec());
+    let arg = |s: &str| OsString::from(s);
+    let cases: [Vec<OsString>; 6] = [
+        vec![latin1()],
+        vec![arg("train"), arg("--sigma"), latin1()],
+        vec![arg("train"), arg("--dataset"), latin1()],
+        vec![
+            arg("train"),
+            arg("--csv"),
+            latin1(),
+            arg("--label"),
+            arg("y"),
+        ],
+        vec![arg("train"), latin1()],
+        vec![
+            arg("epsilon"),
+            OsString::from_vec(b"--q\xff".to_vec()),
+            arg("1"),
+        ],
+    ];
+    for args in cases {
+        let (code, _, err) = dpsgd_os(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("dpsgd: ") && !err.contains("panicked") && err.contains("is not UTF-8"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// #40, 3.8: `--one-run --one-run` said "unknown option"; a flag given twice is named as such.
+#[test]
+fn a_flag_given_twice_is_named() {
+    for (args, flag) in [
+        (
+            vec!["audit", "--one-run", "--one-run", "--threat", "realistic"],
+            "--one-run",
+        ),
+        (vec!["train", "--sigma", "1", "--sigma", "2"], "--sigma"),
+        (vec!["train", "--csv", "a.csv", "--csv", "b.csv"], "--csv"),
+    ] {
+        let e = refused(&args);
+        assert!(
+            e.contains(&format!("{flag} is given twice")) && !e.contains("unknown option"),
+            "{args:?}: {e}"
+        );
+    }
 }

@@ -5,7 +5,9 @@
 // (`file_ledger`, src/privacy/ledger.rs, in the accounting worker), with what that ε does not
 // cover (Rust's `caveats`). There is one count per file contents (LabData.contentKey), for as
 // long as the page lives: another file starts its own, and loading the first again — renamed
-// or re-saved too — takes its count up where it was. A reloaded page starts from zero.
+// or re-saved too — takes its count up where it was. A reloaded page starts from zero, and
+// each tab keeps its own count (two tabs on one file each count their own runs): the sentence
+// says so.
 const $ = (id) => document.getElementById(id);
 const EVERY_MS = 1000; // at most one composition a second (hundreds of runs: 0.1 s each)
 const LATE_MS = 1500; // an answer later than this: the total on show is marked behind
@@ -103,7 +105,7 @@ export class FileLedger {
     const many = (n, word) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
     const parts = [];
     if (l.caveats.length) parts.push('Not private in full:');
-    parts.push(`Your file, all runs together since you first loaded it: ${many(l.runs, 'run')}, `
+    parts.push(`Your file, all runs in this tab together since you first loaded it here (other tabs count their own): ${many(l.runs, 'run')}, `
       + `${many(l.steps, 'training step')} reported, ε = ${eps(l.moments)} (moments accountant; RDP ${eps(l.rdp)}) `
       + `at δ = ${Number(l.delta).toExponential(0)}.`);
     if (l.open) parts.push('A run without privacy (no noise, or no clipping) showed your data: no later run can take that back.');

@@ -5,6 +5,7 @@
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
 import { settings, toHash } from './settings.js';
+import { shown } from './shown.js';
 import { applyTeacherMode } from './teacher.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings); returns
@@ -37,7 +38,7 @@ export function pinsFromLink(text, check) {
   if (!Array.isArray(list)) return { queue: [], problems: ['the pinned runs in the link are not a list and were skipped'] };
   const queue = [];
   list.slice(0, MAX_PINS).forEach((p, i) => {
-    const label = p && typeof p === 'object' && typeof p.label === 'string' ? p.label.slice(0, 60) : `pin ${i + 1}`;
+    const label = p && typeof p === 'object' && typeof p.label === 'string' ? shown(p.label) : `pin ${i + 1}`;
     if (!p || typeof p !== 'object' || !p.cfg || typeof p.cfg !== 'object' || Array.isArray(p.cfg)) {
       problems.push(`pinned run "${label}" has no settings and was skipped`);
       return;

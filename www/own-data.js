@@ -6,6 +6,7 @@ import { LabData } from './pkg/dpsgd_lab.js';
 import { TO_WORKER } from './protocol.js';
 import { settings } from './settings.js';
 import { fitOwnLot } from './lot-size.js';
+import { shown } from './shown.js';
 
 const $ = (id) => document.getElementById(id);
 // Rows the form shows at most: a wider file states the rest in the text field (10,000
@@ -14,7 +15,8 @@ const MAX_FORM_COLUMNS = 1000;
 
 // The form of ranges: one row per numeric column of a file refused for want of ranges (Rust's
 // `RangesNeeded`), pre-filled with the ranges it was given, and where they come from. Column
-// names are the file's, shown as text and sent back as they are, never used as keys.
+// names are the file's, shown as text (shortened: shown.js) and sent back as they are, never
+// used as keys.
 const form = {
   names: [], // the names of the rows shown, in order
   shown: () => !$('ranges-form').hidden,
@@ -23,14 +25,14 @@ const form = {
     const columns = needed.columns.filter((c) => c && typeof c.name === 'string');
     const rows = columns.slice(0, MAX_FORM_COLUMNS).map((c, i) => {
       const tr = document.createElement('tr');
-      const th = Object.assign(document.createElement('th'), { scope: 'row', textContent: c.name, title: c.name });
+      const th = Object.assign(document.createElement('th'), { scope: 'row', textContent: shown(c.name), title: shown(c.name, 1000) });
       tr.appendChild(th);
       const range = c.range && Number.isFinite(c.range.lo) && Number.isFinite(c.range.hi) ? c.range : null;
       tr.classList.toggle('missing', !range);
       for (const [end, v] of [['min', range?.lo], ['max', range?.hi]]) {
         const input = Object.assign(document.createElement('input'), { type: 'number', step: 'any', value: v === undefined ? '' : String(v) });
         input.dataset.row = String(i);
-        input.setAttribute('aria-label', `${end} of ${c.name}`);
+        input.setAttribute('aria-label', `${end} of ${shown(c.name)}`);
         tr.appendChild(document.createElement('td')).appendChild(input);
       }
       return tr;
@@ -64,7 +66,7 @@ const form = {
       const [lo, hi] = [...tr.querySelectorAll('input')];
       const name = this.names[Number(lo.dataset.row)];
       if (lo.value.trim() === '' && hi.value.trim() === '') continue;
-      if (lo.value.trim() === '' || hi.value.trim() === '') return { problem: `Give both the min and the max of '${name}' (or neither).` };
+      if (lo.value.trim() === '' || hi.value.trim() === '') return { problem: `Give both the min and the max of '${shown(name)}' (or neither).` };
       ranges.push([name, Number(lo.value), Number(hi.value)]);
     }
     const readOff = $('ranges-file').checked;
@@ -92,12 +94,12 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
       try {
         columns = LabData.csvColumns(new Uint8Array(await files[0].slice(0, size).arrayBuffer()), files[0].size <= size);
       } catch (e) {
-        showMessage(`${files[0].name}: ${e.message || e}`);
+        showMessage(`${shown(files[0].name)}: ${e.message || e}`);
       }
       for (const column of columns) {
         const o = document.createElement('option');
         o.value = column;
-        o.textContent = column;
+        o.textContent = shown(column);
         select.appendChild(o);
       }
       select.value = select.options.length ? select.options[select.options.length - 1].value : '';
@@ -116,7 +118,7 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
     const limit = LabData.maxFileBytes();
     const big = files.find((f) => f.size > limit);
     if (big) {
-      showMessage(`${big.name} is ${(big.size / 1048576).toFixed(0)} MB; the limit is ${limit / 1048576} MB. Nothing changed.`);
+      showMessage(`${shown(big.name)} is ${(big.size / 1048576).toFixed(0)} MB; the limit is ${limit / 1048576} MB. Nothing changed.`);
       return;
     }
     const typed = form.shown() ? form.read() : { ranges: [], readOff: false };
@@ -128,7 +130,7 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
     // main thread for 150 ms (the e2e test's long-task check found it).
     const request = {
       message: TO_WORKER.ownData(files, $('label-column').value, $('bounds').value, typed.ranges, typed.readOff, Number(settings.get('delta'))),
-      name: files.map((f) => f.name).join(' + '),
+      name: files.map((f) => shown(f.name)).join(' + '),
       again: false,
     };
     sent.push(request);

@@ -104,7 +104,8 @@ const cell = (v) => {
 // cover (Rust's coverage list, `outside`: the same on every row), on a student's own data what
 // all runs on the file spent together as the page said it at export (`fileTotal`: the file
 // ledger's sentence; each row's ε is that run's alone), then the settings — with no seed for a
-// private data set.
+// private data set; a setting a report also carries (`lr`: the epoch's, with a schedule) is
+// headed "lr (setting)", so no column name is there twice.
 export function csvOf(history, cfg, { outside = [], fileTotal = '' } = {}) {
   const first = history[0] || {};
   const notPrivate = new Set(first.not_private || []);
@@ -118,7 +119,8 @@ export function csvOf(history, cfg, { outside = [], fileTotal = '' } = {}) {
   const after = [...run, ...settings];
   const head = keys.map((k) => (notPrivate.has(topKey(k)) ? `${k} (not private)` : k));
   const notes = (r) => (Array.isArray(r.notes) ? r.notes.join('; ') : '');
-  const lines = [[...head, 'notes', ...after.map(([k]) => k)].join(',')];
+  const afterHead = after.map(([k]) => (keys.includes(k) ? `${k} (setting)` : k));
+  const lines = [[...head, 'notes', ...afterHead].join(',')];
   for (const r of history) {
     lines.push([...keys.map((k) => cell(get(r, k) ?? '')), cell(notes(r)), ...after.map(([, v]) => cell(v))].join(','));
   }

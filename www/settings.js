@@ -9,7 +9,9 @@
 // Reset change settings through `apply(partial)`, which moves the controls too; `config()` is
 // pure. The URL is written from a run's config (`toHash`) and read back through Rust's check
 // (`fromHash`), the one path for a link's own settings as for its pins. User input is never
-// looked up on a plain object.
+// looked up on a plain object, and reaches a message only shortened (shown.js).
+
+import { shown } from './shown.js';
 
 // How a range slider's position maps to a value and back.
 const SCALES = new Map(Object.entries({
@@ -57,7 +59,6 @@ const $ = (id) => document.getElementById(id);
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 const scaleOf = (row) => SCALES.get(row.scale);
 const shownNumber = (v) => (Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-4) ? v.toExponential(2) : String(+v.toPrecision(6)));
-const cut = (text) => String(text).slice(0, 20);
 
 // ---- A run's config from the object, and back (pure) ----
 
@@ -138,18 +139,18 @@ export function fromHash(params, { check, defaults, range = () => null, offered 
 function readLinkValue(row, text, ends, offered, problems) {
   if (row.kind === 'select') {
     if (offered(row, text)) return text;
-    problems.push(`${row.url} = '${cut(text)}' is not one of the choices`);
+    problems.push(`${row.url} = '${shown(text)}' is not one of the choices`);
     return undefined;
   }
   const v = Number(text);
   if (row.whole) {
     const [lo, hi] = ends ?? [0, Number.MAX_SAFE_INTEGER];
     if (text.trim() !== '' && Number.isInteger(v) && v >= lo && v <= hi) return v;
-    problems.push(`${row.url} = '${cut(text)}' is not a whole number from ${lo} to ${hi}`);
+    problems.push(`${row.url} = '${shown(text)}' is not a whole number from ${lo} to ${hi}`);
     return undefined;
   }
   if (text.trim() === '' || !Number.isFinite(v)) {
-    problems.push(`${row.url} = '${cut(text)}' is not a number`);
+    problems.push(`${row.url} = '${shown(text)}' is not a number`);
     return undefined;
   }
   if (row.kind !== 'slider') return v;
@@ -276,7 +277,7 @@ function seedProblem(seed, s) {
   const [lo, hi] = controlRange(BY_KEY.get('seed'));
   if (Number.isInteger(seed) && seed >= lo && seed <= hi) return null;
   const text = $('seed').value.trim();
-  return `the seed must be a whole number from ${lo} to ${hi}; '${cut(text)}' is not, so a random seed is used`;
+  return `the seed must be a whole number from ${lo} to ${hi}; '${shown(text)}' is not, so a random seed is used`;
 }
 
 // The value a control holds; `initial`: as the markup gives it (a blank box: null).

@@ -1,4 +1,5 @@
 import { settingsOf, stepOf } from './lesson-player.js';
+import { shown } from './shown.js';
 // Teacher mode and lessons, read from the URL hash (docs/teaching.md says how to use them).
 const $ = (id) => document.getElementById(id);
 
@@ -130,7 +131,7 @@ export function applyTeacherMode(params, problems = []) {
       applied.locked.push(el);
     }
   }
-  if (refused.length) problems.push(`teacher mode hides and locks controls only; "${refused.join(', ').slice(0, 80)}" ${refused.length > 1 ? 'are' : 'is'} not one and stayed as ${refused.length > 1 ? 'they were' : 'it was'}`);
+  if (refused.length) problems.push(`teacher mode hides and locks controls only; "${shown(refused.join(', '))}" ${refused.length > 1 ? 'are' : 'is'} not one and stayed as ${refused.length > 1 ? 'they were' : 'it was'}`);
   showPresenter(params.get('big') === '1', params.get('size'));
   const step = stepOf(params);
   if (step) {

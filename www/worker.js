@@ -11,6 +11,7 @@ import { checkToTraining } from './protocol.js';
 import { post, sharedModule, startWorker, trapped } from './worker-shell.js';
 import { GradientPool } from './gradient-pool.js';
 import { sleep, stopwatch, yieldToEvents } from './worker-time.js';
+import { shown } from './shown.js';
 
 /** @typedef {import('./protocol.js').ToTraining} ToTraining */
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */
@@ -37,6 +38,7 @@ const state = {
   // The page's limit while its audit trains on the other cores (audit.js), or null. Training
   // then uses what the audit leaves, so the two never share a core between them.
   /** @type {{workers: number, reason: string} | null} */ cap: null,
+  capped: false, // whether the cap set the current run's count
   // This run's helper parts: summed by a helper and taken, or summed here in its place (the
   // helper failed, or Rust refused its answer). Posted with 'done'.
   partsSummed: { helpers: 0, here: 0 },
@@ -280,8 +282,10 @@ function planWorkers(asked) {
     const key = session.trainsOn(state.data) ? `data ${state.dataLoads}` : `run ${state.rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
+  const limited = want < state.askedWorkers && state.parts === want; // a limit set the count
+  state.capped = limited && want === capped && !!state.cap; // the page's cap, not a lost helper
   const limit = want < capped ? state.lost.reason : state.cap?.reason;
-  const reason = want < state.askedWorkers && state.parts === want ? limit : plan.reason;
+  const reason = limited ? limit : plan.reason;
   return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null };
 }
 
@@ -293,10 +297,13 @@ function usePool(helpers) {
 }
 
 // The page's limit changed ({workers, reason}; no workers: none): the run under way is planned
-// again, and goes on from its next lot with the new count.
+// again, and goes on from its next lot with the new count; a finished run's count had its reason.
 /** @param {Extract<ToTraining, {type: 'cap'}>} m */
 function setCap(m) {
   state.cap = Number.isInteger(m.workers) && m.workers >= 1 ? { workers: m.workers, reason: String(m.reason || '').slice(0, 160) } : null;
+  if (state.session?.is_finished() && state.capped && !state.cap) {
+    send({ type: 'workers', generation: state.generation, workers: { asked: state.askedWorkers, used: state.parts, reason: 'an audit had the other cores while this run trained', channel: null } });
+  }
   if (!state.session || state.session.is_finished()) return;
   const before = state.parts;
   const workers = planWorkers(state.askedWorkers);
@@ -342,7 +349,7 @@ async function loadOwnData(m) {
     if (!m.files.every((f) => f instanceof Blob)) throw new Error('expected files');
     const limit = LabData.maxFileBytes();
     const big = m.files.find((f) => f.size > limit);
-    if (big) throw new Error(`${big.name} is larger than ${limit / 1048576} MB, the most the lab reads`);
+    if (big) throw new Error(`${shown(big.name)} is larger than ${limit / 1048576} MB, the most the lab reads`);
     const bytes = await Promise.all(m.files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
     file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
     const fresh = bytes.length === 2

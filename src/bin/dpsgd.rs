@@ -38,7 +38,7 @@ use args::{fail, one_line};
 use cli::{AuditArgs, BenchArgs, Command, RunArgs, DEFAULT_CANARIES, DEFAULT_RUNS};
 use data::load_data;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
-use dpsgd_lab::data::csv::shown;
+use dpsgd_lab::text::shown;
 use dpsgd_lab::train::{Shown, Trainer};
 use options::flag_of;
 use std::sync::Arc;

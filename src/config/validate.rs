@@ -4,6 +4,7 @@
 //! not fit.
 
 use super::{ModelKind, RunConfig};
+use crate::text::{shown, shown_up_to};
 use std::fmt;
 
 /// Largest σ the lab accepts; beyond it the noise swamps any gradient.
@@ -73,7 +74,7 @@ impl ConfigError {
     /// A message for JSON that does not make a configuration: names the field when one is at
     /// fault, and says what it should be without serde's line and column.
     pub(super) fn from_json(e: &serde_json::Error) -> ConfigError {
-        let text = e.to_string();
+        let text = quoted_shown(&e.to_string());
         let text = text
             .split(" at line ")
             .next()
@@ -107,8 +108,7 @@ impl ConfigError {
                 match field {
                     Some(f) => err.field = f,
                     None => {
-                        let shown: String = key.chars().take(40).collect();
-                        err.message = format!("unknown setting '{shown}'");
+                        err.message = format!("unknown setting '{}'", shown(key));
                     }
                 }
                 return err;
@@ -122,6 +122,33 @@ impl ConfigError {
 }
 
 /// serde's wording for the lab's readers: "expected usize" is "expected a whole number".
+/// serde's message with each value it quotes (`…` or "…": a value given, an unknown name)
+/// [`shown`], and the whole at most [`MAX_MESSAGE`] characters: short, on one line.
+fn quoted_shown(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = if rest[open..].starts_with('`') {
+            '`'
+        } else {
+            '"'
+        };
+        let inside = &rest[open + 1..];
+        let Some(close) = inside.find(quote) else {
+            break;
+        };
+        out.push_str(&rest[..=open]);
+        out.push_str(&shown(&inside[..close]));
+        out.push(quote);
+        rest = &inside[close + 1..];
+    }
+    out.push_str(rest);
+    shown_up_to(&out, MAX_MESSAGE)
+}
+
+/// Longest message made from serde's, in characters.
+const MAX_MESSAGE: usize = 400;
+
 fn humanise(text: &str) -> String {
     text.replace("expected usize", "expected a whole number ≥ 0")
         .replace("expected u64", "expected a whole number ≥ 0")

@@ -15,8 +15,10 @@
 //! nothing.
 
 use super::split::PrepError;
+use super::stated::written_name;
 use super::DataError;
 use crate::privacy::mechanism::{Release, ReleaseKind};
+use crate::text::shown;
 use rand::Rng;
 use rand_distr::StandardNormal;
 use serde::Serialize;
@@ -61,7 +63,7 @@ pub fn named(names: &[&str]) -> String {
     let mut out: Vec<String> = names
         .iter()
         .take(20)
-        .map(|n| format!("'{}'", super::csv::shown(n)))
+        .map(|n| format!("'{}'", shown(n)))
         .collect();
     if names.len() > 20 {
         out.push(format!("and {} more", names.len() - 20));
@@ -178,88 +180,11 @@ pub fn estimate<R: Rng + ?Sized>(
             },
             named(&failed),
             threshold.ceil(),
-            super::csv::shown(failed[0])
+            written_name(&shown(failed[0]))
         )),
         spent: vec![release],
         ranges: None,
     })
-}
-
-/// Parses stated bounds "name=lo:hi, name=lo:hi" (names as in the file's header).
-pub fn parse_stated(text: &str) -> Result<Vec<(String, Range)>, DataError> {
-    let mut out: Vec<(String, Range)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for item in text
-        .split([',', '\n', ';'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        let bad = || {
-            DataError(format!(
-                "bounds '{}': write name=min:max, e.g. age=0:120",
-                item.chars().take(60).collect::<String>()
-            ))
-        };
-        let (name, span) = item.rsplit_once('=').ok_or_else(bad)?;
-        let (lo, hi) = span.split_once(':').ok_or_else(bad)?;
-        let (lo, hi): (f64, f64) = (
-            lo.trim().parse().map_err(|_| bad())?,
-            hi.trim().parse().map_err(|_| bad())?,
-        );
-        let range = checked(name.trim(), lo, hi)?;
-        let name = name.trim().to_string();
-        if !seen.insert(name.clone()) {
-            return Err(DataError(format!("bounds of '{name}' are given twice")));
-        }
-        out.push((name, range));
-    }
-    Ok(out)
-}
-
-/// The ranges stated in `text` (the text field) and in `given` (the page's form of ranges:
-/// (column, min, max) each), the form's the later word on a column both name.
-pub fn stated_with(
-    text: &str,
-    given: &[(String, f64, f64)],
-) -> Result<Vec<(String, Range)>, DataError> {
-    let mut out = parse_stated(text)?;
-    // By name, so thousands of columns stay linear (a hash map, as the CSV parser's lookups).
-    let mut at: std::collections::HashMap<String, usize> = out
-        .iter()
-        .enumerate()
-        .map(|(i, (n, _))| (n.clone(), i))
-        .collect();
-    let mut seen = std::collections::HashSet::new();
-    for (name, lo, hi) in given {
-        if !seen.insert(name.as_str()) {
-            return Err(DataError(format!(
-                "bounds of '{}' are given twice",
-                super::csv::shown(name)
-            )));
-        }
-        let range = checked(name, *lo, *hi)?;
-        match at.get(name) {
-            Some(&i) => out[i].1 = range,
-            None => {
-                at.insert(name.clone(), out.len());
-                out.push((name.clone(), range));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// The range [lo, hi] of column `name` (a stated one: from the text field or the page's form
-/// of ranges), or why it cannot be one.
-pub fn checked(name: &str, lo: f64, hi: f64) -> Result<Range, DataError> {
-    let f32_ok = |v: f64| v.is_finite() && v.abs() <= f32::MAX as f64;
-    if !(f32_ok(lo) && f32_ok(hi) && lo < hi) {
-        return Err(DataError(format!(
-            "bounds of '{}': min must be below max, both finite numbers",
-            super::csv::shown(name)
-        )));
-    }
-    Ok(Range { lo, hi })
 }
 
 /// v clipped to the range and scaled to [0, 1].
@@ -332,15 +257,9 @@ mod tests {
     }
 
     #[test]
-    fn stated_bounds_parse_and_bad_ones_say_why() {
-        let b = parse_stated("age=17:90, capital gain = 0 : 1e5\nx=-1:1").unwrap();
-        assert_eq!(b.len(), 3);
-        assert_eq!(b[1], ("capital gain".into(), Range { lo: 0.0, hi: 1e5 }));
-        assert!(parse_stated("age=90:17").unwrap_err().0.contains("below"));
-        assert!(parse_stated("age").unwrap_err().0.contains("name=min:max"));
-        assert!(parse_stated("a=0:1,a=0:2").unwrap_err().0.contains("twice"));
-        assert!(parse_stated("a=0:1e39").is_err(), "beyond f32");
+    fn a_value_is_clipped_to_its_range_and_scaled() {
         assert_eq!(scale(150.0, Range { lo: 17.0, hi: 90.0 }), 1.0);
         assert_eq!(scale(17.0, Range { lo: 17.0, hi: 90.0 }), 0.0);
+        assert_eq!(scale(53.5, Range { lo: 17.0, hi: 90.0 }), 0.5);
     }
 }

@@ -128,7 +128,8 @@ pub fn load_builtin(
     let want = builtin_files(name).len();
     if files.len() != want {
         return Err(DataError(format!(
-            "'{name}' needs {want} data files, {} were given",
+            "'{}' needs {want} data files, {} were given",
+            crate::text::shown(name),
             files.len()
         )));
     }
@@ -152,7 +153,8 @@ pub fn load_builtin(
         }),
         shape if SHAPES.contains(&shape) => two_d(shape, TWO_D_POINTS, noise, seed),
         other => Err(DataError(format!(
-            "unknown data set '{other}'; the lab has: {}",
+            "unknown data set '{}'; the lab has: {}",
+            crate::text::shown(other),
             BUILTIN.join(", ")
         ))),
     }

@@ -9,6 +9,7 @@ mod packed;
 pub mod pca;
 mod refusal;
 pub mod split;
+pub mod stated;
 pub mod synthetic;
 
 pub use packed::{decode_packed, DataError};

@@ -12,8 +12,10 @@
 use super::bounds::{self, Range};
 use super::csv::Table;
 pub use super::refusal::{ColumnRange, PrepError, RangesNeeded};
+use super::stated::written_name;
 use super::{DataError, Dataset, Split};
 use crate::privacy::mechanism::{Release, ReleaseKind};
+use crate::text::shown;
 use crate::Real;
 use ndarray::{Array2, Axis};
 use rand::seq::SliceRandom;
@@ -214,7 +216,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
             .collect();
         return Err(DataError(format!(
             "bounds are given for '{}', which is not a numeric column; the numeric columns are: {}",
-            super::csv::shown(unknown),
+            shown(unknown),
             if names.is_empty() {
                 "none".to_string()
             } else {
@@ -254,7 +256,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
                  ranges of {k} numeric column{s} privately: estimated together, a range is found \
                  where about {per_bin} training rows share a power of two, so the estimate needs \
                  at least {needed} training rows ({file} rows in the file). Nothing was released. \
-                 State the range (min and max) of {each}: {list}",
+                 State the range (min and max) of {each}: {list}; e.g. {example}=0:100",
                 s = if k == 1 { "" } else { "s" },
                 per_bin = bounds::rows_per_bin(k, prep.bounds_noise),
                 file = file_rows(needed, whole),
@@ -264,6 +266,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
                     "each of these columns"
                 },
                 list = bounds::named(&names),
+                example = written_name(&shown(names.first().copied().unwrap_or("age"))),
             )),
             spent: Vec::new(),
             ranges: Some(ranges_needed(false)),

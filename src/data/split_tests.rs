@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::data::csv::parse_csv;
+use crate::data::stated::stated_with;
 
 #[test]
 fn split_is_seeded_and_disjoint_and_scaling_uses_train_statistics() {
@@ -239,7 +240,7 @@ fn an_estimate_that_finds_nothing_names_every_such_column_and_its_release() {
 #[test]
 fn the_forms_ranges_join_the_text_fields_and_are_checked_alike() {
     let given = vec![("a,b".to_string(), 0.0, 1.0), ("x".to_string(), -1.0, 2.0)];
-    let s = bounds::stated_with("x=0:1, y=3:4", &given).unwrap();
+    let s = stated_with("x=0:1, y=3:4", &given).unwrap();
     assert_eq!(s.len(), 3);
     assert_eq!(
         s[0],
@@ -252,15 +253,9 @@ fn the_forms_ranges_join_the_text_fields_and_are_checked_alike() {
         "any name, commas too"
     );
     let twice = vec![("x".to_string(), 0.0, 1.0), ("x".to_string(), 0.0, 2.0)];
-    assert!(bounds::stated_with("", &twice)
-        .unwrap_err()
-        .0
-        .contains("twice"));
+    assert!(stated_with("", &twice).unwrap_err().0.contains("twice"));
     let bad = vec![("x".to_string(), 2.0, 1.0)];
-    assert!(bounds::stated_with("", &bad)
-        .unwrap_err()
-        .0
-        .contains("below"));
+    assert!(stated_with("", &bad).unwrap_err().0.contains("below"));
     let nan = vec![("x".to_string(), f64::NAN, 1.0)];
-    assert!(bounds::stated_with("", &nan).is_err());
+    assert!(stated_with("", &nan).is_err());
 }

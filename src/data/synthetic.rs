@@ -19,7 +19,8 @@ pub const SHAPES: [&str; 4] = ["blobs", "circle", "xor", "spiral"];
 pub fn two_d(shape: &str, n: usize, noise: f64, seed: u64) -> Result<Dataset, DataError> {
     if !SHAPES.contains(&shape) {
         return Err(DataError(format!(
-            "unknown 2-D set '{shape}'; the sets are {}",
+            "unknown 2-D set '{}'; the sets are {}",
+            crate::text::shown(shape),
             SHAPES.join(", ")
         )));
     }

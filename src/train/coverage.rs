@@ -164,7 +164,7 @@ impl Coverage {
             (true, true) => "Trying many settings, or running again: each run's ε covers that \
                 one run. All runs on your file since you first loaded it are composed under the \
                 status line (the same contents loaded again keep their count; reloading the page \
-                starts from zero)."
+                starts from zero, and each tab counts only its own runs)."
                 .into(),
             (true, false) => "Trying many settings, or running again: each run's ε covers that \
                 one run, and their ε add up over the runs on your data."

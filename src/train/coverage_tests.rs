@@ -198,6 +198,8 @@ fn the_teaching_level_names_every_measurement_it_shows() {
         "exact test accuracy and loss of your held-out rows"
     ));
     assert!(has(&c.outside, "composed under the status line"));
+    // #40, 3.8: two tabs on one file each counted "1 run"; the count is said to be the tab's.
+    assert!(has(&c.outside, "each tab counts only its own runs"));
     // The private level shows none of them.
     let private = of(&dp(), &facts);
     assert!(!has(&private.outside, "not private"), "{private:?}");

@@ -134,8 +134,9 @@ impl Inputs {
             return Err(ConfigError {
                 field: "dataset",
                 message: format!(
-                    "the {split} set has a value that is not a finite number (row {}, feature '{name}')",
-                    row + 1
+                    "the {split} set has a value that is not a finite number (row {}, feature '{}')",
+                    row + 1,
+                    crate::text::shown(name)
                 ),
             });
         }

@@ -5,11 +5,11 @@
 use super::refusal::refused;
 use super::{config_from_js, from_js, js_err, to_js};
 use crate::config::{ReleaseLevel, RunConfig};
-use crate::data::bounds::stated_with;
 use crate::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use crate::data::csv::{header_names, parse_csv, Table, HEADER_PREFIX, MAX_BYTES};
 use crate::data::idx::{decode_idx, images_and_labels};
 use crate::data::split::{private_dataset, private_images, PrivatePrep};
+use crate::data::stated::stated_with;
 use crate::data::{decode_packed, Dataset};
 use crate::model::Model;
 use crate::train::part::LotParts;

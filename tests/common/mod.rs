@@ -73,6 +73,29 @@ pub fn dpsgd(args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
+/// [`dpsgd`] with arguments that need not be UTF-8: (exit status, stdout, stderr).
+pub fn dpsgd_os(args: &[std::ffi::OsString]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A file of `bytes` in this test binary's own temporary folder.
+pub fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dpsgd-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
 /// The one error line of a refused command, after checking it is one line and status 2.
 pub fn refused(args: &[&str]) -> String {
     let (code, _, err) = dpsgd(args);

@@ -158,7 +158,7 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   // Two runs now: together they spent more than the last one alone.
   const both = steps + await page.evaluate(() => window.labTest.reports().at(-1).steps);
   await page.waitForFunction((t) => document.getElementById('file-ledger').textContent.includes(`2 runs, ${t}`), stepsText(both), { timeout: 10_000 });
-  assert.match(await ledger(), /^Not private in full: Your file, all runs together since you first loaded it: 2 runs.* Runs with a fixed seed are not private against whoever knows it\.$/);
+  assert.match(await ledger(), /^Not private in full: Your file, all runs in this tab together since you first loaded it here \(other tabs count their own\): 2 runs.* Runs with a fixed seed are not private against whoever knows it\.$/);
   assert.ok(moments(await ledger()) > moments(await page.locator('#status').textContent()), await ledger());
   assert.match(await page.locator('#not-covered').innerText(), /All runs on your file since you first loaded it are composed/);
   // The export says the same: each row's ε is this run's, the file's total is beside it, and
@@ -197,7 +197,7 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   assert.ok(firstRuns >= 3, await ledger());
   await page.waitForFunction(() => {
     const t = document.getElementById('file-ledger').textContent;
-    return /since you first loaded it: [12] runs?, /.test(t) && !/prepared/.test(t);
+    return /since you first loaded it here \(other tabs count their own\): [12] runs?, /.test(t) && !/prepared/.test(t);
   }, null, { timeout: 10_000 })
     .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await ledger()}`));
   await load('renamed.csv', good);

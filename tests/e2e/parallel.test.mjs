@@ -195,6 +195,25 @@ test('while an audit trains, the run under way uses the cores it leaves, and get
   await page.close();
 });
 
+test('a run that finished while an audit had the other cores does not say the audit is training once it ends (#40, 3.8)', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=2&dataset=mnist&model=mlp&lot_size=600');
+  await page.evaluate(() => {
+    document.getElementById('workers').value = '2';
+    document.getElementById('workers').dispatchEvent(new Event('change'));
+  });
+  await page.waitForFunction(() => document.getElementById('workers-used').textContent === '(2 in use)', null, { timeout: 60_000 });
+  // The cap an audit puts on training (audit.js), here by the test hook: the run goes on with one.
+  await page.evaluate(() => window.labTest.capTraining(1));
+  await page.waitForFunction(() => document.getElementById('workers-used').textContent === '(1 in use: a test)', null, { timeout: 10_000 });
+  await waitForRun(page, 0, 2, { done: true, timeout: 120_000 });
+  await page.evaluate(() => window.labTest.capTraining(null)); // the audit ends after the run
+  await page.waitForFunction(() => document.getElementById('workers-used').textContent !== '(1 in use: a test)', null, { timeout: 10_000 })
+    .catch(async () => assert.fail(`still: ${await page.locator('#workers-used').textContent()}`));
+  assert.equal(await page.locator('#workers-used').textContent(), '(1 in use: an audit had the other cores while this run trained)');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('lots too small to be worth splitting stay in one worker, and the page says why', async () => {
   const { page, problems } = await openLab('#v=1&epochs=1');
   const two = await runWith(page, 2, 1);

@@ -4,7 +4,7 @@
 
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use dpsgd_lab::data::csv::{shown, shown_up_to};
+use dpsgd_lab::text::{shown, shown_up_to};
 use std::ffi::OsStr;
 use std::io::Read as _;
 use std::marker::PhantomData;
@@ -170,9 +170,26 @@ pub fn refuse(e: clap::Error, command: Option<&str>) -> ! {
             }
             format!("{m}; {help}")
         }
+        // A flag given twice: clap calls it a conflict with itself.
+        ErrorKind::ArgumentConflict => match given_twice(&e) {
+            Some(flag) => format!("{flag} is given twice: give it once; {help}"),
+            None => format!("{}; {help}", collapsed(&e)),
+        },
         ErrorKind::ValueValidation => collapsed(&e),
         _ => format!("{}; {help}", collapsed(&e)),
     })
+}
+
+/// The flag of a conflict clap found between a flag and itself (`--one-run --one-run`), as
+/// `--one-run`; None for a conflict between two flags.
+fn given_twice(e: &clap::Error) -> Option<String> {
+    let flag = |v: Option<&ContextValue>| match v {
+        Some(ContextValue::String(s)) => s.split_whitespace().next().map(String::from),
+        Some(ContextValue::Strings(s)) => s.first()?.split_whitespace().next().map(String::from),
+        _ => None,
+    };
+    let given = flag(e.get(ContextKind::InvalidArg))?;
+    (flag(e.get(ContextKind::PriorArg)).as_deref() == Some(given.as_str())).then(|| shown(&given))
 }
 
 /// clap's message on one line: its lines joined, without "error: ", the usage and the pointer

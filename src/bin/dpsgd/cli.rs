@@ -3,11 +3,12 @@
 //! excepted: they print on stdout with status 0).
 
 use crate::accounting::{EpsilonArgs, SigmaArgs};
-use crate::args::{read, refuse, Given};
+use crate::args::{fail, read, refuse, Given};
 use crate::data::DataOptions;
 use crate::options::RunOptions;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use dpsgd_lab::audit::{MAX_CANARIES, MAX_RUNS};
+use dpsgd_lab::text::shown;
 
 /// Runs per side, and one-run canaries, when not given.
 pub const DEFAULT_RUNS: usize = 200;
@@ -92,6 +93,20 @@ pub struct BenchArgs {
 /// takes the next argument whatever it is (`--sigma -1` is σ = -1, refused by our check).
 pub fn parse() -> Command {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Every option is text: an argument that is not UTF-8 (a file name in Latin-1, say) is
+    // named, as far as it can be shown, rather than clap's "one or more arguments".
+    if let Some((i, bad)) = argv
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, a)| a.to_str().is_none())
+    {
+        fail(format!(
+            "argument {i}, '{}', is not UTF-8 text (the lab reads its options, file names \
+             included, as UTF-8: rename the file or retype the value)",
+            shown(&bad.to_string_lossy())
+        ));
+    }
     let cmd = Cli::command().mut_subcommands(|sub| {
         sub.mut_args(|a| {
             let takes = a.get_action().takes_values();

@@ -4,13 +4,15 @@
 use crate::args::{fail, read, read_file, shown_path, Given};
 use crate::options::RunOptions;
 use dpsgd_lab::config::{ReleaseLevel, RunConfig};
-use dpsgd_lab::data::bounds::{parse_stated, DEFAULT_BOUNDS_NOISE};
+use dpsgd_lab::data::bounds::DEFAULT_BOUNDS_NOISE;
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin, not_shipped_note};
-use dpsgd_lab::data::csv::{parse_csv_pair, shown};
+use dpsgd_lab::data::csv::parse_csv_pair;
 use dpsgd_lab::data::split::{
     check_rows, dataset_from_tables, private_dataset, PrivatePrep, Scale,
 };
+use dpsgd_lab::data::stated::parse_stated;
 use dpsgd_lab::data::Dataset;
+use dpsgd_lab::text::shown;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
@@ -36,8 +38,9 @@ pub struct DataOptions {
     /// standard, none]
     #[arg(long, value_name = "NAME")]
     pub scale: Option<String>,
-    /// Stated ranges of --csv's numeric columns, as age=17:90,hours=0:100 (with --scale bounds);
-    /// the other columns' ranges are estimated privately
+    /// Stated ranges of --csv's numeric columns, as age=17:90,hours=0:100 (with --scale bounds;
+    /// a name holding a comma, semicolon, quote or = in double quotes: '"e,f"=0:1'); the other
+    /// columns' ranges are estimated privately
     #[arg(long, value_name = "LIST")]
     pub bounds: Option<String>,
     #[arg(

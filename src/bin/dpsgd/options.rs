@@ -7,7 +7,7 @@ use crate::args::fail;
 use clap::{Arg, ArgMatches, Command};
 use dpsgd_lab::config::{fmt_num, range_of, RunConfig, HIDDEN_LAYERS};
 use dpsgd_lab::data::builtin::BUILTIN;
-use dpsgd_lab::data::csv::shown;
+use dpsgd_lab::text::shown;
 use serde_json::Value;
 
 /// The flag of a RunConfig field: `--field-name`, but `--noise` for `data_noise`.

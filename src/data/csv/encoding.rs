@@ -4,8 +4,9 @@
 //! Numbers written with a comma are refused with a hint rather than one-hot encoded.
 
 use super::records::for_each_row;
-use super::{bad, shown, MAX_CATEGORIES, MAX_CELLS, MAX_CLASSES};
+use super::{bad, MAX_CATEGORIES, MAX_CELLS, MAX_CLASSES};
 use crate::data::DataError;
+use crate::text::shown;
 use crate::Real;
 use ndarray::Array2;
 use std::collections::HashMap;

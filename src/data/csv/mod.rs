@@ -15,11 +15,20 @@ mod encoding;
 mod records;
 
 use super::DataError;
+use crate::text::shown;
 use crate::Real;
 use encoding::{encode, plan, too_many_cells, Encoding};
 use ndarray::Array2;
 use records::{for_each_row, read_header, text_of};
-pub use records::{header_names, shown, shown_up_to, HEADER_PREFIX};
+pub use records::{header_names, HEADER_PREFIX};
+use unicode_normalization::UnicodeNormalization;
+
+/// A column's name as the lab compares it: in Unicode's composed form (NFC), so a header
+/// written decomposed (`a` + U+0302) and a name typed composed (`â`) are one name. The header's
+/// names, the label and stated bounds all go through it.
+pub fn column_name(name: &str) -> String {
+    name.nfc().collect()
+}
 
 /// Largest file accepted.
 pub const MAX_BYTES: usize = 100 * 1024 * 1024;
@@ -88,6 +97,8 @@ pub fn parse_csv_pair(
         }
         None => None,
     };
+    let label = column_name(label);
+    let label = label.as_str();
     let label_col = header.iter().position(|h| h == label).ok_or_else(|| {
         bad(format!(
             "label column '{}' not found; the columns are: {}",

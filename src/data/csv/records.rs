@@ -1,34 +1,12 @@
 //! Reading a CSV file's records within bounds: the text (gzip, size, encoding and a BOM
-//! checked first), the header (width, separator, duplicate names) and each data record with
+//! checked first), the header (width, separator, duplicate names; names in NFC) and each data record with
 //! its line number. Every pass is linear and allocates nothing per field beyond the record.
 
 use super::{bad, MAX_BYTES, MAX_COLUMNS};
 use crate::data::DataError;
+use crate::text::shown;
 use csv::StringRecord;
 use std::collections::HashMap;
-
-/// A value for a message: at most 40 characters (then '…'), control characters escaped, so
-/// the message stays one readable line whatever the file or the command line holds.
-pub fn shown(v: &str) -> String {
-    shown_up_to(v, 40)
-}
-
-/// `v` on one line: control characters escaped, at most `max` characters (then '…').
-pub fn shown_up_to(v: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in v.chars().enumerate() {
-        if i == max {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 /// The file as text: refused when gzip-compressed, too large or not UTF-8; a UTF-8
 /// byte-order mark (which spreadsheets write) removed so the first column keeps its name.
@@ -123,7 +101,7 @@ pub(super) fn read_header(text: &str, what: &str) -> Result<Vec<String>, DataErr
         .headers()
         .map_err(|e| bad(format!("{what}: cannot read the header row: {e}")))?
         .iter()
-        .map(String::from)
+        .map(super::column_name)
         .collect();
     if header.iter().all(|h| h.is_empty()) {
         return Err(bad(format!(

@@ -224,8 +224,6 @@ fn a_gzip_file_is_named() {
 
 #[test]
 fn values_in_messages_are_short_and_on_one_line() {
-    assert_eq!(shown("a\nb"), "a\\nb");
-    assert_eq!(shown(&"x".repeat(100)), format!("{}…", "x".repeat(40)));
     let e = err(&format!("a,y\n1,0\n\"{}\nz\",1\n", "7".repeat(10_000)));
     assert!(e.len() < 200 && !e.contains('\n'), "{e}");
 }

@@ -1,0 +1,65 @@
+//! User strings in messages: a column name, a file name, a flag's value or a bound is echoed
+//! through [`shown`] — on one line, and short whatever its length (a 900 KB column name once
+//! made a 1.8-million-character message). The page's JavaScript does the same with
+//! `www/shown.js`, to the same rule.
+
+/// Characters of a user string a message keeps.
+pub const SHOWN_CHARS: usize = 60;
+
+/// A user string for a message: control characters escaped (a newline as `\n`), and when it
+/// is longer than [`SHOWN_CHARS`] characters, its first ones, then "…" and how many characters
+/// the whole has ("abc… (900,000 characters)").
+pub fn shown(v: &str) -> String {
+    shown_up_to(v, SHOWN_CHARS)
+}
+
+/// [`shown`] with `max` characters kept instead of [`SHOWN_CHARS`] (a whole message's bound).
+pub fn shown_up_to(v: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut chars = v.chars();
+    for c in chars.by_ref().take(max) {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    let rest = chars.count();
+    if rest > 0 {
+        out.push_str(&format!("… ({} characters)", thousands(max + rest)));
+    }
+    out
+}
+
+/// `n` with a comma between thousands (900,000).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_string_is_shown_on_one_line_and_short() {
+        assert_eq!(shown("a\nb"), "a\\nb");
+        assert_eq!(shown(&"x".repeat(60)), "x".repeat(60));
+        assert_eq!(
+            shown(&"x".repeat(61)),
+            format!("{}… (61 characters)", "x".repeat(60))
+        );
+        let huge = shown(&"é".repeat(900_000));
+        assert!(huge.ends_with("… (900,000 characters)"), "{huge}");
+        assert!(huge.chars().count() < 100, "{huge}");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+    }
+}
