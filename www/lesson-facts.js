@@ -95,11 +95,10 @@ export function fillers(fmtEps) {
     'audit.region': (f) => {
       const r = f.audit?.region;
       if (!r || r.verdict === 'outside') return undefined;
-      if (r.verdict === 'inside' || !r.above_at) return 'Its ROC curve (blue) stays inside the grey privacy region.';
+      if (r.verdict === 'inside' || !r.above_at) return 'Its ROC (blue) stays in the grey region.';
       const [a, b] = r.above_at;
-      const at = b - a < 0.005 ? `rate ${a.toFixed(2)}` : `rates ${a.toFixed(2)}–${b.toFixed(2)}`;
-      const runs = f.auditRuns === undefined ? '' : ` with ${f.auditRuns} runs`;
-      return `Its ROC curve (blue) pokes above the grey region at false-positive ${at}, but its shaded 95% band still reaches into it: no more than chance allows${runs}.`;
+      const at = b - a < 0.005 ? a.toFixed(2) : `${a.toFixed(2)}–${b.toFixed(2)}`;
+      return `Its ROC (blue) pokes above the grey region at FPR ${at}, within its shaded 95% band: chance.`;
     },
   }));
 }

@@ -231,7 +231,7 @@ export const LESSONS = new Map(Object.entries({
             // Rust's region check: the same test that draws the shaded 95% band.
             when: (f) => (f.audit?.region ? f.audit.region.verdict !== 'outside' : undefined),
             yes: '{audit.region}',
-            no: 'Its ROC curve (blue) leaves the grey privacy region beyond its shaded 95% band: a 1-in-20 fluke, or a bug.',
+            no: 'Its ROC (blue) leaves the grey region beyond its 95% band: a 1-in-20 fluke, or a bug.',
             wait: '',
           },
           {

@@ -96,8 +96,9 @@ pub struct RunConfig {
     /// test accuracy is not released at all.
     pub eval_noise: f64,
     /// Test accuracy per group in each report (who pays for privacy): Adult's sex or race, or
-    /// the class; built-in data sets only (`train::groups`).
-    #[serde(default)]
+    /// the class; built-in data sets only (`train::groups`). Left out while none, so the
+    /// page's links (and their QR codes) do not grow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<GroupBy>,
 }
 

@@ -66,7 +66,7 @@ test('the audit lesson at σ = 2: picture, sentences and the lesson agree for se
     const realistic = results.find((r) => r.threat === 'realistic');
     await page.waitForFunction(() => window.labTest.lessonState()?.claims.every((c) => c !== null), null, { timeout: 30_000 });
     const lesson = await page.evaluate(() => window.labTest.lessonState().text);
-    const expected = { inside: /stays inside the grey privacy region/, 'within-chance': /pokes above the grey region at false-positive rates? [\d.–]+, but its shaded 95% band still reaches into it/, outside: /leaves the grey privacy region beyond its shaded 95% band/ };
+    const expected = { inside: /stays in the grey region/, 'within-chance': /pokes above the grey region at FPR [\d.–]+, within its shaded 95% band: chance/, outside: /leaves the grey region beyond its 95% band/ };
     assert.match(lesson, expected[realistic.region.verdict], `seed ${seed}: the lesson says what the picture shows (${realistic.region.verdict})`);
     if (seed === 1) await page.locator('#audit').screenshot({ path: path.join(ARTIFACTS, 'audit-region-sigma2.png') });
   }

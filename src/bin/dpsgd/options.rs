@@ -21,7 +21,7 @@ pub fn flag_of(field: &str) -> String {
 
 /// Optional fields whose value is a list (their default, null, does not say so).
 const LIST_FIELDS: [&str; 1] = ["layer_clips"];
-/// Fields whose default is none and whose value is a name.
+/// Fields whose default is none (not serialised then) and whose value is a name.
 const NAME_FIELDS: [&str; 1] = ["groups"];
 
 /// One RunConfig field as a flag.
@@ -34,9 +34,13 @@ struct ConfigOption {
 /// Every RunConfig field as a flag, in the order of the flags' names.
 fn config_options() -> Vec<ConfigOption> {
     let defaults = serde_json::to_value(RunConfig::default()).expect("RunConfig serialises");
-    let Value::Object(fields) = defaults else {
+    let Value::Object(mut fields) = defaults else {
         panic!("RunConfig serialises as an object")
     };
+    // Fields left out while they are none (so the page's links stay short) are flags too.
+    for field in NAME_FIELDS {
+        fields.entry(field).or_insert(Value::Null);
+    }
     let mut options: Vec<ConfigOption> = fields
         .into_iter()
         .map(|(field, default)| ConfigOption {
