@@ -7,6 +7,7 @@
 // on the same rows sends only its settings. A helper that fails rejects its pending parts and
 // is dropped; the training worker then sums those parts itself.
 import { ChannelEnd, SPIN_MS, sharedMemoryWorks } from './shared-channel.js';
+import { ModuleWorker } from './module-worker.js';
 
 /** @typedef {import('./protocol.js').ToHelper} ToHelper */
 /** @typedef {import('./protocol.js').FromHelper | import('./protocol.js').FromShell} FromHelper */
@@ -22,7 +23,11 @@ const DEADLINE_MS = 60_000;
 
 class Helper {
   constructor(module) {
-    this.worker = new Worker(HELPER_URL, { type: 'module' });
+    // Started in turn, and again if its scripts fail to load once (module-worker.js).
+    this.worker = new ModuleWorker(HELPER_URL, {
+      onmessage: (ev) => this.answer(ev.data),
+      onerror: (e, why) => this.die(why),
+    });
     /** @type {import('./protocol.js').ToShell} */
     const wasm = module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' };
     this.worker.postMessage(wasm);
@@ -32,11 +37,6 @@ class Helper {
     this.buffer = null; // parameters out, its gradient sum back: one array, lot after lot
     this.pending = new Map(); // id → {resolve, reject}
     this.dead = false;
-    this.worker.onmessage = (ev) => this.answer(ev.data);
-    this.worker.onerror = (e) => {
-      e.preventDefault();
-      this.die(e.message || 'a helper worker failed');
-    };
   }
 
   // A helper's message: a part, or why it failed; the shell's 'crashed' (a trap), 'init-error'
