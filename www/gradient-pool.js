@@ -6,7 +6,7 @@
 // says why both). Each helper keeps the training rows it was last sent, under a key, so a run
 // on the same rows sends only its settings. A helper that fails rejects its pending parts and
 // is dropped; the training worker then sums those parts itself.
-import { ChannelEnd, SPIN_MS, sharedMemoryWorks } from './shared-channel.js';
+import { ChannelEnd, SPIN_MS, sharedMemoryMissing, sharedMemoryWorks } from './shared-channel.js';
 import { ModuleWorker } from './module-worker.js';
 
 /** @typedef {import('./protocol.js').ToHelper} ToHelper */
@@ -116,13 +116,14 @@ export class GradientPool {
 
   // Keeps `n` live helpers (starting new ones with `module`, ending extra ones). Shared-memory
   // channels spin between jobs only where the training worker and its helpers have a core each
-  // (`navigator.hardwareConcurrency`): where they do not, a spinning worker would take a core
-  // from one that has work.
-  resize(n, module) {
+  // (`cores`, as the page timed them: core-probe.js; `navigator.hardwareConcurrency` where it
+  // did not say, which can be more than the machine has): where they do not, a spinning worker
+  // would take a core from one that has work.
+  resize(n, module, cores) {
     this.helpers = this.helpers.filter((h) => !h.dead);
     while (this.helpers.length > n) this.helpers.pop().die('no longer needed');
     while (this.helpers.length < n) this.helpers.push(new Helper(module));
-    const spin = n + 1 <= (navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
+    const spin = n + 1 <= (cores || navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
     for (const h of this.helpers) if (h.shared) h.shared.spinMs = spin;
   }
 
@@ -207,5 +208,10 @@ export class GradientPool {
   // The same, in words: 'shared memory' or 'messages'.
   get channel() {
     return this.sharedMemory ? 'shared memory' : 'messages';
+  }
+
+  // What shared memory lacks here ('' when nothing: shared-channel.js), for the page to say.
+  get missing() {
+    return sharedMemoryMissing();
   }
 }

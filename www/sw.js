@@ -11,7 +11,7 @@
 importScripts('wasm-choice.js'); // self.labWasmFile: the build this browser runs
 
 const CACHE = 'dpsgd-lab-v27';
-const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'settings.js', 'protocol.js', 'runlog.js', 'coverage.js', 'file-ledger.js', 'messages.js', 'pins.js', 'export.js', 'accounting.js', 'drawing.js', 'own-data.js', 'lot-size.js', 'teacher.js', 'lessons.js', 'lesson-facts.js', 'lesson-player.js', 'previews.js', 'worker.js', 'accounting-worker.js', 'audit.js', 'audit-worker.js', 'data-loader.js', 'kept-worker.js', 'calibrate.js', 'status-text.js', 'test-hooks.js', 'link.js', 'share.js', 'charts.js', 'wasm-module.js', 'worker-shell.js', 'audit-workers.js', 'cores.js', 'module-worker.js', 'gradient-pool.js', 'gradient-worker.js', 'shared-channel.js', 'wasm-choice.js', 'pkg/dpsgd_lab.js', self.labWasmFile,
+const SHELL = ['./', 'index.html', 'style.css', 'main.js', 'settings.js', 'protocol.js', 'runlog.js', 'coverage.js', 'file-ledger.js', 'messages.js', 'pins.js', 'export.js', 'accounting.js', 'drawing.js', 'own-data.js', 'lot-size.js', 'teacher.js', 'lessons.js', 'lesson-facts.js', 'lesson-player.js', 'previews.js', 'worker.js', 'accounting-worker.js', 'audit.js', 'audit-worker.js', 'data-loader.js', 'kept-worker.js', 'calibrate.js', 'status-text.js', 'test-hooks.js', 'link.js', 'share.js', 'charts.js', 'wasm-module.js', 'worker-shell.js', 'audit-workers.js', 'cores.js', 'core-probe.js', 'core-probe-worker.js', 'module-worker.js', 'gradient-pool.js', 'gradient-worker.js', 'shared-channel.js', 'wasm-choice.js', 'pkg/dpsgd_lab.js', self.labWasmFile,
   'data/adult.bin', 'data/breast_cancer.csv'];
 
 self.addEventListener('install', (event) => {

@@ -33,6 +33,7 @@ const state = {
   loopToken: 0, // counts loops started: a loop runs while the newest is its own
   parts: 1, // workers summing each lot of the current run (this one included)
   askedWorkers: 1, // …as the page asked for it
+  cores: 0, // the cores the page timed (core-probe.js; 0: not said): the helpers spin only where each has one
   // The page's limit while its audit trains on the other cores (audit.js), or null. Training
   // then uses what the audit leaves, so the two never share a core between them.
   /** @type {{workers: number, reason: string} | null} */ cap: null,
@@ -212,6 +213,7 @@ async function start(m) {
   state.session = null;
   state.plane = null;
   state.partsSummed = { helpers: 0, here: 0 };
+  state.cores = Number.isInteger(m.cores) && m.cores >= 1 ? m.cores : 0;
   let settings;
   try {
     settings = RunSettings.check(m.config); // every field named and in range, before any data
@@ -276,13 +278,13 @@ function planWorkers(asked) {
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
   const reason = want < state.askedWorkers && state.parts === want ? state.cap.reason : plan.reason;
-  return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null };
+  return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null, missing: pool.missing };
 }
 
 // `helpers` helpers for the session's lots, and the split of each lot that suits how they get
 // their parts (Rust's cost model of the channel).
 function usePool(helpers) {
-  pool.resize(helpers, sharedModule());
+  pool.resize(helpers, sharedModule(), state.cores);
   state.session.setPartChannel(pool.sharedMemory);
 }
 
