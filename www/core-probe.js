@@ -2,40 +2,56 @@
 // How many workers this device really runs at full speed at once. navigator.hardwareConcurrency
 // is what the browser says, not what the machine gives: WebKitGTK said 4 on a 2-core machine
 // (Safari reports fixed figures, so that the number cannot tell devices apart). So, once per tab
-// session (sessionStorage), the page times a fixed busy loop (core-probe-worker.js) in one worker
-// alone and then in as many workers as the browser reports, all at once: the loops' work over
-// the time they took together, in loops alone, is how many cores they were given. Each is timed
-// three times and the best kept (other work on the machine only ever slows a loop down). The
-// default worker count (cores.js) and the helpers' decision to spin (gradient-pool.js) take no
-// more than that. It runs before the page compiles its wasm (wasm-module.js waits for it): a
-// browser compiling in the background on every core made two loops look like 0.7 of one in
-// Firefox. It costs 0.1–0.3 s at the first load of a tab, nothing after.
+// session (sessionStorage), the page runs a busy loop (core-probe-worker.js) for a short window
+// in one worker alone and then in as many workers as the browser reports, all at once: their
+// summed rate over one loop's rate alone is how many cores they were given. Five rounds, each
+// one loop alone then all together: other work (the browser's own while the page loads, other
+// programs) comes and goes in bursts and only ever slows a loop, so a loop's rate alone is its
+// best over the rounds, and the speed-up is the median round's summed rate over it. (A round's
+// own alone rate, measured in a busy moment, made four loops on two cores read 4.5 in WebKit
+// while the page loaded.) Each worker times itself: the page's clock would count the messages
+// and the page's own work (it made two loops look like 0.8 of one in Firefox). The default
+// worker count (cores.js) and the helpers' decision to spin (gradient-pool.js) take no more
+// than that. It runs before the page
+// compiles its wasm (wasm-module.js waits for it): a browser compiling on every core in the
+// background would slow the loops. It costs about 0.2 s at the first load of a tab, nothing
+// after.
 
 const KEY = 'dpsgd-lab-cores';
 const WORKER_URL = new URL('./core-probe-worker.js', import.meta.url);
-const TARGET_MS = 15; // one loop alone takes about this long
-const ROUNDS = 3; // times each is timed (the best is kept)
+const WINDOW_MS = 15; // each loop runs this long
+const ROUNDS = 5; // rounds of one loop alone, then all together
 const GIVE_UP_MS = 4000; // a probe that takes longer is dropped (the reported count is used)
 
 /** @typedef {{reported: number, measured: number | null, speedup: number | null, why: string}} Probe */
 
 /**
- * The cores `tried` loops run at once got, from one loop's time alone and the time all of them
- * took together (from the first start to the last end): their work over that time, in loops
- * alone. A loop that started late only lengthens the time: the figure errs low, never high.
- * @param {number} aloneMs
- * @param {number} togetherMs
- * @param {number} tried
+ * The cores loops run at once got, from one loop's rate alone and each loop's rate when all ran
+ * in the same window: their summed rate, in loops alone.
+ * @param {number} aloneRate
+ * @param {number[]} togetherRates
  */
-export function speedupOf(aloneMs, togetherMs, tried) {
-  if (!(aloneMs > 0) || !(togetherMs > 0) || !(tried >= 1)) return NaN;
-  return (tried * aloneMs) / togetherMs;
+export function speedupOf(aloneRate, togetherRates) {
+  if (!(aloneRate > 0) || togetherRates.length === 0 || !togetherRates.every((r) => r >= 0)) return NaN;
+  return togetherRates.reduce((sum, r) => sum + r, 0) / aloneRate;
+}
+
+/**
+ * The median of `figures` (NaN for none).
+ * @param {number[]} figures
+ */
+export function median(figures) {
+  const sorted = figures.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /**
  * The workers that a measured speed-up shows the machine can run: the speed-up rounded to the
- * nearest (it errs low, never high: the best of the rounds, the loops' time from the first start
- * to the last end), at least 1 and at most the `tried` loops.
+ * nearest, at least 1 and at most the `tried` loops. (Loops that started a little apart ran
+ * alone at the window's edges, so the figure can err a little high: 2.2 on two cores; a loaded
+ * machine makes it err low.)
  * @param {number} speedup
  * @param {number} tried
  */
@@ -58,54 +74,38 @@ export function defaultReason(probe, count) {
 }
 
 /**
- * Starts `n` probe workers; resolves to them once each has run a short loop (its code is then
- * compiled: the timings that follow are of the loop, not of the compiler).
- * @param {number} n
- * @returns {Promise<Worker[]>}
- */
-async function startWorkers(n) {
-  const workers = Array.from({ length: n }, () => new Worker(WORKER_URL));
-  await Promise.all(workers.map((w) => loop(w, 200_000)));
-  return workers;
-}
-
-/**
- * Worker `w`'s time for `spins` steps of its loop, in ms.
+ * Worker `w`'s rate (steps per ms) over a window of `ms`, by its own clock.
  * @param {Worker} w
- * @param {number} spins
+ * @param {number} ms
  * @returns {Promise<number>}
  */
-function loop(w, spins) {
+function loop(w, ms) {
   return new Promise((resolve, reject) => {
-    w.onmessage = (ev) => resolve(Number(ev.data?.ms));
+    w.onmessage = (ev) => resolve(Number(ev.data?.rate));
     w.onerror = (e) => {
       e.preventDefault();
       reject(new Error(e.message || 'a probe worker failed to start'));
     };
-    w.postMessage({ spins });
+    w.postMessage({ ms });
   });
 }
 
 /**
- * Times the loop alone and on `tried` workers at once.
+ * Measures the loop alone and on `tried` workers at once.
  * @param {number} tried
  * @returns {Promise<number>} the speed-up
  */
 async function time(tried) {
-  const workers = await startWorkers(tried);
+  const workers = Array.from({ length: tried }, () => new Worker(WORKER_URL));
   try {
-    // Steps for TARGET_MS alone, from a first guess; then the best of ROUNDS of each.
-    const guess = 2_000_000;
-    const spins = Math.round(guess * Math.min(20, Math.max(0.05, TARGET_MS / Math.max(await loop(workers[0], guess), 0.01))));
-    let alone = Infinity;
-    let together = Infinity;
+    await Promise.all(workers.map((w) => loop(w, 5))); // started, and the loop compiled
+    let alone = 0;
+    const rounds = [];
     for (let r = 0; r < ROUNDS; r++) {
-      alone = Math.min(alone, await loop(workers[0], spins));
-      const t0 = performance.now();
-      await Promise.all(workers.map((w) => loop(w, spins)));
-      together = Math.min(together, performance.now() - t0);
+      alone = Math.max(alone, await loop(workers[r % tried], WINDOW_MS));
+      rounds.push(await Promise.all(workers.map((w) => loop(w, WINDOW_MS))));
     }
-    return speedupOf(alone, together, workers.length);
+    return median(rounds.map((rates) => speedupOf(alone, rates)));
   } finally {
     for (const w of workers) w.terminate();
   }
