@@ -5,6 +5,7 @@
 // "unreachable": the page gets the sentence below instead.
 import { checkFromAuditWorker } from './protocol.js';
 import { sendWasm } from './wasm-module.js';
+import { ModuleWorker } from './module-worker.js';
 
 /** @typedef {import('./protocol.js').FromAudit} FromAudit */
 /** @typedef {import('./protocol.js').ToAudit} ToAudit */
@@ -43,18 +44,17 @@ export class AuditWorker {
     };
     /** @type {Map<string, (m: FromAudit) => void>} */
     const table = new Map(Object.entries(handlers));
-    this.worker = new Worker('audit-worker.js', { type: 'module' });
+    // Started in turn, and again if its scripts fail to load once (module-worker.js).
+    this.worker = new ModuleWorker('audit-worker.js', {
+      onmessage: (ev) => {
+        if (!on.current(this)) return;
+        const m = checkFromAuditWorker(ev.data);
+        if (m) table.get(m.type)?.(m);
+        else on.garbled(this);
+      },
+      onerror: (e, why) => on.broke(this, why),
+    });
     sendWasm(this.worker);
-    this.worker.onmessage = (ev) => {
-      if (!on.current(this)) return;
-      const m = checkFromAuditWorker(ev.data);
-      if (m) table.get(m.type)?.(m);
-      else on.garbled(this);
-    };
-    this.worker.onerror = (e) => {
-      e.preventDefault();
-      on.broke(this, e.message || 'unknown error');
-    };
   }
 
   /** @param {ToAudit} message */

@@ -1,14 +1,26 @@
-// How many workers share the work: the "Workers" control, by default the cores the browser
-// reports (capped). Training splits each lot between that many workers (worker.js,
+// How many workers share the work: the "Workers" control, by default the cores a short timing
+// shows this device runs at once (core-probe.js: the browser's own count can be more than the
+// machine has), capped. Training splits each lot between that many workers (worker.js,
 // gradient-pool.js) and the audit trains that many of its runs at once (audit.js), or fewer
 // where their copies of the data set would not fit in memory (auditWorkerPlan).
 import { settings } from './settings.js';
+import { defaultReason, probeCores, probed } from './core-probe.js';
 
 const $ = (id) => document.getElementById(id);
 
 export const MAX_WORKERS = 8;
 
-export const defaultWorkers = () => Math.max(1, Math.min(navigator.hardwareConcurrency || 2, MAX_WORKERS));
+// The cores this device runs at once: the probe's count once it has one (the browser's, capped,
+// where it could not time them or before it has).
+export const defaultWorkers = () => probed()?.measured
+  ?? Math.max(1, Math.min(navigator.hardwareConcurrency || 2, MAX_WORKERS));
+
+// Whether the cores have been timed (the first run waits for it: setUpWorkers).
+export const coresTimed = () => probed() !== null;
+
+// The timing of the cores (core-probe.js), started on first use; the wasm's compilations wait
+// for it (wasm-module.js).
+export const coresProbed = () => probeCores(MAX_WORKERS);
 
 const inRange = (n) => Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS;
 
@@ -43,7 +55,23 @@ export function auditWorkerPlan(bytes) {
   return { count: fit, asked, reason: `each needs its own copy of this data set, about ${size}, and the audit keeps within half of this device's memory` };
 }
 
-// Says how many workers the run uses ({asked, used, reason} from the training worker).
+// How parts of each lot reach the helpers, after "Parts of each lot go to the helpers ":
+// through shared memory, or by message and what the browser lacks for shared memory (`missing`,
+// shared-channel.js's sharedMemoryMissing in the training worker).
+export function channelText(channel, missing) {
+  if (channel === 'shared memory') return 'through shared memory.';
+  if (channel !== 'messages') return '';
+  const why = new Map([
+    ['isolation', 'this page is not cross-origin isolated (the offline copy, once installed, usually isolates the next visit).'],
+    ['SharedArrayBuffer', 'this browser does not let this page share memory with its workers (no SharedArrayBuffer), though the page is cross-origin isolated.'],
+    ['Atomics.waitAsync', 'this browser cannot wait on shared memory without blocking (no Atomics.waitAsync).'],
+  ]);
+  return `by message: ${why.get(missing) ?? 'this browser cannot share memory with them.'}`;
+}
+
+// Says how many workers the run uses ({asked, used, reason, channel, missing} from the training
+// worker), and in the tooltip how parts reach the helpers and, when the count is the default,
+// where it comes from.
 export function showWorkersUsed(w) {
   const out = $('workers-used');
   if (!w || typeof w !== 'object') {
@@ -52,16 +80,9 @@ export function showWorkersUsed(w) {
   }
   const used = Number(w.used) || 1;
   out.textContent = used === Number(w.asked) ? `(${used} in use)` : `(${used} in use: ${String(w.reason || '').slice(0, 120)})`;
-  // How parts of each lot reach the helpers (gradient-pool.js), for whoever asks.
-  const how = {
-    'shared memory': 'through shared memory.',
-    // Not isolated (sw.js adds the headers to what it serves: later visits), or isolated in a
-    // browser without Atomics.waitAsync (shared-channel.js).
-    messages: globalThis.crossOriginIsolated
-      ? 'by message: this browser cannot wait on shared memory without blocking (no Atomics.waitAsync).'
-      : 'by message: this page is not cross-origin isolated (the offline copy, once installed, usually isolates the next visit).',
-  };
-  out.title = Object.hasOwn(how, w.channel) ? `Parts of each lot go to the helpers ${how[w.channel]}` : '';
+  const how = channelText(w.channel, w.missing);
+  const byDefault = settings.get('workers') === null ? $('workers').title : ''; // the count's reason
+  out.title = [how && `Parts of each lot go to the helpers ${how}`, byDefault].filter(Boolean).join(' ');
   out.dataset.channel = out.title;
 }
 
@@ -78,10 +99,17 @@ export function showPartsSummed(p) {
     + (here ? `; the training worker summed ${count(here)} in their place (a helper failed, or its answer was refused).` : '.');
 }
 
-// Sets up the control: its placeholder is the default, its far end MAX_WORKERS.
-export function setUpWorkers() {
-  $('workers').placeholder = String(defaultWorkers());
+// Sets up the control: its far end MAX_WORKERS; once the cores are timed (core-probe.js), its
+// placeholder the default and its tooltip why; then `then()` (the first run waits for it).
+export function setUpWorkers(then) {
   $('workers').max = String(MAX_WORKERS);
+  coresProbed().then((probe) => {
+    const count = defaultWorkers();
+    $('workers').placeholder = String(count);
+    $('workers').title = defaultReason(probe, count);
+    document.body.dataset.cores = String(count);
+    then();
+  });
 }
 
 // Whether the workers setting a person just gave can be used (blank: the default); if not, the

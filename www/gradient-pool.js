@@ -7,7 +7,8 @@
 // on the same rows sends only its settings. A helper that fails, or does not answer in many
 // times a part's expected time (it hangs), rejects its pending parts and is dropped; the
 // training worker then sums those parts itself, and hears of it (`takeLost`) to say so.
-import { ChannelEnd, SPIN_MS, sharedMemoryWorks } from './shared-channel.js';
+import { ChannelEnd, SPIN_MS, sharedMemoryMissing, sharedMemoryWorks } from './shared-channel.js';
+import { ModuleWorker } from './module-worker.js';
 
 /** @typedef {import('./protocol.js').ToHelper} ToHelper */
 /** @typedef {import('./protocol.js').FromHelper | import('./protocol.js').FromShell} FromHelper */
@@ -36,7 +37,11 @@ class Helper {
   // needed), with what happened as a phrase ('did not answer for …', 'failed (…)').
   constructor(module, onLost) {
     this.onLost = onLost;
-    this.worker = new Worker(HELPER_URL, { type: 'module' });
+    // Started in turn, and again if its scripts fail to load once (module-worker.js).
+    this.worker = new ModuleWorker(HELPER_URL, {
+      onmessage: (ev) => this.answer(ev.data),
+      onerror: (e, why) => this.die(why),
+    });
     /** @type {import('./protocol.js').ToShell} */
     const wasm = module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' };
     this.worker.postMessage(wasm);
@@ -51,11 +56,6 @@ class Helper {
     this.rowsSent = 0; // when it was last sent rows (performance.now())
     this.fresh = true; // no part sent after those rows answered yet (SETUP_WAIT_MS)
     this.dead = false;
-    this.worker.onmessage = (ev) => this.answer(ev.data);
-    this.worker.onerror = (e) => {
-      e.preventDefault();
-      this.die(e.message || 'a helper worker failed');
-    };
   }
 
   // A helper's message: a part, or why it failed; the shell's 'crashed' (a trap), 'init-error'
@@ -160,16 +160,17 @@ export class GradientPool {
 
   // Keeps `n` live helpers (starting new ones with `module`, ending extra ones). Shared-memory
   // channels spin between jobs only where the training worker and its helpers have a core each
-  // (`navigator.hardwareConcurrency`): where they do not, a spinning worker would take a core
-  // from one that has work.
-  resize(n, module) {
+  // (`cores`, as the page timed them: core-probe.js; `navigator.hardwareConcurrency` where it
+  // did not say, which can be more than the machine has): where they do not, a spinning worker
+  // would take a core from one that has work.
+  resize(n, module, cores) {
     this.helpers = this.helpers.filter((h) => !h.dead);
     while (this.helpers.length > n) this.helpers.pop().die('no longer needed', 'unneeded');
     while (this.helpers.length < n) {
       const h = new Helper(module, (why, hung) => this.lost.push({ helper: h, index: this.helpers.indexOf(h), why, hung }));
       this.helpers.push(h);
     }
-    const spin = n + 1 <= (navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
+    const spin = n + 1 <= (cores || navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
     for (const h of this.helpers) if (h.shared) h.shared.spinMs = spin;
   }
 
@@ -289,5 +290,10 @@ export class GradientPool {
   // The same, in words: 'shared memory' or 'messages'.
   get channel() {
     return this.sharedMemory ? 'shared memory' : 'messages';
+  }
+
+  // What shared memory lacks here ('' when nothing: shared-channel.js), for the page to say.
+  get missing() {
+    return sharedMemoryMissing();
   }
 }

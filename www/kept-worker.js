@@ -12,6 +12,7 @@
 // unusable (it then closes), and {type: 'refused', message} for a message of the page's it would
 // not obey: a bug of the page's, passed to `onRefused` (by default, the console's error).
 import { sendWasm } from './wasm-module.js';
+import { ModuleWorker } from './module-worker.js';
 
 /** @typedef {import('./protocol.js').ToTraining | import('./protocol.js').ToAccounting} ToKept */
 /** @typedef {import('./protocol.js').FromShell} FromShell */
@@ -39,29 +40,33 @@ export class KeptWorker {
     this.timer = setInterval(() => this.check(), PING_MS / 2);
   }
 
+  // A new worker (module-worker.js: started in turn, and again, silently, if its scripts fail
+  // to load once).
   spawn() {
-    this.worker = new Worker(this.url, { type: 'module' });
+    this.worker = new ModuleWorker(this.url, {
+      onmessage: (ev) => this.heard(ev),
+      onerror: (e, why) => this.replace(why),
+    });
     sendWasm(this.worker);
     this.pingSent = null;
-    this.worker.onmessage = (ev) => {
-      this.pingSent = null; // any message shows it is alive
-      /** @type {FromShell | {type: 'other'}} */
-      const m = ev.data && typeof ev.data === 'object' ? ev.data : { type: 'other' };
-      if (m.type === 'pong') return;
-      if (m.type === 'crashed') {
-        this.replace(`its WebAssembly stopped with an error: ${String(m.message).slice(0, 120)}`);
-        return;
-      }
-      if (m.type === 'refused') {
-        this.onRefused(m);
-        return;
-      }
-      this.onMessage(ev);
-    };
-    this.worker.onerror = (e) => {
-      e.preventDefault();
-      this.replace(e.message || 'an error without a message');
-    };
+  }
+
+  // A message of the worker's: the shell's are handled here, the rest go to onMessage.
+  /** @param {MessageEvent} ev */
+  heard(ev) {
+    this.pingSent = null; // any message shows it is alive
+    /** @type {FromShell | {type: 'other'}} */
+    const m = ev.data && typeof ev.data === 'object' ? ev.data : { type: 'other' };
+    if (m.type === 'pong') return;
+    if (m.type === 'crashed') {
+      this.replace(`its WebAssembly stopped with an error: ${String(m.message).slice(0, 120)}`);
+      return;
+    }
+    if (m.type === 'refused') {
+      this.onRefused(m);
+      return;
+    }
+    this.onMessage(ev);
   }
 
   /**

@@ -12,7 +12,7 @@ import { Previews } from './previews.js';
 import { auditOf, draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
-import { checkWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
+import { checkWorkers, coresTimed, defaultWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { KeptWorker } from './kept-worker.js';
@@ -124,7 +124,7 @@ function restart(pin) {
   showRunNotes();
   updatePreview(cfg);
   drawCharts();
-  worker.post(TO_WORKER.start(generation, cfg, playing, workerCount()));
+  worker.post(TO_WORKER.start(generation, cfg, playing, workerCount(), defaultWorkers()));
   const problem = pin ? null : settings.seedProblem();
   if (problem) showMessage(`Seed: ${problem}.`);
   setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
@@ -273,7 +273,7 @@ installTestHooks({ training: () => worker, accounting, reports: () => run?.histo
 
 let started = false;
 function startWhenReady() {
-  if (!wasmReady || !workerReady) return;
+  if (!wasmReady || !workerReady || !coresTimed()) return;
   if (started) {
     restart(); // a restarted worker re-runs the last settings
     return;
@@ -337,7 +337,7 @@ setUpLessonPlayer({
   pin: pinRun, press: (id) => $(id).click(), sources: lessonSources,
   factsOfConfig: (cfg) => (factsFor(cfg) ? { ...lessonSources(cfg), history: [], done: true, preview: previews.of(cfg, factsFor(cfg)), pld: null } : null),
 });
-setUpWorkers();
+setUpWorkers(startWhenReady);
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';

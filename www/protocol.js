@@ -22,7 +22,7 @@
 // Page → training worker (worker.js); 'bench' comes from scripts/bench-parallel.mjs, 'test-panic'
 // (a real Rust panic) and 'test-hang-helper' (the first helper hangs in its next part) from the
 // tests:
-/** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number}} Start — workers: k asked (cores.js) */
+/** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number, cores?: number}} Start — workers: k asked; cores: how many this device runs at once (cores.js; the helpers spin only where each has one) */
 /** @typedef {{type: 'pause', generation: number} | {type: 'resume', generation: number}} PauseResume */
 /** @typedef {[string, number, number]} StatedRange — a column's range from the page's form: [name, min, max] */
 /** @typedef {{type: 'own-data', files: File[], label: string, bounds: string, ranges: StatedRange[], read_off: boolean, delta: number}} OwnData — the worker reads the files */
@@ -31,7 +31,7 @@
 /** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'} | {type: 'test-hang-helper'}} ToTraining */
 //
 // Training worker → page (besides the shell's):
-/** @typedef {{asked: number, used: number, reason: string|null, channel: string|null}} WorkersUsed — channel: how parts reach the helpers */
+/** @typedef {{asked: number, used: number, reason: string|null, channel: string|null, missing: string}} WorkersUsed — channel: how parts reach the helpers; missing: what shared memory lacks here ('' when nothing; shared-channel.js) */
 /**
  * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
  *   private: boolean, releases: object[], majority_share?: number|null}} DataFacts
@@ -239,7 +239,7 @@ export const checkFromAuditWorker = orNull(checker(FROM_AUDIT_SHAPES));
 // The page's messages to the training worker and to the audit workers.
 export const TO_WORKER = Object.freeze({
   /** @returns {ToTraining} */
-  start: (/** @type {number} */ generation, /** @type {object} */ config, /** @type {boolean} */ play, /** @type {number} */ workers) => ({ type: 'start', generation, config, play, workers }),
+  start: (/** @type {number} */ generation, /** @type {object} */ config, /** @type {boolean} */ play, /** @type {number} */ workers, /** @type {number} */ cores) => ({ type: 'start', generation, config, play, workers, cores }),
   /** @returns {ToTraining} */
   pause: (/** @type {number} */ generation) => ({ type: 'pause', generation }),
   /** @returns {ToTraining} */

@@ -17,10 +17,38 @@
 // to a millisecond starts 7–13 µs after it is posted; logistic regression's lot went from 0.84
 // to 0.75 ms with two workers (one run each, the same split).
 
-// Only where the browser grants shared memory and can wait on it without blocking the event
-// loop (`Atomics.waitAsync`, for parts that take longer than the training worker's own).
-export const sharedMemoryWorks = () => globalThis.crossOriginIsolated === true
-  && typeof SharedArrayBuffer === 'function' && typeof Atomics.waitAsync === 'function';
+// The SharedArrayBuffer constructor, where this page may share memory with its workers: the
+// global, or, where a browser hides the global, the constructor of a shared wasm memory's buffer
+// (WebKitGTK 2.50 hides it, though `new WebAssembly.Memory({shared: true}).buffer` is one) — but
+// only if a buffer made with it can be posted: WebKitGTK refuses to (DataCloneError), so there it
+// is null, as where there is no shared memory at all.
+export function sharedBufferType() {
+  let type = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
+  try {
+    type ??= Object.getPrototypeOf(new WebAssembly.Memory({ initial: 0, maximum: 1, shared: true }).buffer)?.constructor;
+    if (typeof type !== 'function' || type === ArrayBuffer) return null;
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(new type(8));
+    port1.close();
+    port2.close();
+    return type;
+  } catch {
+    return null;
+  }
+}
+
+// What this browser lacks for the channel, '' when nothing: cross-origin isolation ('isolation'),
+// shared memory ('SharedArrayBuffer') or a wait that does not block the event loop
+// ('Atomics.waitAsync', for parts that take longer than the training worker's own).
+export function sharedMemoryMissing() {
+  if (globalThis.crossOriginIsolated !== true) return 'isolation';
+  if (!sharedBufferType()) return 'SharedArrayBuffer';
+  if (typeof Atomics.waitAsync !== 'function') return 'Atomics.waitAsync';
+  return '';
+}
+
+// Only where nothing is missing.
+export const sharedMemoryWorks = () => sharedMemoryMissing() === '';
 
 // The slots of a channel's control array.
 const JOB = 0; // the last job posted (the training worker counts up from 1)
@@ -49,7 +77,8 @@ const TASK_MS = 1000;
 // A channel for a model of `nParams` parameters and parts of up to `capacity` examples:
 // `params` carries the parameters out and the part's gradient sum back.
 function makeChannel(nParams, capacity) {
-  const shared = (Type, n) => new Type(new SharedArrayBuffer(n * Type.BYTES_PER_ELEMENT));
+  const Shared = sharedBufferType();
+  const shared = (Type, n) => new Type(new Shared(n * Type.BYTES_PER_ELEMENT));
   return {
     ctl: shared(Int32Array, SLOTS),
     params: shared(Float32Array, nParams),
@@ -63,7 +92,8 @@ function makeChannel(nParams, capacity) {
 // Whether `c` (from a message) has the shape of a channel: typed arrays on shared memory,
 // norms for every example a part can hold.
 export function isChannel(c) {
-  const on = (a, Type) => a instanceof Type && a.buffer instanceof SharedArrayBuffer;
+  const Shared = sharedBufferType();
+  const on = (a, Type) => !!Shared && a instanceof Type && a.buffer instanceof Shared;
   return !!c && on(c.ctl, Int32Array) && c.ctl.length === SLOTS && on(c.params, Float32Array)
     && on(c.part, Uint32Array) && on(c.norms, Float32Array) && c.norms.length === c.part.length
     && on(c.bounds, Float64Array) && c.bounds.length === MAX_BOUNDS && on(c.ms, Float64Array);

@@ -35,6 +35,7 @@ const state = {
   loopToken: 0, // counts loops started: a loop runs while the newest is its own
   parts: 1, // workers summing each lot of the current run (this one included)
   askedWorkers: 1, // …as the page asked for it
+  cores: 0, // the cores the page timed (core-probe.js; 0: not said): the helpers spin only where each has one
   // The page's limit while its audit trains on the other cores (audit.js), or null. Training
   // then uses what the audit leaves, so the two never share a core between them.
   /** @type {{workers: number, reason: string} | null} */ cap: null,
@@ -218,6 +219,7 @@ async function start(m) {
   state.plane = null;
   state.partsSummed = { helpers: 0, here: 0 };
   state.lost = { helpers: 0, reason: '' };
+  state.cores = Number.isInteger(m.cores) && m.cores >= 1 ? m.cores : 0;
   let settings;
   try {
     settings = RunSettings.check(m.config); // every field named and in range, before any data
@@ -286,13 +288,13 @@ function planWorkers(asked) {
   state.capped = limited && want === capped && !!state.cap; // the page's cap, not a lost helper
   const limit = want < capped ? state.lost.reason : state.cap?.reason;
   const reason = limited ? limit : plan.reason;
-  return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null };
+  return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null, missing: pool.missing };
 }
 
 // `helpers` helpers for the session's lots, and the split of each lot that suits how they get
 // their parts (Rust's cost model of the channel).
 function usePool(helpers) {
-  pool.resize(helpers, sharedModule());
+  pool.resize(helpers, sharedModule(), state.cores);
   state.session.setPartChannel(pool.sharedMemory);
 }
 
@@ -302,7 +304,7 @@ function usePool(helpers) {
 function setCap(m) {
   state.cap = Number.isInteger(m.workers) && m.workers >= 1 ? { workers: m.workers, reason: String(m.reason || '').slice(0, 160) } : null;
   if (state.session?.is_finished() && state.capped && !state.cap) {
-    send({ type: 'workers', generation: state.generation, workers: { asked: state.askedWorkers, used: state.parts, reason: 'an audit had the other cores while this run trained', channel: null } });
+    send({ type: 'workers', generation: state.generation, workers: { asked: state.askedWorkers, used: state.parts, reason: 'an audit had the other cores while this run trained', channel: null, missing: pool.missing } });
   }
   if (!state.session || state.session.is_finished()) return;
   const before = state.parts;

@@ -179,7 +179,7 @@ test('while an audit trains, the run under way uses the cores it leaves, and get
   await page.waitForFunction(() => document.getElementById('workers-used').textContent === '(2 in use)' && window.labTest.reports().length > 0, null, { timeout: 60_000 });
   const g = await generationOf(page);
   await page.click('#audit-start');
-  const [n, cores] = await page.evaluate(() => [Number(document.body.dataset.auditWorkers), Math.min(navigator.hardwareConcurrency || 2, 8)]);
+  const [n, cores] = await page.evaluate(() => [Number(document.body.dataset.auditWorkers), Number(document.body.dataset.cores)] /* core-probe.js */);
   const left = Math.min(2, Math.max(1, cores - n)); // the cores the audit leaves (at least one)
   const used = left < 2 ? `(${left} in use: the audit is training on ${n} of this device's ${cores} cores)` : '(2 in use)';
   await page.waitForFunction((text) => document.getElementById('workers-used').textContent === text, used, { timeout: 10_000 });

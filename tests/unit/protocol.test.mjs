@@ -23,7 +23,7 @@ test('each worker refuses junk, prototype keys and messages without their fields
 
 test('each worker accepts what the page and the training worker send', () => {
   const sent = [
-    [checkToTraining, TO_WORKER.start(3, { sigma: 1 }, true, 2)],
+    [checkToTraining, TO_WORKER.start(3, { sigma: 1 }, true, 2, 2)],
     [checkToTraining, TO_WORKER.pause(3)],
     [checkToTraining, TO_WORKER.resume(3)],
     [checkToTraining, TO_WORKER.cap(null, '')],
