@@ -105,8 +105,8 @@ struct OneRunDrawn {
 
 fn threat_style(t: Threat) -> (RGBColor, &'static str) {
     match t {
-        Threat::WorstCase => (VERMILLION, "worst case (gradient canary, every step)"),
-        Threat::Realistic => (BLUE, "realistic (input canary, final model)"),
+        Threat::WorstCase => (VERMILLION, "worst-case attack"),
+        Threat::Realistic => (BLUE, "realistic attack"),
     }
 }
 
@@ -119,16 +119,12 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
     let mut fonts = Fonts::new(scale);
     let mut legend: Vec<LegendEntry> = Vec::new();
     if !results.is_empty() {
-        legend.push(("privacy region (PLD accountant)".into(), GREY, Dash::Solid));
-        legend.push((
-            "symmetric curve (ε is reported from it)".into(),
-            PURPLE,
-            Dash::Short,
-        ));
+        legend.push(("privacy region (PLD)".into(), GREY, Dash::Solid));
+        legend.push(("symmetric (ε from it)".into(), PURPLE, Dash::Short));
     }
     for r in &results {
         let (color, name) = threat_style(r.threat);
-        legend.push((format!("attack: {name}, 95% band"), color, Dash::Solid));
+        legend.push((name.to_string(), color, Dash::Solid));
     }
     let title = "What an attacker can tell: the privacy region";
     let top = draw_header(
