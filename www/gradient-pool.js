@@ -108,7 +108,7 @@ class Helper {
     if (this.dead || !oldest) return;
     const allowed = this.fresh ? Math.max(waitMs, SETUP_WAIT_MS) : waitMs;
     this.waitMs = waitMs;
-    this.timer = setTimeout(() => this.die(`did not answer for ${(allowed / 1000).toFixed(1)} s (its part of a lot takes about ${this.partMs} ms)`, 'hung'),
+    this.timer = /** @type {any} */ (setTimeout)(() => this.die(`did not answer for ${(allowed / 1000).toFixed(1)} s (its part of a lot takes about ${this.partMs} ms)`, 'hung'),
       Math.max(0, oldest.sent + allowed - performance.now()));
   }
 

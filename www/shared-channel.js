@@ -1,3 +1,4 @@
+// @ts-check
 // Data-parallel lots through shared memory, in cross-origin-isolated pages only (COOP/COEP:
 // `make serve` sends them, and sw.js adds them to what it serves, so a static host's second
 // visit; where a page is not isolated, the messages of gradient-pool.js).
@@ -23,6 +24,7 @@
 // only if a buffer made with it can be posted: WebKitGTK refuses to (DataCloneError), so there it
 // is null, as where there is no shared memory at all.
 export function sharedBufferType() {
+  /** @type {any} a constructor of shared buffers, found where the engine has one */
   let type = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
   try {
     type ??= Object.getPrototypeOf(new WebAssembly.Memory({ initial: 0, maximum: 1, shared: true }).buffer)?.constructor;
@@ -201,8 +203,16 @@ export class ChannelEnd {
 // that came through a message to itself instead, one job a task, started 54–60 µs after it was
 // posted.)
 export class HelperEnd {
+  /**
+   * @param {{handled: () => number, sum: (...arrays: any[]) => ArrayLike<number>, fail: (e: unknown) => void}} hooks
+   * `handled()`: setup messages handled so far; `sum(params, part, bounds, norms)`: a part's
+   * sum into `params`' buffer, its counts returned; `fail(e)`: a job that threw.
+   */
   constructor({ handled, sum, fail }) {
-    Object.assign(this, { handled, sum, fail });
+    this.handled = handled;
+    this.sum = sum;
+    this.fail = fail;
+    /** @type {{ctl: Int32Array, [array: string]: any} | null} the channel's arrays (as ChannelEnd posted them) */
     this.c = null;
     this.served = 0;
     this.listening = null; // the channel a waitAsync is pending on
@@ -234,6 +244,7 @@ export class HelperEnd {
 
   // The job posted on `c` and not served yet, if it may be served now (no setup message sent
   // before it is still queued); else 0.
+  /** @param {{ctl: Int32Array}} c */
   ready(c) {
     if (this.c !== c) return 0;
     const job = Atomics.load(c.ctl, JOB);
