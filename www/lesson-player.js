@@ -1,14 +1,16 @@
 // @ts-check
 // The lesson player: the picker and presenter toggle in the header, the lesson panel with its
-// steps (Back / Next), and the sentences of the step on screen, filled from the run's own
-// numbers each time they change. The URL names the lesson and the step (`lesson`, `step`),
-// so a link opens exactly there; a step is entered through the link like any other, which
-// puts the lesson's settings on the controls through the one settings object (link.js).
+// steps (Back / Next; Print worksheet is worksheet.js), and the sentences of the step on
+// screen, filled from the run's own numbers each time they change. The URL names the lesson
+// and the step (`lesson`, `step`), so a link opens exactly there; a step is entered through
+// the link like any other, which puts the lesson's settings on the controls through the one
+// settings object (link.js).
 // A step that compares with the one before it (`compare: 'run'`) pins the earlier step's run
 // on the charts — the one just shown when the class pressed Next, or trained again for a link.
 import { LESSONS, lessonNamed } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { keepPresenterFitted, setUpPresenter } from './teacher.js';
+import { setUpWorksheet } from './worksheet.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
@@ -53,6 +55,7 @@ export function setUpLessonPlayer(h) {
     go(on.name, on.index + 1);
   });
   $('lesson-close').addEventListener('click', () => go(null, 0));
+  setUpWorksheet(() => on?.name ?? null);
   const relayout = () => window.dispatchEvent(new Event('resize'));
   setUpPresenter(relayout);
   keepPresenterFitted(relayout);

@@ -79,7 +79,7 @@ function drawQr() {
   const canvas = $('qr-canvas');
   let qr;
   try {
-    qr = qr_modules(url);
+    qr = qrOf(url);
   } catch (e) {
     const loading = e instanceof TypeError; // the wasm is not there yet
     if (loading) shown = ''; // draw once it is, at the next change
@@ -91,22 +91,45 @@ function drawQr() {
     $('qr-dialog').style.width = '';
     return;
   }
-  const size = qr.size;
-  const modules = qr.modules;
-  const version = qr.version;
-  qr.free();
   $('qr-error').hidden = true;
   canvas.hidden = false;
-  const n = size + 2 * QUIET;
+  const n = qr.size + 2 * QUIET;
   const side = roomFor(n);
   // Whole device pixels a module: crisp edges, no blur for a phone's camera to fight.
   const dpr = window.devicePixelRatio || 1;
   const px = Math.max(1, Math.floor((side * dpr) / n));
-  canvas.width = canvas.height = px * n;
+  paintQr(canvas, qr, px);
   canvas.style.width = canvas.style.height = `${(px * n) / dpr}px`;
+}
+
+/**
+ * The QR code of `text` from Rust (qr_modules): {size (modules on a side), modules (row by row,
+ * 1: dark), version}. Throws Rust's message when the text is too long for a code, and a
+ * TypeError while the wasm is not loaded yet.
+ * @param {string} text
+ * @returns {{size: number, modules: Uint8Array, version: number}}
+ */
+export function qrOf(text) {
+  const qr = qr_modules(text);
+  const found = { size: qr.size, modules: qr.modules, version: qr.version };
+  qr.free();
+  return found;
+}
+
+/**
+ * Paints `qr` (qrOf's answer) on `canvas`, black on white with the standard's quiet zone,
+ * `px` canvas pixels a module; the canvas's CSS size is the caller's.
+ * @param {HTMLCanvasElement} canvas
+ * @param {{size: number, modules: Uint8Array, version: number}} qr
+ * @param {number} px
+ */
+export function paintQr(canvas, qr, px) {
+  const { size, modules } = qr;
+  const n = size + 2 * QUIET;
+  canvas.width = canvas.height = px * n;
   canvas.dataset.size = String(size);
-  canvas.dataset.version = String(version);
-  const ctx = canvas.getContext('2d');
+  canvas.dataset.version = String(qr.version);
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   ctx.fillStyle = '#000';
