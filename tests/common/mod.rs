@@ -61,16 +61,8 @@ pub fn read_csv(rel: &str) -> (Vec<String>, Vec<Vec<String>>) {
 /// Runs the `dpsgd` binary with `args` from the repository's root: (exit status, stdout,
 /// stderr).
 pub fn dpsgd(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpsgd"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    dpsgd_os(&args)
 }
 
 /// [`dpsgd`] with arguments that need not be UTF-8: (exit status, stdout, stderr).
