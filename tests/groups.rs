@@ -80,6 +80,14 @@ fn the_cli_reports_groups_and_refuses_a_column_the_data_has_not() {
         "class",
     ]);
     assert_eq!(classes.0, Some(0), "{}", classes.2);
+    // A name that is no grouping, a prototype key, an empty one: the setting is named.
+    for bad in ["__proto__", "", "sexes"] {
+        let e = common::refused(&["train", "--groups", bad]);
+        assert!(
+            e.contains("groups") && !e.contains("unknown setting"),
+            "{e}"
+        );
+    }
     let refused = common::refused(&["train", "--dataset", "blobs", "--groups", "sex"]);
     assert!(refused.contains("no 'sex' column"), "{refused}");
 }

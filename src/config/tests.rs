@@ -167,3 +167,21 @@ fn json_errors_name_the_field_in_plain_words() {
         "lot size L must be at least 1"
     );
 }
+
+/// The field list the error messages name fields from is RunConfig's own (a field missing
+/// from it was called an "unknown setting" when its value was wrong).
+#[test]
+fn the_field_list_is_every_field_of_the_config() {
+    let every = RunConfig {
+        groups: Some(crate::config::GroupBy::Sex),
+        ..RunConfig::default()
+    };
+    let serde_json::Value::Object(fields) = serde_json::to_value(every).expect("serialises") else {
+        panic!("an object")
+    };
+    let mut ours: Vec<&str> = super::validate::FIELDS.to_vec();
+    let mut theirs: Vec<&str> = fields.keys().map(String::as_str).collect();
+    ours.sort_unstable();
+    theirs.sort_unstable();
+    assert_eq!(ours, theirs);
+}

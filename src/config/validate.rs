@@ -37,8 +37,9 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
-/// Every field of the configuration, by its JSON name.
-const FIELDS: [&str; 29] = [
+/// Every field of the configuration, by its JSON name (`config::tests` checks it against
+/// RunConfig's own).
+pub(super) const FIELDS: [&str; 30] = [
     "sigma",
     "clip",
     "lot_size",
@@ -68,6 +69,7 @@ const FIELDS: [&str; 29] = [
     "clip_lr",
     "count_noise",
     "eval_noise",
+    "groups",
 ];
 
 impl ConfigError {
