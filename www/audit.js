@@ -29,7 +29,11 @@ export function trainingCap() {
   return TO_WORKER.cap(Math.max(1, cores - n), `the audit is training on ${n} of this device's ${cores} cores`);
 }
 
+// The progress bar and its words are shown only while an audit trains (the row above the
+// charts stays one line on a projector otherwise).
 function setProgress(done, total) {
+  $('audit-progress').hidden = !audit;
+  $('audit-progress-text').hidden = !audit;
   $('audit-progress').max = Math.max(total, 1);
   $('audit-progress').value = done;
   $('audit-progress-text').textContent = total ? `${done} / ${total} runs${timeLeft(done, total)}` : '';
@@ -47,6 +51,7 @@ function stop(text) {
   const was = audit;
   if (audit) for (const w of audit.workers) w.terminate();
   audit = null;
+  setProgress(0, 0);
   if (was) onWorkersChange();
   document.body.dataset.auditWorkers = '0';
   $('audit-start').disabled = false;
@@ -116,7 +121,9 @@ function finish() {
   markStale(config);
   draw();
   const rate = (total / seconds).toFixed(1);
-  $('audit-status').textContent = `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
+  // How long it took goes below the charts: above them, on a projector, every line is a line
+  // less for the charts the lesson talks about.
+  $('audit-timing').textContent = `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
   const list = $('audit-summary');
   list.replaceChildren(...results.map((r) => Object.assign(document.createElement('li'), { textContent: r.summary })));
   $('audit-summary-note').hidden = false;
@@ -197,6 +204,7 @@ function start(readConfig, ownData, facts) {
   const fewer = !plan.reason ? '' : plan.count < plan.asked ? ` (not ${plan.asked}: ${plan.reason})` : ` (${plan.reason})`;
   $('audit-status').textContent = `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}${fewer}…`;
   $('audit-summary').replaceChildren();
+  $('audit-timing').textContent = '';
   $('audit-summary-note').hidden = true;
   for (const id of ['audit-region', 'audit-epsilons']) drawCanvasMessage($(id), 'Auditing…');
 }

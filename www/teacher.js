@@ -65,7 +65,10 @@ export function fitPresenter() {
   const canvases = figures.map((f) => f.querySelector('canvas'));
   const top = Math.min(...canvases.map((c) => c.getBoundingClientRect().top)) + window.scrollY;
   const below = Math.max(...figures.map((f, i) => f.getBoundingClientRect().bottom - canvases[i].getBoundingClientRect().bottom));
-  const rows = controls.length ? Math.max(...controls.map((c) => c.getBoundingClientRect().height)) : 0;
+  // The controls below the charts take a row of their own; those above (the audit's button)
+  // are already in `top`.
+  const under = controls.filter((c) => c.getBoundingClientRect().top + window.scrollY >= top);
+  const rows = under.length ? Math.max(...under.map((c) => c.getBoundingClientRect().height)) : 0;
   let height = Math.max(MIN_CHART, Math.floor(window.innerHeight - top - below - rows - 40)); // gaps, padding
   body.style.setProperty('--chart-max-height', `${height}px`);
   // The controls may wrap to a second row: take what still sticks out off the charts.

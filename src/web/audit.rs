@@ -8,8 +8,8 @@ use super::chart_frame::{
     Header,
 };
 use super::chart_kit::{
-    legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREY, ORANGE, PURPLE,
-    VERMILLION,
+    legend_column, legend_column_width, legend_row, legend_row_height, open_canvas, Dash,
+    LegendEntry, BLUE, GREY, ORANGE, PURPLE, VERMILLION,
 };
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
@@ -135,9 +135,20 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
             ..Header::default()
         },
     )?;
-    let width = root.dim_in_pixel().0 as f64;
-    let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
-    let frame = frame(&root, &fonts, top, 0.0, bottom);
+    // On a wide, low canvas (the presenter's row of charts) the legend goes beside the plot,
+    // which keeps its height; else in a row below.
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as f64, height as f64);
+    let beside = width >= 1.5 * height;
+    let (right, bottom) = if beside {
+        (legend_column_width(&legend, fonts.legend), 0.0)
+    } else {
+        (
+            0.0,
+            legend_row_height(&legend, width, fonts.legend) + 6.0 * scale,
+        )
+    };
+    let frame = frame(&root, &fonts, top, right, bottom);
     let x_title = "false-positive rate (out, guessed in)";
     let x = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, x_title);
     let y = AxisSpec::new(
@@ -204,7 +215,11 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
             .draw_series(LineSeries::new(r.roc.iter().map(|p| (p[0], p[1])), style))
             .map_err(js_err)?;
     }
-    legend_row(&root, &legend, fonts.legend)?;
+    if beside {
+        legend_column(&root, &legend, fonts.legend, top)?;
+    } else {
+        legend_row(&root, &legend, fonts.legend)?;
+    }
     record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
     root.present().map_err(js_err)
 }
@@ -258,7 +273,8 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         * 1.15;
     let n = rows.len().max(1);
     let mut fonts = Fonts::new(scale);
-    let title = "What the attack proved vs what the accountant promised";
+    // One line on a projector's half-width chart: a second would take the bars' height.
+    let title = "ε: proved by the attack vs promised";
     let top = draw_header(
         &root,
         &mut fonts,

@@ -204,6 +204,40 @@ pub(super) fn legend_row(root: &Area, entries: &[LegendEntry], font: f64) -> Res
     Ok(())
 }
 
+/// How wide a legend column of `entries` is ([`legend_column`]): the widest name with its
+/// line sample and margins, the right margin to leave beside the plot.
+pub(super) fn legend_column_width(entries: &[LegendEntry], font: f64) -> f64 {
+    let widest = entries
+        .iter()
+        .map(|(name, _, _)| text_width(name, font))
+        .fold(0.0, f64::max);
+    widest + font * 3.5
+}
+
+/// A legend drawn as a column in the right margin [`legend_column_width`] left free, from
+/// `top` down: for a chart whose plot should stay square on a wide, low canvas (a projector's
+/// row of charts), where a legend row below would take the plot's height.
+pub(super) fn legend_column(
+    root: &Area,
+    entries: &[LegendEntry],
+    font: f64,
+    top: f64,
+) -> Result<(), JsError> {
+    let width = root.dim_in_pixel().0 as f64;
+    let x = width - legend_column_width(entries, font) + font;
+    let len = font * 1.5;
+    for (i, (name, color, dash)) in entries.iter().enumerate() {
+        let y = top + i as f64 * line_height(font) + font / 2.0;
+        sample(root, (x as i32, y as i32), len, *color, *dash, font)?;
+        let font_style = ("sans-serif", font).into_font().color(&GREY);
+        let name = fit_text(name, width - x - len - font / 2.0, font);
+        let at = ((x + len + font / 3.0) as i32, (y - font / 2.0) as i32);
+        root.draw(&Text::new(name, at, font_style))
+            .map_err(js_err)?;
+    }
+    Ok(())
+}
+
 /// Where a chart names its curves.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Naming {

@@ -55,7 +55,7 @@ test('an audit draws the privacy region, both ROC curves and ε_lower, from its 
   assert.ok(!/NaN|undefined|Infinity/.test(text), text);
   assert.ok(await page.locator('#audit-summary-note').isVisible(), 'the sentences say they are not covered by ε');
   assert.match(await page.locator('#audit-summary-note').textContent(), /not private[\s\S]*ε does not cover them/);
-  assert.match(await page.locator('#audit-status').textContent(), /32 runs in [\d.]+ s on \d workers? \([\d.]+ runs\/s\)/);
+  assert.match(await page.locator('#audit-timing').textContent(), /32 runs in [\d.]+ s on \d workers? \([\d.]+ runs\/s\)/);
   // The region (grey), its edge (black), the worst-case ROC (vermillion) and the realistic
   // one (blue) are on the canvas; the bars of the second chart too.
   const px = (rgb, tol = [40, 40, 40]) => page.evaluate(([c, t]) => window.near('audit-region', c, t), [rgb, tol]);

@@ -16,6 +16,8 @@ after(tearDown);
 // and tick labels.
 const TYPE = new Map([[1280, { lesson: 24, status: 20 }], [1920, { lesson: 32, status: 26 }]]);
 const CHART_TYPE = { title: 20, tick: 16 };
+// The lowest plot (CSS px, inside the axes) a lesson's chart may have.
+const MIN_PLOT = 110;
 
 const box = (page, el) => page.evaluate((e) => {
   const r = e.getBoundingClientRect();
@@ -82,6 +84,8 @@ for (const { name, lesson, step, index, width, height } of cases) {
       if (!layout) continue; // a chart the lesson waits for (drawn once its audit is in)
       const dpr = await page.evaluate(() => devicePixelRatio);
       assert.ok(layout.fonts.title / dpr >= CHART_TYPE.title && layout.fonts.tick / dpr >= CHART_TYPE.tick, `#${id} type ${JSON.stringify(layout.fonts)}`);
+      // A plot the room can read the lesson's claim off (the audit lesson's once had 25 px).
+      assert.ok(layout.plot && layout.plot.h / dpr >= MIN_PLOT, `#${id} plot ${layout.plot?.h / dpr} px high, under ${MIN_PLOT}`);
     }
     await page.screenshot({ path: path.join(ARTIFACTS, `lesson-${name}-${index + 1}-${width}x${height}.png`) });
     assert.deepEqual(problems, []);
