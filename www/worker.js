@@ -5,13 +5,12 @@
 // the next chunk, so a cancelled run never keeps computing. With k > 1 workers it coordinates
 // data-parallel training: k − 1 helpers (gradient-pool.js) sum parts of each lot; the noise and
 // the step stay here.
-import init, { LabData, RunSettings, Session, bench_session, panic_for_tests } from './pkg/dpsgd_lab.js';
-import { dataKeyOf, loadBuiltin } from './data-loader.js';
+import init, { RunSettings, Session, bench_session, panic_for_tests } from './pkg/dpsgd_lab.js';
+import { TrainingData } from './training-data.js';
 import { checkToTraining } from './protocol.js';
 import { post, sharedModule, startWorker, trapped } from './worker-shell.js';
 import { GradientPool } from './gradient-pool.js';
 import { sleep, stopwatch, yieldToEvents } from './worker-time.js';
-import { shown } from './shown.js';
 
 /** @typedef {import('./protocol.js').ToTraining} ToTraining */
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */
@@ -23,10 +22,7 @@ const REPLACED = Symbol('the run was replaced'); // a lot's answer when its sess
 
 // Everything this worker holds: the data loaded, the run under way, and the page's limit.
 const state = {
-  /** @type {LabData | null} */ data: null,
-  dataKey: '',
-  /** @type {LabData | null} */ ownData: null, // a student's own data set, kept until replaced
-  dataLoads: 0, // counts changes of `data`, so helpers know when their rows are stale
+  data: new TrainingData(), // the current run's data set and a student's own (training-data.js)
   rowsOfRuns: 0, // counts runs whose rows are their own (after DP-PCA)
   /** @type {Session | null} */ session: null,
   /** @type {{bounds: Float32Array} | null} */ plane: null,
@@ -58,30 +54,6 @@ const pool = new GradientPool();
 const send = (m, transfer) => post(m, transfer);
 /** @param {any} e */
 const said = (e) => String(e?.message || e);
-
-// The data set of `config`, loaded (fetched or generated) only when it changed.
-async function loadData(config, gen) {
-  if (config.dataset === 'own') {
-    if (!state.ownData) throw new Error('load a file of your own first');
-    if (state.data !== state.ownData) state.dataLoads += 1;
-    state.data = state.ownData;
-    state.dataKey = 'own';
-    return;
-  }
-  const key = dataKeyOf(config);
-  if (key === state.dataKey && state.data) return;
-  let last = 0;
-  const fresh = await loadBuiltin(config, (p) => {
-    const now = performance.now();
-    if (p.stage === 'download' && now - last < 100 && p.loaded < p.total) return; // 10 a second
-    last = now;
-    send({ type: 'progress', generation: gen, ...p });
-  });
-  if (state.data && state.data !== state.ownData) state.data.free();
-  state.data = fresh;
-  state.dataKey = key;
-  state.dataLoads += 1;
-}
 
 function postReport(gen, report) {
   const { session, plane } = state;
@@ -242,13 +214,13 @@ async function start(m) {
 async function startChecked(m, settings) {
   const config = settings.toJs();
   try {
-    await loadData(config, m.generation);
+    await state.data.load(config, (p) => send({ type: 'progress', generation: m.generation, ...p }));
   } catch (e) {
     send({ type: 'error', generation: m.generation, message: `Data: ${said(e)}` });
     return;
   }
   if (m.generation !== state.generation) return; // superseded while loading
-  const facts = state.data.facts();
+  const facts = state.data.data.facts();
   send({ type: 'data', generation: m.generation, facts });
   if (config.lot_size > facts.n_train) {
     send({ type: 'resize', generation: m.generation, n_train: facts.n_train });
@@ -256,7 +228,7 @@ async function startChecked(m, settings) {
   }
   if (config.pca !== null && config.pca !== undefined) send({ type: 'progress', generation: m.generation, stage: 'pca' });
   try {
-    state.session = new Session(state.data, settings);
+    state.session = new Session(state.data.data, settings);
     state.plane = state.session.plane();
   } catch (e) {
     if (trapped(e)) return;
@@ -281,7 +253,7 @@ function planWorkers(asked) {
   usePool(state.parts - 1);
   if (state.parts > 1) {
     state.rowsOfRuns += 1;
-    const key = session.trainsOn(state.data) ? `data ${state.dataLoads}` : `run ${state.rowsOfRuns}`;
+    const key = session.trainsOn(state.data.data) ? `data ${state.data.loads}` : `run ${state.rowsOfRuns}`;
     pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
   }
   const limited = want < state.askedWorkers && state.parts === want; // a limit set the count
@@ -342,33 +314,6 @@ async function bench(m) {
   send({ type: 'bench', model: m.model, workers: k, helpers: pool.size, channel: pool.channel, examples_per_sec: (session.examplesSeen() - seen) / secs, phases });
 }
 
-/** @param {Extract<ToTraining, {type: 'own-data'}>} m */
-async function loadOwnData(m) {
-  // Read and parse a student's file(s) here, off the main thread; on any error the current
-  // data and run stay as they were (a refusal's `spent`: what preparing it released anyway).
-  let file = null;
-  try {
-    if (!m.files.every((f) => f instanceof Blob)) throw new Error('expected files');
-    const limit = LabData.maxFileBytes();
-    const big = m.files.find((f) => f.size > limit);
-    if (big) throw new Error(`${shown(big.name)} is larger than ${limit / 1048576} MB, the most the lab reads`);
-    const bytes = await Promise.all(m.files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
-    file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
-    const fresh = bytes.length === 2
-      ? LabData.fromIdx(bytes[0], bytes[1])
-      : LabData.fromCsv(bytes[0], String(m.label), String(m.bounds || ''), m.ranges, m.read_off === true, Number(m.delta));
-    if (state.ownData && state.ownData !== state.data) state.ownData.free();
-    state.ownData = fresh;
-    if (state.dataKey === 'own') state.dataKey = ''; // reload on the next start
-    state.dataLoads += 1;
-    send({ type: 'own-data-loaded', facts: fresh.facts(), file });
-  } catch (e) {
-    if (trapped(e)) return;
-    const spent = file && Array.isArray(e?.spent) ? e.spent : [];
-    send({ type: 'own-data-rejected', message: said(e), file, spent, ranges: e?.ranges ?? null });
-  }
-}
-
 // Messages are handled one after another (`serial`): a start waits until the one before it has
 // loaded its data (two loads at once would free each other's data set), and a start superseded
 // while it waited is skipped (a start's generation is taken as it arrives, so the old run stops
@@ -402,7 +347,10 @@ startWorker({
       loop(state.generation);
     },
     cap: setCap,
-    'own-data': loadOwnData,
+    'own-data': async (m) => {
+      const answer = await state.data.readOwn(m);
+      if (answer) send(answer);
+    },
     bench,
     'test-panic': () => panic_for_tests(), // the tests' stand-in for a bug: a real Rust panic, a real trap
     'test-hang-helper': () => pool.hangForTests(),

@@ -7,8 +7,7 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
 };
 use super::chart_kit::{
-    line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, Point, BLUE, GREY, ORANGE,
-    PIN_LOOKS,
+    line, name_curves, naming, open_canvas, Dash, LegendEntry, Point, BLUE, GREY, ORANGE, PIN_LOOKS,
 };
 use super::js_err;
 use super::run_view::RunView;
@@ -122,12 +121,10 @@ pub fn draw_accuracy_chart(
         note,
     };
     let top = draw_header(&root, &mut fonts, &header)?;
-    let width = root.dim_in_pixel().0 as f64;
-    let naming = naming(&legend, fonts.legend, compared, width);
-    let (right, bottom) = match naming {
-        Naming::Beside(room) => (room, 0.0),
-        Naming::Below(height) => (0.0, height),
-    };
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as f64, height as f64);
+    let naming = naming(&legend, fonts.legend, compared, (width, height));
+    let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
     let x_end = epochs.max(1) as f64;
     let x = AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch");
@@ -174,7 +171,7 @@ pub fn draw_accuracy_chart(
         labels,
         compared,
         fonts.legend,
-        (plot.y + plot.h) as i32,
+        (plot.y as i32, (plot.y + plot.h) as i32),
     )?;
     record(canvas_id, Some(plot), fonts);
     root.present().map_err(js_err)

@@ -60,18 +60,23 @@ pub(super) struct Header<'a> {
 const WARN_TEXT: RGBColor = RGBColor(163, 71, 0);
 
 /// Draws `header` across the top of `root`: the badge at the top left, the title centred
-/// below it (shrunk to 9/10 at most, then wrapped, to fit the width), the note centred below
-/// that. Returns the chart's top margin and sets `fonts.title` to the title's font as drawn.
+/// beside it when both fit on one line (a line more for the plot on a projector's low chart),
+/// else below it (shrunk to 9/10 at most, then wrapped, to fit the width), the note centred
+/// below that. Returns the chart's top margin and sets `fonts.title` to the title's font as
+/// drawn.
 pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Result<f64, JsError> {
     let (width, _) = root.dim_in_pixel();
+    let width = width as f64;
     let unit = fonts.tick / 13.0; // one CSS px at this scale
-    let room = width as f64 - 16.0 * unit;
+    let room = width - 16.0 * unit;
     let mut y = 6.0 * unit;
+    let (lines, font) = fit_title(header.title, room, fonts.title, fonts.title * 0.9);
+    fonts.title = font;
     if let Some(text) = header.badge {
-        let font = (12.0 * unit).min(room / text_width(text, 1.0).max(1.0) - 1.0);
+        let badge_font = (12.0 * unit).min(room / text_width(text, 1.0).max(1.0) - 1.0);
         let (w, h) = (
-            text_width(text, font) + 12.0 * unit,
-            line_height(font) + 6.0 * unit,
+            text_width(text, badge_font) + 12.0 * unit,
+            line_height(badge_font) + 6.0 * unit,
         );
         let at = ((6.0 * unit) as i32, y as i32);
         let corner = (at.0 + w as i32, at.1 + h as i32);
@@ -81,14 +86,17 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
         let edge = ShapeStyle::from(&VERMILLION).stroke_width(unit.round().max(1.0) as u32);
         root.draw(&Rectangle::new([at, corner], edge))
             .map_err(js_err)?;
-        let style = ("sans-serif", font).into_font().color(&WARN_TEXT);
+        let style = ("sans-serif", badge_font).into_font().color(&WARN_TEXT);
         let pos = (at.0 + (6.0 * unit) as i32, at.1 + (3.0 * unit) as i32);
         root.draw(&Text::new(text.to_string(), pos, style))
             .map_err(js_err)?;
-        y += h + 4.0 * unit;
+        // Beside the title: one title line whose centred span starts right of the badge.
+        let title_left = (width - lines.first().map_or(0.0, |l| text_width(l, font))) / 2.0;
+        let beside = lines.len() == 1 && 6.0 * unit + w + 8.0 * unit <= title_left;
+        if !beside {
+            y += h + 4.0 * unit;
+        }
     }
-    let (lines, font) = fit_title(header.title, room, fonts.title, fonts.title * 0.9);
-    fonts.title = font;
     for line in lines {
         centred(
             root,

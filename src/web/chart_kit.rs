@@ -243,14 +243,33 @@ pub(super) fn legend_column(
 pub(super) enum Naming {
     /// At their right ends ([`end_labels`]), in a right margin this wide.
     Beside(f64),
+    /// In a legend column in a right margin this wide ([`legend_column`]).
+    Column(f64),
     /// In a legend row under the chart ([`legend_row`]), this tall.
     Below(f64),
 }
 
-/// Where `entries` go on a canvas `width` wide at `font` (with line samples if `samples`):
-/// beside the curves' ends if the widest name takes at most 2/5 of the width (the plot keeps
-/// the rest), else in a legend row below, so that no name is cut.
-pub(super) fn naming(entries: &[LegendEntry], font: f64, samples: bool, width: f64) -> Naming {
+impl Naming {
+    /// The right and bottom margins this naming takes from the plot.
+    pub(super) fn margins(self) -> (f64, f64) {
+        match self {
+            Naming::Beside(room) | Naming::Column(room) => (room, 0.0),
+            Naming::Below(height) => (0.0, height),
+        }
+    }
+}
+
+/// Where `entries` go on a canvas `width` × `height` at `font` (with line samples if
+/// `samples`): beside the curves' ends if the widest name takes at most 2/5 of the width (the
+/// plot keeps the rest); else in a legend column beside the plot or a legend row below,
+/// whichever leaves the larger plot (on a projector's wide, low charts a row of three lines
+/// took most of the plot's height). No name is cut.
+pub(super) fn naming(
+    entries: &[LegendEntry],
+    font: f64,
+    samples: bool,
+    (width, height): (f64, f64),
+) -> Naming {
     let sample = if samples { 1.8 * font } else { 0.0 };
     let widest = entries
         .iter()
@@ -258,9 +277,18 @@ pub(super) fn naming(entries: &[LegendEntry], font: f64, samples: bool, width: f
         .fold(0.0, f64::max);
     let room = widest + sample + font;
     if room <= 0.4 * width {
-        Naming::Beside(room)
+        return Naming::Beside(room);
+    }
+    let column = legend_column_width(entries, font);
+    let row = legend_row_height(entries, width, font) + font / 2.0;
+    // What the plot keeps, roughly: the axes' labels and the title take about 5 and 6 lines.
+    let (plot_w, plot_h) = (width - 5.0 * font, height - 6.0 * font);
+    let tall = entries.len() as f64 * line_height(font);
+    let column_fits = column <= 0.6 * width && tall <= plot_h;
+    if column_fits && (plot_w - column) * plot_h > plot_w * (plot_h - row) {
+        Naming::Column(column)
     } else {
-        Naming::Below(legend_row_height(entries, width, font) + font / 2.0)
+        Naming::Below(row)
     }
 }
 
@@ -289,17 +317,22 @@ fn sample(
 }
 
 /// Names the curves of `labels` (each a legend entry and where its curve ends on the canvas)
-/// as `naming` says: at their right ends, with line samples if `samples`, or in a legend row.
+/// as `naming` says: at their right ends, with line samples if `samples`, in a column from the
+/// plot's `top`, or in a legend row; names at the ends are kept above the plot's `bottom`.
 pub(super) fn name_curves(
     root: &Area,
     naming: Naming,
     labels: Vec<(LegendEntry, (i32, i32))>,
     samples: bool,
     font: f64,
-    bottom: i32,
+    (top, bottom): (i32, i32),
 ) -> Result<(), JsError> {
     match naming {
         Naming::Beside(room) => end_labels(root, labels, samples, font, room, bottom),
+        Naming::Column(_) => {
+            let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
+            legend_column(root, &entries, font, top as f64)
+        }
         Naming::Below(_) => {
             let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
             legend_row(root, &entries, font)

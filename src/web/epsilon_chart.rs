@@ -8,8 +8,7 @@ use super::chart_frame::{
     Header,
 };
 use super::chart_kit::{
-    colour, line, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY, PIN_LOOKS,
-    VERMILLION,
+    colour, line, name_curves, naming, open_canvas, Dash, LegendEntry, GREY, PIN_LOOKS, VERMILLION,
 };
 use super::js_err;
 use super::run_view::{EpsilonPoint, RunView};
@@ -131,13 +130,11 @@ pub fn draw_epsilon_chart(
             ..Header::default()
         },
     )?;
-    let width = root.dim_in_pixel().0 as f64;
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as f64, height as f64);
     let samples = !pins.is_empty();
-    let naming = naming(&legend, fonts.legend, samples, width);
-    let (right, bottom) = match naming {
-        Naming::Beside(room) => (room, 0.0),
-        Naming::Below(height) => (0.0, height),
-    };
+    let naming = naming(&legend, fonts.legend, samples, (width, height));
+    let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
     let x_end = epochs.max(if log_log { 2 } else { 1 }) as f64;
     let x = if log_log {
@@ -205,8 +202,8 @@ pub fn draw_epsilon_chart(
         }
     }
     let plot = plot_rect(chart.plotting_area());
-    let bottom = (plot.y + plot.h) as i32;
-    name_curves(&root, naming, labels, samples, fonts.legend, bottom)?;
+    let span = (plot.y as i32, (plot.y + plot.h) as i32);
+    name_curves(&root, naming, labels, samples, fonts.legend, span)?;
     record(canvas_id, Some(plot), fonts);
     root.present().map_err(js_err)
 }

@@ -6,7 +6,7 @@
 use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, Fonts, Header,
 };
-use super::chart_kit::{colour, name_curves, naming, open_canvas, Dash, LegendEntry, Naming, GREY};
+use super::chart_kit::{colour, name_curves, naming, open_canvas, Dash, LegendEntry, GREY};
 use super::{from_js, js_err};
 use crate::charts::{layout, text_width, AxisSpec, Format, Scale};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
@@ -79,16 +79,14 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
             ..Header::default()
         },
     )?;
-    let width = root.dim_in_pixel().0 as f64;
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as f64, height as f64);
     let legend: Vec<LegendEntry> = AccountantName::ALL
         .iter()
         .map(|&a| (a.label().to_string(), colour(a), Dash::Solid))
         .collect();
-    let naming = naming(&legend, fonts.legend, false, width);
-    let (right, bottom) = match naming {
-        Naming::Beside(room) => (room, 0.0),
-        Naming::Below(height) => (0.0, height),
-    };
+    let naming = naming(&legend, fonts.legend, false, (width, height));
+    let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
     let x_title = "epochs E (log scale; T = E·N/L steps)";
     let x = AxisSpec::new(1.0, max_epoch, Scale::Log, Format::Log, x_title);
@@ -163,7 +161,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
         labels,
         false,
         fonts.legend,
-        (plot.y + plot.h) as i32,
+        (plot.y as i32, (plot.y + plot.h) as i32),
     )?;
     record(canvas_id, Some(plot), fonts);
     root.present().map_err(js_err)

@@ -16,8 +16,11 @@ after(tearDown);
 // and tick labels.
 const TYPE = new Map([[1280, { lesson: 24, status: 20 }], [1920, { lesson: 32, status: 26 }]]);
 const CHART_TYPE = { title: 20, tick: 16 };
-// The lowest plot (CSS px, inside the axes) a lesson's chart may have.
-const MIN_PLOT = 110;
+// The lowest plot (CSS px, inside the axes) a lesson's chart may have: the audit lesson's
+// privacy region once had 25 px and the moments lesson's ε chart 28 (a legend row of three
+// lines below it); at 90 px and more the curves, ticks and what a claim points at are legible
+// on a 1280×720 projector (screenshots looked at).
+const MIN_PLOT = 90;
 
 const box = (page, el) => page.evaluate((e) => {
   const r = e.getBoundingClientRect();
@@ -79,15 +82,17 @@ for (const { name, lesson, step, index, width, height } of cases) {
     const want = TYPE.get(width);
     assert.ok(await px(page, '#lesson-say') >= want.lesson, `lesson text ${await px(page, '#lesson-say')} px`);
     assert.ok(await px(page, '#status') >= want.status, `status ${await px(page, '#status')} px`);
+    const low = [];
     for (const id of step.charts) {
       const layout = await page.evaluate((c) => window.labTest.chartLayout?.(c), id);
       if (!layout) continue; // a chart the lesson waits for (drawn once its audit is in)
       const dpr = await page.evaluate(() => devicePixelRatio);
       assert.ok(layout.fonts.title / dpr >= CHART_TYPE.title && layout.fonts.tick / dpr >= CHART_TYPE.tick, `#${id} type ${JSON.stringify(layout.fonts)}`);
       // A plot the room can read the lesson's claim off (the audit lesson's once had 25 px).
-      assert.ok(layout.plot && layout.plot.h / dpr >= MIN_PLOT, `#${id} plot ${layout.plot?.h / dpr} px high, under ${MIN_PLOT}`);
+      if (!(layout.plot && layout.plot.h / dpr >= MIN_PLOT)) low.push(`#${id} plot ${layout.plot?.h / dpr} px high, under ${MIN_PLOT}`);
     }
     await page.screenshot({ path: path.join(ARTIFACTS, `lesson-${name}-${index + 1}-${width}x${height}.png`) });
+    assert.deepEqual(low, [], 'every chart of the lesson readable');
     assert.deepEqual(problems, []);
     await page.close();
   });
