@@ -6,11 +6,33 @@ pub mod opacus;
 pub mod table;
 pub mod tar;
 
-pub use opacus::{export_opacus, ExportData, OpacusAccountant, OPACUS_VERSION};
+pub use opacus::{export_opacus, export_run, ExportData, OpacusAccountant, OPACUS_VERSION};
 
 /// One file of an export: its name (no directories) and its contents.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExportFile {
     pub name: String,
     pub bytes: Vec<u8>,
+}
+
+/// What the page downloads: the script alone, or, with data beside it, one tar of them all
+/// under `dpsgd-opacus-DATASET/` — as (file name, bytes).
+pub fn download(files: &[ExportFile], dataset: &str) -> (String, Vec<u8>) {
+    match files {
+        [only] => (only.name.clone(), only.bytes.clone()),
+        _ => {
+            let safe: String = dataset
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let dir = format!("dpsgd-opacus-{safe}");
+            (format!("{dir}.tar"), tar::tar(&dir, files))
+        }
+    }
 }

@@ -17,7 +17,7 @@ use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset};
 use crate::privacy::accountant::Accountant;
 use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
-use crate::train::budget_step_limit;
+use crate::train::{budget_step_limit, Trainer};
 
 /// The Opacus release the script is written for (the one `pip install opacus` gave when the
 /// export was last run for real: docs/opacus.md).
@@ -74,14 +74,40 @@ pub enum ExportData<'a> {
     OwnFile { label: &'a str },
 }
 
+/// Whether the script reads built-in set `dataset` from its own files (the IDX image sets)
+/// rather than from a CSV of its prepared features.
+pub fn reads_idx(dataset: &str) -> bool {
+    builtin_files(dataset).iter().any(|f| f.contains(".idx"))
+}
+
+/// The run a trainer was set up for (its data loaded, prepared and projected), exported: its
+/// prepared features, or for the image sets its DP-PCA basis, or for one's own file (its class
+/// column `own_label`) nothing but the script.
+pub fn export_run(
+    trainer: &Trainer,
+    own_label: Option<&str>,
+    accountant: OpacusAccountant,
+) -> Result<Vec<ExportFile>, String> {
+    let cfg = trainer.config();
+    let data = match own_label {
+        Some(label) => ExportData::OwnFile { label },
+        None if reads_idx(&cfg.dataset) => ExportData::Images {
+            dataset: &cfg.dataset,
+            projection: trainer.projection(),
+        },
+        None => ExportData::Prepared(trainer.data()),
+    };
+    export_opacus(cfg, trainer.facts(), data, accountant)
+}
+
 /// Why a run cannot be exported exactly, in one line; `None` when it can.
 pub fn refusal(cfg: &RunConfig) -> Option<String> {
     let why = match cfg.mode {
         Mode::Dp => None,
         Mode::NonPrivate => Some("a non-private run has no Opacus mechanism to export"),
-        Mode::ClipOnly | Mode::NoiseOnly => {
-            Some("Opacus clips and adds noise together: a run with only one of them cannot be exported")
-        }
+        Mode::ClipOnly | Mode::NoiseOnly => Some(
+            "Opacus clips and adds noise together: a run with only one of them cannot be exported",
+        ),
     };
     if let Some(why) = why {
         return Some(why.into());
@@ -163,8 +189,14 @@ pub fn export_opacus(
         ("OPACUS_VERSION", OPACUS_VERSION.into()),
         ("SCRIPT_NAME", SCRIPT_NAME.into()),
         ("USAGE_ARGS", usage_args(&data).into()),
-        ("RUN_IN_WORDS", run_in_words(cfg, &mechanism, facts, total_steps)),
-        ("DATA_IN_WORDS", data_in_words(&data, dataset, cfg.pca.is_some())),
+        (
+            "RUN_IN_WORDS",
+            run_in_words(cfg, &mechanism, facts, total_steps),
+        ),
+        (
+            "DATA_IN_WORDS",
+            data_in_words(&data, dataset, cfg.pca.is_some()),
+        ),
         ("BEFORE_IN_WORDS", before_in_words(cfg, &mechanism)),
         ("ACCOUNTANT", accountant.name().to_uppercase()),
         ("DATA_KIND", py_str(kind)),
@@ -311,9 +343,11 @@ fn data_in_words(data: &ExportData<'_>, dataset: &str, pca: bool) -> String {
                 ""
             }
         ),
-        ExportData::OwnFile { .. } => "your own CSV file (pass its path): the lab's preparation of it \
+        ExportData::OwnFile { .. } => {
+            "your own CSV file (pass its path): the lab's preparation of it \
              must be repeated in prepare_own for the same run."
-            .into(),
+                .into()
+        }
     }
 }
 

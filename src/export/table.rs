@@ -58,7 +58,10 @@ mod tests {
         let text = split_csv(&split, &["a,b".into(), "say \"x\"".into()]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "\"a,b\",\"say \"\"x\"\"\",label");
-        for (line, (row, y)) in lines[1..].iter().zip(split.x.rows().into_iter().zip(&split.y)) {
+        for (line, (row, y)) in lines[1..]
+            .iter()
+            .zip(split.x.rows().into_iter().zip(&split.y))
+        {
             let cells: Vec<&str> = line.split(',').collect();
             let back: Vec<f32> = cells[..2].iter().map(|c| c.parse().unwrap()).collect();
             assert_eq!(back, row.to_vec());

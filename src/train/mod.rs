@@ -374,10 +374,10 @@ impl Trainer {
 /// everything the run releases included, stays within it (None without a budget). The trainer
 /// stops there; an export (`crate::export`) plans the same number of steps.
 pub fn budget_step_limit(
-cfg: &RunConfig,
-mechanism: &Mechanism,
+    cfg: &RunConfig,
+    mechanism: &Mechanism,
 ) -> Result<Option<u64>, ConfigError> {
-let Some(budget) = cfg.budget_epsilon else {
+    let Some(budget) = cfg.budget_epsilon else {
         return Ok(None);
     };
     let as_config = |e: crate::privacy::accountant::AccountError| ConfigError {
@@ -389,14 +389,8 @@ let Some(budget) = cfg.budget_epsilon else {
     // Planned like the reports' running compositions (the whole run), so the ε at the stop
     // is the ε the report shows.
     let whole_run = mechanism.after_epochs(mechanism.epochs);
-    let eps = |t: u64| {
-        compose::epsilon_planned(
-            acc,
-            &mechanism.after_steps(t),
-            &whole_run,
-            cfg.delta,
-        )
-    };
+    let eps =
+        |t: u64| compose::epsilon_planned(acc, &mechanism.after_steps(t), &whole_run, cfg.delta);
     let within = max_steps_within(&eps, budget, limit).map_err(as_config)?;
     if within == 0 {
         let first = eps(1).map_err(as_config)?;

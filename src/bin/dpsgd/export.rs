@@ -5,8 +5,7 @@ use crate::args::{fail, shown_path};
 use crate::cli::RunArgs;
 use crate::data::load_data;
 use crate::options::flag_of;
-use dpsgd_lab::data::builtin::builtin_files;
-use dpsgd_lab::export::{export_opacus, ExportData, OpacusAccountant};
+use dpsgd_lab::export::{export_run, OpacusAccountant};
 use dpsgd_lab::train::Trainer;
 use std::path::Path;
 use std::sync::Arc;
@@ -40,19 +39,10 @@ pub fn export(a: &ExportArgs) {
         fail(format!("export-opacus: {why}"));
     }
     let dataset = Arc::new(load_data(data, run, &cfg));
-    let trainer = Trainer::new(cfg.clone(), Arc::clone(&dataset))
+    let trainer = Trainer::new(cfg, dataset)
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
-    let export_data = if let Some(label) = data.label.as_deref().filter(|_| own_file) {
-        ExportData::OwnFile { label }
-    } else if builtin_files(&cfg.dataset).len() == 4 {
-        ExportData::Images {
-            dataset: &cfg.dataset,
-            projection: trainer.projection(),
-        }
-    } else {
-        ExportData::Prepared(trainer.data())
-    };
-    let files = export_opacus(trainer.config(), &dataset.facts(), export_data, accountant)
+    let label = data.label.as_deref().filter(|_| own_file);
+    let files = export_run(&trainer, label, accountant)
         .unwrap_or_else(|why| fail(format!("export-opacus: {why}")));
     let dir = Path::new(out);
     std::fs::create_dir_all(dir)
