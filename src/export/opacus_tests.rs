@@ -4,6 +4,9 @@
 use super::*;
 use crate::data::builtin::load_builtin;
 
+/// A change to a run's settings.
+type Change = fn(&mut RunConfig);
+
 fn blobs() -> Dataset {
     load_builtin("blobs", &[], 7, 0.1).expect("blobs")
 }
@@ -49,7 +52,8 @@ fn every_setting_reaches_the_script() {
     let before = script(&base());
     // (what changes, the change, the constants that must move, and a check of their values)
     type Check = fn(&RunConfig, &str, f64);
-    let cases: Vec<(&str, fn(&mut RunConfig), &[&str], Check)> = vec![
+    type Case = (&'static str, Change, &'static [&'static str], Check);
+    let cases: Vec<Case> = vec![
         (
             "sigma",
             |c| c.sigma = 2.5,
@@ -263,7 +267,7 @@ fn ones_own_file_is_read_by_its_label_and_its_preparation_named() {
 
 #[test]
 fn what_opacus_cannot_express_is_refused_in_one_line() {
-    let refused: Vec<(&str, fn(&mut RunConfig))> = vec![
+    let refused: Vec<(&str, Change)> = vec![
         ("non-private", |c| c.mode = Mode::NonPrivate),
         ("clip only", |c| c.mode = Mode::ClipOnly),
         ("noise only", |c| c.mode = Mode::NoiseOnly),
