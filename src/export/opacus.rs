@@ -15,6 +15,7 @@ use crate::config::{fmt_num, Clipping, Mode, ModelKind, RunConfig, Sampling};
 use crate::data::builtin::builtin_files;
 use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset};
+use crate::privacy::accountant::rdp::default_orders;
 use crate::privacy::accountant::Accountant;
 use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::train::{budget_step_limit, Trainer};
@@ -222,6 +223,7 @@ pub fn export_opacus(
         ("LR_DECAY_EPOCHS", cfg.lr_decay_epochs.to_string()),
         ("DELTA", py_float(cfg.delta)),
         ("ACCOUNTANT_NAME", py_str(accountant.name())),
+        ("RDP_ORDERS", py_list(&default_orders(), |&a| py_float(a))),
         ("SEED", cfg.seed.map_or("None".into(), |s| s.to_string())),
     ];
     let script = fill(TEMPLATE, &values);

@@ -190,7 +190,15 @@ fn the_accountant_is_opacuss_rdp_or_prv() {
     .unwrap();
     let prv = String::from_utf8(prv[0].bytes.clone()).unwrap();
     assert_eq!(constant(&prv, "ACCOUNTANT"), "\"prv\"");
-    assert_eq!(constant(&script(&base()), "ACCOUNTANT"), "\"rdp\"");
+    let rdp = script(&base());
+    assert_eq!(constant(&rdp, "ACCOUNTANT"), "\"rdp\"");
+    // Opacus's RDP minimises over the lab's orders, not its own (which stop at 63).
+    let orders = constant(&rdp, "RDP_ORDERS");
+    let orders: Vec<f64> = orders[1..orders.len() - 1]
+        .split(", ")
+        .map(|a| a.parse().unwrap())
+        .collect();
+    assert_eq!(orders, crate::privacy::accountant::rdp::default_orders());
     assert!(OpacusAccountant::parse("pld").is_err());
 }
 
