@@ -24,6 +24,10 @@ use crate::train::{budget_step_limit, Trainer};
 /// export was last run for real: docs/opacus.md).
 pub const OPACUS_VERSION: &str = "1.6.0";
 
+/// The error bound Opacus's PRV accountant adds to its ε estimate (`eps_error`; its default
+/// 0.01 is 8% of an ε of 0.12). Finer costs time: 1.7 s per ε after 10,000 steps at 1e-3.
+pub const PRV_EPS_ERROR: f64 = 1e-3;
+
 /// The script's file name inside the export.
 pub const SCRIPT_NAME: &str = "train_opacus.py";
 
@@ -224,6 +228,7 @@ pub fn export_opacus(
         ("DELTA", py_float(cfg.delta)),
         ("ACCOUNTANT_NAME", py_str(accountant.name())),
         ("RDP_ORDERS", py_list(&default_orders(), |&a| py_float(a))),
+        ("PRV_EPS_ERROR", py_float(PRV_EPS_ERROR)),
         ("SEED", cfg.seed.map_or("None".into(), |s| s.to_string())),
     ];
     let script = fill(TEMPLATE, &values);

@@ -190,6 +190,7 @@ fn the_accountant_is_opacuss_rdp_or_prv() {
     .unwrap();
     let prv = String::from_utf8(prv[0].bytes.clone()).unwrap();
     assert_eq!(constant(&prv, "ACCOUNTANT"), "\"prv\"");
+    assert_eq!(number(&prv, "PRV_EPS_ERROR"), PRV_EPS_ERROR);
     let rdp = script(&base());
     assert_eq!(constant(&rdp, "ACCOUNTANT"), "\"rdp\"");
     // Opacus's RDP minimises over the lab's orders, not its own (which stop at 63).
