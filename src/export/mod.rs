@@ -3,6 +3,7 @@
 //! ([`table`]), and one archive of them all for the page's download ([`tar`]).
 
 pub mod opacus;
+mod opacus_words;
 pub mod table;
 pub mod tar;
 

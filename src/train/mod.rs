@@ -123,7 +123,7 @@ impl Trainer {
     /// Validates `cfg` against the dataset and sets up the model, the RNGs and the accountants.
     pub fn new(cfg: RunConfig, data: Arc<Dataset>) -> Result<Trainer, ConfigError> {
         let mut trainer = Trainer::build(cfg, data, None, None, true)?;
-        trainer.step_limit = trainer.budget_step_limit()?;
+        trainer.step_limit = budget_step_limit(&trainer.cfg, &trainer.mechanism)?;
         Ok(trainer)
     }
 
@@ -271,10 +271,6 @@ impl Trainer {
     /// Whether the ε budget has ended the run (the paper's DPTrain loop).
     pub fn stopped_by_budget(&self) -> bool {
         self.step_limit.is_some_and(|limit| self.steps >= limit)
-    }
-
-    fn budget_step_limit(&self) -> Result<Option<u64>, ConfigError> {
-        budget_step_limit(&self.cfg, &self.mechanism)
     }
 
     pub fn model(&self) -> &Mlp {
