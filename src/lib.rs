@@ -10,6 +10,7 @@ pub mod bench;
 pub mod charts;
 pub mod config;
 pub mod data;
+pub mod export;
 pub mod linalg;
 pub mod model;
 pub mod privacy;

@@ -10,10 +10,18 @@ use common::{dpsgd, refused};
 use dpsgd_lab::config::{range_of, Ends, RunConfig, RANGES};
 use serde_json::{json, Value};
 
-const COMMANDS: [&str; 6] = ["train", "coverage", "epsilon", "sigma", "audit", "bench"];
+const COMMANDS: [&str; 7] = [
+    "train",
+    "coverage",
+    "epsilon",
+    "sigma",
+    "audit",
+    "bench",
+    "export-opacus",
+];
 
 /// The commands that take the run options (RunConfig's fields).
-const RUN_COMMANDS: [&str; 3] = ["train", "coverage", "audit"];
+const RUN_COMMANDS: [&str; 4] = ["train", "coverage", "audit", "export-opacus"];
 
 fn help(args: &[&str]) -> String {
     let (code, out, err) = dpsgd(args);

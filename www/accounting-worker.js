@@ -4,17 +4,21 @@
 // the PLD accountant's ε curve and every run on a student's file composed — on a wasm instance
 // of their own, so they never wait behind training. Every request names its fields
 // (protocol.js): the run's settings and the data's public facts, from which Rust derives the
-// mechanism. Requests coalesce: of several waiting requests of one type only the newest runs,
+// mechanism (and the run as an Opacus script). Requests coalesce: of several waiting requests of one type only the newest runs,
 // and the page drops older answers. Start-up, pings and traps: worker-shell.js.
-import init, { calibrate, file_ledger, pld_preview, sigma_needed } from './pkg/dpsgd_lab.js';
+import init, { calibrate, file_ledger, opacus_export, opacus_export_needs_data, opacus_refusal, pld_preview, sigma_needed } from './pkg/dpsgd_lab.js';
+import { loadBuiltin } from './data-loader.js';
 import { checkToAccounting } from './protocol.js';
 import { post, startWorker, trapped } from './worker-shell.js';
 
 /** @typedef {import('./protocol.js').ToAccounting} ToAccounting */
 /** @typedef {import('./protocol.js').FromAccounting} FromAccounting */
 
-/** @param {FromAccounting} m */
-const send = (m) => post(m);
+/**
+ * @param {FromAccounting} m
+ * @param {Transferable[]} [transfer]
+ */
+const send = (m, transfer = []) => post(m, transfer);
 
 /** @type {Map<string, {m: ToAccounting, task: () => unknown}>} */
 const pending = new Map(); // type -> newest request not yet run, and its computation
@@ -49,6 +53,23 @@ function queue(m, task) {
   }
 }
 
+// "Export as Opacus script": the data set loaded first (as for training) only when its prepared
+// features go beside the script; the file's bytes handed over, not copied.
+/** @param {Extract<ToAccounting, {type: 'opacus-export'}>} m */
+async function exportOpacus(m) {
+  try {
+    const config = /** @type {any} */ (m.config);
+    const why = opacus_refusal(config);
+    if (why) throw new Error(why);
+    const data = opacus_export_needs_data(String(config.dataset)) ? await loadBuiltin(config) : undefined;
+    const file = opacus_export(config, m.facts ?? null, data, m.label, String(m.accountant));
+    const bytes = file.bytes;
+    send({ id: m.id, type: m.type, result: { name: file.name, bytes } }, [bytes.buffer]);
+  } catch (e) {
+    if (!trapped(e)) send({ id: m.id, type: m.type, error: said(e) });
+  }
+}
+
 startWorker({
   init,
   check: checkToAccounting,
@@ -57,6 +78,7 @@ startWorker({
     'sigma-needed': (m) => queue(m, () => sigma_needed(m.config, m.facts, Number(m.target))),
     'pld-curve': (m) => queue(m, () => pld_preview(m.config, m.facts)),
     'file-ledger': (m) => queue(m, () => file_ledger(m.preparations, m.runs)),
+    'opacus-export': (m) => exportOpacus(m),
   },
   failed: (e, m) => send({ id: m.id, type: m.type, error: said(e) }),
 });

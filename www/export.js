@@ -1,6 +1,8 @@
 // Export: the run log as CSV (only what the run's reports carry; columns outside ε named so,
-// what ε does not cover, no seed for a student's own data — see runlog.js) and the charts as PNG.
+// what ε does not cover, no seed for a student's own data — see runlog.js), the charts as PNG,
+// and the run as an Opacus script (export-opacus.js).
 import { csvOf } from './runlog.js';
+import { setUpOpacusExport } from './export-opacus.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,8 +16,9 @@ function download(name, href) {
 }
 
 // Wires the two export buttons; `currentRun()` is the run now shown ({cfg, history, coverage})
-// or null, `fileTotal()` the file ledger's sentence on show (all runs on a student's file).
-export function setUpExport(currentRun, fileTotal) {
+// or null, `fileTotal()` the file ledger's sentence on show (all runs on a student's file),
+// `accounting` the accounting worker (which writes the Opacus script).
+export function setUpExport(currentRun, fileTotal, accounting) {
   $('export-csv').addEventListener('click', () => {
     const run = currentRun();
     if (!run) return;
@@ -28,4 +31,5 @@ export function setUpExport(currentRun, fileTotal) {
       download(`dpsgd-${id}.png`, $(id).toDataURL('image/png'));
     }
   });
+  setUpOpacusExport(currentRun, accounting);
 }

@@ -324,7 +324,7 @@ setUpCalibrate({
   accounting, fmtEps, restart: scheduleRestart,
   current: () => ((cfg) => ({ cfg, facts: factsFor(cfg) }))(current()),
 });
-setUpExport(() => run, () => ledger.text);
+setUpExport(() => run, () => ledger.text, accounting);
 setUpShare();
 setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()), refreshLesson);
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.

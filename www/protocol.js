@@ -105,12 +105,14 @@
 //
 // Page ↔ accounting worker (accounting-worker.js): a request {id, type, …} is answered by
 // {id, type, result} or {id, type, error}; of several waiting requests of a type only the newest
-// runs. 'file-ledger' composes every run on a student's file (file-ledger.js).
+// runs. 'file-ledger' composes every run on a student's file (file-ledger.js); 'opacus-export'
+// writes the run as an Opacus script (export-opacus.js): result {name, bytes}.
 /**
  * @typedef {{type: 'calibrate', id: number, config: object, facts: DataFacts, accountant: string, target: number}
  *   | {type: 'sigma-needed', id: number, config: object, facts: DataFacts, target: number}
  *   | {type: 'pld-curve', id: number, config: object, facts: DataFacts}
- *   | {type: 'file-ledger', id: number, preparations: object[], runs: object[]}} ToAccounting
+ *   | {type: 'file-ledger', id: number, preparations: object[], runs: object[]}
+ *   | {type: 'opacus-export', id: number, config: object, accountant: string, facts?: DataFacts | null, label?: string}} ToAccounting
  */
 /** @typedef {{type: ToAccounting['type'], id: number, result: any} | {type: ToAccounting['type'], id: number, error: string}} FromAccounting */
 
@@ -200,6 +202,7 @@ const TO_ACCOUNTING_SHAPES = {
   'sigma-needed': { id: int, config: present, facts: present, target: present },
   'pld-curve': { id: int, config: present, facts: present },
   'file-ledger': { id: int, preparations: present, runs: present },
+  'opacus-export': { id: int, config: obj, accountant: str },
 };
 export const checkToAccounting = checker(TO_ACCOUNTING_SHAPES);
 

@@ -9,6 +9,7 @@
 //! dpsgd epsilon   --q --sigma (--epochs|--steps) --delta           ε of the training steps
 //! dpsgd sigma     --target-epsilon --q (--epochs|--steps) --delta  σ for a target ε
 //! dpsgd bench     [--case all|training|accountants|kernels]
+//! dpsgd export-opacus --out DIR [--accountant rdp|prv] [run options]  an Opacus script
 //! ```
 //!
 //! `dpsgd --help` and `dpsgd COMMAND --help` list every option with its default and valid
@@ -31,6 +32,8 @@ mod args;
 mod cli;
 #[path = "dpsgd/data.rs"]
 mod data;
+#[path = "dpsgd/export.rs"]
+mod export;
 #[path = "dpsgd/options.rs"]
 mod options;
 
@@ -51,6 +54,7 @@ fn main() {
         Command::Sigma(a) => accounting::sigma(&a),
         Command::Audit(a) => audit(&a),
         Command::Bench(a) => bench(&a),
+        Command::ExportOpacus(a) => export::export(&a),
     }
 }
 

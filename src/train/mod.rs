@@ -123,7 +123,7 @@ impl Trainer {
     /// Validates `cfg` against the dataset and sets up the model, the RNGs and the accountants.
     pub fn new(cfg: RunConfig, data: Arc<Dataset>) -> Result<Trainer, ConfigError> {
         let mut trainer = Trainer::build(cfg, data, None, None, true)?;
-        trainer.step_limit = trainer.budget_step_limit()?;
+        trainer.step_limit = budget_step_limit(&trainer.cfg, &trainer.mechanism)?;
         Ok(trainer)
     }
 
@@ -273,46 +273,6 @@ impl Trainer {
         self.step_limit.is_some_and(|limit| self.steps >= limit)
     }
 
-    /// The step count at which the configured budget stops the run: the largest T whose ε,
-    /// everything the run releases included, stays within it (None without a budget).
-    fn budget_step_limit(&self) -> Result<Option<u64>, ConfigError> {
-        let Some(budget) = self.cfg.budget_epsilon else {
-            return Ok(None);
-        };
-        let as_config = |e: crate::privacy::accountant::AccountError| ConfigError {
-            field: "budget_accountant",
-            message: e.0,
-        };
-        let acc = self.cfg.budget_accountant();
-        let limit = self.mechanism.total_steps();
-        // Planned like the reports' running compositions (the whole run), so the ε at the stop
-        // is the ε the report shows.
-        let whole_run = self.mechanism.after_epochs(self.mechanism.epochs);
-        let eps = |t: u64| {
-            compose::epsilon_planned(
-                acc,
-                &self.mechanism.after_steps(t),
-                &whole_run,
-                self.cfg.delta,
-            )
-        };
-        let within = max_steps_within(&eps, budget, limit).map_err(as_config)?;
-        if within == 0 {
-            let first = eps(1).map_err(as_config)?;
-            return Err(ConfigError {
-                field: "budget_epsilon",
-                message: format!(
-                    "the ε budget {} is spent before the first step (one step already costs \
-                     ε = {} with the {} accountant): raise the budget or add noise",
-                    fmt_num(budget),
-                    fmt_num((first * 1000.0).ceil() / 1000.0),
-                    acc.name()
-                ),
-            });
-        }
-        Ok((within < limit).then_some(within)) // a budget the whole run fits in never stops it
-    }
-
     pub fn model(&self) -> &Mlp {
         &self.model
     }
@@ -404,4 +364,42 @@ impl Trainer {
     pub fn run_epoch(&mut self) -> Option<EpochReport> {
         self.advance(u64::MAX)
     }
+}
+
+/// The step count at which `cfg`'s budget stops the run `mechanism` is: the largest T whose ε,
+/// everything the run releases included, stays within it (None without a budget). The trainer
+/// stops there; an export (`crate::export`) plans the same number of steps.
+pub fn budget_step_limit(
+    cfg: &RunConfig,
+    mechanism: &Mechanism,
+) -> Result<Option<u64>, ConfigError> {
+    let Some(budget) = cfg.budget_epsilon else {
+        return Ok(None);
+    };
+    let as_config = |e: crate::privacy::accountant::AccountError| ConfigError {
+        field: "budget_accountant",
+        message: e.0,
+    };
+    let acc = cfg.budget_accountant();
+    let limit = mechanism.total_steps();
+    // Planned like the reports' running compositions (the whole run), so the ε at the stop
+    // is the ε the report shows.
+    let whole_run = mechanism.after_epochs(mechanism.epochs);
+    let eps =
+        |t: u64| compose::epsilon_planned(acc, &mechanism.after_steps(t), &whole_run, cfg.delta);
+    let within = max_steps_within(&eps, budget, limit).map_err(as_config)?;
+    if within == 0 {
+        let first = eps(1).map_err(as_config)?;
+        return Err(ConfigError {
+            field: "budget_epsilon",
+            message: format!(
+                "the ε budget {} is spent before the first step (one step already costs \
+                 ε = {} with the {} accountant): raise the budget or add noise",
+                fmt_num(budget),
+                fmt_num((first * 1000.0).ceil() / 1000.0),
+                acc.name()
+            ),
+        });
+    }
+    Ok((within < limit).then_some(within)) // a budget the whole run fits in never stops it
 }

@@ -8,7 +8,8 @@
 //! - [`audit`]: the audit workers' [`AuditSession`] and the audit panel's two charts.
 //! - one file per chart, on the toolkit in [`chart_kit`] and the frame (header, axes laid
 //!   out by [`crate::charts`], the layouts drawn) in [`chart_frame`]; [`bench`] for `make bench`.
-//! - [`share`]: the lab's link as a QR code's modules, for the page's "QR code" button.
+//! - [`share`]: the lab's link as a QR code's modules, for the page's "QR code" button;
+//!   [`export`]: the run as an Opacus script, for the page's "Export as Opacus script".
 //!
 //! Values cross the boundary as JS objects (serde-wasm-bindgen), with ∞ written "inf" as in
 //! the CLI's JSON.
@@ -22,6 +23,7 @@ mod chart_frame;
 mod chart_kit;
 mod clipping_chart;
 mod epsilon_chart;
+mod export;
 mod noise_chart;
 mod parallel;
 mod refusal;
@@ -44,6 +46,7 @@ pub use boundary_chart::draw_boundary;
 pub use chart_frame::chart_layout;
 pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use epsilon_chart::draw_epsilon_chart;
+pub use export::{opacus_export, OpacusDownload};
 pub use noise_chart::draw_noise_chart;
 pub use parallel::GradientWorker;
 pub use run_view::RunView;

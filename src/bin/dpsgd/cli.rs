@@ -38,6 +38,8 @@ pub enum Command {
     Audit(AuditArgs),
     /// Benchmarks: one JSON line per case
     Bench(BenchArgs),
+    /// The run as a self-contained Opacus script, with its data, written into --out
+    ExportOpacus(crate::export::ExportArgs),
 }
 
 /// The options of a run: RunConfig's fields and the data's.

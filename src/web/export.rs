@@ -1,0 +1,90 @@
+//! The page's "Export as Opacus script" (issue #41 §4, `crate::export`): the run's settings
+//! as a download — the script alone, or a tar of it and the data it reads. A run that cannot
+//! be exported exactly throws its one-line reason.
+
+use super::{config_from_js, from_js, js_err, LabData};
+use crate::data::DataFacts;
+use crate::export::opacus::{reads_idx, refusal};
+use crate::export::{download, export_opacus, export_run, ExportData, OpacusAccountant};
+use crate::train::Trainer;
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+
+/// A file for the browser to save.
+#[wasm_bindgen]
+pub struct OpacusDownload {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl OpacusDownload {
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn bytes(&self) -> Vec<u8> {
+        self.bytes.clone()
+    }
+}
+
+/// Why the run `config` cannot be exported to Opacus exactly, in one line; null when it can.
+#[wasm_bindgen]
+pub fn opacus_refusal(config: JsValue) -> Result<Option<String>, JsError> {
+    Ok(refusal(&config_from_js(&config)?))
+}
+
+/// Whether exporting a run on built-in set `dataset` needs the set loaded (its prepared
+/// features go beside the script), rather than only its facts.
+#[wasm_bindgen]
+pub fn opacus_export_needs_data(dataset: &str) -> bool {
+    dataset != "own" && !reads_idx(dataset)
+}
+
+/// The run `config` as an Opacus script with Opacus's `accountant` ("rdp" or "prv"). A
+/// built-in set with prepared features (Adult, breast cancer, the 2-D sets) needs its `data`,
+/// loaded as for training; an image set and one's own file (its class column `own_label`)
+/// need only the data's `facts` (null before a run has loaded them), since the script reads
+/// their files itself.
+#[wasm_bindgen]
+pub fn opacus_export(
+    config: JsValue,
+    facts: JsValue,
+    data: Option<LabData>,
+    own_label: Option<String>,
+    accountant: &str,
+) -> Result<OpacusDownload, JsError> {
+    let cfg = config_from_js(&config)?;
+    let accountant = OpacusAccountant::parse(accountant).map_err(js_err)?;
+    if let Some(why) = refusal(&cfg) {
+        return Err(JsError::new(&why));
+    }
+    let files = if !opacus_export_needs_data(&cfg.dataset) {
+        let facts: DataFacts = from_js::<Option<DataFacts>>(facts, "facts")?.ok_or_else(|| {
+            JsError::new(
+                "start a run on this data set first: the script needs its number of examples",
+            )
+        })?;
+        let source = match own_label.as_deref() {
+            Some(label) if cfg.dataset == "own" => ExportData::OwnFile { label },
+            _ if cfg.pca.is_some() => return Err(JsError::new(
+                "DP-PCA on an image set is exported by the command line (dpsgd export-opacus): \
+                     the page would run it on 60,000 images a second time",
+            )),
+            _ => ExportData::Images {
+                dataset: &cfg.dataset,
+                projection: None,
+            },
+        };
+        export_opacus(&cfg, &facts, source, accountant)
+    } else {
+        let data = data.ok_or_else(|| JsError::new("the data set has not loaded yet"))?;
+        let trainer = Trainer::new(cfg.clone(), Arc::clone(data.dataset())).map_err(js_err)?;
+        export_run(&trainer, None, accountant)
+    }
+    .map_err(|e| JsError::new(&e))?;
+    let (name, bytes) = download(&files, &cfg.dataset);
+    Ok(OpacusDownload { name, bytes })
+}
