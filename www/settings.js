@@ -74,7 +74,7 @@ export function configOf(values, defaults, seedOk = () => true, rows = ROWS) {
   for (const row of rows) {
     if (!row.field) continue;
     const v = row.switch && !values[row.switch] ? null : values[row.key];
-    if (row.none !== undefined && (v === row.none || v === null)) continue; // left out: none
+    if (row.none !== undefined && (v === row.none || v === null || v === undefined)) continue; // left out: none
     // A required box left blank keeps the default (an optional one is off).
     cfg[row.field] = v === null && !row.switch ? defaults[row.field] : v;
   }

@@ -116,7 +116,7 @@ pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
 /// What the groups chart writes of a comparison: the gap without privacy, then with DP-SGD.
 pub fn compared_sentence(c: &GroupsCompared) -> String {
     format!(
-        "gap between groups: {:.1} → {:.1} points with DP-SGD",
+        "gap: {:.1} → {:.1} points with DP-SGD",
         c.gap_non_private, c.gap_dp
     )
 }
@@ -161,10 +161,7 @@ mod tests {
         assert_eq!((c.most_lost.as_str(), c.most_lost_n_train), ("b", 5));
         assert!((c.most_lost_points - 30.0).abs() < 1e-9);
         assert_eq!((c.rarest.as_str(), c.rarest_n_train), ("b", 5));
-        assert_eq!(
-            compared_sentence(&c),
-            "gap between groups: 10.0 → 45.0 points with DP-SGD"
-        );
+        assert_eq!(compared_sentence(&c), "gap: 10.0 → 45.0 points with DP-SGD");
         // Without a non-private run there is nothing to compare.
         let alone = RunGroups {
             mode: Some(Mode::Dp),

@@ -68,9 +68,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
     let note = run
         .groups_compared()
         .map(|c| compared_sentence(&c))
-        .or_else(|| {
-            gap_points(rows).map(|g| format!("gap between best and worst group: {g:.1} points"))
-        });
+        .or_else(|| gap_points(rows).map(|g| format!("gap between groups: {g:.1} points")));
     let title = format!("Test accuracy by group, epoch {epoch}");
     let header = Header {
         title: &title,
