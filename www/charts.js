@@ -1,12 +1,13 @@
 // The page's charts, drawn from Rust one per task (drawing.js's queue) from what `view` gives
-// when they draw. The accuracy, ε and noise charts draw a RunView: the run's config and
+// when they draw. The accuracy, groups, ε and noise charts draw a RunView: the run's config and
 // reports held in wasm, each report given to it once as it arrives, its preview and the pins
 // when they change. The others read the ε preview and PLD curve, the last lot's
 // gradient norms and the σ panel. The teaching views say why they are blank at the private
 // level instead of drawing.
 import {
-  RunView, draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
+  RunView, draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart, draw_noise_chart, draw_sigma_chart,
 } from './pkg/dpsgd_lab.js';
+import { showGroupsFigure } from './groups.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { settings } from './settings.js';
@@ -64,6 +65,7 @@ export function setUpCharts(view) {
 
   const charts = new ChartQueue([
     () => draw_accuracy_chart('accuracy-chart', runView(), view.baseline(), sizeCanvas($('accuracy-chart'))),
+    () => showGroupsFigure(view.config()) && draw_groups_chart('groups-chart', runView(), sizeCanvas($('groups-chart'))),
     () => draw_epsilon_chart('epsilon-chart', runView(), $('log-log').checked, sizeCanvas($('epsilon-chart'))),
     () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart')))),
     drawHistogram,
@@ -86,5 +88,8 @@ export function setUpCharts(view) {
   // The cost of privacy the accuracy chart writes (percentage points; undefined unless a
   // non-private and a DP-SGD run are on it), for text that quotes it.
   const privacyCostPoints = () => (view.ready() ? runView().privacyCostPoints() : undefined);
-  return { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints };
+  // Who pays for privacy in Rust's numbers (RunView.groups: the groups chart writes the same),
+  // or undefined while the run has no groups.
+  const groupsNow = () => (view.ready() && view.run() ? runView().groups() : undefined);
+  return { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints, groupsNow };
 }

@@ -1,16 +1,20 @@
 // @ts-check
 // The numbers a lesson quotes, read from the run on screen: its epoch reports (every number
 // in them from Rust), its ε preview (Rust's, for the whole run), the data set's facts, the
-// compared runs' gap (Rust's, from the accuracy chart's view) and the last audit of these
+// compared runs' gap (Rust's, from the accuracy chart's view), who pays for privacy (Rust's,
+// from the groups chart's view: RunView.groups) and the last audit of these
 // settings. Nothing here computes a privacy quantity: ε is only looked up and formatted.
 
 /**
+ * @typedef {{summary: {gap: number, worst: string, worst_acc: number, rarest: string, rarest_n_train: number},
+ *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, most_lost: string,
+ *   most_lost_n_train: number, most_lost_points: number, rarest: string, rarest_n_train: number}}} GroupFacts
  * @typedef {{realistic: number, worst: number, region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
  *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
- *   whole: Record<string, number | undefined>, cost?: number, audit?: AuditFacts, auditRuns?: number,
+ *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?: AuditFacts, auditRuns?: number,
  *   prev: any,
  * }} Facts
  */
@@ -20,7 +24,7 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
 /**
  * The facts of the run on screen.
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
- *   cost: number | undefined, audit: any[] | null, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
+ *   cost: number | undefined, groups?: any, audit: any[] | null, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
  * @returns {Facts}
  */
 export function factsOf(s) {
@@ -47,6 +51,7 @@ export function factsOf(s) {
     eps_: last ? (last.epsilon.moments === 'inf' ? Infinity : last.epsilon.moments) : undefined,
     whole,
     cost: finite(s.cost),
+    groups: s.groups ?? undefined,
     audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case'), region: realistic?.region } : undefined,
     auditRuns: s.auditRuns,
     prev: s.prev ?? { whole: {} },
@@ -88,6 +93,17 @@ export function fillers(fmtEps) {
     'whole.rdp': (f) => eps(f.whole.rdp),
     'whole.pld': (f) => eps(f.whole.pld),
     strongOverMoments: (f) => when(f.whole.strong !== undefined && f.whole.moments ? f.whole.strong / f.whole.moments : undefined, times),
+    // Who pays for privacy (Rust's numbers; gaps and falls already in points).
+    'groups.gap': (f) => when(f.groups?.summary.gap, (v) => v.toFixed(1)),
+    'groups.worst': (f) => f.groups?.summary.worst,
+    'groups.worstAcc': (f) => when(f.groups?.summary.worst_acc, pct),
+    'groups.rarest': (f) => f.groups?.summary.rarest,
+    'groups.rarestN': (f) => when(f.groups?.summary.rarest_n_train, String),
+    'groups.gapNonPrivate': (f) => when(f.groups?.compared?.gap_non_private, (v) => v.toFixed(1)),
+    'groups.gapDp': (f) => when(f.groups?.compared?.gap_dp, (v) => v.toFixed(1)),
+    'groups.mostLost': (f) => f.groups?.compared?.most_lost,
+    'groups.mostLostPoints': (f) => when(f.groups?.compared?.most_lost_points, (v) => v.toFixed(1)),
+    'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
     'audit.realistic': (f) => when(f.audit?.realistic, (v) => v.toFixed(2)),
     'audit.worst': (f) => when(f.audit?.worst, (v) => v.toFixed(2)),
     // What the realistic attack's ROC does against the region, by Rust's region check (the

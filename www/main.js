@@ -72,7 +72,7 @@ const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
 const verdictNow = () => ((d) => verdict(d?.majority_share, d?.n_test)?.say)(run && factsFor(run.cfg));
 
 // What the charts draw, read when they draw (charts.js).
-const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints } = setUpCharts({
+const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints, groupsNow } = setUpCharts({
   ready: () => wasmReady,
   history,
   run: () => run,
@@ -330,7 +330,7 @@ setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(traini
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
 const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
   cfg, history: history(), done: !!run?.done, data, preview: previews.epsilon, pld: previews.pld.curve,
-  cost: privacyCostPoints(), audit: auditOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+  cost: privacyCostPoints(), groups: groupsNow(), audit: auditOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
 });
 setUpLessonPlayer({
   run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,

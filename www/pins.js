@@ -21,7 +21,7 @@ export class Pins {
     if (!runHistory.length) return;
     const keep = (r) => {
       const outside = new Set(r.not_private || []);
-      return { epoch: r.epoch, test_acc: outside.has('test_acc') ? undefined : r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon };
+      return { epoch: r.epoch, test_acc: outside.has('test_acc') ? undefined : r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon, groups: outside.has('groups') ? undefined : r.groups };
     };
     const notes = runHistory[runHistory.length - 1].notes;
     this.list.push({ label, cfg, history: runHistory.map(keep), notes: Array.isArray(notes) ? notes.map(String) : [] });

@@ -27,6 +27,7 @@ const SCALES = new Map(Object.entries({
 // turns an optional field on (off: the field is null and the box keeps its number). `url`: its
 // key in a link (absent: never in a link). `whole`: the box takes whole numbers within its own
 // min and max. `hideForOwnData`: never written into a link of a run on a student's file.
+// `none`: a select's choice that leaves the optional field out of the config (null in a part).
 export const ROWS = [
   { key: 'sigma', control: 'sigma', field: 'sigma', url: 'sigma', kind: 'slider', scale: 'linear', fmt: (v) => v.toFixed(2) },
   { key: 'clip', control: 'clip', field: 'clip', url: 'clip', kind: 'slider', scale: 'log3' },
@@ -36,6 +37,7 @@ export const ROWS = [
   { key: 'delta', control: 'delta', field: 'delta', url: 'delta', kind: 'slider', scale: 'pow10', fmt: (v) => v.toExponential(0) },
   { key: 'dataset', control: 'dataset', field: 'dataset', url: 'dataset', kind: 'select', hideForOwnData: true },
   { key: 'model', control: 'model', field: 'model', url: 'model', kind: 'select' },
+  { key: 'groups', control: 'groups', field: 'groups', url: 'groups', kind: 'select', none: 'none', hideForOwnData: true },
   { key: 'report', control: 'report', field: 'report', url: 'report', kind: 'select' },
   { key: 'amplification', control: 'amplification', field: 'amplification', url: 'amp', kind: 'select' },
   { key: 'budget_accountant', control: 'budget-accountant', field: 'budget_accountant', kind: 'select' },
@@ -72,6 +74,7 @@ export function configOf(values, defaults, seedOk = () => true, rows = ROWS) {
   for (const row of rows) {
     if (!row.field) continue;
     const v = row.switch && !values[row.switch] ? null : values[row.key];
+    if (row.none !== undefined && (v === row.none || v === null || v === undefined)) continue; // left out: none
     // A required box left blank keeps the default (an optional one is off).
     cfg[row.field] = v === null && !row.switch ? defaults[row.field] : v;
   }
@@ -87,7 +90,8 @@ export function valuesOf(cfg, rows = ROWS) {
   for (const row of rows) {
     if (!row.field || !Object.hasOwn(cfg, row.field)) continue;
     const v = cfg[row.field];
-    if (row.switch) {
+    if (row.none !== undefined) out[row.key] = v ?? row.none;
+    else if (row.switch) {
       out[row.switch] = v !== null && v !== undefined;
       if (out[row.switch]) out[row.key] = v;
     } else if (row.key !== 'seed' || v !== null) {
@@ -124,13 +128,14 @@ export function fromHash(params, { check, defaults, range = () => null, offered 
     const text = params.get(row.url);
     const value = readLinkValue(row, text, range(row), offered, problems);
     if (value === undefined) continue;
+    const v = row.none !== undefined && value === row.none ? null : value;
     try {
-      check({ ...defaults, [row.field]: value });
+      check({ ...defaults, [row.field]: v });
     } catch (e) {
       problems.push(String(e.message || e).slice(0, 200));
       continue;
     }
-    part[row.field] = value;
+    part[row.field] = v;
   }
   return { part, problems };
 }
@@ -196,6 +201,7 @@ class Settings {
     this.suggested = suggested;
     const boxes = {};
     for (const [field, v] of Object.entries(suggested)) if (BY_FIELD.has(field)) boxes[BY_FIELD.get(field).key] = v;
+    for (const row of ROWS) if (row.none !== undefined) boxes[row.key] = row.none; // a field left out of the defaults
     this.apply({ ...boxes, ...valuesOf(defaults) });
   }
 
@@ -316,9 +322,15 @@ function hasOption(row, value) {
 
 export const settings = new Settings();
 
+// What else follows the data set wherever the seed's controls do (groups.js: the groupings
+// it offers).
+const dataSetShown = [];
+export const onDataSetShown = (/** @type {() => void} */ f) => dataSetShown.push(f);
+
 // The seed's controls for the data set: a student's file hides the seed (a random one is drawn)
 // unless the student fixes one.
 export function showSeedMode() {
+  for (const f of dataSetShown) f();
   const own = settings.ownData();
   for (const el of document.querySelectorAll('#seed-control .own-only')) el.hidden = !own;
   $('seed-help').hidden = own;

@@ -19,6 +19,7 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 /** The charts a step puts on screen, by element id, as the sheet names them. */
 const CHART_NAMES = new Map([
   ['accuracy-chart', 'the accuracy chart'],
+  ['groups-chart', 'the groups chart'],
   ['epsilon-chart', 'the ε chart'],
   ['clipping-chart', 'the gradient norms (clipping) chart'],
   ['noise-chart', 'the noise chart'],
@@ -32,7 +33,7 @@ const CHART_NAMES = new Map([
 const SETTING_NAMES = new Map([
   ['sigma', 'σ'], ['clip', 'C'], ['lot_size', 'L'], ['lr', 'learning rate'], ['epochs', 'epochs'],
   ['dataset', 'data'], ['model', 'model'], ['seed', 'seed'], ['amplification', 'amplification'],
-  ['audit_runs', 'audit runs per side'],
+  ['audit_runs', 'audit runs per side'], ['groups', 'groups'],
 ]);
 
 const BLANK = '______';

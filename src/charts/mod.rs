@@ -1,12 +1,14 @@
 //! The charts' arithmetic, pure and tested natively (the drawing itself, on plotters, is in
 //! `web/`): how wide a label is at a font size, which ticks an axis gets so that no two labels
 //! touch, where the plot goes once the labels and axis titles have their room, titles fitted
-//! to the width, and the accuracy chart's range and the cost of privacy when runs are compared.
+//! to the width, and the accuracy chart's range and the cost of privacy when runs are compared, and who pays for
+//! it: the gap between groups.
 //!
 //! Sizes are in canvas pixels. Every text width is the estimate [`text_width`], the same one
 //! the drawing uses to make room, so a layout that fits here fits on the canvas.
 
 pub mod accuracy;
+pub mod groups;
 pub mod layout;
 #[cfg(test)]
 mod tests;

@@ -115,6 +115,13 @@ impl Coverage {
                 "The accuracy on the held-out test set: public data, not protected by training."
                     .into(),
             );
+            if let Some(by) = cfg.groups {
+                self.covered.push(format!(
+                    "Each group's test accuracy (by {}): measured on the same public test set, a \
+                     function of the released model.",
+                    by.name()
+                ));
+            }
         }
     }
 
@@ -157,8 +164,17 @@ impl Coverage {
             if cfg.seed.is_some() {
                 out.push("The fixed seed you chose: whoever has it can subtract the noise.".into());
             }
-        } else if let Some(scaling) = scaling_outside(&cfg.dataset) {
-            out.push(scaling.into());
+        } else {
+            if let Some(scaling) = scaling_outside(&cfg.dataset) {
+                out.push(scaling.into());
+            }
+            if let Some(by) = cfg.groups {
+                out.push(format!(
+                    "Each group's size in the training data (by {}): a public fact of this public \
+                     data set, not protected by training.",
+                    by.name()
+                ));
+            }
         }
         out.push(match (facts.private, shown.file_ledger) {
             (true, true) => "Trying many settings, or running again: each run's ε covers that \

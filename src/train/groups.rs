@@ -28,6 +28,29 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
+    /// Every grouping, in the order the page offers them.
+    pub const ALL: [GroupBy; 3] = [GroupBy::Sex, GroupBy::Race, GroupBy::Class];
+
+    /// Its name, as in a link and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Sex => "sex",
+            GroupBy::Race => "race",
+            GroupBy::Class => "class",
+        }
+    }
+
+    /// The groupings the data set named `dataset` offers: Adult's sex and race columns and the
+    /// class on Adult, the class on the other built-in sets, none on a file of one's own (its
+    /// rows are private: see [`Groups::of`], which a test holds this to).
+    pub fn offered(dataset: &str) -> &'static [GroupBy] {
+        match dataset {
+            "adult" => &GroupBy::ALL,
+            d if crate::data::builtin::BUILTIN.contains(&d) => &[GroupBy::Class],
+            _ => &[],
+        }
+    }
+
     fn column(self) -> Option<&'static str> {
         match self {
             GroupBy::Sex => Some("sex"),

@@ -53,6 +53,16 @@ pub fn suggested_settings() -> Result<JsValue, JsError> {
     to_js(&serde_json::json!({ "pca": s.pca, "clip_quantile": s.clip_quantile }))
 }
 
+/// The groupings (`groups`) data set `dataset` offers, by name: the page's Groups control
+/// offers these and none (`GroupBy::offered`, held to what the data sets have by a test).
+#[wasm_bindgen]
+pub fn group_choices(dataset: &str) -> Vec<String> {
+    crate::config::GroupBy::offered(dataset)
+        .iter()
+        .map(|g| g.name().to_string())
+        .collect()
+}
+
 /// A run's settings from anywhere outside the page's own controls (a pinned run in a link, a
 /// worker's start message), checked as the CLI checks its flags: missing fields take their
 /// defaults, and a bad field is named with its valid range. The lot's upper bound N is checked

@@ -6,6 +6,7 @@ use super::js_err;
 use crate::charts::{fit_text, line_height, text_width};
 use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, PerAccountant};
+use crate::train::groups::GroupAccuracy;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -129,6 +130,9 @@ pub(super) struct Point {
     /// The report's fields outside the guarantee.
     #[serde(default)]
     pub not_private: Vec<String>,
+    /// Each group's sizes and test accuracy (`--groups`; the groups chart).
+    #[serde(default)]
+    pub groups: Option<Vec<GroupAccuracy>>,
 }
 
 impl Point {

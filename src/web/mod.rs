@@ -24,6 +24,7 @@ mod chart_kit;
 mod clipping_chart;
 mod epsilon_chart;
 mod export;
+mod groups_chart;
 mod noise_chart;
 mod parallel;
 mod refusal;
@@ -37,7 +38,8 @@ mod sigma_chart;
 pub use crate::charts::log_label;
 pub use accounting::{
     accountants, calibrate, check_run_config, epsilon_for, epsilon_preview, file_ledger,
-    format_epsilon, lot_at_least_n, pld_preview, run_defaults, sigma_needed, suggested_settings,
+    format_epsilon, group_choices, lot_at_least_n, pld_preview, run_defaults, sigma_needed,
+    suggested_settings,
 };
 pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
@@ -47,6 +49,7 @@ pub use chart_frame::chart_layout;
 pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use epsilon_chart::draw_epsilon_chart;
 pub use export::{opacus_export, OpacusDownload};
+pub use groups_chart::draw_groups_chart;
 pub use noise_chart::draw_noise_chart;
 pub use parallel::GradientWorker;
 pub use run_view::RunView;

@@ -7,6 +7,7 @@ use super::chart_kit::{finite, Epsilons, Pinned, Point};
 use super::from_js;
 use super::noise_chart::NormPoint;
 use crate::charts::accuracy::{privacy_cost_points, RunEnd};
+use crate::charts::groups::{compare, summary, GroupsCompared, RunGroups};
 use crate::config::Mode;
 use crate::privacy::accountant::Amplification;
 use crate::train::verdict::{verdict, EpochOutcome};
@@ -63,6 +64,19 @@ pub struct RunView {
 }
 
 impl RunView {
+    /// The latest non-private and DP-SGD runs on the chart (pins and this run) side by side.
+    pub(super) fn groups_compared(&self) -> Option<GroupsCompared> {
+        fn of(mode: Option<Mode>, history: &[Point]) -> RunGroups<'_> {
+            RunGroups {
+                mode,
+                epochs: history.iter().map(|p| p.groups.as_deref()).collect(),
+            }
+        }
+        let pins = self.pinned.iter().map(|p| of(p.mode, &p.history));
+        let runs: Vec<RunGroups> = pins.chain([of(self.mode, &self.points)]).collect();
+        compare(&runs)
+    }
+
     /// Whether `pin` is this run (pinned as it is: the same test accuracies at the same
     /// epochs); the charts draw it once, as this run under the pin's name.
     pub(super) fn is_this_run(&self, pin: &Pinned) -> bool {
@@ -155,6 +169,24 @@ impl RunView {
         let pins = self.pinned.iter().map(|p| end(p.mode, &p.history));
         let runs: Vec<RunEnd> = pins.chain([end(self.mode, &self.points)]).collect();
         privacy_cost_points(&runs)
+    }
+
+    /// Who pays for privacy, in numbers (`crate::charts::groups`): this run's latest groups
+    /// summarised (`gap` in points, the `worst` group, the `rarest` in training) and, when a
+    /// non-private and a DP-SGD run are on the chart, `compared`: both read at the same epoch.
+    /// `undefined` while the run has no groups. The groups chart writes the same numbers.
+    pub fn groups(&self) -> Result<JsValue, JsError> {
+        let Some(summary) = self
+            .points
+            .last()
+            .and_then(|p| summary(p.groups.as_deref()?))
+        else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        super::to_js(&serde_json::json!({
+            "summary": summary,
+            "compared": self.groups_compared(),
+        }))
     }
 
     /// How many epoch reports the view holds.

@@ -85,3 +85,25 @@ test('switched settings: off is null and the box keeps its number; a student\'s 
   // A blank required box keeps the default.
   assert.equal(configOf({ ...values, pca_sigma: null }, DEFAULTS).pca_sigma, 7);
 });
+
+test('a select with a none choice (groups) leaves its field out, and a link of it reads back', () => {
+  const row = ROWS.find((r) => r.key === 'groups');
+  assert.equal(row.none, 'none');
+  // None: the field is left out of the config (a pinned run's link does not grow) and of the hash.
+  assert.equal(Object.hasOwn(configOf({ ...valuesOf(DEFAULTS), groups: 'none' }, DEFAULTS), 'groups'), false);
+  assert.equal(toHash({ ...DEFAULTS }).has('groups'), false);
+  const picked = configOf({ ...valuesOf(DEFAULTS), groups: 'race' }, DEFAULTS);
+  assert.equal(picked.groups, 'race');
+  const offeredGroups = (r, v) => (r.key === 'groups' ? ['none', 'sex', 'race', 'class'].includes(v) : offered(r, v));
+  const back = fromHash(toHash(picked), { check: accept, defaults: DEFAULTS, range, offered: offeredGroups });
+  assert.deepEqual(back.problems, []);
+  assert.equal(back.part.groups, 'race');
+  // A link's groups=none is null in the part (Rust's check sees no grouping), none on the control.
+  const none = fromHash(new URLSearchParams('groups=none'), { check: (c) => { assert.equal(c.groups, null); return c; }, defaults: DEFAULTS, range, offered: offeredGroups });
+  assert.deepEqual(none.part, { groups: null });
+  assert.equal(valuesOf(none.part).groups, 'none');
+  // A choice that is not one: named and skipped.
+  const bad = fromHash(new URLSearchParams('groups=__proto__'), { check: accept, defaults: DEFAULTS, range, offered: offeredGroups });
+  assert.deepEqual(bad.part, {});
+  assert.equal(bad.problems.length, 1);
+});

@@ -10,13 +10,20 @@ use dpsgd_lab::charts::text_width;
 use dpsgd_lab::config::{Mode, RunConfig};
 use dpsgd_lab::web::{
     chart_layout, draw_accuracy_chart, draw_audit_epsilons, draw_audit_region, draw_boundary,
-    draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
-    epsilon_preview, sigma_needed, RunView,
+    draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart, draw_noise_chart,
+    draw_sigma_chart, epsilon_preview, sigma_needed, RunView,
 };
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-/// Three epochs of teaching-level reports: accuracies, ε and the noise chart's norms.
+/// Adult's race groups, the longest names of any grouping, as a report carries them.
+const GROUPS: &str = r#"[{"name":"Amer-Indian-Eskimo","n_train":311,"n_test":159,"test_acc":0.89},
+    {"name":"Asian-Pac-Islander","n_train":1039,"n_test":480,"test_acc":0.83},
+    {"name":"Black","n_train":3124,"n_test":1561,"test_acc":0.9},
+    {"name":"Other","n_train":271,"n_test":135,"test_acc":0.85},
+    {"name":"White","n_train":27816,"n_test":13946,"test_acc":0.84}]"#;
+
+/// Three epochs of teaching-level reports: accuracies, ε, the noise chart's norms and groups.
 fn reports() -> Vec<String> {
     (1..=3)
         .map(|e| {
@@ -26,13 +33,14 @@ fn reports() -> Vec<String> {
             format!(
                 r#"{{"epoch":{e},"train_acc":{t},"test_acc":{t},"epsilon":{{"naive":{n},"strong":{s},"moments":{m},"rdp":{r},"pld":{r}}},
                 "signal_norm":2.5,"noise_norm":19.0,"clipped_fraction":0.{e},"expected_noise_norm":20.0,
-                "lot_signal_noise":[{lots}]}}"#,
+                "lot_signal_noise":[{lots}],"groups":{groups}}}"#,
                 t = 0.9 + e as f64 * 0.02,
                 n = 4.8 * e as f64,
                 s = 2.4 * e as f64,
                 m = 1.4 + 0.1 * e as f64,
                 r = 1.1 + 0.1 * e as f64,
                 lots = lots.join(","),
+                groups = GROUPS,
             )
         })
         .collect()
@@ -79,6 +87,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
         "s-boundary",
         "s-region",
         "s-audit-eps",
+        "s-groups",
     ];
     for id in ids {
         sized_canvas(id, w, h);
@@ -108,6 +117,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
     .unwrap();
     draw_audit_region("s-region", audit_results(), scale).unwrap();
     draw_audit_epsilons("s-audit-eps", audit_results(), scale).unwrap();
+    draw_groups_chart("s-groups", &run, scale).unwrap();
     ids.iter()
         .map(|id| {
             let layout = serde_wasm_bindgen::from_value(chart_layout(id).unwrap()).unwrap();

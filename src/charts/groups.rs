@@ -1,0 +1,172 @@
+//! Who pays for privacy, in numbers (Bagdasaryan, Poursaeed & Shmatikov 2019, "Differential
+//! Privacy Has Disparate Impact on Model Accuracy"): the gap between the best and the worst
+//! group's test accuracy in one report, and, between a non-private run and a DP-SGD run at the
+//! same epoch, how the gap moved and which group lost the most. The groups chart writes these
+//! and the "Who pays" lesson quotes them: one computation for both.
+
+use crate::config::Mode;
+use crate::train::groups::GroupAccuracy;
+use serde::Serialize;
+
+/// The groups with a test accuracy, as (group, accuracy).
+fn measured(groups: &[GroupAccuracy]) -> impl Iterator<Item = (&GroupAccuracy, f64)> {
+    groups
+        .iter()
+        .filter_map(|g| Some((g, g.test_acc.filter(|a| a.is_finite())?)))
+}
+
+/// The best minus the worst group's test accuracy, in percentage points (`None` with fewer
+/// than two measured groups).
+pub fn gap_points(groups: &[GroupAccuracy]) -> Option<f64> {
+    let accs: Vec<f64> = measured(groups).map(|(_, a)| a).collect();
+    if accs.len() < 2 {
+        return None;
+    }
+    let (lo, hi) = accs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &a| {
+            (lo.min(a), hi.max(a))
+        });
+    Some(100.0 * (hi - lo))
+}
+
+/// One report's groups in a few numbers: the gap, the worst group and the rarest in training.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupSummary {
+    pub gap: f64,
+    pub worst: String,
+    pub worst_acc: f64,
+    pub rarest: String,
+    pub rarest_n_train: usize,
+}
+
+/// `groups` summarised, or `None` with fewer than two measured groups.
+pub fn summary(groups: &[GroupAccuracy]) -> Option<GroupSummary> {
+    let (worst, worst_acc) = measured(groups).min_by(|p, q| p.1.total_cmp(&q.1))?;
+    let rarest = measured(groups).map(|(g, _)| g).min_by_key(|g| g.n_train)?;
+    Some(GroupSummary {
+        gap: gap_points(groups)?,
+        worst: worst.name.clone(),
+        worst_acc,
+        rarest: rarest.name.clone(),
+        rarest_n_train: rarest.n_train,
+    })
+}
+
+/// One run's groups at one epoch, as the comparison reads them.
+pub struct RunGroups<'a> {
+    pub mode: Option<Mode>,
+    /// Each epoch's groups (`None`: the report had none).
+    pub epochs: Vec<Option<&'a [GroupAccuracy]>>,
+}
+
+/// A non-private and a DP-SGD run's groups set side by side at one epoch.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupsCompared {
+    /// The epoch both are read at: the DP-SGD run's latest (the non-private run's, if shorter).
+    pub epoch: usize,
+    /// The gap between the best and worst group, in points, without and with privacy.
+    pub gap_non_private: f64,
+    pub gap_dp: f64,
+    /// The group whose accuracy fell most from the non-private run to the DP-SGD run, its
+    /// training size and its fall in points.
+    pub most_lost: String,
+    pub most_lost_n_train: usize,
+    pub most_lost_points: f64,
+    /// The group with the fewest training rows.
+    pub rarest: String,
+    pub rarest_n_train: usize,
+}
+
+/// The latest non-private and the latest DP-SGD run among `runs` (oldest first, the run being
+/// drawn last) compared at the same epoch, or `None` unless both are there with the same
+/// groups measured.
+pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
+    let last = |mode: Mode| {
+        runs.iter()
+            .rev()
+            .find(|r| r.mode == Some(mode) && r.epochs.iter().any(Option::is_some))
+    };
+    let (np, dp) = (last(Mode::NonPrivate)?, last(Mode::Dp)?);
+    let epoch = np.epochs.len().min(dp.epochs.len());
+    let (a, b) = (np.epochs[epoch - 1]?, dp.epochs[epoch - 1]?);
+    if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.name != y.name) {
+        return None;
+    }
+    let falls = a
+        .iter()
+        .zip(b)
+        .filter_map(|(x, y)| Some((x, 100.0 * (x.test_acc? - y.test_acc?))));
+    let (lost, points) = falls
+        .filter(|(_, d)| d.is_finite())
+        .max_by(|p, q| p.1.total_cmp(&q.1))?;
+    let rarest = measured(a).map(|(g, _)| g).min_by_key(|g| g.n_train)?;
+    Some(GroupsCompared {
+        epoch,
+        gap_non_private: gap_points(a)?,
+        gap_dp: gap_points(b)?,
+        most_lost: lost.name.clone(),
+        most_lost_n_train: lost.n_train,
+        most_lost_points: points,
+        rarest: rarest.name.clone(),
+        rarest_n_train: rarest.n_train,
+    })
+}
+
+/// What the groups chart writes of a comparison: the gap without privacy, then with DP-SGD.
+pub fn compared_sentence(c: &GroupsCompared) -> String {
+    format!(
+        "gap: {:.1} → {:.1} points with DP-SGD",
+        c.gap_non_private, c.gap_dp
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(name: &str, n_train: usize, acc: Option<f64>) -> GroupAccuracy {
+        GroupAccuracy {
+            name: name.into(),
+            n_train,
+            n_test: 10,
+            test_acc: acc,
+        }
+    }
+
+    #[test]
+    fn the_gap_is_best_minus_worst_of_the_measured_groups() {
+        let groups = [g("a", 5, Some(0.9)), g("b", 9, Some(0.6)), g("c", 1, None)];
+        assert!((gap_points(&groups).unwrap() - 30.0).abs() < 1e-9);
+        assert_eq!(gap_points(&groups[..1]), None);
+    }
+
+    #[test]
+    fn a_comparison_reads_both_runs_at_the_same_epoch_and_names_who_lost_most() {
+        let np1 = [g("a", 50, Some(0.8)), g("b", 5, Some(0.7))];
+        let np2 = [g("a", 50, Some(0.9)), g("b", 5, Some(0.8))];
+        let dp1 = [g("a", 50, Some(0.85)), g("b", 5, Some(0.4))];
+        let np = RunGroups {
+            mode: Some(Mode::NonPrivate),
+            epochs: vec![Some(&np1), Some(&np2)],
+        };
+        let dp = RunGroups {
+            mode: Some(Mode::Dp),
+            epochs: vec![Some(&dp1)],
+        };
+        let c = compare(&[np, dp]).unwrap();
+        assert_eq!(c.epoch, 1);
+        assert!((c.gap_non_private - 10.0).abs() < 1e-9);
+        assert!((c.gap_dp - 45.0).abs() < 1e-9);
+        assert_eq!((c.most_lost.as_str(), c.most_lost_n_train), ("b", 5));
+        assert!((c.most_lost_points - 30.0).abs() < 1e-9);
+        assert_eq!((c.rarest.as_str(), c.rarest_n_train), ("b", 5));
+        assert_eq!(compared_sentence(&c), "gap: 10.0 → 45.0 points with DP-SGD");
+        // Without a non-private run there is nothing to compare.
+        let alone = RunGroups {
+            mode: Some(Mode::Dp),
+            epochs: vec![Some(&dp1)],
+        };
+        assert_eq!(compare(&[alone]), None);
+    }
+}

@@ -1,0 +1,28 @@
+// @ts-check
+// Who pays for privacy, the page's side: the Groups control offers only the groupings the data
+// set has (Rust's `group_choices`: Adult's sex and race and the class; the class elsewhere;
+// none on a student's own file, whose private rows' groups would be released without noise,
+// said in one line under the control), and the groups chart shows while a run has groups.
+import { group_choices } from './pkg/dpsgd_lab.js';
+import { onDataSetShown, settings } from './settings.js';
+
+const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
+
+/**
+ * Disables the groupings the data set does not offer (disabled, not hidden: a link read before
+ * this runs may still choose one, and is then set right here); a disabled one chosen becomes none.
+ */
+export function showGroupChoices() {
+  const offered = new Set(group_choices(String(settings.get('dataset'))));
+  for (const option of $('groups').options) option.disabled = option.value !== 'none' && !offered.has(option.value);
+  if ($('groups').selectedOptions[0]?.disabled) settings.apply({ groups: 'none' });
+  $('groups-own').hidden = !settings.ownData();
+}
+onDataSetShown(showGroupChoices);
+
+/** Shows the groups chart's figure while `cfg` (the run drawn) has groups; whether it shows. */
+export function showGroupsFigure(/** @type {{groups?: string | null}} */ cfg) {
+  const shown = typeof cfg.groups === 'string';
+  $('groups-figure').hidden = !shown;
+  return shown;
+}
