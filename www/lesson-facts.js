@@ -6,11 +6,12 @@
 
 /**
  * @typedef {{realistic: number, worst: number, region?: {verdict: string, above_at: number[] | null}}} AuditFacts
+ * @typedef {{tpr: number, allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
  *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
- *   whole: Record<string, number | undefined>, cost?: number, audit?: AuditFacts, auditRuns?: number,
+ *   whole: Record<string, number | undefined>, cost?: number, audit?: AuditFacts, alice?: AliceFacts, auditRuns?: number,
  *   prev: any,
  * }} Facts
  */
@@ -20,7 +21,7 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
 /**
  * The facts of the run on screen.
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
- *   cost: number | undefined, audit: any[] | null, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
+ *   cost: number | undefined, audit: any[] | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
  * @returns {Facts}
  */
 export function factsOf(s) {
@@ -48,6 +49,11 @@ export function factsOf(s) {
     whole,
     cost: finite(s.cost),
     audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case'), region: realistic?.region } : undefined,
+    // The "Alice" view of these settings (Rust's `audit::alice`), and the audit's region check.
+    alice: s.alice?.alice ? {
+      tpr: s.alice.alice.tpr_at_005, allowed: s.alice.alice.allowed_tpr_at_005, best: s.alice.alice.best_tpr,
+      bestFpr: s.alice.alice.best_fpr, verdict: s.alice.region?.verdict, runs: s.alice.runs,
+    } : undefined,
     auditRuns: s.auditRuns,
     prev: s.prev ?? { whole: {} },
   };
@@ -88,6 +94,11 @@ export function fillers(fmtEps) {
     'whole.rdp': (f) => eps(f.whole.rdp),
     'whole.pld': (f) => eps(f.whole.pld),
     strongOverMoments: (f) => when(f.whole.strong !== undefined && f.whole.moments ? f.whole.strong / f.whole.moments : undefined, times),
+    'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
+    'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),
+    'alice.best': (f) => when(f.alice?.best, (v) => `${Math.round(100 * v)}%`),
+    'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
+    'alice.runs': (f) => when(f.alice?.runs, String),
     'audit.realistic': (f) => when(f.audit?.realistic, (v) => v.toFixed(2)),
     'audit.worst': (f) => when(f.audit?.worst, (v) => v.toFixed(2)),
     // What the realistic attack's ROC does against the region, by Rust's region check (the

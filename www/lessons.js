@@ -17,6 +17,8 @@
 // instead); undefined (not known yet): `wait`. At the lesson's own settings and seed every
 // `when` must be true: tests/e2e/lessons.test.mjs holds each step to it.
 
+import { ALICE_LESSON } from './lesson-alice.js';
+
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 /** @typedef {string | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string}} Sentence */
 /** @typedef {{set: Record<string, any>, label?: string, compare?: 'run' | 'preview', charts: string[], controls: string[], say: Sentence[], ask: string, then?: 'compare'}} Step */
@@ -245,6 +247,7 @@ export const LESSONS = new Map(Object.entries({
       },
     ],
   },
+  alice: ALICE_LESSON,
 }));
 
 /** The lesson named `name`, or undefined (a Map: a user's string never reaches prototype keys). */

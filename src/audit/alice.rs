@@ -183,8 +183,13 @@ pub fn alice_result(
             adv(a.1).total_cmp(&adv(b.1))
         })
         .map_or((0, (0.0, 0.0)), |(i, c)| (i, rate(c)));
+    // Midway between the last score counted "in" and the next (the gap's middle), as a loss.
     let taken = counts.get(best_i).map_or(0, |c| c.tp + c.fp);
-    let best_threshold = taken.checked_sub(1).map_or(f64::INFINITY, |i| -sorted[i]);
+    let best_threshold = match (taken.checked_sub(1).map(|i| sorted[i]), sorted.get(taken)) {
+        (Some(a), Some(&b)) => -0.5 * (a + b),
+        (Some(a), None) => -a,
+        (None, _) => f64::INFINITY,
+    };
     let allowed_advantage = super::tradeoff::fpr_grid(400)
         .iter()
         .map(|&a| region.tpr(a) - a)

@@ -9,8 +9,8 @@ use super::{adult_facts, config, js};
 use dpsgd_lab::charts::text_width;
 use dpsgd_lab::config::{Mode, RunConfig};
 use dpsgd_lab::web::{
-    chart_layout, draw_accuracy_chart, draw_audit_epsilons, draw_audit_region, draw_boundary,
-    draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
+    chart_layout, draw_accuracy_chart, draw_alice, draw_audit_epsilons, draw_audit_region,
+    draw_boundary, draw_clipping_histogram, draw_epsilon_chart, draw_noise_chart, draw_sigma_chart,
     epsilon_preview, sigma_needed, RunView,
 };
 use wasm_bindgen::{JsCast, JsValue};
@@ -66,6 +66,14 @@ fn audit_results() -> JsValue {
            "eps_upper":{"pld":1.1,"rdp":1.3,"moments":1.5}}]"#)
 }
 
+/// The fields of an Alice result the chart reads (`audit::alice`): two histograms and the best
+/// threshold.
+fn alice_result() -> JsValue {
+    js(
+        r#"{"edges":[1.0,1.5,2.0,2.5,3.0],"counts_in":[3,5,1,0],"counts_out":[0,1,4,4],"best_threshold":2.0}"#,
+    )
+}
+
 /// Draws every chart on `w` × `h` canvases at `scale`; returns each chart's recorded layout.
 fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)> {
     let run = view(Mode::Dp);
@@ -79,6 +87,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
         "s-boundary",
         "s-region",
         "s-audit-eps",
+        "s-alice",
     ];
     for id in ids {
         sized_canvas(id, w, h);
@@ -108,6 +117,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
     .unwrap();
     draw_audit_region("s-region", audit_results(), scale).unwrap();
     draw_audit_epsilons("s-audit-eps", audit_results(), scale).unwrap();
+    draw_alice("s-alice", alice_result(), scale).unwrap();
     ids.iter()
         .map(|id| {
             let layout = serde_wasm_bindgen::from_value(chart_layout(id).unwrap()).unwrap();
