@@ -17,10 +17,10 @@ export const ALICE_LESSON = {
       charts: ['alice-chart'],
       controls: ['alice-start', 'sigma'],
       say: [
-        'No noise (σ = {sigma}, ε = {eps}). "Train with and without Alice" trains these settings {auditRuns} times without Alice — the lab\'s pick, the point the model finds hardest — and {auditRuns} times with her, and draws the loss of each model on her.',
+        'No noise (σ = {sigma}, ε = {eps}). "Train with and without Alice": {auditRuns} runs without her (the lab\'s pick), {auditRuns} with her, and each model\'s loss on her.',
         {
           when: (f) => (f.alice ? f.alice.tpr > 0.9 : undefined),
-          yes: 'The histograms do not touch: guessing "Alice was in" when her loss is low catches {alice.tpr} of the runs with her at a 5% false-alarm rate. Anyone with the model can tell whether she was in.',
+          yes: 'The histograms do not touch: guessing "in" when her loss is low catches {alice.tpr} of the runs with her at a 5% false-alarm rate.',
           no: 'This time the guess catches only {alice.tpr} of the runs with her at a 5% false-alarm rate.',
           wait: '',
         },
@@ -37,7 +37,7 @@ export const ALICE_LESSON = {
         {
           // The audit's region check (the 95% band): the test stays within what ε allows.
           when: (f) => (f.alice ? f.alice.verdict !== 'outside' && f.alice.tpr < 0.9 : undefined),
-          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her, and ε allows at most {alice.allowed}. No threshold tells D from D′ much better than chance.',
+          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her; ε allows at most {alice.allowed}.',
           no: 'The guess catches {alice.tpr} at a 5% false-alarm rate, where ε allows {alice.allowed}: a 1-in-20 fluke, or a bug.',
           wait: '',
         },

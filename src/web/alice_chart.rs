@@ -36,15 +36,15 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         &root,
         &mut fonts,
         &Header {
-            title: "What an observer sees of Alice: the model's loss on her",
-            badge: Some("not private: trained with and without her, no noise"),
+            title: "What an observer sees: the loss on Alice",
+            badge: Some("not private: trained with and without her"),
             note: None,
         },
     )?;
     let legend: Vec<LegendEntry> = vec![
-        ("trained with Alice (D)".into(), WITH, Dash::Solid),
-        ("without her (D′)".into(), WITHOUT, Dash::Solid),
-        ("best threshold".into(), GREY, Dash::Short),
+        ("with Alice (D)".into(), WITH, Dash::Solid),
+        ("without (D′)".into(), WITHOUT, Dash::Solid),
+        ("threshold".into(), GREY, Dash::Short),
     ];
     let width = root.dim_in_pixel().0 as f64;
     let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
@@ -62,13 +62,7 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         .unwrap_or(0)
         .max(1) as f64
         * 1.1;
-    let x = AxisSpec::new(
-        lo,
-        hi,
-        Scale::Linear,
-        Format::Decimal,
-        "loss on Alice, −ln p(her label)",
-    );
+    let x = AxisSpec::new(lo, hi, Scale::Linear, Format::Decimal, "loss on Alice");
     let y = AxisSpec::new(0.0, most, Scale::Linear, Format::Decimal, "runs");
     let lay = layout(&frame, &x, &y, None);
     let mut chart = builder(&root, &frame, &lay)
