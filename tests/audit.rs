@@ -33,6 +33,7 @@ fn spec(threat: Threat, runs: usize, seed: u64) -> AuditSpec {
         canaries: 0,
         seed,
         fault: Fault::None,
+        alice: None,
     }
 }
 

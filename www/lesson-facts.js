@@ -10,11 +10,12 @@
  *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, most_lost: string,
  *   most_lost_n_train: number, most_lost_points: number, rarest: string, rarest_n_train: number}}} GroupFacts
  * @typedef {{realistic: number, worst: number, region?: {verdict: string, above_at: number[] | null}}} AuditFacts
+ * @typedef {{tpr: number, allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
  *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
- *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?: AuditFacts, auditRuns?: number,
+ *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?: AuditFacts, alice?: AliceFacts, auditRuns?: number,
  *   prev: any,
  * }} Facts
  */
@@ -24,7 +25,7 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
 /**
  * The facts of the run on screen.
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
- *   cost: number | undefined, groups?: any, audit: any[] | null, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
+ *   cost: number | undefined, groups?: any, audit: any[] | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
  * @returns {Facts}
  */
 export function factsOf(s) {
@@ -53,6 +54,11 @@ export function factsOf(s) {
     cost: finite(s.cost),
     groups: s.groups ?? undefined,
     audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case'), region: realistic?.region } : undefined,
+    // The "Alice" view of these settings (Rust's `audit::alice`), and the audit's region check.
+    alice: s.alice?.alice ? {
+      tpr: s.alice.alice.tpr_at_005, allowed: s.alice.alice.allowed_tpr_at_005, best: s.alice.alice.best_tpr,
+      bestFpr: s.alice.alice.best_fpr, verdict: s.alice.region?.verdict, runs: s.alice.runs,
+    } : undefined,
     auditRuns: s.auditRuns,
     prev: s.prev ?? { whole: {} },
   };
@@ -104,6 +110,11 @@ export function fillers(fmtEps) {
     'groups.mostLost': (f) => f.groups?.compared?.most_lost,
     'groups.mostLostPoints': (f) => when(f.groups?.compared?.most_lost_points, (v) => v.toFixed(1)),
     'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
+    'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
+    'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),
+    'alice.best': (f) => when(f.alice?.best, (v) => `${Math.round(100 * v)}%`),
+    'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
+    'alice.runs': (f) => when(f.alice?.runs, String),
     'audit.realistic': (f) => when(f.audit?.realistic, (v) => v.toFixed(2)),
     'audit.worst': (f) => when(f.audit?.worst, (v) => v.toFixed(2)),
     // What the realistic attack's ROC does against the region, by Rust's region check (the

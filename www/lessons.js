@@ -18,6 +18,7 @@
 // `when` must be true: tests/e2e/lessons.test.mjs holds each step to it.
 
 import { WHO_PAYS } from './lesson-who-pays.js';
+import { ALICE_LESSON } from './lesson-alice.js';
 
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 /** @typedef {string | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string}} Sentence */
@@ -248,6 +249,7 @@ export const LESSONS = new Map(Object.entries({
     ],
   },
   'who-pays': WHO_PAYS,
+  alice: ALICE_LESSON,
 }));
 
 /** The lesson named `name`, or undefined (a Map: a user's string never reaches prototype keys). */

@@ -10,6 +10,7 @@ import init, {
 import { Accounting } from './accounting.js';
 import { Previews } from './previews.js';
 import { auditOf, draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
+import { aliceOf, draw as drawAlice, setUpAlice } from './alice.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
 import { checkWorkers, coresTimed, defaultWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
@@ -327,10 +328,11 @@ setUpCalibrate({
 setUpExport(() => run, () => ledger.text, accounting);
 setUpShare();
 setUpAudit(current, () => settings.ownData(), factsFor, () => worker.post(trainingCap()), refreshLesson);
+setUpAlice({ readConfig: current, ownData: () => settings.ownData(), facts: factsFor, plane: () => run?.plane, drawn: refreshLesson });
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
 const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
   cfg, history: history(), done: !!run?.done, data, preview: previews.epsilon, pld: previews.pld.curve,
-  cost: privacyCostPoints(), groups: groupsNow(), audit: auditOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+  cost: privacyCostPoints(), groups: groupsNow(), audit: auditOf(cfg), alice: aliceOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
 });
 setUpLessonPlayer({
   run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,
@@ -352,7 +354,7 @@ setUpPinButtons(pins, {
   queue: (runs) => { runQueue = runs; nextQueued(); },
   ownData: () => settings.ownData(),
 });
-window.addEventListener('resize', () => { fitPresenter(); drawCharts(); drawAudit(); });
+window.addEventListener('resize', () => { fitPresenter(); drawCharts(); drawAudit(); drawAlice(); });
 
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
 const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);

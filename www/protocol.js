@@ -91,7 +91,7 @@
 // audit-workers.js): 'audit-plan' → 'audit-planned' {totals: {threat: runs}}; 'audit-run' → the
 // same type {threat, run}; 'audit-summarize' → 'audit-result' {threat, result}; 'audit-error'.
 /**
- * @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number}[]}
+ * @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number, alice?: {index: number | null}}[]}
  *   | {type: 'audit-run', threat: string, index: number}
  *   | {type: 'audit-summarize', threat: string, runs: object[]}} ToAudit
  */
@@ -257,7 +257,7 @@ export const TO_WORKER = Object.freeze({
 
 export const TO_AUDIT = Object.freeze({
   /** @returns {ToAudit} */
-  plan: (/** @type {object} */ config, /** @type {{threat: string, runs: number, canaries: number, seed: number}[]} */ specs) => ({ type: 'audit-plan', config, specs }),
+  plan: (/** @type {object} */ config, /** @type {{threat: string, runs: number, canaries: number, seed: number, alice?: {index: number | null}}[]} */ specs) => ({ type: 'audit-plan', config, specs }),
   /** @returns {ToAudit} */
   run: (/** @type {string} */ threat, /** @type {number} */ index) => ({ type: 'audit-run', threat, index }),
   /** @returns {ToAudit} */

@@ -6,6 +6,7 @@
 import { chart_layout } from './pkg/dpsgd_lab.js';
 import { lessonState } from './lesson-player.js';
 import { lastAudit } from './audit.js';
+import { lastAlice, pointOnChart } from './alice.js';
 
 export function installTestHooks({ training, accounting, reports, fixAuditSeed, privacyCostPoints }) {
   let defaults = null; // the page's own silences, read when a test first shortens them
@@ -27,6 +28,10 @@ export function installTestHooks({ training, accounting, reports, fixAuditSeed, 
     fixAuditSeed,
     // The last audit's results as drawn (Rust's AuditResult per threat), or null.
     lastAudit: () => JSON.parse(JSON.stringify(lastAudit())),
+    // The last "Alice" result (Rust's AuditResult with its `alice` view), or null.
+    lastAlice: () => JSON.parse(JSON.stringify(lastAlice())),
+    // Where training point i is drawn on the boundary chart (CSS px in the canvas), or null.
+    alicePointAt: (i) => pointOnChart(i),
     // The chart last drawn on canvas `id`: {plot: {x, y, w, h}, fonts: {title, tick, legend}}
     // in canvas pixels (divide by canvas.width / clientWidth for CSS px), or null.
     chartLayout: (id) => chart_layout(id),

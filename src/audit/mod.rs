@@ -12,6 +12,7 @@
 //! noise as a lesson's run, with the canaries added. The audit's runs are independent, so the
 //! page spreads them over workers: [`AuditPlan::run`] does one, [`summarize`] combines them.
 
+pub mod alice;
 pub mod canary;
 pub mod region;
 mod result;
@@ -24,6 +25,7 @@ use crate::config::{ConfigError, RunConfig, Sampling};
 use crate::data::{DataFacts, Dataset};
 use crate::privacy::mechanism::Mechanism;
 use crate::train::{DiracCanaries, Fault, Trainer};
+use alice::{check_index, lab_pick, split_off, Alice, AliceChoice};
 use canary::{dirac_scores, train_to_end, InputCanaries};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -57,6 +59,10 @@ pub struct AuditSpec {
     pub canaries: usize,
     /// The audit's seed: every run's seed is derived from it.
     pub seed: u64,
+    /// A real training example as the canary ("Alice", realistic threat only): the runs train
+    /// on the data with and without her (`alice`).
+    #[serde(default)]
+    pub alice: Option<AliceChoice>,
     /// A deliberately broken sanitizer, for the audit's own tests; never from the outside.
     #[serde(skip)]
     pub fault: Fault,
@@ -92,6 +98,19 @@ pub struct AuditPlan {
     /// The one-run audit's canaries (realistic) and which are in.
     corner_canaries: InputCanaries,
     one_run_members: Vec<bool>,
+    /// Alice, when the canary is a training example (`data` is then the set without her).
+    pub alice: Option<Alice>,
+}
+
+/// The steps a run of `cfg` on `data` takes (its ε budget may stop it early): one accounted
+/// trainer.
+fn planned_steps(cfg: &RunConfig, data: &Arc<Dataset>) -> Result<u64, ConfigError> {
+    if cfg.budget_epsilon.is_some() {
+        Ok(Trainer::new(cfg.clone(), Arc::clone(data))?.planned_steps())
+    } else {
+        cfg.validate(data.train.len())?;
+        Ok(cfg.epochs as u64 * cfg.steps_per_epoch(data.train.len()))
+    }
 }
 
 /// About how much memory one audit worker needs for a data set, in bytes: its own decoded
@@ -172,15 +191,35 @@ impl AuditPlan {
                 "the audit checks the accountants, which assume Poisson sampling: choose Poisson lots".into(),
             ));
         }
-        // The steps the run takes (its ε budget may stop it early): one accounted trainer.
-        let steps = if cfg.budget_epsilon.is_some() {
-            Trainer::new(cfg.clone(), Arc::clone(&data))?.planned_steps()
-        } else {
-            cfg.validate(data.train.len())?;
-            cfg.epochs as u64 * cfg.steps_per_epoch(data.train.len())
+        let (alice, canary, data) = match &spec.alice {
+            None => (None, InputCanaries::outlier(&data), data),
+            Some(choice) => {
+                if spec.threat != Threat::Realistic || spec.canaries > 0 {
+                    return Err(audit_error(
+                        "alice",
+                        "Alice is audited by the realistic threat alone, without a one-run audit"
+                            .into(),
+                    ));
+                }
+                let (index, picked) = match choice.index {
+                    Some(i) => (i, check_index(i, data.train.len())?),
+                    None => {
+                        let steps = planned_steps(&cfg, &data)?;
+                        let seed = run_seed(spec.seed, usize::MAX - 1);
+                        let (i, loss) = lab_pick(&cfg, &data, steps, seed)?;
+                        let how = format!(
+                            "the lab's pick: training example {i}, the largest loss ({}) under a non-private model of these settings",
+                            crate::config::fmt_num((loss * 100.0).round() / 100.0)
+                        );
+                        (i, how)
+                    }
+                };
+                let (alice, canary, without) = split_off(&data, index, picked);
+                (Some(alice), canary, Arc::new(without))
+            }
         };
+        let steps = planned_steps(&cfg, &data)?;
         let mechanism = cfg.mechanism(&data.facts());
-        let canary = InputCanaries::outlier(&data);
         let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec.seed, usize::MAX));
         let one_run_members: Vec<bool> = (0..spec.canaries).map(|_| rng.random()).collect();
         let corner_canaries = InputCanaries::corners(&data, spec.canaries, &mut rng);
@@ -193,6 +232,7 @@ impl AuditPlan {
             canary,
             corner_canaries,
             one_run_members,
+            alice,
         })
     }
 

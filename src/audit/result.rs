@@ -2,6 +2,7 @@
 //! lower bounds on ε (multi-run and one-run) against every accountant's ε, and one sentence
 //! that says what was shown.
 
+use super::alice::{alice_result, AliceResult};
 use super::region::{
     check, what_runs_can_show, RegionCheck, Verdict, WhatRunsCanShow, MOST_RUNS_TRIED,
 };
@@ -76,6 +77,8 @@ pub struct AuditResult {
     pub fpr_interval_at_fpr: BTreeMap<String, [f64; 2]>,
     pub theory_tpr_at_fpr: BTreeMap<String, f64>,
     pub one_run: Option<OneRunResult>,
+    /// When the canary was a training example: the Alice view (`alice`).
+    pub alice: Option<AliceResult>,
     /// What was shown, in one sentence.
     pub summary: String,
     /// The audit's outputs are computed from the data without noise.
@@ -187,6 +190,10 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         .find(|r| r.index == multi && plan.spec.canaries > 0)
         .map(|r| one_run(&r.scores, &r.member, delta));
     let pld = report.pld;
+    let alice = plan
+        .alice
+        .as_ref()
+        .map(|a| alice_result(a, &scores_in, &scores_out, &counts, &region, pld));
     if lower_bound.epsilon > pld && region_check.verdict != Verdict::Outside {
         // Its box is above the (ε, δ) line the PLD's ε draws, so above the region: say so.
         let fpr_hi = region_check.evidence[1];
@@ -244,6 +251,7 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         fpr_interval_at_fpr: fpr_int,
         theory_tpr_at_fpr: theory_at,
         one_run: one,
+        alice,
         summary,
         not_private: vec![
             "the audit: it trains many models on the data and releases how they differ, without noise"

@@ -6,6 +6,7 @@
 //! dpsgd train     [run options]                      one JSON report per epoch
 //! dpsgd coverage  [run options]                      what the run's ε would cover, untrained
 //! dpsgd audit     --threat NAME [...] [run options]  a membership attack on the run
+//!                 (--alice [ROW]: a real training example as the canary)
 //! dpsgd epsilon   --q --sigma (--epochs|--steps) --delta           ε of the training steps
 //! dpsgd sigma     --target-epsilon --q (--epochs|--steps) --delta  σ for a target ε
 //! dpsgd bench     [--case all|training|accountants|kernels]
@@ -40,6 +41,7 @@ mod options;
 use args::{fail, one_line};
 use cli::{AuditArgs, BenchArgs, Command, RunArgs, DEFAULT_CANARIES, DEFAULT_RUNS};
 use data::load_data;
+use dpsgd_lab::audit::alice::AliceChoice;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
 use dpsgd_lab::text::shown;
 use dpsgd_lab::train::{Shown, Trainer};
@@ -126,9 +128,20 @@ fn coverage(a: &RunArgs) {
 /// with the canary, R without; `--one-run` adds the one-run audit with m canaries), printed as
 /// one JSON object.
 fn audit(a: &AuditArgs) {
+    let alice = a.alice.as_deref().map(|row| AliceChoice {
+        index: (row != "pick").then(|| {
+            row.parse().unwrap_or_else(|_| {
+                fail(format!(
+                    "--alice = '{}' must be a training row (0, 1, …) or nothing for the lab's pick",
+                    shown(row)
+                ))
+            })
+        }),
+    });
     let threat = match a.threat.as_deref() {
         Some("worst-case") => Threat::WorstCase,
         Some("realistic") => Threat::Realistic,
+        None if alice.is_some() => Threat::Realistic,
         Some(o) => fail(format!(
             "--threat = '{}' must be worst-case or realistic",
             shown(o)
@@ -156,6 +169,7 @@ fn audit(a: &AuditArgs) {
         canaries,
         seed,
         fault: Default::default(),
+        alice,
     };
     let plan = AuditPlan::new(cfg, data, spec)
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));

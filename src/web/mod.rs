@@ -16,6 +16,7 @@
 
 mod accounting;
 mod accuracy_chart;
+mod alice_chart;
 mod audit;
 mod bench;
 mod boundary_chart;
@@ -42,6 +43,7 @@ pub use accounting::{
     suggested_settings,
 };
 pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
+pub use alice_chart::draw_alice;
 pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
 pub use bench::{bench_accountants, bench_kernels, bench_session, bench_training};
 pub use boundary_chart::draw_boundary;

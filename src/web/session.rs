@@ -196,6 +196,8 @@ impl LabData {
 struct Plane {
     bounds: [f32; 4],
     points: Vec<f32>,
+    /// Whether `points` are the training rows, in order (the "Alice" view picks one by a click).
+    training_points: bool,
     not_private: Option<&'static str>,
 }
 
@@ -328,6 +330,7 @@ impl Session {
             Plane {
                 bounds,
                 points,
+                training_points: true,
                 not_private: plane_not_private(true, open),
             }
         } else if self.trainer.facts().private {
@@ -340,6 +343,7 @@ impl Session {
             Plane {
                 bounds: padded(range),
                 points: Vec::new(),
+                training_points: false,
                 not_private: plane_not_private(false, open),
             }
         } else {
@@ -347,6 +351,7 @@ impl Session {
             Plane {
                 bounds,
                 points,
+                training_points: false,
                 not_private: plane_not_private(false, open),
             }
         };

@@ -116,6 +116,7 @@ fn the_worst_case_audit_meets_the_trade_off_curve_in_wasm() {
         canaries: 0,
         seed: 4,
         fault: Default::default(),
+        alice: None,
     };
     let plan = AuditPlan::new(cfg, data, spec).unwrap();
     let runs = plan.run_all(&mut |_, _| {}).unwrap();

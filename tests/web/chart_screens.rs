@@ -9,9 +9,9 @@ use super::{adult_facts, config, js};
 use dpsgd_lab::charts::text_width;
 use dpsgd_lab::config::{Mode, RunConfig};
 use dpsgd_lab::web::{
-    chart_layout, draw_accuracy_chart, draw_audit_epsilons, draw_audit_region, draw_boundary,
-    draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart, draw_noise_chart,
-    draw_sigma_chart, epsilon_preview, sigma_needed, RunView,
+    chart_layout, draw_accuracy_chart, draw_alice, draw_audit_epsilons, draw_audit_region,
+    draw_boundary, draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart,
+    draw_noise_chart, draw_sigma_chart, epsilon_preview, sigma_needed, RunView,
 };
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -74,6 +74,14 @@ fn audit_results() -> JsValue {
            "eps_upper":{"pld":1.1,"rdp":1.3,"moments":1.5}}]"#)
 }
 
+/// The fields of an Alice result the chart reads (`audit::alice`): two histograms and the best
+/// threshold.
+fn alice_result() -> JsValue {
+    js(
+        r#"{"edges":[1.0,1.5,2.0,2.5,3.0],"counts_in":[3,5,1,0],"counts_out":[0,1,4,4],"best_threshold":2.0}"#,
+    )
+}
+
 /// Draws every chart on `w` × `h` canvases at `scale`; returns each chart's recorded layout.
 fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)> {
     let run = view(Mode::Dp);
@@ -88,6 +96,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
         "s-region",
         "s-audit-eps",
         "s-groups",
+        "s-alice",
     ];
     for id in ids {
         sized_canvas(id, w, h);
@@ -118,6 +127,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
     draw_audit_region("s-region", audit_results(), scale).unwrap();
     draw_audit_epsilons("s-audit-eps", audit_results(), scale).unwrap();
     draw_groups_chart("s-groups", &run, scale).unwrap();
+    draw_alice("s-alice", alice_result(), scale).unwrap();
     ids.iter()
         .map(|id| {
             let layout = serde_wasm_bindgen::from_value(chart_layout(id).unwrap()).unwrap();

@@ -6,8 +6,8 @@
 use super::{adult_facts, config, js};
 use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::web::{
-    accuracy_y_range, draw_accuracy_chart, draw_epsilon_chart, draw_sigma_chart, epsilon_for,
-    epsilon_preview, sigma_needed, RunView,
+    accuracy_y_range, draw_accuracy_chart, draw_alice, draw_epsilon_chart, draw_sigma_chart,
+    epsilon_for, epsilon_preview, sigma_needed, RunView,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -103,6 +103,13 @@ fn charts_draw_into_a_canvas() {
     assert!(inked > 2000, "epsilon chart drew {inked} pixels");
 
     assert!(draw_accuracy_chart("no-such-canvas", &view, None, 1.0).is_err());
+    // The Alice chart: both histograms (blue with her, vermillion without) are inked, and a
+    // result without its bins is refused, not drawn.
+    let alice = canvas("alice-test");
+    let drawn = r#"{"edges":[1.0,1.5,2.0,2.5],"counts_in":[4,1,0],"counts_out":[0,2,3],"best_threshold":null}"#;
+    draw_alice("alice-test", js(drawn), 1.0).unwrap();
+    assert!(pixels_near(&alice, [0, 114, 178]) > 200 && pixels_near(&alice, [213, 94, 0]) > 200);
+    assert!(draw_alice("alice-test", js("{}"), 1.0).is_err());
     assert!(
         view.push(JsValue::from_str("not a report")).is_err(),
         "a report must be an object"

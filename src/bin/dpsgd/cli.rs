@@ -76,6 +76,10 @@ pub struct AuditArgs {
                         [default: {DEFAULT_CANARIES}] [range: 2 to {MAX_CANARIES}]")
     )]
     pub canaries: Option<Given<usize>>,
+    /// The canary is a real training example, "Alice": ROW (0-based), or the lab's pick without
+    /// one (the largest loss under a non-private model), as --alice=ROW or --alice; realistic threat only
+    #[arg(long, value_name = "ROW", num_args = 0..=1, require_equals = true, default_missing_value = "pick")]
+    pub alice: Option<String>,
     /// Seed of the audit's runs [default: --seed, else random]
     #[arg(long, value_name = "N", value_parser = read::<u64>("a whole number"))]
     pub audit_seed: Option<Given<u64>>,

@@ -1,0 +1,271 @@
+//! "Alice": the audit with one real training example as its canary — neighbouring data sets
+//! made visible. D′ is the training set without Alice, D is D′ with her; the audit's runs
+//! ([`super::AuditPlan::run`], the realistic threat: only the final model is seen) train the
+//! run's settings R times on each, and the observer's statistic is the model's loss on Alice,
+//! −ln p(her label | her features). This is the multi-run membership test of Jagielski, Ullman
+//! & Oprea 2020 and Carlini et al. 2022 ("Membership Inference Attacks From First
+//! Principles", the loss test on one target), with the real example the definition of
+//! differential privacy speaks of (Dwork & Roth 2014, Definition 2.4: neighbouring data sets
+//! differ in one person).
+//!
+//! What ε allows is the privacy region of the run's mechanism (`tradeoff`): no test of "Alice
+//! was in" can have TPR above the region's edge at its FPR, e.g. TPR ≤ e^ε·FPR + δ.
+
+use super::canary::{train_to_end, InputCanaries};
+use super::stats::Counts;
+use super::tradeoff::TradeOff;
+use crate::config::{fmt_num, ConfigError, Mode, RunConfig};
+use crate::data::{Dataset, Split};
+use crate::train::Trainer;
+use ndarray::{s, Axis};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Which training example is Alice: `index` (a row of the training set, e.g. the point a
+/// student clicked), or none for the lab's pick.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AliceChoice {
+    #[serde(default)]
+    pub index: Option<usize>,
+}
+
+/// The example picked, as the page and the CLI show her.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Alice {
+    /// Her row in the training set.
+    pub index: usize,
+    /// Her features (the data's own, before any DP-PCA) and her label.
+    pub x: Vec<f64>,
+    pub label: usize,
+    pub class_name: String,
+    /// How she was chosen, in words.
+    pub picked: String,
+}
+
+/// Rows scored at once when the lab looks for its pick (bounds the memory of a large set).
+const PICK_CHUNK: usize = 4096;
+
+/// The lab's pick: the training example with the largest loss under a non-private model of
+/// the run's settings (plain SGD, the same model, lots, learning rate and epochs), trained on
+/// all the data, Alice included — the example the data least explains, the kind a membership
+/// attack finds easiest (Carlini et al. 2022, Section 4: outliers are the most exposed).
+/// Deterministic in `seed`, so every audit worker picks the same one. Returns (index, loss).
+pub fn lab_pick(
+    cfg: &RunConfig,
+    data: &Arc<Dataset>,
+    steps: u64,
+    seed: u64,
+) -> Result<(usize, f64), ConfigError> {
+    let plain = RunConfig {
+        mode: Mode::NonPrivate,
+        seed: Some(seed),
+        budget_epsilon: None,
+        ..cfg.clone()
+    };
+    let mut t = Trainer::for_audit(plain, Arc::clone(data), None, None, steps)?;
+    train_to_end(&mut t);
+    let train = &data.train;
+    let mut best = (0usize, f64::NEG_INFINITY);
+    for start in (0..train.len()).step_by(PICK_CHUNK) {
+        let end = (start + PICK_CHUNK).min(train.len());
+        let rows = InputCanaries {
+            x: train.x.slice(s![start..end, ..]).to_owned(),
+            y: train.y[start..end].to_vec(),
+        };
+        for (i, score) in rows.scores(t.model(), t.projection()).iter().enumerate() {
+            // The largest loss, the first on a tie; a non-finite score is skipped.
+            if -score > best.1 {
+                best = (start + i, -score);
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// Alice (row `index` of the training set) as the audit's canary, and D′: the data set
+/// without her (a copy of the training rows but one; the test split is shared).
+pub fn split_off(data: &Dataset, index: usize, picked: String) -> (Alice, InputCanaries, Dataset) {
+    let label = data.train.y[index];
+    let x = data.train.x.slice(s![index..index + 1, ..]).to_owned();
+    let rest: Vec<usize> = (0..data.train.len()).filter(|&i| i != index).collect();
+    let without = Dataset {
+        name: data.name.clone(),
+        feature_names: data.feature_names.clone(),
+        class_names: data.class_names.clone(),
+        train: Split {
+            x: data.train.x.select(Axis(0), &rest),
+            y: rest.iter().map(|&i| data.train.y[i]).collect(),
+        },
+        test: Arc::clone(&data.test),
+        private: data.private,
+        releases: data.releases.clone(),
+    };
+    let alice = Alice {
+        index,
+        x: x.iter().map(|&v| v as f64).collect(),
+        label,
+        class_name: data.class_names.get(label).cloned().unwrap_or_default(),
+        picked,
+    };
+    (alice, InputCanaries { x, y: vec![label] }, without)
+}
+
+/// Checks a student's choice and says how Alice was chosen.
+pub fn check_index(index: usize, n_train: usize) -> Result<String, ConfigError> {
+    if index >= n_train {
+        return Err(ConfigError {
+            field: "alice",
+            message: format!(
+                "Alice must be one of the {n_train} training examples (got row {index})"
+            ),
+        });
+    }
+    Ok(format!("chosen: training example {index}"))
+}
+
+/// The bins of the two histograms.
+const BINS: usize = 24;
+
+/// What the Alice view shows: the observer's statistic (the loss on Alice) in the runs with
+/// and without her, the best threshold test on it, and what ε allows.
+#[derive(Clone, Debug, Serialize)]
+pub struct AliceResult {
+    pub alice: Alice,
+    /// The loss on Alice in each run with her (D) and without her (D′).
+    pub loss_in: Vec<f64>,
+    pub loss_out: Vec<f64>,
+    /// Histogram edges (BINS + 1, equal widths over both samples) and each side's counts.
+    pub edges: Vec<f64>,
+    pub counts_in: Vec<usize>,
+    pub counts_out: Vec<usize>,
+    /// The test "Alice was in when the loss is at most t": its TPR at FPR ≤ 0.05 (the best t),
+    /// and the t with the largest TPR − FPR.
+    pub tpr_at_005: f64,
+    pub best_tpr: f64,
+    pub best_fpr: f64,
+    pub best_threshold: f64,
+    /// What ε allows: the region's largest TPR at FPR 0.05, and its largest TPR − FPR.
+    pub allowed_tpr_at_005: f64,
+    pub allowed_advantage: f64,
+    /// In words, for the page and the CLI.
+    pub summary: String,
+}
+
+/// The Alice view from the runs' scores (ln p(label), so loss = −score; `in_`: runs with her),
+/// the ROC counts of the score (`stats::roc_counts`), the run's region and its ε (PLD).
+pub fn alice_result(
+    alice: &Alice,
+    scores_in: &[f64],
+    scores_out: &[f64],
+    counts: &[Counts],
+    region: &TradeOff,
+    epsilon: f64,
+) -> AliceResult {
+    let loss_in: Vec<f64> = scores_in.iter().map(|s| -s).collect();
+    let loss_out: Vec<f64> = scores_out.iter().map(|s| -s).collect();
+    let (n_in, n_out) = (loss_in.len().max(1) as f64, loss_out.len().max(1) as f64);
+    let rate = |c: &Counts| (c.tp as f64 / n_in, c.fp as f64 / n_out);
+    let tpr_at_005 = counts
+        .iter()
+        .map(rate)
+        .filter(|&(_, f)| f <= 0.05 + 1e-12)
+        .map(|(t, _)| t)
+        .fold(0.0, f64::max);
+    // The threshold of each ROC point: the lowest score counted at it.
+    let mut sorted: Vec<f64> = scores_in.iter().chain(scores_out).copied().collect();
+    sorted.sort_by(|a, b| b.total_cmp(a));
+    let (best_i, best) = counts
+        .iter()
+        .enumerate()
+        .max_by(|a, b| {
+            let adv = |c: &Counts| rate(c).0 - rate(c).1;
+            adv(a.1).total_cmp(&adv(b.1))
+        })
+        .map_or((0, (0.0, 0.0)), |(i, c)| (i, rate(c)));
+    // Midway between the last score counted "in" and the next (the gap's middle), as a loss.
+    let taken = counts.get(best_i).map_or(0, |c| c.tp + c.fp);
+    let best_threshold = match (taken.checked_sub(1).map(|i| sorted[i]), sorted.get(taken)) {
+        (Some(a), Some(&b)) => -0.5 * (a + b),
+        (Some(a), None) => -a,
+        (None, _) => f64::INFINITY,
+    };
+    let allowed_advantage = super::tradeoff::fpr_grid(400)
+        .iter()
+        .map(|&a| region.tpr(a) - a)
+        .fold(0.0, f64::max);
+    let (edges, counts_in, counts_out) = histograms(&loss_in, &loss_out);
+    let allowed_tpr_at_005 = region.tpr(0.05);
+    let summary = sentence(
+        tpr_at_005,
+        best,
+        allowed_tpr_at_005,
+        allowed_advantage,
+        epsilon,
+    );
+    AliceResult {
+        alice: alice.clone(),
+        loss_in,
+        loss_out,
+        edges,
+        counts_in,
+        counts_out,
+        tpr_at_005,
+        best_tpr: best.0,
+        best_fpr: best.1,
+        best_threshold,
+        allowed_tpr_at_005,
+        allowed_advantage,
+        summary,
+    }
+}
+
+/// Both samples' counts in BINS equal bins over their common range (finite values only).
+fn histograms(a: &[f64], b: &[f64]) -> (Vec<f64>, Vec<usize>, Vec<usize>) {
+    let finite = || a.iter().chain(b).copied().filter(|v| v.is_finite());
+    let lo = finite().fold(f64::INFINITY, f64::min);
+    let hi = finite().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+    // A sample of equal values still gets a visible bin.
+    let width = ((hi - lo) / BINS as f64).max(1e-6 * lo.abs().max(1e-3));
+    let edges: Vec<f64> = (0..=BINS).map(|i| lo + i as f64 * width).collect();
+    let count = |s: &[f64]| {
+        let mut c = vec![0usize; BINS];
+        for v in s.iter().filter(|v| v.is_finite()) {
+            let i = (((v - lo) / width) as usize).min(BINS - 1);
+            c[i] += 1;
+        }
+        c
+    };
+    (edges, count(a), count(b))
+}
+
+/// One sentence: how well the best threshold on Alice's loss tells D from D′, against what ε
+/// allows.
+fn sentence(
+    tpr_at_005: f64,
+    (best_tpr, best_fpr): (f64, f64),
+    allowed_tpr: f64,
+    allowed_adv: f64,
+    epsilon: f64,
+) -> String {
+    let pct = |v: f64| format!("{}%", fmt_num((v * 100.0).round()));
+    let test = format!(
+        "Guessing \"Alice was in\" when the model's loss on her is low: at a 5% false-alarm rate \
+         it catches {} of the runs trained with her; the best threshold catches {} with {} false alarms",
+        pct(tpr_at_005),
+        pct(best_tpr),
+        pct(best_fpr)
+    );
+    if !epsilon.is_finite() {
+        return format!(
+            "{test}. Without noise ε = ∞: nothing bounds how well an observer tells the two data sets apart."
+        );
+    }
+    format!(
+        "{test}. ε = {} allows at most {} at a 5% false-alarm rate, and a gap of at most {} between catches and false alarms.",
+        fmt_num((epsilon * 100.0).ceil() / 100.0),
+        pct(allowed_tpr),
+        pct(allowed_adv)
+    )
+}

@@ -1,0 +1,112 @@
+//! The "Alice" chart: the loss on Alice of every model trained with her (D) and without her
+//! (D′), as two overlapping histograms (`audit::alice`), with the best threshold test's line.
+//! Not private: it trains on D and D′ by design and shows how they differ, without noise.
+
+use super::chart_frame::{
+    builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
+};
+use super::chart_kit::{legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREY};
+use super::{from_js, js_err};
+use crate::charts::{layout, AxisSpec, Format, Scale};
+use plotters::prelude::*;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+/// The fields of `AliceResult` the chart reads.
+#[derive(Deserialize)]
+struct Drawn {
+    edges: Vec<f64>,
+    counts_in: Vec<usize>,
+    counts_out: Vec<usize>,
+    /// The best threshold (∞ serialised as null when no test beats chance).
+    best_threshold: Option<f64>,
+}
+
+/// With Alice: blue; without her: the page's orange-vermillion, as the audit's attacks.
+const WITH: RGBColor = BLUE;
+const WITHOUT: RGBColor = RGBColor(213, 94, 0);
+
+/// Draws the two histograms of the loss on Alice (an `AliceResult` as a JS object).
+#[wasm_bindgen]
+pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), JsError> {
+    let r: Drawn = from_js(result, "Alice result")?;
+    let (root, px) = open_canvas(canvas_id, scale)?;
+    let mut fonts = Fonts::new(scale);
+    let top = draw_header(
+        &root,
+        &mut fonts,
+        &Header {
+            title: "What an observer sees: the loss on Alice",
+            badge: Some("not private: trained with and without her"),
+            note: None,
+        },
+    )?;
+    let legend: Vec<LegendEntry> = vec![
+        ("with Alice (D)".into(), WITH, Dash::Solid),
+        ("without (D′)".into(), WITHOUT, Dash::Solid),
+        ("threshold".into(), GREY, Dash::Short),
+    ];
+    let width = root.dim_in_pixel().0 as f64;
+    let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
+    let frame = frame(&root, &fonts, top, 0.0, bottom);
+    let (lo, hi) = match (r.edges.first(), r.edges.last()) {
+        (Some(&a), Some(&b)) if a.is_finite() && b.is_finite() && b > a => (a, b),
+        _ => (0.0, 1.0),
+    };
+    let most = r
+        .counts_in
+        .iter()
+        .chain(&r.counts_out)
+        .copied()
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64
+        * 1.1;
+    let x = AxisSpec::new(lo, hi, Scale::Linear, Format::Decimal, "loss on Alice");
+    let y = AxisSpec::new(0.0, most, Scale::Linear, Format::Decimal, "runs");
+    let lay = layout(&frame, &x, &y, None);
+    let mut chart = builder(&root, &frame, &lay)
+        .build_cartesian_2d(
+            keyed(lo..hi, &lay.x, lo, hi, Scale::Linear),
+            keyed(0.0..most, &lay.y, 0.0, most, Scale::Linear),
+        )
+        .map_err(js_err)?;
+    draw_mesh(&mut chart, &lay, &lay.x, &lay.y, &fonts, &frame)?;
+    for (counts, color) in [(&r.counts_out, WITHOUT), (&r.counts_in, WITH)] {
+        let bars = r
+            .edges
+            .windows(2)
+            .zip(counts.iter())
+            .filter(|(_, &c)| c > 0);
+        chart
+            .draw_series(bars.map(|(e, &c)| {
+                Rectangle::new([(e[0], 0.0), (e[1], c as f64)], color.mix(0.45).filled())
+            }))
+            .map_err(js_err)?;
+        let outline = ShapeStyle::from(&color).stroke_width(px(1.5));
+        let bars = r
+            .edges
+            .windows(2)
+            .zip(counts.iter())
+            .filter(|(_, &c)| c > 0);
+        chart
+            .draw_series(
+                bars.map(|(e, &c)| Rectangle::new([(e[0], 0.0), (e[1], c as f64)], outline)),
+            )
+            .map_err(js_err)?;
+    }
+    if let Some(t) = r.best_threshold.filter(|t| (lo..=hi).contains(t)) {
+        let dashed = ShapeStyle::from(&GREY).stroke_width(px(2.0));
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(t, 0.0), (t, most)],
+                px(6.0),
+                px(4.0),
+                dashed,
+            ))
+            .map_err(js_err)?;
+    }
+    legend_row(&root, &legend, fonts.legend)?;
+    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    root.present().map_err(js_err)
+}

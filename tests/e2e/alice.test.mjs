@@ -1,0 +1,122 @@
+// End to end (#41 §2): "Is Alice in the data?". The lesson's claims, read from the result Rust
+// computed (never hard-coded): for the lab's own pick on blobs, σ = 0 separates the
+// histograms (TPR at FPR 0.05 above 0.9), σ = 4 makes them overlap within what ε allows (the
+// audit's region check, and the TPR at 0.05 under the region's edge plus the band's width). A
+// click on the decision-boundary chart picks the training point under it; Cancel stops the
+// workers; the chart is drawn at a projector's, a laptop's and a phone's size.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ARTIFACTS, openLab, setUp, tearDown } from './lab.mjs';
+import { ALICE_LESSON } from '../../www/lesson-alice.js';
+
+before(setUp);
+after(tearDown);
+
+const settingsOf = (i) => ({ ...ALICE_LESSON.base, ...ALICE_LESSON.steps[i].set });
+// The lesson's settings as a link (the runs per side are no link key: the tests type them).
+const hashOf = (s) => `#v=1&${Object.entries(s).filter(([k]) => k !== 'audit_runs').map(([k, v]) => `${k}=${v}`).join('&')}`;
+
+// The lesson's step i + 1 as the class sees it: its claims decided from the result on screen.
+async function lessonClaims(page) {
+  await page.waitForFunction(() => {
+    const s = window.labTest.lessonState();
+    return s && s.claims.every((c) => c !== null) && !/…/.test(s.text);
+  }, null, { timeout: 60_000 });
+  return page.evaluate(() => window.labTest.lessonState());
+}
+
+async function trainAlice(page) {
+  await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  const t0 = Date.now();
+  await page.click('#alice-start');
+  await page.waitForFunction(() => /runs in [\d.]+ s/.test(document.getElementById('alice-status').textContent), null, { timeout: 120_000 });
+  const seconds = (Date.now() - t0) / 1000;
+  return { result: await page.evaluate(() => window.labTest.lastAlice()), seconds };
+}
+
+test('σ = 0: the lab\'s pick gives herself away (TPR at FPR 0.05 above 0.9, the histograms apart)', async () => {
+  const { page, problems } = await openLab('#lesson=alice&step=1');
+  const { result, seconds } = await trainAlice(page);
+  const a = result.alice;
+  console.log(`σ = 0: ${2 * result.runs} runs in ${seconds.toFixed(1)} s; ${a.summary}`);
+  assert.match(a.alice.picked, /lab's pick.*largest loss/);
+  assert.ok(a.tpr_at_005 > 0.9, `TPR ${a.tpr_at_005} at FPR 0.05`);
+  assert.ok(Math.max(...a.loss_in) < Math.min(...a.loss_out), 'every run with her has a lower loss on her than every run without');
+  assert.equal(a.loss_in.length, settingsOf(0).audit_runs);
+  assert.ok(seconds < 60, `${seconds} s`);
+  const said = await page.locator('#alice-summary').textContent();
+  assert.equal(said, a.summary, 'the page says Rust\'s sentence');
+  assert.ok(!/NaN|undefined/.test(said + await page.locator('#alice-who').textContent()));
+  assert.ok(await page.locator('#alice-section figure .badge').isVisible(), 'badged not private');
+  const said0 = await lessonClaims(page);
+  assert.deepEqual(said0.claims, [true], said0.text);
+  assert.match(said0.text, /catches 100% of the runs with her/);
+  const layout = await page.evaluate(() => window.labTest.chartLayout('alice-chart'));
+  assert.ok(layout?.plot?.w > 100, JSON.stringify(layout));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('σ = 4: the histograms overlap, within what ε allows', async () => {
+  const { page, problems } = await openLab('#lesson=alice&step=2');
+  const { result } = await trainAlice(page);
+  const a = result.alice;
+  console.log(`σ = 4: ${a.summary}`);
+  assert.ok(Math.min(...a.loss_out) < Math.max(...a.loss_in), 'overlapping');
+  assert.notEqual(result.region.verdict, 'outside', 'the audit\'s 95% band reaches into the privacy region');
+  assert.ok(a.allowed_tpr_at_005 < 1, 'ε is finite: it bounds the test');
+  assert.ok(a.tpr_at_005 <= a.allowed_tpr_at_005 + result.region.tpr_width, `TPR ${a.tpr_at_005} vs allowed ${a.allowed_tpr_at_005}`);
+  assert.match(a.summary, /allows at most/);
+  assert.equal(a.loss_in.length, settingsOf(1).audit_runs);
+  const said = await lessonClaims(page);
+  assert.deepEqual(said.claims, [true], said.text);
+  assert.ok(said.text.includes(`ε allows at most ${Math.round(100 * a.allowed_tpr_at_005)}%`), said.text);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a click on the decision-boundary chart picks that training point as Alice; Cancel stops the runs', async () => {
+  const { page, problems } = await openLab(hashOf(settingsOf(0)));
+  await page.fill('#audit-runs', '3');
+  await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  // Training point 5 as drawn (the run's plane through Rust's layout of the chart).
+  const [x, y] = await page.evaluate(() => window.labTest.alicePointAt(5));
+  await page.locator('#boundary-chart').click({ position: { x, y } });
+  assert.equal(await page.locator('#alice-choice').textContent(), 'training example 5 (clicked)');
+  const { result } = await trainAlice(page);
+  assert.equal(result.alice.alice.index, 5);
+  assert.match(result.alice.alice.picked, /chosen: training example 5/);
+  await page.click('#alice-lab-pick');
+  assert.match(await page.locator('#alice-choice').textContent(), /lab's pick/);
+  await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+  await page.click('#alice-start');
+  await page.click('#alice-cancel');
+  assert.match(await page.locator('#alice-status').textContent(), /Cancelled/);
+  assert.equal(await page.locator('#alice-start').isDisabled(), false);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+for (const [width, height, hash] of [[1280, 720, '#lesson=alice&step=1'], [1920, 1080, '#big=1&lesson=alice&step=2'], [390, 844, '#lesson=alice&step=2']]) {
+  test(`the Alice chart at ${width}×${height}`, async () => {
+    const { page, problems } = await openLab(hash);
+    await page.setViewportSize({ width, height });
+    await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+    await trainAlice(page);
+    // The presenter layout puts the lesson's chart on the first screen; elsewhere the panel is
+    // scrolled to, as a student would.
+    if (!hash.includes('big=1')) await page.locator('#alice-section').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+    if (width >= 1280) {
+      // Beside the chart: its button on the same screen.
+      const side = await page.locator('#alice-start').boundingBox();
+      assert.ok(side && side.y >= 0 && side.y + side.height <= height, `the button is on screen: ${JSON.stringify(side)}`);
+    }
+    const fig = await page.locator('#alice-chart').boundingBox();
+    assert.ok(fig && fig.width <= width && fig.x >= 0, `chart fits: ${JSON.stringify(fig)}`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), 'no sideways scrolling');
+    await page.screenshot({ path: path.join(ARTIFACTS, `alice-${width}x${height}.png`) });
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}

@@ -1,0 +1,201 @@
+// @ts-check
+// The "Is Alice in the data?" panel (#41 §2): one real training example, Alice, and the
+// audit's own runs (audit-worker.js, `AuditSession` with `alice` in its spec: the realistic
+// threat with her as the canary) — the current settings trained R times without her (D′) and R
+// times with her (D), the loss on her in each, as two histograms, with the best threshold test
+// and what ε allows. Alice is the point clicked on the decision-boundary chart (2-D sets, when
+// it shows the training points) or the lab's pick. Every number comes from Rust
+// (`audit::alice`); this file only hands out runs, draws and says Rust's sentence.
+import { audit_worker_bytes, chart_layout, draw_alice } from './pkg/dpsgd_lab.js';
+import { TO_AUDIT } from './protocol.js';
+import { AuditWorker } from './audit-workers.js';
+import { drawCanvasMessage, sizeCanvas } from './drawing.js';
+import { showMessage } from './messages.js';
+import { auditWorkerPlan } from './cores.js';
+import { settings } from './settings.js';
+
+const $ = (id) => document.getElementById(id);
+const button = (id) => /** @type {HTMLButtonElement} */ ($(id));
+const THREAT = 'realistic';
+
+let job = null;       // the runs under way: {workers, tasks, runs, total, done, t0, config}
+let last = null;      // {result, config (JSON)} of the last finished Alice audit
+let chosen = null;    // the training row clicked, or null for the lab's pick
+let host = null;
+
+function setProgress(done, total) {
+  const bar = /** @type {HTMLProgressElement} */ ($('alice-progress'));
+  bar.max = Math.max(total, 1);
+  bar.value = done;
+  $('alice-progress-text').textContent = total ? `${done} / ${total} runs` : '';
+}
+
+function stop(text) {
+  if (job) for (const w of job.workers) w.terminate();
+  job = null;
+  button('alice-start').disabled = false;
+  button('alice-cancel').disabled = true;
+  if (text !== undefined) $('alice-status').textContent = text;
+}
+
+function dispatch(w) {
+  const task = job.tasks.pop();
+  if (task !== undefined) w.post(TO_AUDIT.run(THREAT, task));
+}
+
+/** @type {import('./audit-workers.js').AuditEvents} */
+const EVENTS = {
+  current: (w) => !!job && job.workers.includes(w),
+  garbled: () => stop('Stopped: a worker sent a message the page does not understand.'),
+  failed: (w, why) => {
+    showMessage(`Alice: ${why}`);
+    stop('Stopped (see the message above).');
+  },
+  broke: (w, why) => {
+    showMessage(`Alice's worker failed: ${why}`);
+    stop('Stopped.');
+  },
+  planned: (w, totals) => {
+    if (!job.total) {
+      job.total = Number(totals[THREAT]) || 0;
+      for (let i = job.total - 1; i >= 0; i -= 1) job.tasks.push(i);
+      setProgress(0, job.total);
+    }
+    dispatch(w);
+  },
+  ran: (w, threat, run) => {
+    job.runs.push(run);
+    job.done += 1;
+    setProgress(job.done, job.total);
+    if (job.done === job.total) {
+      job.seconds = (performance.now() - job.t0) / 1000;
+      $('alice-status').textContent = 'Comparing the runs with what ε allows…';
+      w.post(TO_AUDIT.summarize(THREAT, job.runs));
+    } else dispatch(w);
+  },
+  result: (w, threat, result) => {
+    const { total, seconds, config } = job;
+    stop(`${total} runs in ${seconds.toFixed(1)} s.`);
+    last = { result, config: JSON.stringify(config) };
+    draw();
+    host.drawn();
+  },
+};
+
+// Fades the chart and its sentence the moment the settings differ from those it trained.
+function markStale() {
+  const stale = !!last && last.config !== JSON.stringify(host.readConfig());
+  $('alice-chart').closest('figure').classList.toggle('stale', stale);
+  $('alice-summary').classList.toggle('stale', stale);
+}
+
+// Draws the last result (also after a resize) and says it in words.
+export function draw() {
+  const a = last?.result?.alice;
+  if (!a) return;
+  markStale();
+  draw_alice('alice-chart', a, sizeCanvas($('alice-chart')));
+  $('alice-who').textContent = `Alice: ${a.alice.picked} (class ${a.alice.class_name}${a.alice.x.length === 2 ? `, at (${a.alice.x.map((v) => v.toFixed(2)).join(', ')})` : ''}).`;
+  $('alice-summary').textContent = a.summary;
+}
+
+// Rust's result for `config` ({alice: AliceResult, region, …}), if the last run was of it.
+export const aliceOf = (config) => (last && last.config === JSON.stringify(config) ? last.result : null);
+export const lastAlice = () => last?.result ?? null;
+
+function start() {
+  if (job) return;
+  if (host.ownData()) {
+    showMessage('Alice is picked from the built-in data sets only: the runs with and without her release how they differ, which no ε covers.');
+    return;
+  }
+  const runs = settings.get('audit_runs');
+  if (!Number.isInteger(runs) || runs < 2 || runs > 1000) {
+    showMessage('Runs per side (under Audit this run) must be a whole number from 2 to 1000.');
+    return;
+  }
+  const config = host.readConfig();
+  // The run's own seed when it has one (a lesson's runs repeat), else a fresh one.
+  const seed = Number.isInteger(config.seed) ? config.seed : crypto.getRandomValues(new Uint32Array(1))[0];
+  const spec = { threat: THREAT, runs, canaries: 0, seed, alice: { index: chosen } };
+  let bytes = NaN;
+  try {
+    bytes = audit_worker_bytes(host.facts(config), 0);
+  } catch { /* facts not known yet: cores.js plans without */ }
+  const n = auditWorkerPlan(bytes).count;
+  job = { workers: [], tasks: [], runs: [], total: 0, done: 0, t0: performance.now(), config, seconds: 0 };
+  for (let i = 0; i < n; i += 1) {
+    const w = new AuditWorker(EVENTS);
+    job.workers.push(w);
+    w.post(TO_AUDIT.plan(config, [spec]));
+  }
+  button('alice-start').disabled = true;
+  button('alice-cancel').disabled = false;
+  setProgress(0, 0);
+  $('alice-status').textContent = `Picking Alice and training ${runs} runs with her and ${runs} without on ${n} worker${n > 1 ? 's' : ''}…`;
+  drawCanvasMessage($('alice-chart'), 'Training with and without Alice…');
+}
+
+// The decision-boundary chart's plot as drawn (Rust's layout, in canvas pixels) against the
+// run's plane (bounds [x0, x1, y0, y1], points [x, y, label, …]): null unless it shows the
+// training points, in order.
+function planeOnCanvas() {
+  const plane = host.plane();
+  const canvas = /** @type {HTMLCanvasElement} */ ($('boundary-chart'));
+  const lay = chart_layout('boundary-chart');
+  if (!plane?.training_points || !lay?.plot || !canvas.clientWidth) return null;
+  const k = canvas.width / canvas.clientWidth; // canvas pixels per CSS pixel
+  const [x0, x1, y0, y1] = plane.bounds;
+  const { x, y, w, h } = lay.plot;
+  return {
+    points: plane.points,
+    // CSS offset in the canvas → plane coordinates, and back.
+    toPlane: (cx, cy) => [x0 + ((cx * k - x) / w) * (x1 - x0), y1 - ((cy * k - y) / h) * (y1 - y0)],
+    toCanvas: (px, py) => [(x + ((px - x0) / (x1 - x0)) * w) / k, (y + ((y1 - py) / (y1 - y0)) * h) / k],
+  };
+}
+
+// Where training point `i` is drawn, as a CSS offset in the boundary chart (the tests click it).
+export function pointOnChart(i) {
+  const p = planeOnCanvas();
+  return p && 3 * i + 1 < p.points.length ? p.toCanvas(p.points[3 * i], p.points[3 * i + 1]) : null;
+}
+
+// A click on the decision-boundary chart, when it shows the training points, picks the nearest
+// as Alice.
+function pickAt(ev) {
+  const p = planeOnCanvas();
+  if (!p) return;
+  const r = $('boundary-chart').getBoundingClientRect();
+  const [px, py] = p.toPlane(ev.clientX - r.left, ev.clientY - r.top);
+  let best = -1;
+  let dist = Infinity;
+  for (let i = 0; 3 * i + 1 < p.points.length; i += 1) {
+    const d = (p.points[3 * i] - px) ** 2 + (p.points[3 * i + 1] - py) ** 2;
+    if (d < dist) [best, dist] = [i, d];
+  }
+  if (best < 0) return;
+  choose(best);
+}
+
+function choose(index) {
+  chosen = index;
+  $('alice-choice').textContent = index === null ? 'the lab\'s pick (the largest loss under a non-private model)' : `training example ${index} (clicked)`;
+}
+
+// Wires the panel. `h`: readConfig(), ownData(), facts(config), plane() (the run's plane:
+// bounds, points, training_points), drawn() (a result was drawn: the lesson reads it).
+export function setUpAlice(h) {
+  host = h;
+  $('alice-start').addEventListener('click', start);
+  $('alice-cancel').addEventListener('click', () => {
+    stop('Cancelled: its workers were stopped.');
+    setProgress(0, 0);
+  });
+  $('alice-lab-pick').addEventListener('click', () => choose(null));
+  $('boundary-chart').addEventListener('click', pickAt);
+  settings.onInput(markStale);
+  window.addEventListener('hashchange', () => setTimeout(markStale, 0));
+  choose(null);
+  drawCanvasMessage($('alice-chart'), 'Press “Train with and without Alice”');
+}

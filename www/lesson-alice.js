@@ -1,0 +1,48 @@
+// @ts-check
+// The lesson "Is Alice in the data?" (#41 §2): neighbouring data sets made visible. Its numbers
+// come from the Alice view's result (Rust's `audit::alice`, through lesson-facts.js); its claims
+// are held to by tests/e2e/lessons.test.mjs and tests/e2e/alice.test.mjs.
+//
+// The settings: logistic regression on blobs with every example in every lot (L = 599 = N of
+// the set without Alice), so that without noise nothing but the data differs between runs.
+
+/** @type {import('./lessons.js').Lesson} */
+export const ALICE_LESSON = {
+  title: 'Is Alice in the data?',
+  base: { dataset: 'blobs', model: 'logistic', lot_size: 599, epochs: 20, clip: 1, lr: 2, seed: 1, audit_runs: 100 },
+  steps: [
+    {
+      set: { sigma: 0 },
+      label: 'σ = 0',
+      charts: ['alice-chart'],
+      controls: ['alice-start', 'sigma'],
+      say: [
+        'No noise (σ = {sigma}, ε = {eps}). "Train with and without Alice": {auditRuns} runs without her (the lab\'s pick), {auditRuns} with her, and each model\'s loss on her.',
+        {
+          when: (f) => (f.alice ? f.alice.tpr > 0.9 : undefined),
+          yes: 'The histograms do not touch: guessing "in" when her loss is low catches {alice.tpr} of the runs with her at a 5% false-alarm rate.',
+          no: 'This time the guess catches only {alice.tpr} of the runs with her at a 5% false-alarm rate.',
+          wait: '',
+        },
+      ],
+      ask: 'What, besides Alice herself, differs between the runs with her and without her here?',
+    },
+    {
+      set: { sigma: 4 },
+      label: 'σ = 4',
+      charts: ['alice-chart'],
+      controls: ['alice-start', 'sigma'],
+      say: [
+        'σ = {sigma}: the accountant now promises ε = {eps}. Train with and without Alice again.',
+        {
+          // The audit's region check (the 95% band): the test stays within what ε allows.
+          when: (f) => (f.alice ? f.alice.verdict !== 'outside' && f.alice.tpr < 0.9 : undefined),
+          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her; ε allows at most {alice.allowed}.',
+          no: 'The guess catches {alice.tpr} at a 5% false-alarm rate, where ε allows {alice.allowed}: a 1-in-20 fluke, or a bug.',
+          wait: '',
+        },
+      ],
+      ask: 'ε allows far more than this guess achieves. Could a cleverer observer do better than a threshold on the loss?',
+    },
+  ],
+};
