@@ -4,23 +4,9 @@
 // src/export/) in the accounting worker, off the main thread; a run Opacus cannot express
 // exactly gets Rust's one line here.
 import { settings } from './settings.js';
+import { downloadBytes } from './download.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
-
-/**
- * @param {string} name
- * @param {Uint8Array} bytes
- */
-function save(name, bytes) {
-  const url = URL.createObjectURL(new Blob([bytes], { type: name.endsWith('.py') ? 'text/x-python' : 'application/x-tar' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 // Wires the button: `currentRun()` is the run now shown ({cfg, facts}) or null, `accounting`
 // the accounting worker (accounting.js).
@@ -38,7 +24,8 @@ export function setUpOpacusExport(/** @type {() => any} */ currentRun, /** @type
         say.textContent = `Not exported: ${String(m.error).split('\n')[0]}`;
         return;
       }
-      save(m.result.name, m.result.bytes);
+      const { name, bytes } = m.result;
+      downloadBytes(name, bytes, name.endsWith('.py') ? 'text/x-python' : 'application/x-tar');
       say.textContent = `Saved ${m.result.name}: run it with Opacus (its first lines say how).`;
     });
   });

@@ -73,27 +73,21 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         .map_err(js_err)?;
     draw_mesh(&mut chart, &lay, &lay.x, &lay.y, &fonts, &frame)?;
     for (counts, color) in [(&r.counts_out, WITHOUT), (&r.counts_in, WITH)] {
-        let bars = r
+        // Each non-empty bin's bar, filled and then outlined (the two histograms overlap).
+        let bars: Vec<[(f64, f64); 2]> = r
             .edges
             .windows(2)
             .zip(counts.iter())
-            .filter(|(_, &c)| c > 0);
-        chart
-            .draw_series(bars.map(|(e, &c)| {
-                Rectangle::new([(e[0], 0.0), (e[1], c as f64)], color.mix(0.45).filled())
-            }))
-            .map_err(js_err)?;
+            .filter(|(_, &c)| c > 0)
+            .map(|(e, &c)| [(e[0], 0.0), (e[1], c as f64)])
+            .collect();
+        let fill = color.mix(0.45).filled();
         let outline = ShapeStyle::from(&color).stroke_width(px(1.5));
-        let bars = r
-            .edges
-            .windows(2)
-            .zip(counts.iter())
-            .filter(|(_, &c)| c > 0);
-        chart
-            .draw_series(
-                bars.map(|(e, &c)| Rectangle::new([(e[0], 0.0), (e[1], c as f64)], outline)),
-            )
-            .map_err(js_err)?;
+        for style in [fill, outline] {
+            chart
+                .draw_series(bars.iter().map(|&b| Rectangle::new(b, style)))
+                .map_err(js_err)?;
+        }
     }
     if let Some(t) = r.best_threshold.filter(|t| (lo..=hi).contains(t)) {
         let dashed = ShapeStyle::from(&GREY).stroke_width(px(2.0));

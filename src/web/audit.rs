@@ -4,8 +4,8 @@
 //! every accountant's ε on one axis.
 
 use super::chart_frame::{
-    builder, draw_header, draw_mesh, frame, keyed, labeller, plot_rect, record, with_points, Fonts,
-    Header,
+    builder, draw_header, draw_mesh, draw_row_mesh, frame, keyed, plot_rect, record, with_points,
+    Fonts, Header,
 };
 use super::chart_kit::{
     legend_column, legend_column_width, legend_row, legend_row_height, open_canvas, Dash,
@@ -309,18 +309,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
             ),
         )
         .map_err(js_err)?;
-    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .x_desc(&lay.titles[0])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)?;
+    draw_row_mesh(&mut chart, &lay, &fonts, &frame)?;
     for (i, (_, v, color)) in rows.iter().enumerate() {
         let v = if v.is_finite() { *v } else { max };
         let (bottom, top) = (i as f64 + 0.1, i as f64 + 0.9);

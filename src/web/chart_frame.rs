@@ -222,6 +222,33 @@ where
         .map_err(js_err)
 }
 
+/// The mesh of a chart of rows (a bar or a row of dots per y tick, named by its tick label):
+/// the x grid and both axes' labels, no horizontal grid lines between the rows.
+pub(super) fn draw_row_mesh<X, Y>(
+    chart: &mut ChartContext<'_, CanvasBackend, Cartesian2d<X, Y>>,
+    lay: &Layout,
+    fonts: &Fonts,
+    frame: &Frame,
+) -> Result<(), JsError>
+where
+    X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+    Y: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+{
+    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc(&lay.titles[0])
+        .y_desc(&lay.titles[1])
+        .x_label_formatter(&xf)
+        .y_label_formatter(&yf)
+        .label_style(fonts.tick_style())
+        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
+        .set_all_tick_mark_size(frame.tick_len.round() as u32)
+        .draw()
+        .map_err(js_err)
+}
+
 /// `range` with `bold` key points and `light` points.
 pub(super) fn with_points<A>(range: A, bold: Vec<f64>, light: Vec<f64>) -> Keyed<A::CoordDescType>
 where

@@ -5,7 +5,9 @@
 //! gap between the best and the worst group (`crate::charts::groups`). Everything drawn is
 //! covered: accuracies on the built-in sets' public test set, sizes a public fact of them.
 
-use super::chart_frame::{builder, draw_header, frame, labeller, message, record, with_points};
+use super::chart_frame::{
+    builder, draw_header, draw_row_mesh, frame, message, record, with_points,
+};
 use super::chart_frame::{plot_rect, Fonts, Header};
 use super::chart_kit::{legend_row, legend_row_height, open_canvas, LegendEntry, Point};
 use super::chart_kit::{Dash, GREY, ORANGE, PIN_LOOKS};
@@ -109,19 +111,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
             ),
         )
         .map_err(js_err)?;
-    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .x_desc(&lay.titles[0])
-        .y_desc(&lay.titles[1])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)?;
+    draw_row_mesh(&mut chart, &lay, &fonts, &frame)?;
     // Each row: a grey line from its lowest to its highest run, then the runs' dots (this run
     // last, on top; pins hollow so a dot under another still shows).
     let row_y = |row: usize| (n - 1 - row) as f64 + 0.5;
