@@ -158,6 +158,14 @@ pub fn export_opacus(
     if let Some(why) = refusal(cfg) {
         return Err(why);
     }
+    // The script reads one's own data as a CSV by its class column; an IDX pair (images and
+    // labels) has none, and a CSV reader would misread it.
+    if let ExportData::OwnFile { label } = &data {
+        if label.trim().is_empty() {
+            return Err("a file of your own is exported as a CSV file with its class column:                         IDX image files are not (the script reads CSV)"
+                .into());
+        }
+    }
     cfg.validate(facts.n_train).map_err(|e| e.to_string())?;
     let mechanism = cfg.mechanism(facts);
     let planned = budget_step_limit(cfg, &mechanism).map_err(|e| e.to_string())?;

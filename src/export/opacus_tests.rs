@@ -275,6 +275,23 @@ fn ones_own_file_is_read_by_its_label_and_its_preparation_named() {
 }
 
 #[test]
+fn ones_own_file_without_a_class_column_is_refused_in_one_line() {
+    // The page's own IDX pair has no class column: its label comes as "".
+    let facts = blobs().facts();
+    for label in ["", "  "] {
+        let why = export_opacus(
+            &base(),
+            &facts,
+            ExportData::OwnFile { label },
+            OpacusAccountant::Rdp,
+        )
+        .err()
+        .expect("refused");
+        assert!(why.contains("IDX") && !why.contains('\n'), "{why}");
+    }
+}
+
+#[test]
 fn what_opacus_cannot_express_is_refused_in_one_line() {
     let refused: Vec<(&str, Change)> = vec![
         ("non-private", |c| c.mode = Mode::NonPrivate),
