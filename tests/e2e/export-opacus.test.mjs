@@ -6,19 +6,12 @@
 import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { assertResponsive, openLab, registerShuffled, setUp, tearDown, waitForRun } from './lab.mjs';
+import { openLab, registerShuffled, responsiveSuite, waitForRun } from './lab.mjs';
 
 const cases = [];
 const test = (name, fn) => cases.push([name, fn]);
 
-before(setUp);
-after(async () => {
-  try {
-    await assertResponsive();
-  } finally {
-    await tearDown();
-  }
-});
+responsiveSuite(before, after);
 
 /** The files of an uncompressed ustar archive: Map name → Buffer. */
 function untar(buf) {

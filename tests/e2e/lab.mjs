@@ -189,6 +189,19 @@ export async function assertResponsive(busyOnPurpose = new Set()) {
   assert.deepEqual(busy, [], `pages with more than two main-thread tasks over 50 ms after load: ${JSON.stringify(interactive)}`);
 }
 
+// A suite whose pages must stay responsive: the browser opened before its tests and, after
+// them, the main thread's long tasks checked (assertResponsive) before it is closed.
+export function responsiveSuite(before, after) {
+  before(setUp);
+  after(async () => {
+    try {
+      await assertResponsive();
+    } finally {
+      await tearDown();
+    }
+  });
+}
+
 // A small seeded generator (mulberry32): uniform numbers in [0, 1), the same for a seed.
 export function mulberry32(seed) {
   let state = seed;

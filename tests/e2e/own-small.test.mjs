@@ -9,19 +9,12 @@ import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ARTIFACTS, assertResponsive, generationOf, openLab, registerShuffled, setUp, tearDown, waitForRun } from './lab.mjs';
+import { ARTIFACTS, generationOf, openLab, registerShuffled, responsiveSuite, waitForRun } from './lab.mjs';
 
 const cases = [];
 const test = (name, fn) => cases.push([name, fn]);
 
-before(setUp);
-after(async () => {
-  try {
-    await assertResponsive();
-  } finally {
-    await tearDown();
-  }
-});
+responsiveSuite(before, after);
 
 const SHIPPED = readFileSync(new URL('../../www/data/breast_cancer.csv', import.meta.url), 'utf8').trim().split('\n');
 const HEADER = SHIPPED[0].split(',');

@@ -9,20 +9,13 @@ import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { readQr } from './qr.mjs';
-import { ARTIFACTS, assertResponsive, openLab, registerShuffled, setUp, tearDown } from './lab.mjs';
+import { ARTIFACTS, openLab, registerShuffled, responsiveSuite } from './lab.mjs';
 import { LESSONS } from '../../www/lessons.js';
 
 const cases = [];
 const test = (name, fn) => cases.push([name, fn]);
 
-before(setUp);
-after(async () => {
-  try {
-    await assertResponsive();
-  } finally {
-    await tearDown();
-  }
-});
+responsiveSuite(before, after);
 
 // Counts window.print() calls instead of opening the print dialog.
 const STUB_PRINT = () => {
