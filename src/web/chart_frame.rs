@@ -207,19 +207,7 @@ where
     X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
     Y: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
 {
-    let (xf, yf) = (labeller(x), labeller(y));
-    chart
-        .configure_mesh()
-        .x_desc(&lay.titles[0])
-        .y_desc(&lay.titles[1])
-        .x_label_formatter(&xf)
-        .y_label_formatter(&yf)
-        .light_line_style(GRID)
-        .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[0]))
-        .set_all_tick_mark_size(frame.tick_len.round() as u32)
-        .draw()
-        .map_err(js_err)
+    mesh(chart, lay, (x, y), fonts, frame, false)
 }
 
 /// The mesh of a chart of rows (a bar or a row of dots per y tick, named by its tick label):
@@ -234,10 +222,30 @@ where
     X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
     Y: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
 {
-    let (xf, yf) = (labeller(&lay.x), labeller(&lay.y));
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
+    mesh(chart, lay, (&lay.x, &lay.y), fonts, frame, true)
+}
+
+/// The one mesh both draw: with `rows`, no horizontal grid lines; else the light grid.
+fn mesh<X, Y>(
+    chart: &mut ChartContext<'_, CanvasBackend, Cartesian2d<X, Y>>,
+    lay: &Layout,
+    (x, y): (&[Tick], &[Tick]),
+    fonts: &Fonts,
+    frame: &Frame,
+    rows: bool,
+) -> Result<(), JsError>
+where
+    X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+    Y: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
+{
+    let (xf, yf) = (labeller(x), labeller(y));
+    let mut style = chart.configure_mesh();
+    if rows {
+        style.disable_y_mesh();
+    } else {
+        style.light_line_style(GRID);
+    }
+    style
         .x_desc(&lay.titles[0])
         .y_desc(&lay.titles[1])
         .x_label_formatter(&xf)
