@@ -285,8 +285,7 @@ fn ones_own_file_without_a_class_column_is_refused_in_one_line() {
             ExportData::OwnFile { label },
             OpacusAccountant::Rdp,
         )
-        .err()
-        .expect("refused");
+        .expect_err("refused");
         assert!(why.contains("IDX") && !why.contains('\n'), "{why}");
     }
 }
