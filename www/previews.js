@@ -25,13 +25,12 @@ export class Previews {
    */
   update(cfg, facts, budget, { redraw, redrawSigma, label }) {
     // (A lot larger than the data set waits for the worker's resize: a pin from a link.)
-    if (!facts || cfg.lot_size > facts.n_train) {
-      this.epsilon = [];
-      return;
-    }
-    this.epsilon = this.of(cfg, facts);
-    if (!this.epsilon.length) return;
+    const ok = !!facts && cfg.lot_size <= facts.n_train;
+    this.epsilon = ok ? this.of(cfg, facts) : [];
+    // The chart's text alternative says what the chart shows: this preview's ε, or none yet
+    // (never the ε of the data set shown before, while another loads).
     document.getElementById('epsilon-chart')?.setAttribute('aria-label', label(this.epsilon.at(-1)));
+    if (!this.epsilon.length) return;
     this.sigmaPanel.request(cfg, facts, budget, redrawSigma, this.showMessage);
     this.pld.request(cfg, facts, redraw, this.showMessage);
   }

@@ -66,7 +66,8 @@ test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with 
   await page.evaluate(() => {
     window.seen = [];
     const bar = document.getElementById('load-progress');
-    new MutationObserver(() => window.seen.push([document.getElementById('status').textContent, bar.hidden, bar.getAttribute('value'), bar.max]))
+    const label = () => document.getElementById('epsilon-chart').getAttribute('aria-label');
+    new MutationObserver(() => window.seen.push([document.getElementById('status').textContent, bar.hidden, bar.getAttribute('value'), bar.max, label()]))
       .observe(document.getElementById('status'), { childList: true, characterData: true, subtree: true });
   });
   const g = await generationOf(page);
@@ -78,6 +79,9 @@ test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with 
   assert.ok(download.length >= 1, JSON.stringify(seen.slice(0, 6)));
   assert.ok(download.every(([, hidden, value, max]) => !hidden && Number(value) <= max && max > 30e6), JSON.stringify(download));
   assert.ok(seen.some(([text, hidden, value]) => text === 'Decoding Fashion-MNIST clothing…' && !hidden && value === null));
+  // While it loads, the ε chart's text alternative claims no ε (blobs' stayed there: #40, 3.2).
+  const loading = seen.filter(([text]) => /^(Downloading|Decoding) Fashion-MNIST/.test(text));
+  assert.ok(loading.length >= 2 && loading.every(([, , , , label]) => /not computed yet/.test(label)), JSON.stringify(loading.slice(0, 3)));
   assert.equal(await page.locator('#load-progress').isHidden(), true, 'the bar goes when training starts');
   const stored = await page.evaluate(async () => {
     const urls = [];
@@ -93,6 +97,7 @@ test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with 
   await missing.page.route('**/data/fashion-mnist-*', (route) => route.fulfill({ status: 404, body: 'not found' }));
   await missing.page.selectOption('#dataset', 'fashion-mnist');
   await missing.page.waitForFunction(() => /is not on this server\. Fashion-MNIST is not shipped with the lab: scripts\/setup/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
+  assert.match(await missing.page.getAttribute('#epsilon-chart', 'aria-label'), /not computed yet/, 'no ε of the data set before');
   await missing.page.close();
 });
 
