@@ -114,11 +114,12 @@ function summarize() {
 
 function finish() {
   const results = THREATS.map((t) => audit.results.get(t));
-  const { total, seconds, workers, config } = audit;
+  const { total, seconds, workers, config, readConfig } = audit;
   stop('');
   lastResults = results;
   lastConfig = JSON.stringify(config);
-  markStale(config);
+  // Against the settings now: they may have changed while it trained.
+  markStale(readConfig());
   draw();
   const rate = (total / seconds).toFixed(1);
   // How long it took goes below the charts: above them, on a projector, every line is a line
@@ -167,7 +168,7 @@ export function fixAuditSeed(seed) {
 function workerBytes(facts, canaries) {
   if (!facts) return NaN;
   try {
-    return audit_worker_bytes(facts, canaries);
+    return audit_worker_bytes(facts, canaries, false);
   } catch {
     return NaN;
   }
@@ -190,7 +191,7 @@ function start(readConfig, ownData, facts) {
   const config = readConfig();
   const plan = auditWorkerPlan(workerBytes(facts(config), canaries));
   const n = plan.count;
-  audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now(), config };
+  audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now(), config, readConfig };
   for (let i = 0; i < n; i += 1) {
     const w = new AuditWorker(EVENTS);
     audit.workers.push(w);

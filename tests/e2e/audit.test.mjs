@@ -42,6 +42,17 @@ test("an audit's result is marked as another run's the moment the settings diffe
   assert.match(await page.locator('#audit-stale').textContent(), /settings have changed since this audit/);
   await setRange(page, '#sigma', '1'); // back to the audited settings: the result is this run's again
   await page.waitForFunction(() => document.getElementById('audit-stale').hidden);
+
+  // Settings changed while the audit trains: its result arrives marked (σ, then the data set).
+  for (const change of [() => setRange(page, '#sigma', '4'), () => page.selectOption('#dataset', 'circle')]) {
+    await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+    await page.fill('#audit-runs', '150');
+    await page.click('#audit-start');
+    await change();
+    assert.equal(await summaries(page).count(), 0, 'changed while the audit still trains');
+    await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
+    assert.equal(await page.locator('#audit-stale').isVisible(), true, 'settings changed during the audit');
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });
