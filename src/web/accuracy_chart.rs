@@ -6,10 +6,9 @@
 use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
 };
-use super::chart_kit::{
-    line, name_curves, naming, open_canvas, Dash, LegendEntry, Point, BLUE, GREY, ORANGE, PIN_LOOKS,
-};
+use super::chart_kit::{line, open_canvas, Dash, Point, BLUE, GREY, ORANGE, PIN_LOOKS};
 use super::js_err;
+use super::legend::{name_curves, naming, LegendEntry};
 use super::run_view::RunView;
 pub use crate::charts::accuracy::y_range;
 use crate::charts::accuracy::{baseline_label, baseline_mark, privacy_cost_sentence, BaselineMark};
@@ -99,15 +98,18 @@ pub fn draw_accuracy_chart(
         };
         let x_end = epochs.max(1) as f64;
         entries.push((
-            (baseline_label(b, m), GREY, Dash::Long),
+            (baseline_label(b, m), GREY, Dash::Long.into()),
             vec![(0.0, at), (x_end, at)],
         ));
     }
     for (name, (color, dash), pts) in pins {
-        entries.push(((name, color, dash), pts));
+        entries.push(((name, color, dash.into()), pts));
     }
-    entries.push((("train (not private)".into(), BLUE, Dash::Solid), train));
-    entries.push(((test_name, ORANGE, Dash::Solid), test));
+    entries.push((
+        ("train (not private)".into(), BLUE, Dash::Solid.into()),
+        train,
+    ));
+    entries.push(((test_name, ORANGE, Dash::Solid.into()), test));
     let legend: Vec<LegendEntry> = entries
         .iter()
         .filter(|e| !e.1.is_empty())
@@ -152,7 +154,7 @@ pub fn draw_accuracy_chart(
         line(
             &mut chart,
             pts.clone(),
-            (entry.1, entry.2),
+            (entry.1, entry.2.dash()),
             width * unit,
             unit,
         )?;

@@ -5,7 +5,8 @@
 use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
 };
-use super::chart_kit::{legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREY};
+use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
+use super::legend::{legend_row, legend_row_height, LegendEntry, Sample};
 use super::{from_js, js_err};
 use crate::charts::{layout, AxisSpec, Format, Scale};
 use plotters::prelude::*;
@@ -42,9 +43,9 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         },
     )?;
     let legend: Vec<LegendEntry> = vec![
-        ("with Alice (D)".into(), WITH, Dash::Solid),
-        ("without (D′)".into(), WITHOUT, Dash::Solid),
-        ("threshold".into(), GREY, Dash::Short),
+        ("with Alice (D)".into(), WITH, Sample::Bar),
+        ("without (D′)".into(), WITHOUT, Sample::Bar),
+        ("threshold".into(), GREY, Dash::Short.into()),
     ];
     let width = root.dim_in_pixel().0 as f64;
     let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;

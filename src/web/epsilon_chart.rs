@@ -7,10 +7,9 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, with_points, Fonts,
     Header,
 };
-use super::chart_kit::{
-    colour, line, name_curves, naming, open_canvas, Dash, LegendEntry, GREY, PIN_LOOKS, VERMILLION,
-};
+use super::chart_kit::{colour, line, open_canvas, Dash, GREY, PIN_LOOKS, VERMILLION};
 use super::js_err;
+use super::legend::{name_curves, naming, LegendEntry};
 use super::run_view::{EpsilonPoint, RunView};
 use crate::charts::ticks::light_points;
 use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
@@ -98,7 +97,10 @@ pub fn draw_epsilon_chart(
     }
     let mut legend: Vec<LegendEntry> = Vec::new();
     for (color, _, _, end) in &curves {
-        legend.extend(end.as_ref().map(|e| (e.1.clone(), *color, Dash::Solid)));
+        legend.extend(
+            end.as_ref()
+                .map(|e| (e.1.clone(), *color, Dash::Solid.into())),
+        );
     }
     // The pins' moments ε in their looks (a pin of this run is its moments curve already).
     let pins: Vec<_> = pinned
@@ -119,7 +121,7 @@ pub fn draw_epsilon_chart(
         })
         .collect();
     for ((color, dash), _, text) in &pins {
-        legend.extend(text.as_ref().map(|t| (t.clone(), *color, *dash)));
+        legend.extend(text.as_ref().map(|t| (t.clone(), *color, (*dash).into())));
     }
 
     let top = draw_header(
@@ -191,14 +193,17 @@ pub fn draw_epsilon_chart(
             .map(|&p| Circle::new(p, (3.0 * unit) as u32, color.filled()));
         chart.draw_series(dots).map_err(js_err)?;
         if let Some(((x, y), text)) = end {
-            labels.push(((text, color, Dash::Solid), chart.backend_coord(&(x, y))));
+            labels.push((
+                (text, color, Dash::Solid.into()),
+                chart.backend_coord(&(x, y)),
+            ));
         }
     }
     for ((color, dash), pts, text) in pins {
         line(&mut chart, pts.clone(), (color, dash), 2.5 * unit, unit)?;
         if let (Some(&(x, y)), Some(text)) = (pts.last(), text) {
             let at = chart.backend_coord(&(x, y.clamp(lo, hi)));
-            labels.push(((text, color, dash), at));
+            labels.push(((text, color, dash.into()), at));
         }
     }
     let plot = plot_rect(chart.plotting_area());

@@ -9,9 +9,10 @@ use super::chart_frame::{
     builder, draw_header, draw_row_mesh, frame, message, record, with_points,
 };
 use super::chart_frame::{plot_rect, Fonts, Header};
-use super::chart_kit::{legend_row, legend_row_height, open_canvas, LegendEntry, Point};
-use super::chart_kit::{Dash, GREY, ORANGE, PIN_LOOKS};
+use super::chart_kit::{open_canvas, Point};
+use super::chart_kit::{GREY, ORANGE, PIN_LOOKS};
 use super::js_err;
+use super::legend::{legend_row, legend_row_height, LegendEntry, Sample};
 use super::run_view::RunView;
 use crate::charts::groups::{compared_sentence, gap_points};
 use crate::charts::{fit_text, layout, AxisSpec, Format, Scale, Tick};
@@ -50,15 +51,15 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
     // is pinned as it is), each read at this run's epoch.
     let mut runs: Vec<(LegendEntry, &[GroupAccuracy])> = Vec::new();
     let mut this_name = None;
-    for (pin, (color, dash)) in run.pinned.iter().zip(PIN_LOOKS) {
+    for (pin, (color, _)) in run.pinned.iter().zip(PIN_LOOKS) {
         if this_name.is_none() && run.is_this_run(pin) {
             this_name = Some(pin.label.clone());
         } else if let Some(g) = groups_at(&pin.history, epoch) {
-            runs.push(((pin.label.clone(), color, dash), g));
+            runs.push(((pin.label.clone(), color, Sample::Ring), g));
         }
     }
     let name = this_name.unwrap_or_else(|| "this run".into());
-    runs.push(((name, ORANGE, Dash::Solid), rows));
+    runs.push(((name, ORANGE, Sample::Dot), rows));
     let accs = runs
         .iter()
         .flat_map(|r| r.1.iter().filter_map(|g| g.test_acc))

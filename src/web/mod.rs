@@ -26,6 +26,7 @@ mod clipping_chart;
 mod epsilon_chart;
 mod export;
 mod groups_chart;
+mod legend;
 mod noise_chart;
 mod parallel;
 mod refusal;

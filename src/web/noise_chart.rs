@@ -5,10 +5,9 @@
 use super::chart_frame::{
     builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
 };
-use super::chart_kit::{
-    legend_row, legend_row_height, open_canvas, Dash, LegendEntry, BLUE, GREEN, GRID, VERMILLION,
-};
+use super::chart_kit::{open_canvas, Dash, BLUE, GREEN, GRID, VERMILLION};
 use super::js_err;
+use super::legend::{legend_row, legend_row_height, LegendEntry};
 use super::run_view::RunView;
 use crate::charts::{layout, AxisSpec, Format, Scale};
 use plotters::prelude::*;
@@ -67,16 +66,21 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
         .min(1.0)
         * 0.5;
     let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 3.0;
-    let mut legend: Vec<LegendEntry> = vec![("clipped (right axis)".into(), GREEN, Dash::Solid)];
+    let mut legend: Vec<LegendEntry> =
+        vec![("clipped (right axis)".into(), GREEN, Dash::Solid.into())];
     if points.iter().any(|p| p.expected_noise_norm > 0.0) {
-        legend.push(("expected σC√d".into(), VERMILLION, Dash::Short));
+        legend.push(("expected σC√d".into(), VERMILLION, Dash::Short.into()));
     }
     legend.extend([
-        ("signal: epoch mean, dots: lots".into(), BLUE, Dash::Solid),
+        (
+            "signal: epoch mean, dots: lots".into(),
+            BLUE,
+            Dash::Solid.into(),
+        ),
         (
             "noise: epoch mean, dots: lots".into(),
             VERMILLION,
-            Dash::Solid,
+            Dash::Solid.into(),
         ),
     ]);
     let header = Header {

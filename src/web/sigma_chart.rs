@@ -6,7 +6,8 @@
 use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, Fonts, Header,
 };
-use super::chart_kit::{colour, name_curves, naming, open_canvas, Dash, LegendEntry, GREY};
+use super::chart_kit::{colour, open_canvas, Dash, GREY};
+use super::legend::{name_curves, naming, LegendEntry};
 use super::{from_js, js_err};
 use crate::charts::{layout, text_width, AxisSpec, Format, Scale};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
@@ -83,7 +84,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
     let (width, height) = (width as f64, height as f64);
     let legend: Vec<LegendEntry> = AccountantName::ALL
         .iter()
-        .map(|&a| (a.label().to_string(), colour(a), Dash::Solid))
+        .map(|&a| (a.label().to_string(), colour(a), Dash::Solid.into()))
         .collect();
     let naming = naming(&legend, fonts.legend, false, (width, height));
     let (right, bottom) = naming.margins();
@@ -123,7 +124,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
             .map_err(js_err)?;
         if let Some(&last) = pts.last() {
             let at = chart.backend_coord(&last);
-            labels.push(((a.label().to_string(), color, Dash::Solid), at));
+            labels.push(((a.label().to_string(), color, Dash::Solid.into()), at));
         }
     }
     let plot = plot_rect(chart.plotting_area());

@@ -1,0 +1,291 @@
+//! Naming a chart's curves: a legend row under the plot, a legend column beside it, or names
+//! at the curves' right ends ([`naming`] picks whichever leaves the larger plot), each entry
+//! shown by a sample of how the chart draws it (a line's dash, a dot, a ring or a bar).
+
+use super::chart_kit::{Area, Dash, GREY};
+use super::js_err;
+use crate::charts::{fit_text, line_height, text_width};
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::prelude::*;
+
+/// One entry of a legend: name, colour, and how the chart draws it.
+pub(super) type LegendEntry = (String, RGBColor, Sample);
+
+/// How a legend shows an entry: as the chart draws it, a stretch of its line or its mark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Sample {
+    /// A line with this dash pattern.
+    Line(Dash),
+    /// A filled dot (a run drawn as dots).
+    Dot,
+    /// A ring (a run drawn as hollow dots).
+    Ring,
+    /// A filled box (a histogram's bars).
+    Bar,
+}
+
+impl Sample {
+    /// The dash of the line this entry's curve is drawn with (solid for a mark).
+    pub(super) fn dash(self) -> Dash {
+        match self {
+            Sample::Line(dash) => dash,
+            _ => Dash::Solid,
+        }
+    }
+}
+
+impl From<Dash> for Sample {
+    fn from(dash: Dash) -> Self {
+        Sample::Line(dash)
+    }
+}
+
+/// How tall a legend row of `entries` is on a canvas `width` pixels wide (it wraps): the
+/// bottom margin to leave for [`legend_row`].
+pub(super) fn legend_row_height(entries: &[LegendEntry], width: f64, font: f64) -> f64 {
+    legend_layout(entries, width, font)
+        .last()
+        .map_or(0.0, |l| l.1 + 1.0)
+        * line_height(font)
+        + font / 2.0
+}
+
+/// Where each entry goes: (x, line), its name cut to the width if it is wider.
+fn legend_layout(entries: &[LegendEntry], width: f64, font: f64) -> Vec<(f64, f64)> {
+    let (mut x, mut line) = (font, 0.0);
+    entries
+        .iter()
+        .map(|(name, _, _)| {
+            let w = font * 2.0 + text_width(name, font) + font;
+            if x + w > width && x > font {
+                (x, line) = (font, line + 1.0);
+            }
+            let at = (x, line);
+            x += w;
+            at
+        })
+        .collect()
+}
+
+/// A legend drawn below the chart, in the margin [`legend_row_height`] left free, so that it
+/// never covers data (a legend box inside the plot area always covers some runs' curves).
+pub(super) fn legend_row(root: &Area, entries: &[LegendEntry], font: f64) -> Result<(), JsError> {
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as f64, height as f64);
+    let top = height - legend_row_height(entries, width, font) + font / 2.0;
+    let place = legend_layout(entries, width, font);
+    let len = font * 1.5;
+    for ((name, color, dash), (x, line)) in entries.iter().zip(place) {
+        let y = top + line * line_height(font) + font / 2.0;
+        sample(root, (x as i32, y as i32), len, *color, *dash, font)?;
+        let font_style = ("sans-serif", font).into_font().color(&GREY);
+        let name = fit_text(name, width - x - len - font, font);
+        let at = ((x + len + font / 3.0) as i32, (y - font / 2.0) as i32);
+        root.draw(&Text::new(name, at, font_style))
+            .map_err(js_err)?;
+    }
+    Ok(())
+}
+
+/// How wide a legend column of `entries` is ([`legend_column`]): the widest name with its
+/// line sample and margins, the right margin to leave beside the plot.
+pub(super) fn legend_column_width(entries: &[LegendEntry], font: f64) -> f64 {
+    let widest = entries
+        .iter()
+        .map(|(name, _, _)| text_width(name, font))
+        .fold(0.0, f64::max);
+    widest + font * 3.5
+}
+
+/// A legend drawn as a column in the right margin [`legend_column_width`] left free, from
+/// `top` down: for a chart whose plot should stay square on a wide, low canvas (a projector's
+/// row of charts), where a legend row below would take the plot's height.
+pub(super) fn legend_column(
+    root: &Area,
+    entries: &[LegendEntry],
+    font: f64,
+    top: f64,
+) -> Result<(), JsError> {
+    let width = root.dim_in_pixel().0 as f64;
+    let x = width - legend_column_width(entries, font) + font;
+    let len = font * 1.5;
+    for (i, (name, color, dash)) in entries.iter().enumerate() {
+        let y = top + i as f64 * line_height(font) + font / 2.0;
+        sample(root, (x as i32, y as i32), len, *color, *dash, font)?;
+        let font_style = ("sans-serif", font).into_font().color(&GREY);
+        let name = fit_text(name, width - x - len - font / 2.0, font);
+        let at = ((x + len + font / 3.0) as i32, (y - font / 2.0) as i32);
+        root.draw(&Text::new(name, at, font_style))
+            .map_err(js_err)?;
+    }
+    Ok(())
+}
+
+/// Where a chart names its curves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Naming {
+    /// At their right ends ([`end_labels`]), in a right margin this wide.
+    Beside(f64),
+    /// In a legend column in a right margin this wide ([`legend_column`]).
+    Column(f64),
+    /// In a legend row under the chart ([`legend_row`]), this tall.
+    Below(f64),
+}
+
+impl Naming {
+    /// The right and bottom margins this naming takes from the plot.
+    pub(super) fn margins(self) -> (f64, f64) {
+        match self {
+            Naming::Beside(room) | Naming::Column(room) => (room, 0.0),
+            Naming::Below(height) => (0.0, height),
+        }
+    }
+}
+
+/// Where `entries` go on a canvas `width` × `height` at `font` (with line samples if
+/// `samples`): beside the curves' ends if the widest name takes at most 2/5 of the width (the
+/// plot keeps the rest); else in a legend column beside the plot or a legend row below,
+/// whichever leaves the larger plot (on a projector's wide, low charts a row of three lines
+/// took most of the plot's height). No name is cut.
+pub(super) fn naming(
+    entries: &[LegendEntry],
+    font: f64,
+    samples: bool,
+    (width, height): (f64, f64),
+) -> Naming {
+    let sample = if samples { 1.8 * font } else { 0.0 };
+    let widest = entries
+        .iter()
+        .map(|e| text_width(&e.0, font))
+        .fold(0.0, f64::max);
+    let room = widest + sample + font;
+    if room <= 0.4 * width {
+        return Naming::Beside(room);
+    }
+    let column = legend_column_width(entries, font);
+    let row = legend_row_height(entries, width, font) + font / 2.0;
+    // What the plot keeps, roughly: the axes' labels and the title take about 5 and 6 lines.
+    let (plot_w, plot_h) = (width - 5.0 * font, height - 6.0 * font);
+    let tall = entries.len() as f64 * line_height(font);
+    let column_fits = column <= 0.6 * width && tall <= plot_h;
+    if column_fits && (plot_w - column) * plot_h > plot_w * (plot_h - row) {
+        Naming::Column(column)
+    } else {
+        Naming::Below(row)
+    }
+}
+
+/// An entry's sample from `at` (its left end, on the text's middle line), `len` long, at
+/// `font`'s scale: a stretch of its line, or its mark centred in that stretch.
+fn sample(
+    root: &Area,
+    at: (i32, i32),
+    len: f64,
+    color: RGBColor,
+    look: Sample,
+    font: f64,
+) -> Result<(), JsError> {
+    let width = (font / 6.0).max(2.0);
+    let centre = (at.0 + (len / 2.0) as i32, at.1);
+    let radius = (font / 3.0).round().max(3.0) as i32;
+    match look {
+        Sample::Line(dash) => line_sample(root, at, len, (color, dash), font),
+        Sample::Dot => root.draw(&Circle::new(centre, radius, color.filled())),
+        Sample::Ring => root.draw(&Circle::new(
+            centre,
+            radius,
+            color.stroke_width(width as u32),
+        )),
+        Sample::Bar => {
+            let half = (font * 0.4) as i32;
+            let corners = [(at.0, at.1 - half), (at.0 + len as i32, at.1 + half)];
+            root.draw(&Rectangle::new(corners, color.mix(0.6).filled()))
+        }
+    }
+    .map_err(js_err)
+}
+
+/// A stretch of a line's look (`color`, `dash`), `len` long, at `font`'s scale.
+fn line_sample(
+    root: &Area,
+    at: (i32, i32),
+    len: f64,
+    (color, dash): (RGBColor, Dash),
+    font: f64,
+) -> Result<(), DrawingAreaErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>> {
+    let style = ShapeStyle::from(&color).stroke_width((font / 6.0).max(2.0) as u32);
+    let (on, off) = dash.pattern().map_or((len, 0.0), |(on, off)| {
+        (on * font / 13.0, off * font / 13.0)
+    });
+    let mut k = 0.0;
+    while k < len {
+        let end = (k + on.max(1.0)).min(len);
+        let ends = vec![(at.0 + k as i32, at.1), (at.0 + end as i32, at.1)];
+        root.draw(&PathElement::new(ends, style))?;
+        k = end + off.max(1.0);
+    }
+    Ok(())
+}
+
+/// Names the curves of `labels` (each a legend entry and where its curve ends on the canvas)
+/// as `naming` says: at their right ends, with line samples if `samples`, in a column from the
+/// plot's `top`, or in a legend row; names at the ends are kept above the plot's `bottom`.
+pub(super) fn name_curves(
+    root: &Area,
+    naming: Naming,
+    labels: Vec<(LegendEntry, (i32, i32))>,
+    samples: bool,
+    font: f64,
+    (top, bottom): (i32, i32),
+) -> Result<(), JsError> {
+    match naming {
+        Naming::Beside(room) => end_labels(root, labels, samples, font, room, bottom),
+        Naming::Column(_) => {
+            let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
+            legend_column(root, &entries, font, top as f64)
+        }
+        Naming::Below(_) => {
+            let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
+            legend_row(root, &entries, font)
+        }
+    }
+}
+
+/// Names each curve at its right end, nudged apart vertically by at least a line so close
+/// curves stay readable, and kept above `bottom`; each name cut to fit `room` pixels.
+fn end_labels(
+    root: &Area,
+    mut labels: Vec<(LegendEntry, (i32, i32))>,
+    samples: bool,
+    font: f64,
+    room: f64,
+    bottom: i32,
+) -> Result<(), JsError> {
+    let gap = line_height(font).ceil() as i32;
+    labels.sort_by_key(|l| l.1 .1);
+    for i in 1..labels.len() {
+        labels[i].1 .1 = labels[i].1 .1.max(labels[i - 1].1 .1 + gap);
+    }
+    if let Some(last) = labels.last_mut() {
+        last.1 .1 = last.1 .1.min(bottom);
+    }
+    for i in (0..labels.len().saturating_sub(1)).rev() {
+        labels[i].1 .1 = labels[i].1 .1.min(labels[i + 1].1 .1 - gap);
+    }
+    for ((text, color, dash), (x, y)) in labels {
+        let mut x = x + (font * 3.0 / 7.0) as i32;
+        let mut room = room - font * 3.0 / 7.0;
+        if samples {
+            let len = 1.4 * font;
+            sample(root, (x, y), len, color, dash, font)?;
+            x += (len + font * 0.4) as i32;
+            room -= len + font * 0.4;
+        }
+        let style = ("sans-serif", font).into_font().color(&color);
+        let text = fit_text(&text, room, font);
+        root.draw(&Text::new(text, (x, y - (font / 2.0) as i32), style))
+            .map_err(js_err)?;
+    }
+    Ok(())
+}
