@@ -66,6 +66,7 @@ fn without_noise_the_loss_on_alice_gives_her_away() {
         assert_eq!(binned, 100);
         assert_eq!(a.edges.len(), a.counts_in.len() + 1);
         assert_eq!(a.allowed_tpr_at_005, 1.0, "no noise: ε = ∞ allows all");
+        assert_eq!(a.epsilon, None, "{dataset}: ε = ∞");
         assert!(a.summary.contains("ε = ∞"), "{}", a.summary);
     }
 }
@@ -96,6 +97,10 @@ fn with_sigma_4_the_histograms_overlap_within_what_epsilon_allows() {
         let least_out = a.loss_out.iter().copied().fold(f64::INFINITY, f64::min);
         assert!(least_out < most_in, "L {lot}: separated at σ = 4");
         assert!(a.summary.contains("allows at most"), "{}", a.summary);
+        // Its ε is the PLD accountant's for the run audited, and the sentence names it.
+        let pld = r.eps_upper["pld"];
+        assert_eq!(a.epsilon, Some(pld), "L {lot}");
+        assert!(a.summary.contains("(PLD accountant, ε = "), "{}", a.summary);
     }
 }
 

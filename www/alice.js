@@ -120,7 +120,7 @@ function start() {
   const spec = { threat: THREAT, runs, canaries: 0, seed, alice: { index: chosen } };
   let bytes = NaN;
   try {
-    bytes = audit_worker_bytes(host.facts(config), 0);
+    bytes = audit_worker_bytes(host.facts(config), 0, true);
   } catch { /* facts not known yet: cores.js plans without */ }
   const n = auditWorkerPlan(bytes).count;
   job = { workers: [], tasks: [], runs: [], total: 0, done: 0, t0: performance.now(), config, seconds: 0 };

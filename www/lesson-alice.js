@@ -33,12 +33,12 @@ export const ALICE_LESSON = {
       charts: ['alice-chart'],
       controls: ['alice-start', 'sigma'],
       say: [
-        'σ = {sigma}: the accountant now promises ε = {eps}. Train with and without Alice again.',
+        'σ = {sigma}: the moments accountant now promises ε = {eps}. Train with and without Alice again.',
         {
           // The audit's region check (the 95% band): the test stays within what ε allows.
           when: (f) => (f.alice ? f.alice.verdict !== 'outside' && f.alice.tpr < 0.9 : undefined),
-          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her; ε allows at most {alice.allowed}.',
-          no: 'The guess catches {alice.tpr} at a 5% false-alarm rate, where ε allows {alice.allowed}: a 1-in-20 fluke, or a bug.',
+          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her; the PLD accountant\'s privacy region for these runs allows at most {alice.allowed}.',
+          no: 'The guess catches {alice.tpr} at a 5% false-alarm rate, where the PLD accountant\'s privacy region for these runs allows {alice.allowed}: a 1-in-20 fluke, or a bug.',
           wait: '',
         },
       ],

@@ -148,6 +148,8 @@ pub struct AliceResult {
     /// What ε allows: the region's largest TPR at FPR 0.05, and its largest TPR − FPR.
     pub allowed_tpr_at_005: f64,
     pub allowed_advantage: f64,
+    /// The ε (PLD accountant, at the run's δ) of the region those come from; `None`: ∞.
+    pub epsilon: Option<f64>,
     /// In words, for the page and the CLI.
     pub summary: String,
 }
@@ -216,6 +218,7 @@ pub fn alice_result(
         best_threshold,
         allowed_tpr_at_005,
         allowed_advantage,
+        epsilon: Some(epsilon).filter(|e| e.is_finite()),
         summary,
     }
 }
@@ -263,7 +266,7 @@ fn sentence(
         );
     }
     format!(
-        "{test}. ε = {} allows at most {} at a 5% false-alarm rate, and a gap of at most {} between catches and false alarms.",
+        "{test}. The privacy region of these runs (PLD accountant, ε = {}) allows at most {} at a 5% false-alarm rate, and a gap of at most {} between catches and false alarms.",
         fmt_num((epsilon * 100.0).ceil() / 100.0),
         pct(allowed_tpr),
         pct(allowed_adv)

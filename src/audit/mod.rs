@@ -121,12 +121,18 @@ fn planned_steps(cfg: &RunConfig, data: &Arc<Dataset>) -> Result<u64, ConfigErro
 /// planning both threats and doing a run of each (a one-run audit of 1,000 canaries among
 /// them): 0.47 GB on Fashion-MNIST with PCA-60, 0.31 GB without (70,000 × 784 f32: 219 MB of
 /// examples), and 0.12 / 0.09 GB on the MNIST subset (31 MB). Before the runs read the data
-/// in place: 1.05 GB and 0.68 GB on Fashion-MNIST.
-pub fn worker_bytes(facts: &DataFacts, one_run_canaries: usize) -> f64 {
+/// in place: 1.05 GB and 0.68 GB on Fashion-MNIST. An Alice audit (`alice`) holds D′ too, a
+/// copy of the training rows but hers (`alice::split_off`).
+pub fn worker_bytes(facts: &DataFacts, one_run_canaries: usize, alice: bool) -> f64 {
     let d = facts.n_features as f64;
     let examples = 4.0 * (facts.n_train + facts.n_test) as f64 * d;
     let canaries = 8.0 * one_run_canaries as f64 * d;
-    1.9 * examples + canaries + 60e6
+    let without_alice = if alice {
+        4.0 * facts.n_train as f64 * d
+    } else {
+        0.0
+    };
+    1.9 * examples + canaries + without_alice + 60e6
 }
 
 fn audit_error(field: &'static str, message: String) -> ConfigError {

@@ -77,14 +77,20 @@ fn an_audit_workers_memory_estimate_covers_the_measurements() {
         (facts(60_000, 10_000), 0.47e9),
         (facts(8_000, 2_000), 0.12e9),
     ] {
-        let estimate = worker_bytes(&f, 1000);
+        let estimate = worker_bytes(&f, 1000, false);
         assert!(
             (measured..1.2 * measured).contains(&estimate),
             "{estimate} for {measured}"
         );
         let canaries = 2.0 * 4.0 * (500 * f.n_features) as f64;
-        assert!((worker_bytes(&f, 500) - worker_bytes(&f, 0) - canaries).abs() < 1.0);
+        assert!((worker_bytes(&f, 500, false) - worker_bytes(&f, 0, false) - canaries).abs() < 1.0);
         let training_rows = 4.0 * (f.n_train * f.n_features) as f64;
+        // D′, the rows without Alice, is a copy of the training rows.
+        let without_alice = worker_bytes(&f, 0, true) - worker_bytes(&f, 0, false);
+        assert!(
+            (without_alice - training_rows).abs() < 1.0,
+            "{without_alice}"
+        );
         assert!(
             canaries < training_rows / 4.0,
             "no copy of the training rows"

@@ -7,9 +7,9 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, draw_row_mesh, frame, keyed, plot_rect, record, with_points,
     Fonts, Header,
 };
-use super::chart_kit::{
-    legend_column, legend_column_width, legend_row, legend_row_height, open_canvas, Dash,
-    LegendEntry, BLUE, GREY, ORANGE, PURPLE, VERMILLION,
+use super::chart_kit::{open_canvas, Dash, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
+use super::legend::{
+    legend_column, legend_column_width, legend_row, legend_row_height, LegendEntry,
 };
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
@@ -24,12 +24,17 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 /// About how much memory one audit worker takes for a data set (`DataFacts`), in bytes, in a
-/// multi-run audit (`one_run_canaries` = 0) or a one-run audit with that many canaries: the
-/// page runs no more audit workers than fit in half the device's memory (www/cores.js).
+/// multi-run audit (`one_run_canaries` = 0) or a one-run audit with that many canaries, or an
+/// Alice audit (`alice`): the page runs no more audit workers than fit in half the device's
+/// memory (www/cores.js).
 #[wasm_bindgen]
-pub fn audit_worker_bytes(facts: JsValue, one_run_canaries: u32) -> Result<f64, JsError> {
+pub fn audit_worker_bytes(
+    facts: JsValue,
+    one_run_canaries: u32,
+    alice: bool,
+) -> Result<f64, JsError> {
     let facts: DataFacts = from_js(facts, "data facts")?;
-    Ok(worker_bytes(&facts, one_run_canaries as usize))
+    Ok(worker_bytes(&facts, one_run_canaries as usize, alice))
 }
 
 /// An audit of one run's settings (a JS object of `RunConfig` fields) on a data set, with
@@ -119,12 +124,12 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
     let mut fonts = Fonts::new(scale);
     let mut legend: Vec<LegendEntry> = Vec::new();
     if !results.is_empty() {
-        legend.push(("privacy region (PLD)".into(), GREY, Dash::Solid));
-        legend.push(("symmetric (ε from it)".into(), PURPLE, Dash::Short));
+        legend.push(("privacy region (PLD)".into(), GREY, Dash::Solid.into()));
+        legend.push(("symmetric (ε from it)".into(), PURPLE, Dash::Short.into()));
     }
     for r in &results {
         let (color, name) = threat_style(r.threat);
-        legend.push((name.to_string(), color, Dash::Solid));
+        legend.push((name.to_string(), color, Dash::Solid.into()));
     }
     let title = "What an attacker can tell: the privacy region";
     let top = draw_header(
