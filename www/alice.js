@@ -6,7 +6,7 @@
 // and what ε allows. Alice is the point clicked on the decision-boundary chart (2-D sets, when
 // it shows the training points) or the lab's pick. Every number comes from Rust
 // (`audit::alice`); this file only hands out runs, draws and says Rust's sentence.
-import { audit_worker_bytes, chart_layout, draw_alice } from './pkg/dpsgd_lab.js';
+import { audit_worker_bytes, chart_layout, draw_alice, draw_alice_image } from './pkg/dpsgd_lab.js';
 import { TO_AUDIT } from './protocol.js';
 import { AuditWorker } from './audit-workers.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
@@ -95,7 +95,14 @@ export function draw() {
   if (!a) return;
   markStale();
   draw_alice('alice-chart', a, sizeCanvas($('alice-chart')));
-  $('alice-who').textContent = `Alice: ${a.alice.picked} (class ${a.alice.class_name}${a.alice.x.length === 2 ? `, at (${a.alice.x.map((v) => v.toFixed(2)).join(', ')})` : ''}).`;
+  const who = a.alice;
+  const at = who.x.length === 2 ? `, at (${who.x.map((v) => v.toFixed(2)).join(', ')})` : '';
+  const kinds = who.categories.length ? `: ${who.categories.join(', ')}` : '';
+  $('alice-who-text').textContent = `Alice: ${who.picked} (class ${who.class_name}${at})${kinds}.`;
+  // On an image set, who she is: her picture.
+  const image = /** @type {HTMLCanvasElement} */ ($('alice-image'));
+  image.hidden = !who.image_side;
+  if (who.image_side) draw_alice_image('alice-image', who);
   $('alice-summary').textContent = a.summary;
 }
 

@@ -41,6 +41,30 @@ pub struct Alice {
     pub class_name: String,
     /// How she was chosen, in words.
     pub picked: String,
+    /// The side of her image, when the features are a square image's pixels (the image sets).
+    #[serde(default)]
+    pub image_side: Option<usize>,
+    /// The categories she is in, when the data has one-hot columns ("sex=Female", …).
+    #[serde(default)]
+    pub categories: Vec<String>,
+}
+
+/// The side of a square image whose pixels are the features, by the image sets' feature names
+/// (`px{row}_{col}`, `data::builtin`), or `None`.
+fn image_side(names: &[String]) -> Option<usize> {
+    let side = (names.len() as f64).sqrt().round() as usize;
+    let last = format!("px{}_{}", side.saturating_sub(1), side.saturating_sub(1));
+    (side > 1 && side * side == names.len() && names.last() == Some(&last)).then_some(side)
+}
+
+/// The one-hot features ("column=value", `data::packed`) set in `x`: the categories of a row.
+fn categories(names: &[String], x: &[f64]) -> Vec<String> {
+    names
+        .iter()
+        .zip(x)
+        .filter(|(name, &v)| name.contains('=') && v > 0.0)
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 /// Rows scored at once when the lab looks for its pick (bounds the memory of a large set).
@@ -101,12 +125,15 @@ pub fn split_off(data: &Dataset, index: usize, picked: String) -> (Alice, InputC
         private: data.private,
         releases: data.releases.clone(),
     };
+    let features: Vec<f64> = x.iter().map(|&v| v as f64).collect();
     let alice = Alice {
         index,
-        x: x.iter().map(|&v| v as f64).collect(),
         label,
         class_name: data.class_names.get(label).cloned().unwrap_or_default(),
         picked,
+        image_side: image_side(&data.feature_names),
+        categories: categories(&data.feature_names, &features),
+        x: features,
     };
     (alice, InputCanaries { x, y: vec![label] }, without)
 }
@@ -271,4 +298,29 @@ fn sentence(
         pct(allowed_tpr),
         pct(allowed_adv)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{categories, image_side};
+
+    #[test]
+    fn an_image_sets_pixels_give_her_image_and_a_tables_one_hot_columns_her_categories() {
+        let pixels: Vec<String> = (0..784)
+            .map(|j| format!("px{}_{}", j / 28, j % 28))
+            .collect();
+        assert_eq!(image_side(&pixels), Some(28));
+        assert_eq!(image_side(&pixels[..783]), None, "not square");
+        let plane = vec!["x1".to_string(), "x2".to_string()];
+        assert_eq!(image_side(&plane), None);
+        let table: Vec<String> = ["age", "sex=Female", "sex=Male", "race=White", "race=Other"]
+            .map(String::from)
+            .into();
+        assert_eq!(
+            categories(&table, &[0.4, 0.0, 0.7, 0.7, 0.0]),
+            ["sex=Male", "race=White"],
+            "the one-hot columns set, never a numeric one"
+        );
+        assert!(categories(&plane, &[1.0, 1.0]).is_empty());
+    }
 }

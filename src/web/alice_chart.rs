@@ -8,7 +8,8 @@ use super::chart_frame::{
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
 use super::legend::{legend_row, legend_row_height, LegendEntry, Sample};
 use super::{from_js, js_err};
-use crate::charts::{layout, AxisSpec, Format, Scale};
+use crate::audit::alice::Alice;
+use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -54,17 +55,27 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         (Some(&a), Some(&b)) if a.is_finite() && b.is_finite() && b > a => (a, b),
         _ => (0.0, 1.0),
     };
-    let most = r
+    let top = r
         .counts_in
         .iter()
         .chain(&r.counts_out)
         .copied()
         .max()
         .unwrap_or(0)
-        .max(1) as f64
-        * 1.1;
+        .max(1);
+    let most = top as f64 * 1.1;
+    // Counts of runs: whole-number ticks, at most six.
+    let step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000]
+        .into_iter()
+        .find(|s| top / s <= 5)
+        .unwrap_or(top);
+    let counts = (0..=top).step_by(step).map(|c| Tick {
+        value: c as f64,
+        label: c.to_string(),
+    });
     let x = AxisSpec::new(lo, hi, Scale::Linear, Format::Decimal, "loss on Alice");
-    let y = AxisSpec::new(0.0, most, Scale::Linear, Format::Decimal, "runs");
+    let y = AxisSpec::new(0.0, most, Scale::Linear, Format::Decimal, "runs")
+        .with_ticks(counts.collect());
     let lay = layout(&frame, &x, &y, None);
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(
@@ -103,5 +114,39 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
     }
     legend_row(&root, &legend, fonts.legend)?;
     record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    root.present().map_err(js_err)
+}
+
+/// Draws Alice's image (an `Alice` as a JS object, from an image set: `image_side`), dark on
+/// light, each pixel's shade its value over her brightest: so the class sees who she is.
+#[wasm_bindgen]
+pub fn draw_alice_image(canvas_id: &str, alice: JsValue) -> Result<(), JsError> {
+    let a: Alice = from_js(alice, "Alice")?;
+    let side = a
+        .image_side
+        .filter(|s| s * s == a.x.len())
+        .ok_or_else(|| JsError::new("Alice is not an image"))?;
+    let (root, _) = open_canvas(canvas_id, 1.0)?;
+    let (w, h) = root.dim_in_pixel();
+    let cell = (w.min(h) as f64 / side as f64).max(1.0);
+    let brightest = a.x.iter().copied().fold(0.0, f64::max);
+    for (k, v) in a.x.iter().enumerate() {
+        let shade = if brightest > 0.0 {
+            (v / brightest).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let grey = (255.0 * (1.0 - shade)).round() as u8;
+        let (row, col) = ((k / side) as f64, (k % side) as f64);
+        let corners = [
+            ((col * cell) as i32, (row * cell) as i32),
+            (((col + 1.0) * cell) as i32, ((row + 1.0) * cell) as i32),
+        ];
+        root.draw(&Rectangle::new(
+            corners,
+            RGBColor(grey, grey, grey).filled(),
+        ))
+        .map_err(js_err)?;
+    }
     root.present().map_err(js_err)
 }

@@ -128,3 +128,34 @@ for (const [width, height, hash] of [[1280, 720, '#lesson=alice&step=1'], [1920,
     await page.close();
   });
 }
+
+test('on the other data sets the lab picks Alice and shows her: her image on MNIST, her categories on Adult', async () => {
+  for (const dataset of ['mnist', 'adult']) {
+    const { page, problems } = await openLab(`#v=1&dataset=${dataset}&epochs=1`);
+    await page.fill('#audit-runs', '2');
+    const { result } = await trainAlice(page);
+    const a = result.alice;
+    assert.match(a.alice.picked, /lab's pick.*largest loss/, dataset);
+    assert.equal(a.loss_in.length, 2, dataset);
+    assert.ok([...a.loss_in, ...a.loss_out].every(Number.isFinite), dataset);
+    const who = await page.locator('#alice-who').textContent();
+    assert.ok(who.includes(`class ${a.alice.class_name}`) && !/NaN|undefined/.test(who), who);
+    const image = page.locator('#alice-image');
+    if (dataset === 'mnist') {
+      assert.equal(a.alice.image_side, 28);
+      assert.equal(await image.isVisible(), true, 'her image');
+      // Dark pixels where she is bright: some ink, and mostly white paper around the digit.
+      const ink = await page.evaluate(() => window.ink('alice-image'));
+      assert.ok(ink.inked > 200 && ink.inked < 0.8 * 84 * 84, JSON.stringify(ink));
+    } else {
+      assert.equal(await image.isVisible(), false, 'no image of a table row');
+      // One category per categorical column (sex, race, …), each named on the page.
+      for (const column of ['sex=', 'race=', 'education=']) {
+        assert.equal(a.alice.categories.filter((c) => c.startsWith(column)).length, 1, `${column} ${a.alice.categories}`);
+      }
+      for (const c of a.alice.categories) assert.ok(who.includes(c), `${c} in ${who}`);
+    }
+    assert.deepEqual(problems, [], dataset);
+    await page.close();
+  }
+});
