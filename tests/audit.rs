@@ -6,6 +6,8 @@
 mod common;
 #[path = "audit/mechanism.rs"]
 mod mechanism;
+#[path = "audit/statements.rs"]
+mod statements;
 
 use dpsgd_lab::audit::tradeoff::TradeOff;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditResult, AuditSpec, Threat};
