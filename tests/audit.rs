@@ -6,6 +6,8 @@
 mod common;
 #[path = "audit/mechanism.rs"]
 mod mechanism;
+#[path = "audit/statements.rs"]
+mod statements;
 
 use dpsgd_lab::audit::tradeoff::TradeOff;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditResult, AuditSpec, Threat};
@@ -336,6 +338,35 @@ fn the_audit_lists_only_valid_upper_bounds_and_says_how_its_runs_are_split() {
         spec(Threat::Realistic, 10, 3),
     );
     assert_eq!(names(&paper), ["moments", "pld", "rdp"]);
+    // The classical convention (ln(1 + q(e^ε₀ − 1)) of the classical Gaussian ε₀, valid only for
+    // ε₀ < 1) is no bound either (#40, item 1.5): naive and strong are kept exactly when
+    // `is_valid_bound` says they bound ε, and the other accountants are the same numbers.
+    let (_, classical) = audit(
+        cfg(Amplification::Classical),
+        blobs(),
+        spec(Threat::Realistic, 10, 3),
+    );
+    assert!(!Amplification::Classical.is_valid_bound());
+    assert_eq!(names(&classical), ["moments", "pld", "rdp"]);
+    for (amp, r) in [
+        (Amplification::Rigorous, &exact),
+        (Amplification::Paper, &paper),
+        (Amplification::Classical, &classical),
+    ] {
+        for loose in ["naive", "strong"] {
+            assert_eq!(
+                r.eps_upper.contains_key(loose),
+                amp.is_valid_bound(),
+                "{loose} under {amp:?}"
+            );
+        }
+        for valid in ["moments", "pld", "rdp"] {
+            assert_eq!(
+                r.eps_upper[valid], exact.eps_upper[valid],
+                "{valid} under {amp:?}"
+            );
+        }
+    }
     assert!(
         paper.summary.contains("from 10 runs with and 10 without the canary (half of each to choose the attack's threshold, the other 5 a side to test it)"),
         "{}",

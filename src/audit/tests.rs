@@ -160,3 +160,113 @@ fn the_region_check_decides_by_the_band_it_draws() {
         Verdict::Outside
     );
 }
+
+/// Clopper–Pearson written out again, for [`what_runs_can_show`]'s test: P[Bin(n, p) ≤ k] by
+/// direct summation, and each 97.5% one-sided end by bisection (the lower end at k of n solves
+/// P[Bin ≥ k] = 0.025, the upper one P[Bin ≤ k] = 0.025).
+fn binomial_cdf(n: usize, k: usize, p: f64) -> f64 {
+    let ln_choose = |j: usize| {
+        (1..=j)
+            .map(|i| ((n - j + i) as f64 / i as f64).ln())
+            .sum::<f64>()
+    };
+    (0..=k.min(n))
+        .map(|j| (ln_choose(j) + j as f64 * p.ln() + (n - j) as f64 * (1.0 - p).ln()).exp())
+        .sum()
+}
+
+fn interval_ends(k: usize, n: usize) -> (f64, f64) {
+    let bisect = |rises: &dyn Fn(f64) -> bool| {
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        for _ in 0..100 {
+            let mid = 0.5 * (lo + hi);
+            if rises(mid) {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    };
+    let lower = if k == 0 {
+        0.0
+    } else {
+        bisect(&|p| 1.0 - binomial_cdf(n, k - 1, p) >= 0.025)
+    };
+    let upper = if k >= n {
+        1.0
+    } else {
+        bisect(&|p| binomial_cdf(n, k, p) <= 0.025)
+    };
+    (lower, upper)
+}
+
+/// #40, item 1.4. When ε_lower is 0 the audit says what its R runs a side could prove at most
+/// and how many a real attack would need. The most: every run of the evaluation half (n = R/2
+/// a side) told apart, TPR_lo = 0.025^(1/n) and FPR_hi = 1 − 0.025^(1/n), so ε =
+/// max(0, ln((TPR_lo − δ)/FPR_hi)): 0 at R = 8, 0.5347 at R = 16, 1.5968 at R = 40. The runs
+/// needed: doubling from R, the first whose test on the region's edge (at FPR 0.5·(i/12)², the
+/// edge's TPR, counts rounded against the attack) proves ε > 0 by the same bound or its
+/// complement form.
+#[test]
+fn what_runs_can_show_is_every_run_told_apart_and_the_runs_an_edge_test_needs() {
+    use super::region::what_runs_can_show;
+    use super::tradeoff::TradeOff;
+    use crate::privacy::accountant::SampledGaussian;
+    let delta = 1e-5;
+    let gaussian = |sigma: f64| {
+        TradeOff::of(&[SampledGaussian {
+            q: 1.0,
+            sigma,
+            steps: 1,
+        }])
+    };
+    let region = gaussian(0.5);
+    for (runs, by_hand) in [(8, 0.0), (16, 0.5347), (40, 1.5968)] {
+        let shown = what_runs_can_show(&region, runs, delta);
+        let n = (runs / 2) as f64;
+        let p = 0.025f64.powf(1.0 / n);
+        let most = ((p - delta) / (1.0 - p)).ln().max(0.0);
+        assert!(
+            (shown.most_provable - most).abs() < 1e-9,
+            "R = {runs}: {} vs {most}",
+            shown.most_provable
+        );
+        assert!((most - by_hand).abs() < 1e-4, "R = {runs}: {most}");
+    }
+    let edge_bound = |runs: u64| {
+        let n = (runs / 2) as usize;
+        (1..13)
+            .map(|i| 0.5 * (i as f64 / 12.0).powi(2))
+            .map(|f| {
+                let tp = ((region.tpr(f) * n as f64).floor() as usize).min(n);
+                let fp = (f * n as f64).ceil() as usize;
+                let (tpr_lo, _) = interval_ends(tp, n);
+                let (_, fpr_hi) = interval_ends(fp, n);
+                let direct = ((tpr_lo - delta) / fpr_hi).ln();
+                let complement = ((1.0 - fpr_hi - delta) / (1.0 - tpr_lo)).ln();
+                direct.max(complement).max(0.0)
+            })
+            .fold(0.0, f64::max)
+    };
+    let runs = 8;
+    let mut needed = runs as u64;
+    while edge_bound(needed) == 0.0 {
+        needed *= 2;
+    }
+    // μ = 2 (σ = 0.5): 32 runs a side, 16 evaluated, are the first to prove ε > 0 at the edge.
+    assert_eq!(
+        needed, 32,
+        "a case where more runs than the audit's are needed"
+    );
+    assert_eq!(
+        what_runs_can_show(&region, runs, delta).runs_needed,
+        Some(needed)
+    );
+    // σ = 100 (μ = 0.01): TPR − FPR ≤ 2Φ(μ/2) − 1 ≈ 0.004 on the edge, under the 95% intervals'
+    // widths at every R tried (about 2/√(R/2) a side): no 100,000 runs tell it apart.
+    assert_eq!(
+        what_runs_can_show(&gaussian(100.0), 16, delta).runs_needed,
+        None
+    );
+}

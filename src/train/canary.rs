@@ -215,3 +215,7 @@ impl Trainer {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "canary_tests.rs"]
+mod tests;
