@@ -14,7 +14,8 @@ use super::legend::{
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};
 use crate::audit::{summarize, worker_bytes, AuditPlan, AuditSpec, RunScores, Threat};
-use crate::charts::{fit_text, layout, AxisSpec, Format, Scale, Tick};
+use crate::charts::{fit_text, layout, text_width, AxisSpec, Format, Scale, Tick};
+use crate::config::fmt_num;
 use crate::data::DataFacts;
 use crate::privacy::accountant::AccountantName;
 use plotters::prelude::*;
@@ -92,6 +93,14 @@ struct Drawn {
     eps_upper: BTreeMap<String, Option<f64>>,
     #[serde(default)]
     one_run: Option<OneRunDrawn>,
+    /// When ε_lower is 0: the most these runs could have proved (`region::WhatRunsCanShow`).
+    #[serde(default)]
+    could_show: Option<CouldShow>,
+}
+
+#[derive(Deserialize)]
+struct CouldShow {
+    most_provable: f64,
 }
 
 /// The ROC's 95% simultaneous band and the ε_lower threshold's box (`audit::region`).
@@ -235,7 +244,10 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
 pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Result<(), JsError> {
     let results: Vec<Drawn> = from_js(results, "audit results")?;
     let (root, _) = open_canvas(canvas_id, scale)?;
+    // Each bar: its name, value and colour, and for an ε_lower of 0 the most its runs could
+    // have proved (drawn as an empty outline and said, not left as a missing bar).
     let mut rows: Vec<(String, f64, RGBColor)> = Vec::new();
+    let mut could: Vec<Option<f64>> = Vec::new();
     for r in &results {
         let (color, _) = threat_style(r.threat);
         let who = match r.threat {
@@ -243,6 +255,9 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
             Threat::Realistic => "realistic",
         };
         rows.push((format!("ε_lower, {who}"), r.eps_lower, color));
+        let most = r.could_show.as_ref().map(|c| c.most_provable);
+        could.resize(rows.len() - 1, None);
+        could.push(most.filter(|_| r.eps_lower == 0.0));
         if let Some(one) = &r.one_run {
             let lighter = if r.threat == Threat::WorstCase {
                 ORANGE
@@ -270,9 +285,11 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
             }
         }
     }
+    could.resize(rows.len(), None);
     let max = rows
         .iter()
         .map(|r| r.1)
+        .chain(could.iter().flatten().copied())
         .filter(|v| v.is_finite())
         .fold(1.0f64, f64::max)
         * 1.15;
@@ -324,6 +341,42 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
                 color.mix(0.75).filled(),
             )])
             .map_err(js_err)?;
+    }
+    // ε_lower = 0: the outline of what the runs could have proved at most, and a few words.
+    for (i, (most, row)) in could.iter().zip(&rows).enumerate() {
+        let Some(most) = most.filter(|m| m.is_finite()) else {
+            continue;
+        };
+        let (bottom, top) = (i as f64 + 0.1, i as f64 + 0.9);
+        let outline = ShapeStyle::from(&row.2).stroke_width((1.5 * scale).round() as u32);
+        chart
+            .draw_series([Rectangle::new([(0.0, bottom), (most, top)], outline)])
+            .map_err(js_err)?;
+        // The words beside the outline, or inside it where the plot has no room beside it.
+        let plot = plot_rect(chart.plotting_area());
+        let (x0, _) = chart.backend_coord(&(0.0, i as f64 + 0.5));
+        let (x, y) = chart.backend_coord(&(most, i as f64 + 0.5));
+        let most = fmt_num((most * 100.0).floor() / 100.0);
+        let beside = plot.x + plot.w - x as f64 - fonts.tick;
+        let inside = (x - x0) as f64 - fonts.tick;
+        // The longest wording that fits beside the outline, else inside it.
+        let words = [
+            format!("0 proved; the runs could show ≤ {most}"),
+            format!("0; could show ≤ {most}"),
+        ];
+        let (beside_at, inside_at) = (x as f64 + fonts.tick / 2.0, x0 as f64 + fonts.tick / 2.0);
+        let placed = words.iter().find_map(|w| {
+            let width = text_width(w, fonts.tick);
+            let at = [(beside, beside_at), (inside, inside_at)]
+                .into_iter()
+                .find(|&(room, _)| width <= room)?;
+            Some((at.1, w.clone()))
+        });
+        let (left, text) =
+            placed.unwrap_or_else(|| (inside_at, fit_text(&words[1], inside, fonts.tick)));
+        let style = ("sans-serif", fonts.tick).into_font().color(&GREY);
+        let at = (left as i32, (y as f64 - fonts.tick / 2.0) as i32);
+        root.draw(&Text::new(text, at, style)).map_err(js_err)?;
     }
     record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
     root.present().map_err(js_err)

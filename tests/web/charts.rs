@@ -6,8 +6,8 @@
 use super::{adult_facts, config, js};
 use dpsgd_lab::config::RunConfig;
 use dpsgd_lab::web::{
-    accuracy_y_range, draw_accuracy_chart, draw_alice, draw_epsilon_chart, draw_sigma_chart,
-    epsilon_for, epsilon_preview, sigma_needed, RunView,
+    accuracy_y_range, draw_accuracy_chart, draw_alice, draw_audit_epsilons, draw_epsilon_chart,
+    draw_sigma_chart, epsilon_for, epsilon_preview, sigma_needed, RunView,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
@@ -227,4 +227,31 @@ fn the_epsilon_chart_says_no_privacy_only_when_the_run_has_none() {
         pixels_near(&eps, vermillion) > 50,
         "σ = 0 says ε = ∞ — no privacy"
     );
+}
+
+/// An attack that proved ε ≥ 0 gets no empty bar: its row outlines the most its runs could have
+/// proved (#40, 1.4), in the attack's colour; without that figure the row stays empty.
+#[wasm_bindgen_test]
+fn an_epsilon_lower_of_zero_shows_what_the_runs_could_prove() {
+    let results = |could: &str| {
+        js(&format!(
+            r#"[{{"threat":"realistic","roc":[[0,0],[1,1]],
+                 "region":{{"band_upper":[[0,0.1],[1,1]],"band_lower":[[0.1,0],[1,0.9]],"evidence":[0.4,0.6,0.45,0.65]}},
+                 "theory":[[0,0],[1,1]],"theory_symmetric":[[0,0],[1,1]],"eps_lower":0,
+                 "eps_upper":{{"pld":2.0,"rdp":2.2,"moments":2.5}}{could}}}]"#
+        ))
+    };
+    let c = canvas("audit-eps-zero");
+    let blue = [0, 114, 178];
+    draw_audit_epsilons("audit-eps-zero", results(""), 1.0).unwrap();
+    let without = pixels_near(&c, blue);
+    draw_audit_epsilons(
+        "audit-eps-zero",
+        results(r#","could_show":{"most_provable":1.5,"runs_needed":64}"#),
+        1.0,
+    )
+    .unwrap();
+    let with = pixels_near(&c, blue);
+    assert!(without < 5, "no bar for 0: {without}");
+    assert!(with > 150, "the outline of 1.5: {with} blue pixels");
 }
