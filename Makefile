@@ -19,7 +19,7 @@ dist: wasm
 	bash scripts/dist dist
 
 test: setup
-	cargo test --release
+	cargo test --profile release-test
 	$(MAKE) test-wasm
 	bash scripts/build-wasm
 	bash scripts/typecheck
@@ -27,7 +27,7 @@ test: setup
 	node --test tests/unit/ tests/docs/ tests/e2e/
 
 test-native:
-	cargo test --release
+	cargo test --profile release-test
 
 test-wasm:
 	cargo test --target wasm32-unknown-unknown --test web
