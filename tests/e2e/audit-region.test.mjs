@@ -86,3 +86,14 @@ test("the panel's default audit (16 runs a side) on blobs: picture and sentences
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// The page as it opens (Adult, the default run and audit): where the issue saw the realistic
+// ROC rise above the region while the sentence said "stays inside". One seed (about half a
+// minute of audit runs); blobs above take several.
+test("the panel's default audit of the page's default run (Adult): picture and sentences agree", async () => {
+  const { page, problems } = await openLab('');
+  const results = await auditWith(page, 7);
+  for (const r of results) assertAgrees(r, `Adult default, seed 7, ${r.threat}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
