@@ -246,25 +246,28 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
     let (root, _) = open_canvas(canvas_id, scale)?;
     // Each bar: its name, value and colour, and for an ε_lower of 0 the most its runs could
     // have proved (drawn as an empty outline and said, not left as a missing bar).
-    let mut rows: Vec<(String, f64, RGBColor)> = Vec::new();
-    let mut could: Vec<Option<f64>> = Vec::new();
+    let mut rows: Vec<(String, f64, RGBColor, Option<f64>)> = Vec::new();
     for r in &results {
         let (color, _) = threat_style(r.threat);
         let who = match r.threat {
             Threat::WorstCase => "worst case",
             Threat::Realistic => "realistic",
         };
-        rows.push((format!("ε_lower, {who}"), r.eps_lower, color));
         let most = r.could_show.as_ref().map(|c| c.most_provable);
-        could.resize(rows.len() - 1, None);
-        could.push(most.filter(|_| r.eps_lower == 0.0));
+        let could = most.filter(|_| r.eps_lower == 0.0);
+        rows.push((format!("ε_lower, {who}"), r.eps_lower, color, could));
         if let Some(one) = &r.one_run {
             let lighter = if r.threat == Threat::WorstCase {
                 ORANGE
             } else {
                 PURPLE
             };
-            rows.push((format!("ε_lower, {who}, one run"), one.eps_lower, lighter));
+            rows.push((
+                format!("ε_lower, {who}, one run"),
+                one.eps_lower,
+                lighter,
+                None,
+            ));
         }
     }
     if let Some(first) = results.first() {
@@ -281,15 +284,14 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
                 } else {
                     GREY
                 };
-                rows.push((format!("ε, {}", a.label()), v, colour));
+                rows.push((format!("ε, {}", a.label()), v, colour, None));
             }
         }
     }
-    could.resize(rows.len(), None);
     let max = rows
         .iter()
         .map(|r| r.1)
-        .chain(could.iter().flatten().copied())
+        .chain(rows.iter().filter_map(|r| r.3))
         .filter(|v| v.is_finite())
         .fold(1.0f64, f64::max)
         * 1.15;
@@ -332,7 +334,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         )
         .map_err(js_err)?;
     draw_row_mesh(&mut chart, &lay, &fonts, &frame)?;
-    for (i, (_, v, color)) in rows.iter().enumerate() {
+    for (i, (_, v, color, _)) in rows.iter().enumerate() {
         let v = if v.is_finite() { *v } else { max };
         let (bottom, top) = (i as f64 + 0.1, i as f64 + 0.9);
         chart
@@ -343,8 +345,8 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
             .map_err(js_err)?;
     }
     // ε_lower = 0: the outline of what the runs could have proved at most, and a few words.
-    for (i, (most, row)) in could.iter().zip(&rows).enumerate() {
-        let Some(most) = most.filter(|m| m.is_finite()) else {
+    for (i, row) in rows.iter().enumerate() {
+        let Some(most) = row.3.filter(|m| m.is_finite()) else {
             continue;
         };
         let (bottom, top) = (i as f64 + 0.1, i as f64 + 0.9);

@@ -200,7 +200,9 @@ fn sample(
         Sample::Bar => {
             let half = (font * 0.4) as i32;
             let corners = [(at.0, at.1 - half), (at.0 + len as i32, at.1 + half)];
-            root.draw(&Rectangle::new(corners, color.mix(0.6).filled()))
+            // As the chart draws a bar: a light fill and its outline.
+            root.draw(&Rectangle::new(corners, color.mix(0.45).filled()))?;
+            root.draw(&Rectangle::new(corners, color.stroke_width(1)))
         }
     }
     .map_err(js_err)
