@@ -137,6 +137,9 @@ test('where the clipboard is refused, Copy link shows the address selected in a 
     });
     document.execCommand = () => false;
   });
+  // The page rewrites its address as a run starts: wait for the run to end, so no rewrite falls
+  // between the click and the box being read (one did: the box held the link as opened).
+  await waitForRun(page, 0, 1, { done: true });
   await page.click('#copy-link');
   await page.waitForFunction(() => /Ctrl\+C/.test(document.getElementById('share-status').textContent));
   const box = await page.evaluate(() => {
