@@ -32,8 +32,9 @@ export function factsOf(s) {
   const last = s.history.at(-1);
   /** @type {Record<string, number | undefined>} */
   const whole = {};
-  const end = s.preview.at(-1);
-  for (const name of ['naive', 'strong', 'moments', 'rdp']) whole[name] = finite(end?.[name]);
+  // The accountants the preview has (Rust's: every one but PLD, whose curve comes apart).
+  const { epoch: _epoch, ...end } = s.preview.at(-1) ?? {};
+  for (const [name, eps] of Object.entries(end)) whole[name] = finite(eps);
   whole.pld = finite(s.pld?.at(-1));
   const realistic = s.audit?.find((r) => r.threat === 'realistic');
   const threat = (t) => s.audit?.find((r) => r.threat === t)?.eps_lower;

@@ -104,12 +104,8 @@ function pinRun(label, cfg, runHistory) {
 // Trains the next queued run (to be pinned when done), or the controls' run when none is left.
 function nextQueued() {
   const item = runQueue.shift();
-  if (!item) {
-    restart();
-    return;
-  }
   restart(item);
-  setStatus(`Training "${item.label}" to pin it (${runQueue.length} more queued)…`);
+  if (item) setStatus(`Training "${item.label}" to pin it (${runQueue.length} more queued)…`);
 }
 
 // Starts a fresh run with the current controls (or a queued pin); the worker drops the old one.

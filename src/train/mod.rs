@@ -10,6 +10,7 @@
 //! running accountant per reported accountant as the epochs go.
 
 mod accounting;
+mod budget;
 mod canary;
 mod coverage;
 mod epoch;
@@ -21,6 +22,7 @@ mod stats;
 mod step;
 pub mod verdict;
 
+pub use budget::budget_step_limit;
 pub use canary::{DiracCanaries, Fault, CANARY_NORM};
 pub use coverage::{noise as noise_in_words, Coverage, Shown};
 use inputs::Inputs;
@@ -29,12 +31,11 @@ use part::DataParallel;
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
 use stats::EpochStats;
 
-use crate::config::{fmt_num, ConfigError, ModelKind, RunConfig};
+use crate::config::{ConfigError, ModelKind, RunConfig};
 use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset, Split};
 use crate::model::{Mlp, Model};
-use crate::privacy::accountant::calibrate::max_steps_within;
-use crate::privacy::accountant::{compose, EpsilonReport};
+use crate::privacy::accountant::EpsilonReport;
 use crate::privacy::mechanism::Mechanism;
 use crate::Real;
 use accounting::RunAccounting;
@@ -364,42 +365,4 @@ impl Trainer {
     pub fn run_epoch(&mut self) -> Option<EpochReport> {
         self.advance(u64::MAX)
     }
-}
-
-/// The step count at which `cfg`'s budget stops the run `mechanism` is: the largest T whose ε,
-/// everything the run releases included, stays within it (None without a budget). The trainer
-/// stops there; an export (`crate::export`) plans the same number of steps.
-pub fn budget_step_limit(
-    cfg: &RunConfig,
-    mechanism: &Mechanism,
-) -> Result<Option<u64>, ConfigError> {
-    let Some(budget) = cfg.budget_epsilon else {
-        return Ok(None);
-    };
-    let as_config = |e: crate::privacy::accountant::AccountError| ConfigError {
-        field: "budget_accountant",
-        message: e.0,
-    };
-    let acc = cfg.budget_accountant();
-    let limit = mechanism.total_steps();
-    // Planned like the reports' running compositions (the whole run), so the ε at the stop
-    // is the ε the report shows.
-    let whole_run = mechanism.after_epochs(mechanism.epochs);
-    let eps =
-        |t: u64| compose::epsilon_planned(acc, &mechanism.after_steps(t), &whole_run, cfg.delta);
-    let within = max_steps_within(&eps, budget, limit).map_err(as_config)?;
-    if within == 0 {
-        let first = eps(1).map_err(as_config)?;
-        return Err(ConfigError {
-            field: "budget_epsilon",
-            message: format!(
-                "the ε budget {} is spent before the first step (one step already costs \
-                 ε = {} with the {} accountant): raise the budget or add noise",
-                fmt_num(budget),
-                fmt_num((first * 1000.0).ceil() / 1000.0),
-                acc.name()
-            ),
-        });
-    }
-    Ok((within < limit).then_some(within)) // a budget the whole run fits in never stops it
 }
