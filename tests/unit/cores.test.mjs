@@ -13,6 +13,8 @@ test('the default is no more workers than the timed speed-up shows, whatever the
   assert.equal(speedupOf(100, [50, 50, 50, 50]), 2);
   assert.equal(workersShown(speedupOf(100, [50, 50, 50, 50]), 4), 2);
   assert.equal(workersShown(speedupOf(100, [60, 55, 50, 55]), 4), 2, 'loops started a little apart: 2.2 on two cores');
+  assert.equal(workersShown(2.5, 4), 2, 'WebKit\'s four loops on two cores, once in make test');
+  assert.equal(workersShown(2.6, 4), 3);
   assert.equal(workersShown(speedupOf(100, [98, 97, 99, 96]), 4), 4);
   // Four loops on two cores while WebKit loaded the page (steps per ms): the best alone rate
   // over the rounds, the median round.
