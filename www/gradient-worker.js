@@ -87,9 +87,9 @@ startWorker({
       send({ type: 'part', id: m.id, grad: m.params, norms, counts: helper.counts(), ms }, [m.params.buffer, norms.buffer]);
     },
     // The tests' stand-in for a helper that hangs (an endless loop, a browser that stopped
-    // it): from 'test-hang' on, nothing is answered, so the next part never ends. (Not a flag
-    // checked in every part: that check in the part's handler slowed every lot sent by
-    // message, 0.1 → 0.5 ms of waiting for a helper with logistic regression.)
+    // it): from 'test-hang' on, nothing is answered, so the next part never ends. Not a flag
+    // checked in every part's handler: that slowed every lot sent by message (docs/performance.md,
+    // "Against the code before the redesign").
     'test-hang': () => {
       for (;;) { /* hung */ }
     },
