@@ -42,7 +42,7 @@ export const ALICE_LESSON = {
           wait: '',
         },
       ],
-      ask: 'ε allows far more than this guess achieves. Could a cleverer observer do better than a threshold on the loss?',
+      ask: 'If the guess catches fewer runs with her than ε allows, could a cleverer observer do better than a threshold on the loss?',
     },
   ],
 };

@@ -48,7 +48,7 @@ export const WHO_PAYS = {
           wait: '',
         },
       ],
-      ask: 'Clipping caps each example\'s pull. Why does that hurt a digit with few examples most?',
+      ask: 'Clipping caps each example\'s pull. Why might that hurt a digit with few examples more than the others?',
     },
     {
       set: { dataset: 'adult', groups: 'race', sigma: 1, lr: 2, epochs: 20 },

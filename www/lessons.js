@@ -67,7 +67,7 @@ export const LESSONS = new Map(Object.entries({
             wait: 'Watch the accuracy climb away from the majority line.',
           },
         ],
-        ask: 'The noise σC grew tenfold with C. Why does the model still learn better?',
+        ask: 'The noise σC grew tenfold with C. If the model learns better all the same, why?',
       },
       {
         set: { clip: 5 },
@@ -244,7 +244,7 @@ export const LESSONS = new Map(Object.entries({
             wait: '',
           },
         ],
-        ask: 'The attack proves far less than the accountant promises. Is the promise too careful, or the attack too weak?',
+        ask: 'Does the attack prove as much as the accountant promises? If less, is the promise too careful, or the attack too weak?',
       },
     ],
   },
