@@ -152,8 +152,23 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
         } else {
             (x as f64 - 8.0 * scale - w).max(plot.x)
         };
+        // On a translucent white backing: the curves it crosses stay visible, faded, and do not
+        // cross out its words on a projector.
+        let top = y + px(4.0) as i32;
+        let pad = px(2.0) as i32;
+        root.draw(&Rectangle::new(
+            [
+                (x as i32 - pad, top - pad),
+                (
+                    (x + w) as i32 + pad,
+                    top + (fonts.legend * 1.2) as i32 + pad,
+                ),
+            ],
+            WHITE.mix(0.6).filled(),
+        ))
+        .map_err(js_err)?;
         let font = ("sans-serif", fonts.legend).into_font().color(&BLACK);
-        root.draw(&Text::new(text, (x as i32, y + px(4.0) as i32), font))
+        root.draw(&Text::new(text, (x as i32, top), font))
             .map_err(js_err)?;
     }
     name_curves(
