@@ -9,7 +9,7 @@ use super::chart_frame::{
 use super::chart_kit::{colour, open_canvas, Dash, GREY};
 use super::legend::{name_curves, naming, LegendEntry};
 use super::{from_js, js_err};
-use crate::charts::{layout, text_width, AxisSpec, Format, Scale};
+use crate::charts::{layout, line_height, text_width, AxisSpec, Format, Scale};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -161,7 +161,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
                 (x as i32 - pad, top - pad),
                 (
                     (x + w) as i32 + pad,
-                    top + (fonts.legend * 1.2) as i32 + pad,
+                    top + line_height(fonts.legend) as i32 + pad,
                 ),
             ],
             WHITE.mix(0.6).filled(),
