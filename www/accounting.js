@@ -9,9 +9,16 @@ import { KeptWorker } from './kept-worker.js';
 /** @typedef {import('./protocol.js').FromAccounting} FromAccounting */
 /** @typedef {{id: number, message: ToAccounting, then: (m: FromAccounting) => void}} Asked */
 
+/** @type {Set<Accounting>} */
+const every = new Set();
+
+/** Whether no accounting worker has a request under way. */
+export const accountingIdle = () => [...every].every((a) => a.pending.size === 0);
+
 export class Accounting {
   /** @param {(text: string) => void} onError */
   constructor(onError) {
+    every.add(this);
     this.onError = onError;
     /** @type {Map<string, Asked>} */
     this.pending = new Map(); // type -> the newest request not answered

@@ -19,6 +19,9 @@ const ONE_RUN_CANARIES = 500;
 let audit = null; // the audit under way: workers, tasks, runs, results
 let onWorkersChange = () => {}; // tells the training worker (main.js): trainingCap() changed
 
+/** Whether an audit is training. */
+export const auditing = () => audit !== null;
+
 // The training worker's limit ('cap', protocol.js): while an audit runs, the cores it leaves
 // (at least one), so training and the audit together use no more workers than the cores —
 // one pool of cores; none otherwise.

@@ -12,10 +12,11 @@
 // while the page loaded.) Each worker times itself: the page's clock would count the messages
 // and the page's own work (it made two loops look like 0.8 of one in Firefox). The default
 // worker count (cores.js) and the helpers' decision to spin (gradient-pool.js) take no more
-// than that. It runs before the page
-// compiles its wasm (wasm-module.js waits for it): a browser compiling on every core in the
-// background would slow the loops. It costs about 0.2 s at the first load of a tab, nothing
-// after.
+// than that. It runs when the page is quiet, once a run has ended (cores.js), and stops, keeping
+// nothing, when the page gets busy between rounds: run while the page loaded (its modules, three
+// workers, two wasm compilations, the offline copy's install), it read a speed-up of 0.5–1.4 on
+// two idle cores in 7 first visits of 8, so the tab's whole session trained on one worker, and
+// it held the first run back by 0.3–0.5 s. About 0.2 s, once per tab session.
 
 const KEY = 'dpsgd-lab-cores';
 const WORKER_URL = new URL('./core-probe-worker.js', import.meta.url);
@@ -63,11 +64,13 @@ export function workersShown(speedup, tried) {
 
 /**
  * The default's reason, for the Workers tooltip.
- * @param {Probe} probe
+ * @param {Probe | null} probe null: not timed yet
  * @param {number} count the default worker count
+ * @param {number} [reported] the browser's count (when not timed yet)
  */
-export function defaultReason(probe, count) {
+export function defaultReason(probe, count, reported = probe?.reported ?? count) {
   const cores = (n) => `${n} ${n === 1 ? 'core' : 'cores'}`;
+  if (probe === null) return `By default ${count} until a run has ended: then a short timing shows how many this device runs at full speed at once (this browser reports ${cores(reported)}).`;
   if (probe.measured === null) return `By default ${count}: the ${cores(probe.reported)} this browser reports (they could not be timed: ${probe.why}).`;
   const timed = `a short timing ran ${probe.measured} at full speed at once (speed-up ${probe.speedup?.toFixed(1)} ×)`;
   if (probe.measured < probe.reported) return `By default ${count}: this browser reports ${cores(probe.reported)}, but ${timed}.`;
@@ -91,19 +94,29 @@ function loop(w, ms) {
   });
 }
 
+/** Thrown between rounds when the page is no longer quiet. */
+class Busy extends Error {}
+
 /**
- * Measures the loop alone and on `tried` workers at once.
+ * Measures the loop alone and on `tried` workers at once; throws Busy when `quiet()` turns
+ * false before a round.
  * @param {number} tried
+ * @param {() => boolean} quiet
  * @returns {Promise<number>} the speed-up
  */
-async function time(tried) {
+async function time(tried, quiet) {
   const workers = Array.from({ length: tried }, () => new Worker(WORKER_URL));
+  const stillQuiet = () => {
+    if (!quiet()) throw new Busy();
+  };
   try {
     await Promise.all(workers.map((w) => loop(w, 5))); // started, and the loop compiled
     let alone = 0;
     const rounds = [];
     for (let r = 0; r < ROUNDS; r++) {
+      stillQuiet();
       alone = Math.max(alone, await loop(workers[r % tried], WINDOW_MS));
+      stillQuiet();
       rounds.push(await Promise.all(workers.map((w) => loop(w, WINDOW_MS))));
     }
     return median(rounds.map((rates) => speedupOf(alone, rates)));
@@ -112,41 +125,67 @@ async function time(tried) {
   }
 }
 
-/** @type {Promise<Probe> | null} */
+/** @type {Promise<Probe | null> | null} */
 let probing = null;
 /** @type {Probe | null} */
 let result = null;
 
 /**
- * The probe's result (measured once per tab session); `reported` is the browser's count,
- * capped at `max`.
+ * The browser's count of cores, capped at `max`.
  * @param {number} max
- * @returns {Promise<Probe>}
  */
-export function probeCores(max) {
+export const reportedCores = (max) => Math.max(1, Math.min(Number(navigator.hardwareConcurrency) || 2, max));
+
+/**
+ * The result timed earlier in this tab session (sessionStorage), taken as this page's; null
+ * when there is none.
+ * @param {number} max
+ * @returns {Probe | null}
+ */
+export function probeKept(max) {
+  if (result) return result;
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(KEY) || 'null');
+    if (kept && kept.reported === reportedCores(max) && Number.isInteger(kept.measured)) result = kept;
+  } catch { /* storage refused or junk: not kept */ }
+  return result;
+}
+
+/**
+ * The probe's result: the one kept in this tab session, else timed now, while `quiet()` holds
+ * (checked before each round); `reported` is the browser's count, capped at `max`. Null when
+ * the page got busy first: nothing is kept, and a later call times again.
+ * @param {number} max
+ * @param {() => boolean} [quiet]
+ * @returns {Promise<Probe | null>}
+ */
+export function probeCores(max, quiet = () => true) {
+  const kept = probeKept(max);
+  if (kept) return Promise.resolve(kept);
   if (probing) return probing;
-  const reported = Math.max(1, Math.min(Number(navigator.hardwareConcurrency) || 2, max));
+  const reported = reportedCores(max);
   probing = (async () => {
-    try {
-      const kept = JSON.parse(sessionStorage.getItem(KEY) || 'null');
-      if (kept && kept.reported === reported && Number.isInteger(kept.measured)) return kept;
-    } catch { /* storage refused or junk: measure */ }
     /** @type {Probe} */
     let probe;
     if (reported === 1) probe = { reported, measured: 1, speedup: 1, why: '' };
     else {
       try {
         const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('it took too long')), GIVE_UP_MS));
-        const speedup = await Promise.race([time(reported), timeout]);
+        const speedup = await Promise.race([time(reported, quiet), timeout]);
         const measured = workersShown(speedup, reported);
         probe = measured === null ? { reported, measured, speedup: null, why: 'the timings made no sense' } : { reported, measured, speedup, why: '' };
       } catch (e) {
+        if (e instanceof Busy) return null;
         probe = { reported, measured: null, speedup: null, why: String(e?.message || e).slice(0, 120) };
       }
     }
     try { if (probe.measured !== null) sessionStorage.setItem(KEY, JSON.stringify(probe)); } catch { /* not kept */ }
     return probe;
-  })().then((p) => (result = p));
+  })().then((p) => {
+    probing = null;
+    if (p) result = p;
+    return p;
+  });
   return probing;
 }
 

@@ -4,23 +4,23 @@
 // gradient-pool.js) and the audit trains that many of its runs at once (audit.js), or fewer
 // where their copies of the data set would not fit in memory (auditWorkerPlan).
 import { settings } from './settings.js';
-import { defaultReason, probeCores, probed } from './core-probe.js';
+import { defaultReason, probeCores, probeKept, probed, reportedCores } from './core-probe.js';
 
 const $ = (id) => document.getElementById(id);
 
 export const MAX_WORKERS = 8;
 
-// The cores this device runs at once: the probe's count once it has one (the browser's, capped,
-// where it could not time them or before it has).
-export const defaultWorkers = () => probed()?.measured
-  ?? Math.max(1, Math.min(navigator.hardwareConcurrency || 2, MAX_WORKERS));
+// The default before the cores are timed: the browser's count, but no more than two, which
+// every device that reports two or more has had for a decade (WebKitGTK reported 4 on 2).
+const UNTIMED_MAX = 2;
 
-// Whether the cores have been timed (the first run waits for it: setUpWorkers).
-export const coresTimed = () => probed() !== null;
-
-// The timing of the cores (core-probe.js), started on first use; the wasm's compilations wait
-// for it (wasm-module.js).
-export const coresProbed = () => probeCores(MAX_WORKERS);
+// The cores this device runs at once: the probe's count once it has one; before it, the
+// browser's count up to UNTIMED_MAX; where they could not be timed, the browser's, capped.
+export function defaultWorkers() {
+  const probe = probed();
+  if (probe === null) return Math.min(reportedCores(MAX_WORKERS), UNTIMED_MAX);
+  return probe.measured ?? probe.reported;
+}
 
 const inRange = (n) => Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS;
 
@@ -99,17 +99,49 @@ export function showPartsSummed(p) {
     + (here ? `; the training worker summed ${count(here)} in their place (a helper failed, or its answer was refused).` : '.');
 }
 
-// Sets up the control: its far end MAX_WORKERS; once the cores are timed (core-probe.js), its
-// placeholder the default and its tooltip why; then `then()` (the first run waits for it).
-export function setUpWorkers(then) {
+// The control's placeholder (the default) and its tooltip (why), from the probe so far.
+function showDefault() {
+  const count = defaultWorkers();
+  $('workers').placeholder = String(count);
+  $('workers').title = defaultReason(probed(), count, reportedCores(MAX_WORKERS));
+  document.body.dataset.cores = String(count);
+}
+
+// Sets up the control: its far end MAX_WORKERS, and the default so far (the timing kept from
+// earlier in this tab session, else the untimed one). The first run does not wait for a timing.
+export function setUpWorkers() {
   $('workers').max = String(MAX_WORKERS);
-  coresProbed().then((probe) => {
-    const count = defaultWorkers();
-    $('workers').placeholder = String(count);
-    $('workers').title = defaultReason(probe, count);
-    document.body.dataset.cores = String(count);
-    then();
+  probeKept(MAX_WORKERS);
+  showDefault();
+}
+
+let waiting = false; // a timing is waiting for quiet cores
+
+// A run has ended: once `settled` has (the offline copy stored: update.js), the page has been
+// idle for a moment and `quiet()` holds (looked at every QUIET_POLL_MS, QUIET_TRIES times), the
+// cores are timed (core-probe.js), once per tab session, and again after a later run when the
+// page got busy first; the next run takes the new default.
+const QUIET_POLL_MS = 500;
+const QUIET_TRIES = 20;
+/**
+ * @param {() => boolean} quiet
+ * @param {Promise<void>} settled
+ */
+export function timeCoresWhenQuiet(quiet, settled) {
+  if (probed() !== null || waiting) return;
+  waiting = true;
+  const idle = /** @type {any} */ (self).requestIdleCallback || ((/** @type {() => void} */ f) => setTimeout(f, 200));
+  let tries = 0;
+  const attempt = () => idle(() => {
+    if (quiet()) {
+      probeCores(MAX_WORKERS, quiet).then((probe) => {
+        waiting = false;
+        if (probe) showDefault();
+      });
+    } else if (++tries < QUIET_TRIES) setTimeout(attempt, QUIET_POLL_MS);
+    else waiting = false;
   });
+  settled.then(() => setTimeout(attempt, 300));
 }
 
 // Whether the workers setting a person just gave can be used (blank: the default); if not, the

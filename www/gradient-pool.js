@@ -160,8 +160,9 @@ export class GradientPool {
 
   // Keeps `n` live helpers (starting new ones with `module`, ending extra ones). Shared-memory
   // channels spin between jobs only where the training worker and its helpers have a core each
-  // (`cores`, as the page timed them: core-probe.js; `navigator.hardwareConcurrency` where it
-  // did not say, which can be more than the machine has): where they do not, a spinning worker
+  // (`cores`, the page's default count: as timed by core-probe.js, at most 2 before that;
+  // `navigator.hardwareConcurrency` where it did not say, which can be more than the machine
+  // has): where they do not, a spinning worker
   // would take a core from one that has work.
   resize(n, module, cores) {
     this.helpers = this.helpers.filter((h) => !h.dead);

@@ -7,13 +7,13 @@ import init, {
   accountants, check_run_config, draw_boundary, format_epsilon, matrix_kernel,
   run_defaults, suggested_settings,
 } from './pkg/dpsgd_lab.js';
-import { Accounting } from './accounting.js';
+import { Accounting, accountingIdle } from './accounting.js';
 import { Previews } from './previews.js';
-import { auditOf, draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
+import { auditing, auditOf, draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
 import { aliceOf, draw as drawAlice, setUpAlice } from './alice.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
-import { checkWorkers, coresTimed, defaultWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, workerCount } from './cores.js';
+import { checkWorkers, defaultWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, timeCoresWhenQuiet, workerCount } from './cores.js';
 import { setUpCharts } from './charts.js';
 import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { KeptWorker } from './kept-worker.js';
@@ -33,7 +33,7 @@ import { resized } from './lot-size.js';
 import { fitPresenter } from './teacher.js';
 import { earlierStepDone, enterStep, refreshLesson, setUpLessonPlayer } from './lesson-player.js';
 import { installTestHooks } from './test-hooks.js';
-import { setUpUpdates } from './update.js';
+import { firstEpochShown, offlineCopyStored, setUpUpdates } from './update.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */
@@ -141,6 +141,7 @@ function onReport(m) {
   drawCharts();
   setStatus(epochStatus(r, fmtEps, verdictNow()));
   showRunNotes();
+  firstEpochShown();
 }
 
 function onDone() {
@@ -150,6 +151,7 @@ function onDone() {
     showMessage(`${why}.`);
   }
   run.done = true;
+  timeCoresWhenQuiet(() => run.done && !auditing() && accountingIdle(), offlineCopyStored()); // once per tab
   if (run.pin) {
     earlierStepDone(run);
     pinRun(run.pin.label, run.pin.cfg, run.history);
@@ -270,7 +272,7 @@ installTestHooks({ training: () => worker, accounting, reports: () => run?.histo
 
 let started = false;
 function startWhenReady() {
-  if (!wasmReady || !workerReady || !coresTimed()) return;
+  if (!wasmReady || !workerReady) return;
   if (started) {
     restart(); // a restarted worker re-runs the last settings
     return;
@@ -335,7 +337,7 @@ setUpLessonPlayer({
   pin: pinRun, press: (id) => $(id).click(), sources: lessonSources,
   factsOfConfig: (cfg) => (factsFor(cfg) ? { ...lessonSources(cfg), history: [], done: true, preview: previews.of(cfg, factsFor(cfg)), pld: null } : null),
 });
-setUpWorkers(startWhenReady);
+setUpWorkers();
 $('play').addEventListener('click', () => {
   playing = !playing;
   $('play').textContent = playing ? 'Pause' : 'Play';

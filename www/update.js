@@ -8,10 +8,52 @@
 // run on with files not theirs).
 const $ = (id) => document.getElementById(id);
 
-// Registers the service worker and offers its new versions; the lab works without it too.
+// The latest the service worker is registered after the page's load event, when no run has
+// shown an epoch by then (a lesson's link waits for Play; the wasm failed).
+const LATEST_MS = 4000;
+
+let register = () => {};
+/** @type {Promise<void>} */
+let storing = Promise.resolve();
+
+// Registers the service worker and offers its new versions; the lab works without it too. Not
+// at once: on a first visit, installing it (every file of the lab fetched again and hashed)
+// took one of two cores for most of the load and put the first epoch 0.3 s later
+// (docs/performance.md, "The first visit"). It is registered once the first epoch is on
+// screen (firstEpochShown) or LATEST_MS after the load, whichever comes first. A controlled
+// visit's update check does not wait for it: the browser makes it at navigation.
 export function setUpUpdates() {
   if (!('serviceWorker' in navigator)) return;
-  navigator.serviceWorker.register('./sw.js', { updateViaCache: 'none' }).then(watch, () => {});
+  let done = false;
+  register = () => {
+    if (done) return;
+    done = true;
+    storing = navigator.serviceWorker.register('./sw.js', { updateViaCache: 'none' }).then((registration) => {
+      watch(registration);
+      return installed(registration);
+    }, () => {});
+  };
+  const later = () => setTimeout(register, LATEST_MS);
+  if (document.readyState === 'complete') later();
+  else window.addEventListener('load', later, { once: true });
+}
+
+/** A run's epoch is on screen: the offline copy may install now. */
+export const firstEpochShown = () => register();
+
+/** Settles once no version of the offline copy is being installed (stored, or failed). */
+export const offlineCopyStored = () => storing;
+
+// Settles once `registration` has no worker installing (its files fetched and hashed: a core's
+// work for most of a second on a first visit).
+function installed(registration) {
+  const worker = registration.installing;
+  if (!worker) return undefined;
+  return new Promise((resolve) => {
+    worker.addEventListener('statechange', () => {
+      if (worker.state !== 'installing') resolve(undefined);
+    });
+  });
 }
 
 // Offers a version installed beside this page's: one waiting already, one installing (the

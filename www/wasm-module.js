@@ -4,12 +4,10 @@
 // WebAssembly.Module can be posted), so the page and its three or more workers cost one
 // download and two compilations instead of one of each per worker. The page compiles its own
 // copy, streamed as it downloads: sharing the workers' module made its main thread pay for
-// their training (tasks over 100 ms after load in the e2e long-task check). Both compilations
-// wait until the page has timed the cores (core-probe.js: a compiling browser slows the timing
-// down); the download does not.
+// their training (tasks over 100 ms after load in the e2e long-task check). Both start as soon
+// as the bytes come (the cores are timed later, once a run has ended: cores.js).
 
 import './wasm-choice.js';
-import { coresProbed } from './cores.js';
 
 // The relaxed-SIMD build where the browser has it, else the simd128 one (wasm-choice.js).
 const URL_OF_WASM = new URL(`./${/** @type {{labWasmFile: string}} */ (/** @type {unknown} */ (self)).labWasmFile}`, import.meta.url);
@@ -31,16 +29,14 @@ function fetched() {
 // A module of the page's own, compiled while it streams in (where the host sends the wasm
 // MIME type, which streaming needs).
 export async function pageModule() {
-  const response = fetched();
-  await coresProbed();
-  const r = (await response).clone();
+  const r = (await fetched()).clone();
   if ((r.headers.get('Content-Type') || '').startsWith('application/wasm')) return WebAssembly.compileStreaming(r);
   return WebAssembly.compile(await r.arrayBuffer());
 }
 
 // The module every worker shares, compiled on first use.
 function workerModule() {
-  if (!forWorkers) forWorkers = coresProbed().then(fetched).then((r) => r.clone().arrayBuffer()).then((b) => WebAssembly.compile(b));
+  if (!forWorkers) forWorkers = fetched().then((r) => r.clone().arrayBuffer()).then((b) => WebAssembly.compile(b));
   return forWorkers;
 }
 

@@ -31,7 +31,7 @@ const state = {
   loopToken: 0, // counts loops started: a loop runs while the newest is its own
   parts: 1, // workers summing each lot of the current run (this one included)
   askedWorkers: 1, // …as the page asked for it
-  cores: 0, // the cores the page timed (core-probe.js; 0: not said): the helpers spin only where each has one
+  cores: 0, // the page's default count (cores.js; 0: not said): the helpers spin only where each has one
   // The page's limit while its audit trains on the other cores (audit.js), or null. Training
   // then uses what the audit leaves, so the two never share a core between them.
   /** @type {{workers: number, reason: string} | null} */ cap: null,

@@ -40,6 +40,10 @@ test('the Workers tooltip says where the default comes from', () => {
   assert.match(same, /^By default 2: this browser reports 2 cores, and a short timing ran 2 at full speed/);
   const untimed = defaultReason({ reported: 4, measured: null, speedup: null, why: 'it took too long' }, 4);
   assert.equal(untimed, 'By default 4: the 4 cores this browser reports (they could not be timed: it took too long).');
+  // Before the timing, which waits until a run has ended (timed while the page loads, it read
+  // one core of two).
+  const before = defaultReason(null, 2, 4);
+  assert.equal(before, 'By default 2 until a run has ended: then a short timing shows how many this device runs at full speed at once (this browser reports 4 cores).');
 });
 
 test('by message, the tooltip names what the browser lacks', () => {
