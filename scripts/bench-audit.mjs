@@ -2,12 +2,14 @@
 // Chromium, on one worker and then on two (R = 16 per side, both threat models: 64 runs).
 // Prints runs/s for each and the speed-up — a figure, not a test.
 import { setUp, tearDown, openLab } from '../tests/e2e/lab.mjs';
+import { coresTimed } from '../tests/e2e/browser.mjs';
 
 const RUNS = process.env.AUDIT_RUNS || '16';
 await setUp();
 try {
   const { page } = await openLab('#v=1');
   await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 300_000 });
+  await coresTimed(page);
   const rates = [];
   for (const workers of ['1', '2']) {
     await page.fill('#workers', workers);

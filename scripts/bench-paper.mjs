@@ -7,7 +7,7 @@
 // PAPER_EPSILON=none its non-private row (exact PCA, no noise, 100 epochs).
 // PAPER_WORKERS=1,2 the worker counts, run one after the other.
 import { serveWww } from '../tests/e2e/serve.mjs';
-import { launch } from '../tests/e2e/browser.mjs';
+import { coresTimed, launch } from '../tests/e2e/browser.mjs';
 
 const ROWS = new Map([['0.5', [8, 16]], ['2', [4, 7]], ['8', [2, 4]], ['none', null]]);
 const row = process.env.PAPER_EPSILON || '2';
@@ -29,6 +29,7 @@ try {
   const page = await context.newPage();
   await page.goto(`${server.url}#v=1&epochs=1`);
   await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  await coresTimed(page);
   for (const workers of (process.env.PAPER_WORKERS || '1,2').split(',').map(Number)) {
     const line = await page.evaluate(async ([config, workers]) => {
       const { sendWasm } = await import('./wasm-module.js');

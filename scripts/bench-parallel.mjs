@@ -12,7 +12,7 @@
 // memory (www/shared-channel.js); a third page, served without COOP/COEP like a static host,
 // runs the relaxed build's k = 2 by message, beside the same k = 1 (`messages_2_over_1`).
 import { serveWww } from '../tests/e2e/serve.mjs';
-import { launch } from '../tests/e2e/browser.mjs';
+import { coresTimed, launch } from '../tests/e2e/browser.mjs';
 
 const MS = Number(process.env.BENCH_MS || 3000);
 const CASES = (process.env.CASES || 'mlp 60-1000-10,logistic 784-10,mlp 784-128-10').split(',');
@@ -31,6 +31,7 @@ async function openPage(relaxed, at = server) {
   await page.goto(`${at.url}#v=1`);
   // The page's own default run finishes first: it would compete for the cores.
   await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 300_000 });
+  await coresTimed(page);
   const engine = await page.locator('#engine').textContent();
   if (/no relaxed/.test(engine) === relaxed) throw new Error(`asked for relaxed = ${relaxed}, the page says: ${engine}`);
   return page;
