@@ -1,11 +1,13 @@
 //! The one matrix product the models use, c = a·b or c += a·b, on ndarray views of any
 //! strides. Backed by the `gemm` crate (AVX-512 / AVX2+FMA kernels chosen at run time natively,
 //! a simd128 kernel in wasm), single-threaded; in a wasm build with relaxed SIMD by our own
-//! fused multiply-add kernel ([`fma`]). The cargo feature `matrixmultiply-backend` switches to
-//! ndarray's own product (matrixmultiply) so the backends can be benchmarked.
+//! fused multiply-add kernel ([`fma`]) for wide products; in both wasm builds, products of at
+//! most 12 columns by our thin kernel ([`thin`]). The cargo feature `matrixmultiply-backend`
+//! switches to ndarray's own product (matrixmultiply) so the backends can be benchmarked.
 
 pub mod fma;
 pub mod panels;
+pub mod thin;
 
 use crate::Real;
 use ndarray::{ArrayView2, ArrayViewMut2};
@@ -59,11 +61,23 @@ pub fn matmul(
         return;
     }
     // Thin products (the 10 classes of an output layer) would leave most of the fused
-    // kernel's 12-column tiles empty; gemm takes them (measured: logistic 784→10 trained at
-    // 0.68× with every product on the fused kernel).
+    // kernel's tiles empty and pay for packing A (measured: logistic 784→10 trained at 0.68×
+    // with every product on the fused kernel); the thin kernel takes up to 12 columns, gemm
+    // the widths between.
     #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
     if b.ncols() >= fma::MIN_COLUMNS {
         fma::matmul::<fma::Relaxed>(c, a, b, accumulate);
+        return;
+    }
+    // In wasm, the thinnest (logistic regression's) take a kernel without gemm's indirect call.
+    #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+    if b.ncols() <= thin::MAX_COLUMNS {
+        thin::matmul::<fma::Relaxed>(c, a, b, accumulate);
+        return;
+    }
+    #[cfg(all(target_arch = "wasm32", not(target_feature = "relaxed-simd")))]
+    if b.ncols() <= thin::MAX_COLUMNS {
+        thin::matmul::<thin::Simd128>(c, a, b, accumulate);
         return;
     }
     gemm_matmul(c, a, b, accumulate);

@@ -30,8 +30,8 @@ fn wasm_training_reproduces_the_native_golden_runs() {
 fn the_matrix_kernel_is_the_builds_and_agrees_with_gemm() {
     use dpsgd_lab::linalg::{gemm_matmul, KERNEL};
     use ndarray::Array2;
-    // The fused kernel itself on every shape (matmul leaves thin ones to gemm); in the
-    // simd128 build, matmul.
+    // The fused kernel itself on every shape (matmul leaves thin ones to the thin kernel); in
+    // the simd128 build, matmul.
     #[cfg(target_feature = "relaxed-simd")]
     let fused_or_matmul = dpsgd_lab::linalg::fma::matmul::<dpsgd_lab::linalg::fma::Relaxed>;
     #[cfg(not(target_feature = "relaxed-simd"))]
@@ -67,6 +67,39 @@ fn the_matrix_kernel_is_the_builds_and_agrees_with_gemm() {
             );
             fused_or_matmul(&mut c.view_mut(), &a.view(), &b, true);
             gemm_matmul(&mut want.view_mut(), &a.view(), &b, true);
+            let worst = (&c - &want).iter().fold(0.0f32, |w, d| w.max(d.abs()));
+            assert!(worst <= 2e-6 * k as f32, "{m}x{k}x{n}: {worst}");
+        }
+    }
+}
+
+/// In both builds the thin products (at most 12 columns: logistic regression's, and an MLP's
+/// output layer) run on the thin kernel (`linalg::thin`, no indirect call), which agrees with
+/// gemm's simd128 product on the models' shapes and ragged ones, A row- or column-major (the
+/// forward X·W, the gradient Xᵀ·Δ).
+#[wasm_bindgen_test]
+fn thin_products_agree_with_gemm() {
+    use dpsgd_lab::linalg::{gemm_matmul, matmul};
+    use ndarray::Array2;
+    let value = |i: usize, j: usize| ((i * 37 + j * 11) % 19) as f32 / 7.0 - 1.3;
+    for (m, k, n) in [
+        (600, 784, 10),
+        (784, 600, 10),
+        (600, 128, 10),
+        (13, 7, 12),
+        (5, 3, 1),
+        (130, 5, 9),
+    ] {
+        let a = Array2::from_shape_fn((m, k), |(i, j)| value(i, j));
+        let at = a.t().as_standard_layout().into_owned();
+        let b = Array2::from_shape_fn((k, n), |(i, j)| value(j + 3, i));
+        for a in [a.view(), at.t()] {
+            let (mut c, mut want) = (
+                Array2::from_elem((m, n), 0.25),
+                Array2::from_elem((m, n), 0.25),
+            );
+            matmul(&mut c.view_mut(), &a, &b.view(), true);
+            gemm_matmul(&mut want.view_mut(), &a, &b.view(), true);
             let worst = (&c - &want).iter().fold(0.0f32, |w, d| w.max(d.abs()));
             assert!(worst <= 2e-6 * k as f32, "{m}x{k}x{n}: {worst}");
         }
