@@ -71,8 +71,9 @@ export function setUpCharts(view) {
     drawHistogram,
     drawSigmaChart,
   ], (e) => showMessage(`Could not draw the charts: ${e.message || e}`), () => {
-    if (!document.body.dataset.ready) {
-      // Loaded and drawn once: from here on the page is interactive (tests wait for this).
+    if (!document.body.dataset.ready && view.run()) {
+      // Loaded, its first run started (the link written: main.js) and drawn once: from here on
+      // the page is interactive (tests wait for this).
       window.labReadyAt = performance.now();
       document.body.dataset.ready = '1';
     }
