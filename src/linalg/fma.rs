@@ -77,6 +77,33 @@ impl Lanes for Emulated {
     }
 }
 
+/// Four f32 from `src[0..4]` into a wasm vector (the loads of [`Relaxed`] and
+/// `thin::Simd128`).
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+pub fn wasm_load(src: &[Real]) -> core::arch::wasm32::v128 {
+    assert!(src.len() >= 4);
+    // SAFETY: four f32 in bounds (checked above); v128_load has no alignment requirement.
+    unsafe { core::arch::wasm32::v128_load(src.as_ptr().cast()) }
+}
+
+/// `*x` in every lane (a broadcast load).
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+pub fn wasm_splat(x: &Real) -> core::arch::wasm32::v128 {
+    // SAFETY: `x` is a valid f32 reference.
+    unsafe { core::arch::wasm32::v128_load32_splat((x as *const Real).cast()) }
+}
+
+/// The four lanes of `v` into `dst[0..4]`.
+#[cfg(target_arch = "wasm32")]
+#[inline(always)]
+pub fn wasm_store(v: core::arch::wasm32::v128, dst: &mut [Real]) {
+    assert!(dst.len() >= 4);
+    // SAFETY: four f32 in bounds (checked above); v128_store has no alignment requirement.
+    unsafe { core::arch::wasm32::v128_store(dst.as_mut_ptr().cast(), v) }
+}
+
 /// wasm relaxed SIMD: `f32x4.relaxed_madd`, which engines lower to a fused multiply-add where
 /// the CPU has one (and to a multiply and an add where it has not: still correct, one more
 /// rounding).
@@ -92,14 +119,11 @@ impl Lanes for Relaxed {
     }
     #[inline(always)]
     fn load(src: &[Real]) -> Self {
-        assert!(src.len() >= 4);
-        // SAFETY: four f32 in bounds (checked above); v128_load has no alignment requirement.
-        Relaxed(unsafe { core::arch::wasm32::v128_load(src.as_ptr().cast()) })
+        Relaxed(wasm_load(src))
     }
     #[inline(always)]
     fn splat(x: &Real) -> Self {
-        // SAFETY: `x` is a valid f32 reference.
-        Relaxed(unsafe { core::arch::wasm32::v128_load32_splat((x as *const Real).cast()) })
+        Relaxed(wasm_splat(x))
     }
     #[inline(always)]
     fn madd(self, a: Self, b: Self) -> Self {
@@ -111,9 +135,7 @@ impl Lanes for Relaxed {
     }
     #[inline(always)]
     fn store(self, dst: &mut [Real]) {
-        assert!(dst.len() >= 4);
-        // SAFETY: four f32 in bounds (checked above); v128_store has no alignment requirement.
-        unsafe { core::arch::wasm32::v128_store(dst.as_mut_ptr().cast(), self.0) }
+        wasm_store(self.0, dst)
     }
 }
 

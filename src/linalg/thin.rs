@@ -36,14 +36,11 @@ impl Lanes for Simd128 {
     }
     #[inline(always)]
     fn load(src: &[Real]) -> Self {
-        assert!(src.len() >= 4);
-        // SAFETY: four f32 in bounds (checked above); v128_load has no alignment requirement.
-        Simd128(unsafe { core::arch::wasm32::v128_load(src.as_ptr().cast()) })
+        Simd128(super::fma::wasm_load(src))
     }
     #[inline(always)]
     fn splat(x: &Real) -> Self {
-        // SAFETY: `x` is a valid f32 reference.
-        Simd128(unsafe { core::arch::wasm32::v128_load32_splat((x as *const Real).cast()) })
+        Simd128(super::fma::wasm_splat(x))
     }
     #[inline(always)]
     fn madd(self, a: Self, b: Self) -> Self {
@@ -56,9 +53,7 @@ impl Lanes for Simd128 {
     }
     #[inline(always)]
     fn store(self, dst: &mut [Real]) {
-        assert!(dst.len() >= 4);
-        // SAFETY: four f32 in bounds (checked above); v128_store has no alignment requirement.
-        unsafe { core::arch::wasm32::v128_store(dst.as_mut_ptr().cast(), self.0) }
+        super::fma::wasm_store(self.0, dst)
     }
 }
 
