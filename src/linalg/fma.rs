@@ -147,7 +147,7 @@ thread_local! {
 /// `c = a·b` (`accumulate = false`) or `c += a·b`, on views of any strides, with lanes `L`.
 ///
 /// Never inlined: inlined, the kernel made `linalg::matmul` a 68 KB function, and Chromium's
-/// optimising compiler then ran its other branch (the thin products gemm takes: all of
+/// optimising compiler then ran its other branch (the thin products, then on gemm: all of
 /// logistic regression's) about 1.5× slower, until feedback-driven recompilation fixed it in
 /// some workers and not in others (a helper's half of a lot 0.78 ms against 0.50; 0.77 in
 /// every worker with `--no-wasm-dynamic-tiering`; 0.49–0.52 with this attribute, either way).

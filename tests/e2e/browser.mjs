@@ -23,4 +23,4 @@ export async function launch() {
 // A page's cores are timed once its first run has ended (www/cores.js: about 0.2 s of busy
 // loops in two or more workers); benchmarks wait for it, so that it does not run beside them.
 export const coresTimed = (page) => page.waitForFunction(
-  () => /short timing|could not be timed/.test(document.getElementById('workers').title), null, { timeout: 30_000 });
+  () => /a short timing ran|could not be timed/.test(document.getElementById('workers').title), null, { timeout: 30_000 });
