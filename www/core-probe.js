@@ -71,7 +71,7 @@ export function workersShown(speedup, tried) {
 export function defaultReason(probe, count, reported = probe?.reported ?? count) {
   const cores = (n) => `${n} ${n === 1 ? 'core' : 'cores'}`;
   if (probe === null) return `By default ${count} until a run has ended: then a short timing shows how many this device runs at full speed at once (this browser reports ${cores(reported)}).`;
-  if (probe.measured === null) return `By default ${count}: the ${cores(probe.reported)} this browser reports (they could not be timed: ${probe.why}).`;
+  if (probe.measured === null) return `By default ${count}: this browser reports ${cores(probe.reported)}, which could not be timed (${probe.why}).`;
   const timed = `a short timing ran ${probe.measured} at full speed at once (speed-up ${probe.speedup?.toFixed(1)} ×)`;
   if (probe.measured < probe.reported) return `By default ${count}: this browser reports ${cores(probe.reported)}, but ${timed}.`;
   return `By default ${count}: this browser reports ${cores(probe.reported)}, and ${timed}.`;

@@ -14,12 +14,10 @@ export const MAX_WORKERS = 8;
 // every device that reports two or more has had for a decade (WebKitGTK reported 4 on 2).
 const UNTIMED_MAX = 2;
 
-// The cores this device runs at once: the probe's count once it has one; before it, the
-// browser's count up to UNTIMED_MAX; where they could not be timed, the browser's, capped.
+// The cores this device runs at once: the probe's count once it has one; before it, and where
+// they could not be timed, the browser's count up to UNTIMED_MAX.
 export function defaultWorkers() {
-  const probe = probed();
-  if (probe === null) return Math.min(reportedCores(MAX_WORKERS), UNTIMED_MAX);
-  return probe.measured ?? probe.reported;
+  return probed()?.measured ?? Math.min(reportedCores(MAX_WORKERS), UNTIMED_MAX);
 }
 
 const inRange = (n) => Number.isInteger(n) && n >= 1 && n <= MAX_WORKERS;
@@ -117,12 +115,10 @@ export function setUpWorkers() {
 
 let waiting = false; // a timing is waiting for quiet cores
 
-// A run has ended: once `settled` has (the offline copy stored: update.js), the page has been
-// idle for a moment and `quiet()` holds (looked at every QUIET_POLL_MS, QUIET_TRIES times), the
-// cores are timed (core-probe.js), once per tab session, and again after a later run when the
-// page got busy first; the next run takes the new default.
-const QUIET_POLL_MS = 500;
-const QUIET_TRIES = 20;
+// A run has ended: once `settled` has (the offline copy stored: update.js; no more than
+// SETTLE_MS waited for), the cores are timed when the page is quiet (whenQuiet), once per tab
+// session. The next run takes the new default.
+const SETTLE_MS = 10_000;
 /**
  * @param {() => boolean} quiet
  * @param {Promise<void>} settled
@@ -131,17 +127,40 @@ export function timeCoresWhenQuiet(quiet, settled) {
   if (probed() !== null || waiting) return;
   waiting = true;
   const idle = /** @type {any} */ (self).requestIdleCallback || ((/** @type {() => void} */ f) => setTimeout(f, 200));
-  let tries = 0;
-  const attempt = () => idle(() => {
-    if (quiet()) {
-      probeCores(MAX_WORKERS, quiet).then((probe) => {
-        waiting = false;
-        if (probe) showDefault();
+  Promise.race([settled, new Promise((r) => setTimeout(r, SETTLE_MS))])
+    .then(() => whenQuiet(quiet, () => probeCores(MAX_WORKERS, quiet), { idle }))
+    .then(() => {
+      waiting = false;
+      showDefault();
+    });
+}
+
+/**
+ * Runs `time` once the page has been idle for a moment (`idle`, after `pause` ms) and `quiet()`
+ * holds, looked at every `poll` ms for as long as it takes; a timing the page interrupts
+ * (`time` answers null: a run started, an accounting request) waits for quiet again. Its
+ * first answer that is not null. (It gave up after ten seconds of a busy page, and after one
+ * interrupted timing, until another run had ended: in CI, WebKit's page was never timed.)
+ * @template T
+ * @param {() => boolean} quiet
+ * @param {() => Promise<T | null>} time
+ * @param {{idle?: (f: () => void) => void, poll?: number, pause?: number}} [options]
+ * @returns {Promise<T>}
+ */
+export function whenQuiet(quiet, time, { idle = (f) => setTimeout(f, 0), poll = 500, pause = 300 } = {}) {
+  return new Promise((resolve) => {
+    const attempt = () => idle(() => {
+      if (!quiet()) {
+        setTimeout(attempt, poll);
+        return;
+      }
+      time().then((answer) => {
+        if (answer === null) setTimeout(attempt, poll);
+        else resolve(answer);
       });
-    } else if (++tries < QUIET_TRIES) setTimeout(attempt, QUIET_POLL_MS);
-    else waiting = false;
+    });
+    setTimeout(attempt, pause);
   });
-  settled.then(() => setTimeout(attempt, 300));
 }
 
 // Whether the workers setting a person just gave can be used (blank: the default); if not, the

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultReason, median, speedupOf, workersShown } from '../../www/core-probe.js';
 import { sharedBufferType, sharedMemoryMissing } from '../../www/shared-channel.js';
-import { channelText } from '../../www/cores.js';
+import { channelText, whenQuiet } from '../../www/cores.js';
 
 test('the default is no more workers than the timed speed-up shows, whatever the browser reports', () => {
   // WebKitGTK reported 4 on a 2-core machine: four loops in one window each ran at half speed.
@@ -38,8 +38,8 @@ test('the Workers tooltip says where the default comes from', () => {
   assert.equal(fewer, 'By default 2: this browser reports 4 cores, but a short timing ran 2 at full speed at once (speed-up 1.9 ×).');
   const same = defaultReason({ reported: 2, measured: 2, speedup: 1.97, why: '' }, 2);
   assert.match(same, /^By default 2: this browser reports 2 cores, and a short timing ran 2 at full speed/);
-  const untimed = defaultReason({ reported: 4, measured: null, speedup: null, why: 'it took too long' }, 4);
-  assert.equal(untimed, 'By default 4: the 4 cores this browser reports (they could not be timed: it took too long).');
+  const untimed = defaultReason({ reported: 4, measured: null, speedup: null, why: 'it took too long' }, 2);
+  assert.equal(untimed, 'By default 2: this browser reports 4 cores, which could not be timed (it took too long).');
   // Before the timing, which waits until a run has ended (timed while the page loads, it read
   // one core of two).
   const before = defaultReason(null, 2, 4);
@@ -84,4 +84,23 @@ test('what shared memory lacks: a buffer this page cannot make, or cannot post, 
   WebAssembly.Memory = function NoSharedMemory() { throw new TypeError('shared memory is not supported'); };
   assert.equal(sharedBufferType(), null);
   assert.equal(sharedMemoryMissing(), 'SharedArrayBuffer');
+});
+
+test('the cores are timed once the page is quiet, and again when a timing is interrupted', async () => {
+  const options = { poll: 1, pause: 0 };
+  // Busy for a while (a run, an accounting request), then quiet: no timing before.
+  let busyFor = 5;
+  let timings = 0;
+  const answer = await whenQuiet(() => busyFor-- <= 0, async () => { timings += 1; return 'timed'; }, options);
+  assert.equal(answer, 'timed');
+  assert.equal(timings, 1, 'timed only once quiet');
+  // Interrupted twice (the probe answers null): it waits for quiet again, then times.
+  const answers = [null, null, 'third'];
+  const looks = [];
+  const got = await whenQuiet(() => { looks.push(answers.length); return true; }, async () => answers.shift(), options);
+  assert.equal(got, 'third');
+  assert.deepEqual(looks, [3, 2, 1], 'quiet looked at before each timing');
+  // Busy far longer than the old ten seconds' worth of looks (20): still timed at the end.
+  let looked = 0;
+  assert.equal(await whenQuiet(() => ++looked > 50, async () => looked, options), 51);
 });
