@@ -137,10 +137,10 @@ export function timeCoresWhenQuiet(quiet, settled) {
 
 /**
  * Runs `time` once the page has been idle for a moment (`idle`, after `pause` ms) and `quiet()`
- * holds, looked at every `poll` ms for as long as it takes; a timing the page interrupts
- * (`time` answers null: a run started, an accounting request) waits for quiet again. Its
- * first answer that is not null. (It gave up after ten seconds of a busy page, and after one
- * interrupted timing, until another run had ended: in CI, WebKit's page was never timed.)
+ * holds, looked at every `poll` ms for as long as it takes (docs/performance.md, "The first
+ * visit", says why it never gives up); a timing the page interrupts (`time` answers null: a run
+ * started, an accounting request) waits for quiet again. Resolves with `time`'s first answer
+ * that is not null.
  * @template T
  * @param {() => boolean} quiet
  * @param {() => Promise<T | null>} time
