@@ -8,6 +8,8 @@
 mod common;
 #[path = "common/golden.rs"]
 mod golden;
+#[path = "common/noise_rng.rs"]
+mod noise_rng;
 
 #[path = "training/budget.rs"]
 mod budget;

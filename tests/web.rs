@@ -9,6 +9,8 @@
 
 #[path = "common/golden.rs"]
 mod golden;
+#[path = "common/noise_rng.rs"]
+mod noise_rng;
 #[path = "common/reference.rs"]
 mod reference;
 

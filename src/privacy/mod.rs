@@ -6,5 +6,6 @@ pub mod accountant;
 pub mod adaptive;
 pub mod ledger;
 pub mod mechanism;
+pub mod noise_rng;
 pub mod sampling;
 pub mod sanitizer;

@@ -8,6 +8,7 @@ use super::{EpochReport, Trainer};
 use crate::config::{Clipping, Mode, Sampling};
 use crate::model::Model;
 use crate::privacy::adaptive::{next_clip, noisy_unclipped_fraction};
+use crate::privacy::noise_rng::{with_noise_rng, NoiseRng};
 use crate::privacy::sampling::poisson_lot;
 use crate::privacy::sanitizer::{add_gaussian_noise, draw_gaussian_noise, sum_of_squares};
 use crate::Real;
@@ -253,22 +254,24 @@ impl Trainer {
     }
 
     /// `noise` (add or draw) on `target` with std σ·C (per layer: σ·C_l on layer l's range),
-    /// from the run's stream; the L2 norm of what was drawn.
+    /// from the run's stream (read by [`with_noise_rng`]'s faster lanes in wasm); the L2 norm of
+    /// what was drawn.
     fn gaussian_noise(
         &mut self,
         target: &mut [Real],
-        noise: fn(&mut [Real], f64, &mut rand_chacha::ChaCha8Rng) -> f64,
+        noise: fn(&mut [Real], f64, &mut NoiseRng) -> f64,
     ) -> f64 {
         let sigma = self.cfg.sigma;
-        match self.cfg.clipping {
-            Clipping::Flat => noise(target, sigma * self.clip_bounds[0], &mut self.rng),
+        let (ranges, bounds) = (&self.layer_ranges, &self.clip_bounds);
+        with_noise_rng(&mut self.rng, |rng| match self.cfg.clipping {
+            Clipping::Flat => noise(target, sigma * bounds[0], rng),
             Clipping::PerLayer => {
                 let mut sq = 0.0;
-                for (r, &c) in self.layer_ranges.iter().zip(&self.clip_bounds) {
-                    sq += noise(&mut target[r.clone()], sigma * c, &mut self.rng).powi(2);
+                for (r, &c) in ranges.iter().zip(bounds) {
+                    sq += noise(&mut target[r.clone()], sigma * c, rng).powi(2);
                 }
                 sq.sqrt()
             }
-        }
+        })
     }
 }

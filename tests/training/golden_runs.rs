@@ -1,7 +1,8 @@
 //! The golden runs (tests/fixtures/golden_run.json, which the browser test reproduces in
 //! wasm) and what must not change them: data-parallel training with any number of workers
 //! and either channel, a helper's sum accepted only as the part of the open lot it was sent,
-//! and noise drawn ahead of the step, bit for bit.
+//! noise drawn ahead of the step, bit for bit, and the noise's generator, which reads the run's
+//! own ChaCha8 stream word for word.
 
 use crate::{common, golden};
 use dpsgd_lab::config::{Mode, RunConfig};
@@ -191,4 +192,10 @@ fn noise_drawn_ahead_is_the_noise_drawn_at_the_step_bit_for_bit() {
             "the lots cover at least two epochs ({reports})"
         );
     }
+}
+
+#[test]
+fn the_noise_generator_reads_the_runs_stream_word_for_word() {
+    super::noise_rng::check_words();
+    super::noise_rng::check_normals();
 }

@@ -10,6 +10,14 @@ use wasm_bindgen_test::*;
 
 const GOLDEN: &str = include_str!("../fixtures/golden_run.json");
 
+/// The simd128 lanes the noise is drawn from compute the run's ChaCha8 words, the very ones
+/// rand_chacha does (so the golden runs below draw the same noise as natively).
+#[wasm_bindgen_test]
+fn the_noise_generators_simd_lanes_read_the_runs_stream_word_for_word() {
+    super::noise_rng::check_words();
+    super::noise_rng::check_normals();
+}
+
 #[wasm_bindgen_test]
 fn wasm_training_reproduces_the_native_golden_runs() {
     let fixture: serde_json::Value = serde_json::from_str(GOLDEN).unwrap();
