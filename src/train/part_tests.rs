@@ -56,23 +56,24 @@ fn the_parts_tile_the_lot_and_the_coordinators_differs_by_its_extra_work() {
 fn the_split_follows_the_cost_of_the_noise_against_the_cost_of_an_example() {
     let extra = |sizes: &[usize]| coordinator_extra_examples(sizes, PartChannel::Messages);
     let shared = |sizes: &[usize]| coordinator_extra_examples(sizes, PartChannel::SharedMemory);
-    // The benchmark shapes: logistic regression's noise is small, about its messages'
-    // cost, so its split is even; the MLPs' noise is worth about 80 examples.
-    assert_eq!(extra(&[784, 10]), 1);
-    assert_eq!(extra(&[60, 1000, 10]), 78);
-    assert_eq!(extra(&[784, 128, 10]), 80);
+    // The benchmark shapes: logistic regression's noise costs less than its messages, so
+    // the coordinator sums a few more examples than its helper; the MLPs' noise is worth
+    // about 45 examples.
+    assert_eq!(extra(&[784, 10]), -18);
+    assert_eq!(extra(&[60, 1000, 10]), 44);
+    assert_eq!(extra(&[784, 128, 10]), 47);
     assert!(extra(&[784, 10]) < extra(&[60, 1000, 10]));
     // Through shared memory nothing offsets the noise: logistic regression's is worth
-    // about 48 examples, the MLPs' about 86.
-    assert_eq!(shared(&[784, 10]), 48);
-    assert_eq!(shared(&[60, 1000, 10]), 87);
-    assert_eq!(shared(&[784, 128, 10]), 86);
+    // about 30 examples, the MLPs' about 54.
+    assert_eq!(shared(&[784, 10]), 30);
+    assert_eq!(shared(&[60, 1000, 10]), 54);
+    assert_eq!(shared(&[784, 128, 10]), 53);
     // Monotone in the width: more parameters, more noise per example of work.
     assert!(extra(&[60, 2000, 10]) >= extra(&[60, 1000, 10]));
     // A toy network: its messages cost more than all its work; bounded. Through shared
-    // memory nothing offsets its noise: 22 normals, worth 53 of its examples (5.4 ns each).
+    // memory nothing offsets its noise: 22 normals, worth 33 of its examples (5.4 ns each).
     assert_eq!(extra(&[2, 4, 2]), -(MAX_EXTRA_EXAMPLES as isize));
-    assert_eq!(shared(&[2, 4, 2]), 53);
+    assert_eq!(shared(&[2, 4, 2]), 33);
     assert_eq!(extra(&[]), 0);
     assert_eq!(shared(&[]), 0);
 }
