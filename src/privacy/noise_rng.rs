@@ -162,6 +162,26 @@ macro_rules! eight_rounds {
     };
 }
 
+/// ChaCha's initial state for the four blocks from `block` on (RFC 8439 §2.3, with rand_chacha's
+/// 64-bit block counter in words 12–13 and its stream in 14–15), one lane set per word:
+/// `splat` puts one value in every lane, `lanes` one value per lane (block `block + b` in lane b).
+fn initial_state<L>(
+    key: &[u32; 8],
+    stream: [u32; 2],
+    block: u64,
+    splat: impl Fn(u32) -> L,
+    lanes: impl Fn([u32; BLOCKS]) -> L,
+) -> [L; BLOCK_WORDS] {
+    let counter: [u64; BLOCKS] = std::array::from_fn(|b| block.wrapping_add(b as u64));
+    std::array::from_fn(|w| match w {
+        0..=3 => splat(SIGMA[w]),
+        4..=11 => splat(key[w - 4]),
+        12 => lanes(counter.map(|c| c as u32)),
+        13 => lanes(counter.map(|c| (c >> 32) as u32)),
+        _ => splat(stream[w - 14]),
+    })
+}
+
 /// The four blocks from `block` on, word by word, lane `b` of each state word being block
 /// `block + b`: the reference the simd128 code must match.
 #[cfg_attr(
@@ -169,7 +189,7 @@ macro_rules! eight_rounds {
     allow(dead_code)
 )]
 mod portable {
-    use super::{BLOCKS, BLOCK_WORDS, SIGMA, WORDS};
+    use super::{initial_state, BLOCKS, BLOCK_WORDS, WORDS};
     type Lanes = [u32; BLOCKS];
 
     fn add(a: Lanes, b: Lanes) -> Lanes {
@@ -181,17 +201,7 @@ mod portable {
     }
 
     pub fn blocks(key: &[u32; 8], stream: [u32; 2], block: u64, out: &mut [u32; WORDS]) {
-        let counter = |b: usize| block.wrapping_add(b as u64);
-        let mut init = [[0u32; BLOCKS]; BLOCK_WORDS];
-        for (w, lanes) in init.iter_mut().enumerate() {
-            *lanes = match w {
-                0..=3 => [SIGMA[w]; BLOCKS],
-                4..=11 => [key[w - 4]; BLOCKS],
-                12 => std::array::from_fn(|b| counter(b) as u32),
-                13 => std::array::from_fn(|b| (counter(b) >> 32) as u32),
-                _ => [stream[w - 14]; BLOCKS],
-            };
-        }
+        let init = initial_state(key, stream, block, |v| [v; BLOCKS], |lanes| lanes);
         let mut x = init;
         eight_rounds!(x, add, xor_rotl);
         for (w, (&lanes, &start)) in x.iter().zip(&init).enumerate() {
@@ -205,7 +215,7 @@ mod portable {
 /// The same blocks as [`portable`], one `v128` per state word.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd128 {
-    use super::{BLOCK_WORDS, SIGMA, WORDS};
+    use super::{initial_state, BLOCK_WORDS, WORDS};
     use std::arch::wasm32::*;
 
     #[inline(always)]
@@ -227,22 +237,13 @@ mod simd128 {
     /// Not inlined: inlined into the normal sampler's loop it ran ~35% slower in V8.
     #[inline(never)]
     pub fn blocks(key: &[u32; 8], stream: [u32; 2], block: u64, out: &mut [u32; WORDS]) {
-        let c = |b: u64| block.wrapping_add(b);
-        let mut init = [u32x4_splat(0); BLOCK_WORDS];
-        for (w, v) in init.iter_mut().enumerate() {
-            *v = match w {
-                0..=3 => u32x4_splat(SIGMA[w]),
-                4..=11 => u32x4_splat(key[w - 4]),
-                12 => u32x4(c(0) as u32, c(1) as u32, c(2) as u32, c(3) as u32),
-                13 => u32x4(
-                    (c(0) >> 32) as u32,
-                    (c(1) >> 32) as u32,
-                    (c(2) >> 32) as u32,
-                    (c(3) >> 32) as u32,
-                ),
-                _ => u32x4_splat(stream[w - 14]),
-            };
-        }
+        let init = initial_state(
+            key,
+            stream,
+            block,
+            |v| u32x4_splat(v),
+            |l| u32x4(l[0], l[1], l[2], l[3]),
+        );
         let mut x = init;
         eight_rounds!(x, add, xor_rotl);
         // Four words at a time, 4×4-transposed so that each block's words are stored in order.
