@@ -1,7 +1,8 @@
 // A student's own data on the page: the file picker, the label column, the stated column
 // ranges (the text field, and the form of ranges a file too small for the private estimate
 // gets) are read here; the file(s) are parsed in the training worker (wasm), which answers
-// with 'own-data-loaded' or 'own-data-rejected' (protocol.js).
+// with 'own-data-loaded' or 'own-data-rejected' (protocol.js). The panel's markup is its own
+// file, own-data.html, put into details#own-data the first time a student opens it.
 import { LabData } from './pkg/dpsgd_lab.js';
 import { TO_WORKER } from './protocol.js';
 import { settings } from './settings.js';
@@ -19,7 +20,7 @@ const MAX_FORM_COLUMNS = 1000;
 // used as keys.
 const form = {
   names: [], // the names of the rows shown, in order
-  shown: () => !$('ranges-form').hidden,
+  shown: () => $('ranges-form')?.hidden === false,
 
   show(needed) {
     const columns = needed.columns.filter((c) => c && typeof c.name === 'string');
@@ -77,9 +78,91 @@ const form = {
   },
 };
 
+// The panel's markup (own-data.html) into details#own-data, once, the first time it opens;
+// then `wire()`. A failed fetch says so in the panel, and the next opening tries again.
+function loadPanelOnOpen(wire) {
+  const panel = $('own-data');
+  let loading = null;
+  const failed = (e) => {
+    loading = null;
+    if (panel.querySelector('.panel-error')) return;
+    const p = Object.assign(document.createElement('p'), {
+      className: 'help panel-error',
+      textContent: `This panel could not be loaded (${shown(String(e.message || e))}): close it and open it again, or reload the page.`,
+    });
+    p.setAttribute('role', 'alert');
+    panel.append(p);
+  };
+  panel.addEventListener('toggle', () => {
+    if (!panel.open || loading) return;
+    loading = fetch(new URL('own-data.html', import.meta.url))
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((html) => {
+        const body = new DOMParser().parseFromString(html, 'text/html').body;
+        panel.querySelector('.panel-error')?.remove();
+        panel.append(...body.childNodes);
+        wire(); // once: `loading` stays set from here on
+      }, failed);
+  });
+}
+
 // Wires the picker to the training worker (`currentWorker()`: it may have been restarted) and
 // tells `ledger` (file-ledger.js) each time the file is prepared; `fmtEps` is Rust's ε format.
 export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
+  // The worker answers loads in order: `sent` are those it has not answered yet.
+  const sent = [];
+  let accepted = null; // the load the worker holds
+  loadPanelOnOpen(() => wirePanel(currentWorker, showMessage, sent));
+  return {
+    // The worker accepted the next load (`own`: its facts; `file`: a key of the contents,
+    // LabData.contentKey). A file is chosen on the page (private data, the private level); the
+    // ledger counts one more preparation of those contents. Returns false for a restarted
+    // worker's copy (nothing to announce).
+    loaded: (own, file) => {
+      const load = sent.shift();
+      if (!load) return false;
+      ledger.prepared(own, file);
+      if (load.again) return false;
+      accepted = load;
+      $('own-option').hidden = false;
+      $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
+      settings.apply({ dataset: 'own', report: 'private' });
+      const lot = fitOwnLot(settings.config(), own, fmtEps);
+      showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
+        + `You may switch "What the lab shows" to teaching: what ε does not cover is then marked.${lot ? ` ${lot}` : ''}`);
+      return true;
+    },
+    // The worker refused the next load (`m`: its message); what preparing it released
+    // (`spent`) still counts toward the file's total. A refusal for want of ranges shows the
+    // form. Returns what to say.
+    rejected: (m) => {
+      sent.shift();
+      if (typeof m.file === 'string' && Array.isArray(m.spent) && m.spent.length) ledger.spent(m.spent, m.file);
+      const said = `Your file was not loaded (the current data and run are unchanged): ${m.message}`;
+      if (!m.ranges || !Array.isArray(m.ranges.columns)) return said;
+      form.show(m.ranges);
+      return `${said}. The form under the file lists every numeric column: give their ranges and where they come from, then Load again.`;
+    },
+    // Gives the accepted files to a new worker (loads sent to the old one are lost with it).
+    // Returns what to add to the restart's message: the file given again, files not loaded.
+    resend: () => {
+      const lost = sent.filter((l) => !l.again).map((l) => l.name);
+      sent.length = 0;
+      let said = '';
+      if (accepted) {
+        sent.push({ ...accepted, again: true });
+        currentWorker().post(accepted.message);
+        said = ' and your file (its split and column ranges drawn again: a new release, added to your file\'s total)';
+      }
+      if (lost.length) said += `; ${lost.join(', ')} was still loading and is not loaded: choose Load again`;
+      return said;
+    },
+  };
+}
+
+// The panel's controls, once its markup is in: the picker lists the file's columns (Rust reads
+// its header) and Load sends the file(s) to the training worker, noted in `sent`.
+function wirePanel(currentWorker, showMessage, sent) {
   $('data-file').addEventListener('change', async () => {
     const files = [...$('data-file').files];
     form.hide(); // its columns were another file's
@@ -138,52 +221,4 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
   };
   $('load-data').addEventListener('click', () => load());
   $('ranges-form').addEventListener('submit', load);
-  // The worker answers loads in order: `sent` are those it has not answered yet.
-  const sent = [];
-  let accepted = null; // the load the worker holds
-  return {
-    // The worker accepted the next load (`own`: its facts; `file`: a key of the contents,
-    // LabData.contentKey). A file is chosen on the page (private data, the private level); the
-    // ledger counts one more preparation of those contents. Returns false for a restarted
-    // worker's copy (nothing to announce).
-    loaded: (own, file) => {
-      const load = sent.shift();
-      if (!load) return false;
-      ledger.prepared(own, file);
-      if (load.again) return false;
-      accepted = load;
-      $('own-option').hidden = false;
-      $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
-      settings.apply({ dataset: 'own', report: 'private' });
-      const lot = fitOwnLot(settings.config(), own, fmtEps);
-      showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
-        + `You may switch "What the lab shows" to teaching: what ε does not cover is then marked.${lot ? ` ${lot}` : ''}`);
-      return true;
-    },
-    // The worker refused the next load (`m`: its message); what preparing it released
-    // (`spent`) still counts toward the file's total. A refusal for want of ranges shows the
-    // form. Returns what to say.
-    rejected: (m) => {
-      sent.shift();
-      if (typeof m.file === 'string' && Array.isArray(m.spent) && m.spent.length) ledger.spent(m.spent, m.file);
-      const said = `Your file was not loaded (the current data and run are unchanged): ${m.message}`;
-      if (!m.ranges || !Array.isArray(m.ranges.columns)) return said;
-      form.show(m.ranges);
-      return `${said}. The form under the file lists every numeric column: give their ranges and where they come from, then Load again.`;
-    },
-    // Gives the accepted files to a new worker (loads sent to the old one are lost with it).
-    // Returns what to add to the restart's message: the file given again, files not loaded.
-    resend: () => {
-      const lost = sent.filter((l) => !l.again).map((l) => l.name);
-      sent.length = 0;
-      let said = '';
-      if (accepted) {
-        sent.push({ ...accepted, again: true });
-        currentWorker().post(accepted.message);
-        said = ' and your file (its split and column ranges drawn again: a new release, added to your file\'s total)';
-      }
-      if (lost.length) said += `; ${lost.join(', ')} was still loading and is not loaded: choose Load again`;
-      return said;
-    },
-  };
 }

@@ -61,6 +61,27 @@ for (const [name, width, height, hash] of [
   });
 }
 
+// The reading page the header links to (how-it-works.html) as a phone, a projector and a large
+// projector show it: no violation, nothing wider than the screen, type that grows with it (read
+// from the back row); and the own-data panel, whose markup arrives when it is first opened.
+test('the reading page at 390×844, 1280×720 and 1920×1080, and the own-data panel opened: no axe violation', async () => {
+  const { page, problems, url } = await openLab('#epochs=1');
+  await page.locator('#own-data summary').click();
+  await page.locator('#data-file').waitFor({ state: 'attached' });
+  await assertNoViolation(page, 'the own-data panel opened');
+  await page.goto(`${url}how-it-works.html`);
+  for (const [name, width, height] of [['reading-phone', 390, 844], ['reading-projector', 1280, 720], ['reading-projector-large', 1920, 1080]]) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: path.join(ARTIFACTS, `a11y-${name}.png`), fullPage: true });
+    await assertNoViolation(page, `${name} ${width}×${height}`);
+    const [scrollWidth, px] = await page.evaluate(() => [document.documentElement.scrollWidth, parseFloat(getComputedStyle(document.body).fontSize)]);
+    assert.ok(scrollWidth <= width, `${name}: ${scrollWidth} px wide on a ${width} px screen`);
+    assert.ok(px >= Math.max(16, 0.015 * width - 0.5), `${name}: ${px} px type on a ${width} px screen`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 async function assertNoViolation(page, where) {
   const violations = await axeViolations(page);
   assert.deepEqual(violations.map((v) => v.id), [], `axe on ${where}:\n${describe(violations)}`);

@@ -1,8 +1,9 @@
 // The lab's smoke suite in Firefox ESR and in WebKitGTK (Safari's engine), beside the Chromium
 // suites (#40, section 2): in each, the default run completes an epoch, a σ change restarts it,
-// the charts are inked, the algorithm's formula draws its norm bars, an audit runs on a 2-D set;
-// then on a plain static host (no COOP/COEP headers: the service worker adds them) the second
-// visit is cross-origin isolated, trains, and shows no banner, and the page reloads offline.
+// the charts are inked, the algorithm's formula (how-it-works.html) draws its norm bars, an
+// audit runs on a 2-D set; then on a plain static host (no COOP/COEP headers: the service
+// worker adds them) the second visit is cross-origin isolated, trains, and shows no banner, and
+// the page reloads offline.
 // Screenshots in test-artifacts/engine-*.png. Browsers: engines.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -91,18 +92,20 @@ async function smoke(b, tag) {
   assert.ok(Number(workers[0]) >= 1 && Number(workers[0]) <= os.availableParallelism(), `${b.name}: ${workers[0]} workers by default on ${os.availableParallelism()} cores`);
   // A timing that took too long (a loaded machine) leaves the untimed default: no more than 2.
   assert.match(workers[1], /^By default \d+: this browser reports \d+ cores?, ((and|but) a short timing ran \d+ at full speed|which could not be timed)/);
-  // The formula's norm bars are drawn (#40, 2.4): the two ‖ of ‖g_i‖ have a width (WebKit drew
-  // a stretchy ‖ as nothing, 0 px wide).
+  await shot('page');
+  const s = await b.evaluate(state);
+  assert.equal(s.message, '', `${b.name}: no banner on the isolated host`);
+  // The formula's norm bars are drawn (#40, 2.4), on the reading page the header links to: the
+  // two ‖ of ‖g_i‖ have a width (WebKit drew a stretchy ‖ as nothing, 0 px wide).
+  const reading = await b.evaluate(() => document.querySelector('a.how').href);
+  await b.goto(reading);
+  await b.waitFor(() => document.readyState === 'complete' && !!document.getElementById('how-dp-sgd-works'), [], 30_000);
   const bars = await b.evaluate(() => [...document.querySelectorAll('#how-dp-sgd-works mo')]
     .filter((e) => e.textContent === '‖').map((e) => e.getBoundingClientRect().width));
   assert.equal(bars.length, 2, `${b.name}: two norm bars`);
   for (const w of bars) assert.ok(w >= 3, `${b.name}: a norm bar ${w} px wide`);
   await b.evaluate(() => document.getElementById('how-dp-sgd-works').scrollIntoView());
   await shot('formula');
-  await b.evaluate(() => window.scrollTo(0, 0));
-  await shot('page');
-  const s = await b.evaluate(state);
-  assert.equal(s.message, '', `${b.name}: no banner on the isolated host`);
   console.log(`${b.name}: default run, σ restart, charts, formula in ${Date.now() - t0} ms`);
 
   // 3. Two workers share the lots of a model large enough to split: through shared memory where
