@@ -31,6 +31,12 @@ pub fn shown_up_to(v: &str, max: usize) -> String {
     out
 }
 
+/// `n` and its noun, singular for one: "1 epoch", "3 epochs" (`many` is the plural).
+pub fn counted<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> String {
+    let noun = if n == N::from(1) { one } else { many };
+    format!("{n} {noun}")
+}
+
 /// `n` with a comma between thousands (900,000).
 fn thousands(n: usize) -> String {
     let digits = n.to_string();

@@ -3,7 +3,7 @@
 //! run's own, its data sits beside it, and a run Opacus cannot express is refused in one line.
 
 mod common;
-use common::{dpsgd, temp_file};
+use common::dpsgd;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -156,37 +156,6 @@ fn mnist_with_dp_pca_reads_its_idx_files_and_the_basis() {
 }
 
 #[test]
-fn ones_own_file_is_read_by_the_script() {
-    let mut csv = String::from("x,y,class\n");
-    for i in 0..400 {
-        csv.push_str(&format!(
-            "{},{},{}\n",
-            i % 17,
-            i % 5,
-            if i % 3 == 0 { "a" } else { "b" }
-        ));
-    }
-    let file = temp_file("own.csv", csv.as_bytes());
-    let (dir, s) = export(
-        "own",
-        &[
-            "--csv",
-            file.to_str().unwrap(),
-            "--label",
-            "class",
-            "--bounds",
-            "x=0:20,y=0:5",
-        ],
-    );
-    assert_eq!(s["DATA"], "own");
-    assert_eq!(s["OWN_LABEL"], "class");
-    assert!(
-        !dir.join("train.csv").exists(),
-        "one's own rows are not copied"
-    );
-}
-
-#[test]
 fn a_run_opacus_cannot_express_is_refused_in_one_line() {
     for args in [
         &["--clip-quantile", "0.9"][..],
@@ -213,4 +182,86 @@ fn a_run_opacus_cannot_express_is_refused_in_one_line() {
     let (code, _, err) = dpsgd(&["export-opacus"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("--out"), "{err}");
+}
+
+/// `--out` writes only new files: a folder holding a file of the export's names is refused
+/// with every byte of it kept, a link is never written through, and an empty path is no folder.
+#[test]
+fn out_never_overwrites_follows_a_link_or_takes_an_empty_path() {
+    let args = |dir: &Path| -> Vec<String> {
+        [
+            "export-opacus",
+            "--dataset",
+            "blobs",
+            "--out",
+            dir.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let run = |dir: &Path| {
+        let a = args(dir);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        dpsgd(&a)
+    };
+    // A folder that holds train.csv (and a file of its own): refused, both byte-equal.
+    let dir = out_dir("taken");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("train.csv"), b"mine, not the lab's\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), b"keep me").unwrap();
+    let (code, _, err) = run(&dir);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("already holds train.csv"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert_eq!(
+        std::fs::read(dir.join("train.csv")).unwrap(),
+        b"mine, not the lab's\n"
+    );
+    assert_eq!(std::fs::read(dir.join("notes.txt")).unwrap(), b"keep me");
+    assert!(!dir.join("train_opacus.py").exists(), "nothing written");
+
+    // A link named like a file of the export, pointing at another file: not written through.
+    let dir = out_dir("link");
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = out_dir("link-target");
+    std::fs::write(&target, b"elsewhere").unwrap();
+    std::os::unix::fs::symlink(&target, dir.join("train_opacus.py")).unwrap();
+    let (code, _, err) = run(&dir);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(std::fs::read(&target).unwrap(), b"elsewhere");
+    // A dangling link too (the file it names would be created through it).
+    let dangling = out_dir("dangling-target");
+    std::fs::remove_file(dir.join("train_opacus.py")).unwrap();
+    std::os::unix::fs::symlink(&dangling, dir.join("test.csv")).unwrap();
+    let (code, _, err) = run(&dir);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(!dangling.exists(), "no file made through a dangling link");
+
+    // --out itself a link to a folder: refused, the folder untouched.
+    let real = out_dir("real");
+    std::fs::create_dir_all(&real).unwrap();
+    let link = out_dir("to-real");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let (code, _, err) = run(&link);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
+
+    // An empty path (or blanks) is no folder: nothing lands in the current one.
+    for empty in ["", "  "] {
+        let (code, _, err) = dpsgd(&["export-opacus", "--dataset", "blobs", "--out", empty]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("empty path"), "{err}");
+    }
+    assert!(!Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("train_opacus.py")
+        .exists());
+
+    // A new folder, and an existing empty one: written.
+    for dir in [out_dir("new").join("deeper"), real] {
+        let (code, _, err) = run(&dir);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(dir.join("train_opacus.py").is_file());
+    }
+    let _ = std::fs::remove_file(&link);
 }

@@ -62,7 +62,7 @@ async function exportOpacus(m) {
     const why = opacus_refusal(config);
     if (why) throw new Error(why);
     const data = opacus_export_needs_data(String(config.dataset)) ? await loadBuiltin(config) : undefined;
-    const file = opacus_export(config, m.facts ?? null, data, m.label, String(m.accountant));
+    const file = opacus_export(config, m.facts ?? null, data, String(m.accountant));
     const bytes = file.bytes;
     send({ id: m.id, type: m.type, result: { name: file.name, bytes } }, [bytes.buffer]);
   } catch (e) {

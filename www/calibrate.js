@@ -3,6 +3,7 @@
 // changed since is dropped with a message; the page itself computes nothing of it.
 import { clearMessage, setStatus, showMessage } from './messages.js';
 import { settings } from './settings.js';
+import { counted } from './shown.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -37,7 +38,7 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
       }
       settings.apply({ sigma });
       restart();
-      showMessage(`σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} in ${cfg.epochs} epochs (${m.result.accountant} accountant).`);
+      showMessage(`σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} in ${counted(cfg.epochs, 'epoch')} (${m.result.accountant} accountant).`);
     });
   });
 }

@@ -7,7 +7,7 @@ import { LabData } from './pkg/dpsgd_lab.js';
 import { TO_WORKER } from './protocol.js';
 import { settings } from './settings.js';
 import { fitOwnLot } from './lot-size.js';
-import { shown } from './shown.js';
+import { counted, shown } from './shown.js';
 
 const $ = (id) => document.getElementById(id);
 // Rows the form shows at most: a wider file states the rest in the text field (10,000
@@ -125,7 +125,7 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
       if (load.again) return false;
       accepted = load;
       $('own-option').hidden = false;
-      $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${own.n_features} features)`;
+      $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${counted(own.n_features, 'feature')})`;
       settings.apply({ dataset: 'own', report: 'private' });
       const lot = fitOwnLot(settings.config(), own, fmtEps);
       showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '

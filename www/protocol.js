@@ -112,7 +112,7 @@
  *   | {type: 'sigma-needed', id: number, config: object, facts: DataFacts, target: number}
  *   | {type: 'pld-curve', id: number, config: object, facts: DataFacts}
  *   | {type: 'file-ledger', id: number, preparations: object[], runs: object[]}
- *   | {type: 'opacus-export', id: number, config: object, accountant: string, facts?: DataFacts | null, label?: string}} ToAccounting
+ *   | {type: 'opacus-export', id: number, config: object, accountant: string, facts?: DataFacts | null}} ToAccounting
  */
 /** @typedef {{type: ToAccounting['type'], id: number, result: any} | {type: ToAccounting['type'], id: number, error: string}} FromAccounting */
 

@@ -12,3 +12,6 @@ export function shown(text, max = SHOWN_CHARS) {
   const kept = chars.slice(0, max).join('').replace(/\p{Cc}/gu, escaped);
   return chars.length > max ? `${kept}… (${chars.length.toLocaleString('en-US')} characters)` : kept;
 }
+
+// `n` and its noun, singular for one ("1 epoch", "3 epochs"; Rust's `text::counted`).
+export const counted = (/** @type {number} */ n, /** @type {string} */ one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

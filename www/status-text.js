@@ -1,5 +1,7 @@
 // What the status line and the footer say about a run: text only, built from the worker's
 // reports (every number in them, ε included, comes from Rust; `fmtEps` is Rust's formatter).
+import { counted } from './shown.js';
+
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
 // A noisy accuracy and its ± (Rust's `private_test_acc_noise`: the standard deviation from the
@@ -56,7 +58,7 @@ export function doneStatus(r, epochs, fmtEps, verdict) {
   // it may follow another convention than the budget's).
   if (r.budget_stop) return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ${r.budget_stop}.`;
   const acc = accuracyText(r);
-  const line = `Done: ${epochs} epochs${acc === undefined ? '' : `, ${acc}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
+  const line = `Done: ${counted(epochs, 'epoch')}${acc === undefined ? '' : `, ${acc}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
   return verdict ? `${line} ${verdict}` : line;
 }
 
@@ -64,7 +66,7 @@ export function doneStatus(r, epochs, fmtEps, verdict) {
 // last epoch, or nothing yet; `accountants`: Rust's accountants(), those `last` has named).
 export function epsilonChartLabel(last, fmtEps, accountants) {
   const each = last ? accountants.filter((a) => Object.hasOwn(last, a.name)).map((a) => `${a.label} ${fmtEps(last[a.name])}`) : [];
-  const text = last ? `for the whole run (${last.epoch} epochs): ${each.join(', ')}` : 'not computed yet';
+  const text = last ? `for the whole run (${counted(last.epoch, 'epoch')}): ${each.join(', ')}` : 'not computed yet';
   return `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`;
 }
 

@@ -64,7 +64,9 @@ impl OpacusAccountant {
 /// Where the script's examples come from.
 pub enum ExportData<'a> {
     /// The examples the run trains on, after the lab's preparation and any DP-PCA (Adult,
-    /// breast cancer, the 2-D sets): written as CSV beside the script.
+    /// breast cancer, the 2-D sets, and one's own file — its rows exactly as the lab prepared
+    /// and split them, so the script repeats the run, not an approximation of it): written as
+    /// CSV beside the script.
     Prepared(&'a Dataset),
     /// A built-in image set: the script reads the same IDX files and divides by 255 as the lab
     /// does, then projects onto the run's DP-PCA basis (written beside it) when there is one.
@@ -72,10 +74,6 @@ pub enum ExportData<'a> {
         dataset: &'a str,
         projection: Option<&'a Projection>,
     },
-    /// A student's own file with its class column: the script reads it, and says the lab's
-    /// preparation of it (private ranges, scaling, one-hot columns, the held-out rows) must be
-    /// repeated.
-    OwnFile { label: &'a str },
 }
 
 /// Whether the script reads built-in set `dataset` from its own files (the IDX image sets)
@@ -85,21 +83,19 @@ pub fn reads_idx(dataset: &str) -> bool {
 }
 
 /// The run a trainer was set up for (its data loaded, prepared and projected), exported: its
-/// prepared features, or for the image sets its DP-PCA basis, or for one's own file (its class
-/// column `own_label`) nothing but the script.
+/// prepared features (one's own file's too), or for the built-in image sets their DP-PCA basis.
 pub fn export_run(
     trainer: &Trainer,
-    own_label: Option<&str>,
     accountant: OpacusAccountant,
 ) -> Result<Vec<ExportFile>, String> {
     let cfg = trainer.config();
-    let data = match own_label {
-        Some(label) => ExportData::OwnFile { label },
-        None if reads_idx(&cfg.dataset) => ExportData::Images {
+    let data = if reads_idx(&cfg.dataset) && !trainer.data().private {
+        ExportData::Images {
             dataset: &cfg.dataset,
             projection: trainer.projection(),
-        },
-        None => ExportData::Prepared(trainer.data()),
+        }
+    } else {
+        ExportData::Prepared(trainer.data())
     };
     export_opacus(cfg, trainer.facts(), data, accountant)
 }
@@ -158,14 +154,6 @@ pub fn export_opacus(
     if let Some(why) = refusal(cfg) {
         return Err(why);
     }
-    // The script reads one's own data as a CSV by its class column; an IDX pair (images and
-    // labels) has none, and a CSV reader would misread it.
-    if let ExportData::OwnFile { label } = &data {
-        if label.trim().is_empty() {
-            return Err("a file of your own is exported as a CSV file with its class column:                         IDX image files are not (the script reads CSV)"
-                .into());
-        }
-    }
     cfg.validate(facts.n_train).map_err(|e| e.to_string())?;
     let mechanism = cfg.mechanism(facts);
     let planned = budget_step_limit(cfg, &mechanism).map_err(|e| e.to_string())?;
@@ -187,11 +175,11 @@ pub fn export_opacus(
             });
             ("idx", builtin_files(dataset).to_vec(), basis)
         }
-        ExportData::OwnFile { .. } => ("own", Vec::new(), None),
     };
-    let (dataset, label) = match &data {
-        ExportData::OwnFile { label } => ("own", *label),
-        _ => (cfg.dataset.as_str(), ""),
+    let dataset = cfg.dataset.as_str();
+    let classes = match &data {
+        ExportData::Prepared(d) => py_list(&d.class_names, |c| py_str(c)),
+        ExportData::Images { .. } => "None".into(),
     };
     let layer_clips = match cfg.clipping {
         Clipping::Flat => "None".to_string(),
@@ -215,7 +203,6 @@ pub fn export_opacus(
         ("DATASET", py_str(dataset)),
         ("IDX_FILES", py_list(&idx_files, |f| py_str(f))),
         ("PCA_BASIS", basis.map_or("None".into(), py_str)),
-        ("OWN_LABEL", py_str(label)),
         ("MODEL", py_str(model_name(cfg.model))),
         ("HIDDEN", py_list(&cfg.hidden, |h| h.to_string())),
         ("N_TRAIN", facts.n_train.to_string()),
@@ -237,19 +224,52 @@ pub fn export_opacus(
         ("RDP_ORDERS", py_list(&default_orders(), |&a| py_float(a))),
         ("PRV_EPS_ERROR", py_float(PRV_EPS_ERROR)),
         ("SEED", cfg.seed.map_or("None".into(), |s| s.to_string())),
+        ("CLASSES", classes),
     ];
     let script = fill(TEMPLATE, &values);
     files.insert(0, file(SCRIPT_NAME, script));
     Ok(files)
 }
 
-/// The template with every `@NAME@` replaced by its value.
+/// The template with every `@NAME@` replaced by its value, in one pass over the template:
+/// a value is written once and never read again, so a value holding `@SEED@` (a column named
+/// so) stays as it is. An `@` that does not open a known name (Python's matrix product) is
+/// kept. Every name must be in the template and every placeholder in `values`.
 fn fill(template: &str, values: &[(&str, String)]) -> String {
-    let mut out = template.to_string();
-    for (name, value) in values {
-        out = out.replace(&format!("@{name}@"), value);
+    let mut out = String::with_capacity(template.len() + 4096);
+    let mut used = vec![false; values.len()];
+    let mut rest = template;
+    while let Some(at) = rest.find('@') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+            .unwrap_or(after.len());
+        let known = after[name_len..]
+            .starts_with('@')
+            .then(|| values.iter().position(|(n, _)| *n == &after[..name_len]))
+            .flatten();
+        match known {
+            Some(i) => {
+                out.push_str(&values[i].1);
+                used[i] = true;
+                rest = &after[name_len + 1..];
+            }
+            None => {
+                assert!(
+                    name_len == 0 || !after[name_len..].starts_with('@'),
+                    "the template names @{}@, which has no value",
+                    &after[..name_len]
+                );
+                out.push('@');
+                rest = after;
+            }
+        }
     }
-    debug_assert!(!out.contains("@OPACUS") && !out.contains("@N_TRAIN"));
+    out.push_str(rest);
+    if let Some(i) = used.iter().position(|u| !u) {
+        panic!("@{}@ is not in the template", values[i].0);
+    }
     out
 }
 
@@ -293,7 +313,6 @@ fn usage_args(data: &ExportData<'_>) -> &'static str {
     match data {
         ExportData::Prepared(_) => "",
         ExportData::Images { .. } => " DIR_OF_THE_IDX_FILES",
-        ExportData::OwnFile { .. } => " YOUR_FILE.csv",
     }
 }
 

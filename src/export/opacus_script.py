@@ -14,7 +14,6 @@ Opacus accounts the training steps alone: each epoch prints one JSON line with `
 Every number below is the lab run's own.
 """
 
-import csv
 import gzip
 import json
 import math
@@ -28,11 +27,11 @@ from opacus.optimizers import DPOptimizer, DPPerLayerOptimizer
 from opacus.utils.uniform_sampler import UniformWithReplacementSampler
 from torch import nn
 
-DATA = @DATA_KIND@  # "csv": prepared features beside this script; "idx": image files; "own"
+DATA = @DATA_KIND@  # "csv": prepared features beside this script; "idx": image files
 DATASET = @DATASET@
 IDX_FILES = @IDX_FILES@  # train images, train labels, test images, test labels
 PCA_BASIS = @PCA_BASIS@  # the run's DP-PCA basis (d x k, written beside this script), or None
-OWN_LABEL = @OWN_LABEL@  # the class column of one's own file
+CLASSES = @CLASSES@  # the class names, in the order of the class index (the CSVs' last column)
 MODEL = @MODEL@  # "logistic" (softmax regression) or "mlp" (ReLU hidden layers)
 HIDDEN = @HIDDEN@  # hidden layer widths of the MLP
 N_TRAIN = @N_TRAIN@  # training examples N, as the lab counted them
@@ -102,27 +101,6 @@ def read_images(data_dir, images, labels):
     return x.reshape(x.shape[0], -1).astype(np.float32) / 255.0, y.astype(np.int64)
 
 
-def read_own(path):
-    """One's own file, read as numbers. The lab prepared it first (private ranges, scaling to
-    [0, 1], categories one-hot, rows divided by sqrt(columns), a held-out test split): that
-    preparation is not repeated here and must be, in prepare_own, for the same run."""
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    header, rows = rows[0], [r for r in rows[1:] if r]
-    label = header.index(OWN_LABEL)
-    classes = sorted({r[label] for r in rows})
-    features = [[float(v) for i, v in enumerate(r) if i != label] for r in rows]
-    return np.array(features, dtype=np.float32), np.array([classes.index(r[label]) for r in rows])
-
-
-def prepare_own(x, y):
-    """Repeat the lab's preparation of your file here (see read_own). As written, this only
-    holds out the rows past the lab's N as the test set."""
-    print("warning: the lab's preparation of your file is not repeated; see prepare_own",
-          file=sys.stderr)
-    return (x[:N_TRAIN], y[:N_TRAIN]), (x[N_TRAIN:], y[N_TRAIN:])
-
-
 def load_data():
     if DATA == "csv":
         return read_prepared("train.csv"), read_prepared("test.csv")
@@ -134,9 +112,7 @@ def load_data():
             basis = np.loadtxt(here(PCA_BASIS), delimiter=",", dtype=np.float32, ndmin=2)
             train, test = (train[0] @ basis, train[1]), (test[0] @ basis, test[1])
         return train, test
-    if len(sys.argv) < 2:
-        sys.exit("usage: python3 " + os.path.basename(__file__) + " YOUR_FILE.csv")
-    return prepare_own(*read_own(sys.argv[1]))
+    sys.exit("unknown DATA " + repr(DATA))
 
 
 class Affine(nn.Module):

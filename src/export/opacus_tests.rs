@@ -262,32 +262,100 @@ fn dp_pca_is_named_with_its_epsilon_and_images_read_their_basis() {
 }
 
 #[test]
-fn ones_own_file_is_read_by_its_label_and_its_preparation_named() {
-    let s = script_of(
+fn ones_own_file_is_exported_as_its_prepared_rows_and_called_private() {
+    let mut own = blobs();
+    own.private = true;
+    let files = export_opacus(
         &base(),
-        ExportData::OwnFile {
-            label: "say \"yes\"",
-        },
+        &own.facts(),
+        ExportData::Prepared(&own),
+        OpacusAccountant::Rdp,
+    )
+    .expect("exported");
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, [SCRIPT_NAME, "train.csv", "test.csv"]);
+    let rows = |i: usize| String::from_utf8_lossy(&files[i].bytes).lines().count() - 1;
+    assert_eq!((rows(1), rows(2)), (own.train.len(), own.test.len()));
+    let s = String::from_utf8(files[0].bytes.clone()).unwrap();
+    assert_eq!(constant(&s, "DATA"), "\"csv\"");
+    assert!(
+        s.contains("your private data itself") && s.contains("share neither"),
+        "the header says what the two files are"
     );
-    assert_eq!(constant(&s, "OWN_LABEL"), r#""say \"yes\"""#);
-    assert_eq!(constant(&s, "DATA"), "\"own\"");
-    assert!(s.contains("preparation of it must be repeated") || s.contains("must be repeated"));
+}
+
+/// Every placeholder's name as user text (a class column, a feature's name) stays that text:
+/// the template is filled in one pass, so no value is read again as a placeholder.
+#[test]
+fn a_value_naming_a_placeholder_is_written_as_it_is() {
+    let names = [
+        "OPACUS_VERSION",
+        "SCRIPT_NAME",
+        "USAGE_ARGS",
+        "RUN_IN_WORDS",
+        "DATA_IN_WORDS",
+        "BEFORE_IN_WORDS",
+        "ACCOUNTANT",
+        "DATA_KIND",
+        "DATASET",
+        "IDX_FILES",
+        "PCA_BASIS",
+        "MODEL",
+        "HIDDEN",
+        "N_TRAIN",
+        "LOT_SIZE",
+        "SAMPLE_RATE",
+        "STEPS_PER_EPOCH",
+        "EPOCHS",
+        "TOTAL_STEPS",
+        "SIGMA",
+        "CLIPPING",
+        "CLIP",
+        "LAYER_CLIPS",
+        "NOISE_MULTIPLIER",
+        "LR",
+        "LR_END",
+        "LR_DECAY_EPOCHS",
+        "DELTA",
+        "ACCOUNTANT_NAME",
+        "RDP_ORDERS",
+        "PRV_EPS_ERROR",
+        "SEED",
+        "CLASSES",
+    ];
+    let values: Vec<(&str, String)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (*n, format!("\"@{}@\"", names[(i + 1) % names.len()])))
+        .collect();
+    let filled = fill(TEMPLATE, &values);
+    for (i, n) in names.iter().enumerate() {
+        let next = names[(i + 1) % names.len()];
+        assert!(
+            filled.contains(&format!("\"@{next}@\"")),
+            "{n} keeps its value"
+        );
+    }
+    assert!(filled.contains("train[0] @ basis"), "Python's @ is kept");
+    // The real export: class names are user text (a file's class column's values).
+    let mut own = blobs();
+    own.class_names = vec!["@MODEL@".into(), "@SEED@\"".into()];
+    let s = script_of(&base(), ExportData::Prepared(&own));
+    assert_eq!(constant(&s, "CLASSES"), r#"["@MODEL@", "@SEED@\""]"#);
+    assert_eq!(constant(&s, "MODEL"), "\"logistic\"");
+    assert_eq!(constant(&s, "SEED"), "3");
 }
 
 #[test]
-fn ones_own_file_without_a_class_column_is_refused_in_one_line() {
-    // The page's own IDX pair has no class column: its label comes as "".
-    let facts = blobs().facts();
-    for label in ["", "  "] {
-        let why = export_opacus(
-            &base(),
-            &facts,
-            ExportData::OwnFile { label },
-            OpacusAccountant::Rdp,
-        )
-        .expect_err("refused");
-        assert!(why.contains("IDX") && !why.contains('\n'), "{why}");
-    }
+#[should_panic(expected = "has no value")]
+fn a_placeholder_without_a_value_is_caught() {
+    fill("a @NOPE@ b", &[]);
+}
+
+#[test]
+#[should_panic(expected = "is not in the template")]
+fn a_value_without_a_placeholder_is_caught() {
+    fill("a b", &[("SEED", "1".into())]);
 }
 
 #[test]

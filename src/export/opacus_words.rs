@@ -6,6 +6,7 @@ use crate::config::{fmt_num, Clipping, ModelKind, RunConfig};
 use crate::data::DataFacts;
 use crate::privacy::accountant::Accountant;
 use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
+use crate::text::counted;
 
 pub(super) fn run_in_words(
     cfg: &RunConfig,
@@ -38,26 +39,38 @@ pub(super) fn run_in_words(
         )
     });
     format!(
-        "{model} on {} training examples; Poisson lots of expected size L = {} (q = {}), \
-         {clipping}, noise multiplier sigma = {} (accounted {}), {lr}, {} epochs of {} lots, \
-         {total_steps} steps{budget}; delta = {}.",
-        facts.n_train,
+        "{model} on {}; Poisson lots of expected size L = {} (q = {}), \
+         {clipping}, noise multiplier sigma = {} (accounted {}), {lr}, {} of {}, \
+         {}{budget}; delta = {}.",
+        counted(facts.n_train, "training example", "training examples"),
         cfg.lot_size,
         fmt_num(m.step.q),
         fmt_num(cfg.sigma),
         fmt_num(m.step.sigma),
-        cfg.epochs,
-        m.steps_per_epoch,
+        counted(cfg.epochs, "epoch", "epochs"),
+        counted(m.steps_per_epoch, "lot", "lots"),
+        counted(total_steps, "step", "steps"),
         fmt_num(cfg.delta)
     )
 }
 
 pub(super) fn data_in_words(data: &ExportData<'_>, dataset: &str, pca: bool) -> String {
     match data {
+        ExportData::Prepared(d) if d.private => format!(
+            "your own file's rows exactly as the lab prepared them ({}: its column \
+             ranges, scaling and one-hot columns{}, and its split into {} training and {} test \
+             rows), in train.csv and test.csv beside this script, so this script repeats the \
+             lab's run. These two files are your private data itself, not a release covered by \
+             epsilon: keep them where your file is, and share neither.",
+            counted(d.n_features(), "feature", "features"),
+            if pca { ", then the run's DP-PCA" } else { "" },
+            d.train.len(),
+            d.test.len()
+        ),
         ExportData::Prepared(d) => format!(
-            "{dataset} as the lab trains on it ({} features{}), in train.csv and test.csv \
+            "{dataset} as the lab trains on it ({}{}), in train.csv and test.csv \
              beside this script.",
-            d.n_features(),
+            counted(d.n_features(), "feature", "features"),
             if pca {
                 ", after the run's DP-PCA"
             } else {
@@ -72,11 +85,6 @@ pub(super) fn data_in_words(data: &ExportData<'_>, dataset: &str, pca: bool) -> 
                 ""
             }
         ),
-        ExportData::OwnFile { .. } => {
-            "your own CSV file (pass its path): the lab's preparation of it \
-             must be repeated in prepare_own for the same run."
-                .into()
-        }
     }
 }
 

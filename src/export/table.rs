@@ -7,12 +7,15 @@ use crate::Real;
 use ndarray::ArrayView2;
 use std::fmt::Write;
 
-/// A CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+/// A header field: a line break shown as `\n` (the script skips the header as one line:
+/// a quoted line break would make it two), then quoted (quotes doubled) when it holds a comma
+/// or a quote.
 pub fn csv_field(name: &str) -> String {
-    if name.contains([',', '"', '\n', '\r']) {
+    let name = name.replace('\r', "\\r").replace('\n', "\\n");
+    if name.contains([',', '"']) {
         format!("\"{}\"", name.replace('"', "\"\""))
     } else {
-        name.to_string()
+        name
     }
 }
 
@@ -55,9 +58,10 @@ mod tests {
             x: array![[0.1f32, -3.25e-7], [1.0 / 3.0, 0.0]],
             y: vec![1, 0],
         };
-        let text = split_csv(&split, &["a,b".into(), "say \"x\"".into()]);
+        let text = split_csv(&split, &["a,b".into(), "say \"x\"\nnow".into()]);
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "\"a,b\",\"say \"\"x\"\"\",label");
+        assert_eq!(lines[0], "\"a,b\",\"say \"\"x\"\"\\nnow\",label");
+        assert_eq!(lines.len(), 1 + split.len(), "the header is one line");
         for (line, (row, y)) in lines[1..]
             .iter()
             .zip(split.x.rows().into_iter().zip(&split.y))

@@ -43,17 +43,23 @@ pub fn opacus_export_needs_data(dataset: &str) -> bool {
     dataset != "own" && !reads_idx(dataset)
 }
 
+/// Why the page does not export a run on one's own file: the script repeats the run on the
+/// file's prepared rows, which live in the training worker; the command line has the file.
+pub const OWN_FILE_ON_THE_COMMAND_LINE: &str =
+    "a run on a file of your own is exported by the command line, beside your file: \
+     dpsgd export-opacus --csv YOUR_FILE.csv --label CLASS_COLUMN --out NEW_FOLDER (with the \
+     run's settings as flags); it writes your prepared rows beside the script";
+
 /// The run `config` as an Opacus script with Opacus's `accountant` ("rdp" or "prv"). A
 /// built-in set with prepared features (Adult, breast cancer, the 2-D sets) needs its `data`,
-/// loaded as for training; an image set and one's own file (its class column `own_label`)
-/// need only the data's `facts` (null before a run has loaded them), since the script reads
-/// their files itself.
+/// loaded as for training; an image set needs only the data's `facts` (null before a run has
+/// loaded them), since the script reads its files itself. One's own file is refused
+/// ([`OWN_FILE_ON_THE_COMMAND_LINE`]).
 #[wasm_bindgen]
 pub fn opacus_export(
     config: JsValue,
     facts: JsValue,
     data: Option<LabData>,
-    own_label: Option<String>,
     accountant: &str,
 ) -> Result<OpacusDownload, JsError> {
     let cfg = config_from_js(&config)?;
@@ -61,28 +67,30 @@ pub fn opacus_export(
     if let Some(why) = refusal(&cfg) {
         return Err(JsError::new(&why));
     }
+    if cfg.dataset == "own" {
+        return Err(JsError::new(OWN_FILE_ON_THE_COMMAND_LINE));
+    }
     let files = if !opacus_export_needs_data(&cfg.dataset) {
         let facts: DataFacts = from_js::<Option<DataFacts>>(facts, "facts")?.ok_or_else(|| {
             JsError::new(
                 "start a run on this data set first: the script needs its number of examples",
             )
         })?;
-        let source = match own_label.as_deref() {
-            Some(label) if cfg.dataset == "own" => ExportData::OwnFile { label },
-            _ if cfg.pca.is_some() => return Err(JsError::new(
+        if cfg.pca.is_some() {
+            return Err(JsError::new(
                 "DP-PCA on an image set is exported by the command line (dpsgd export-opacus): \
-                     the page would run it on 60,000 images a second time",
-            )),
-            _ => ExportData::Images {
-                dataset: &cfg.dataset,
-                projection: None,
-            },
+                 the page would run it on 60,000 images a second time",
+            ));
+        }
+        let source = ExportData::Images {
+            dataset: &cfg.dataset,
+            projection: None,
         };
         export_opacus(&cfg, &facts, source, accountant)
     } else {
         let data = data.ok_or_else(|| JsError::new("the data set has not loaded yet"))?;
         let trainer = Trainer::new(cfg.clone(), Arc::clone(data.dataset())).map_err(js_err)?;
-        export_run(&trainer, None, accountant)
+        export_run(&trainer, accountant)
     }
     .map_err(|e| JsError::new(&e))?;
     let (name, bytes) = download(&files, &cfg.dataset);

@@ -2,11 +2,12 @@
 // downloads one tar of the script and the prepared features, and the script's numbers are the
 // run's own (σ, C, L, δ, the seed, q = L/N with N the rows of its train.csv, the steps of an
 // epoch as the run's report counts them); the PRV choice reaches the script; a setting Opacus
-// cannot express exactly (adaptive clipping) downloads nothing and says why in one line.
+// cannot express exactly (adaptive clipping), and a run on one's own file, download nothing and
+// say why in one line.
 import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { openLab, registerShuffled, responsiveSuite, waitForRun } from './lab.mjs';
+import { generationOf, openLab, registerShuffled, responsiveSuite, waitForRun } from './lab.mjs';
 
 const cases = [];
 const test = (name, fn) => cases.push([name, fn]);
@@ -72,6 +73,27 @@ test('adaptive clipping is refused in one line, and nothing is downloaded', asyn
   const text = await message.innerText();
   assert.match(text, /^Not exported: adaptive clipping cannot be exported exactly/);
   assert.equal(text.split('\n').length, 1);
+  assert.equal(downloads, 0);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a run on a file of one\'s own is refused with the command that exports it', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1');
+  await waitForRun(page, 0, 1);
+  await page.locator('#own-data summary').click();
+  const rows = ['x,city,label', ...Array.from({ length: 300 }, (_, i) => `${i % 17},${['Paris', 'Lyon'][i % 2]},${i % 3 ? 'a' : 'b'}`)].join('\n');
+  await page.setInputFiles('#data-file', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(rows) });
+  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+  const g = await generationOf(page);
+  await page.click('#load-data');
+  await waitForRun(page, g, 1, { done: true });
+  let downloads = 0;
+  page.on('download', () => { downloads += 1; });
+  await page.click('#export-opacus');
+  await page.waitForFunction(() => /^Not exported/.test(document.getElementById('opacus-export-message').textContent));
+  const text = await page.locator('#opacus-export-message').innerText();
+  assert.match(text, /^Not exported: a run on a file of your own is exported by the command line, beside your file: dpsgd export-opacus --csv /);
   assert.equal(downloads, 0);
   assert.deepEqual(problems, []);
   await page.close();

@@ -12,7 +12,7 @@ use std::process::exit;
 use std::str::FromStr;
 
 pub const USAGE: &str =
-    "usage: dpsgd train|coverage|epsilon|sigma|audit|bench [--name value ...]; dpsgd --help lists the commands, dpsgd COMMAND --help their options";
+    "usage: dpsgd train|coverage|epsilon|sigma|audit|bench|export-opacus [--name value ...]; dpsgd --help lists the commands, dpsgd COMMAND --help their options";
 
 /// Longest message printed, in characters: values in messages are already cut to 40, this
 /// only guards against a message that lists too much.

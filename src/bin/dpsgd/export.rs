@@ -5,15 +5,18 @@ use crate::args::{fail, shown_path};
 use crate::cli::RunArgs;
 use crate::data::load_data;
 use crate::options::flag_of;
-use dpsgd_lab::export::{export_run, OpacusAccountant};
+use dpsgd_lab::export::{export_run, ExportFile, OpacusAccountant};
 use dpsgd_lab::train::Trainer;
+use std::fs::OpenOptions;
+use std::io::{ErrorKind, Write as _};
 use std::path::Path;
 use std::sync::Arc;
 
 /// `dpsgd export-opacus`'s options, and the run it exports.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ExportArgs {
-    /// The directory the script and its data are written into (required; made if missing)
+    /// The directory the script and its data are written into (required; made if missing;
+    /// refused when it already holds a file of the export's names, or is a symbolic link)
     #[arg(long, value_name = "DIR")]
     pub out: Option<String>,
     /// Opacus's accountant in the script [default: rdp] [possible values: rdp, prv]
@@ -30,6 +33,9 @@ pub fn export(a: &ExportArgs) {
         .out
         .as_deref()
         .unwrap_or_else(|| fail("--out DIR is required (where the script is written)"));
+    if out.trim().is_empty() {
+        fail("--out: an empty path names no folder: give the folder to write into");
+    }
     let accountant = OpacusAccountant::parse(a.accountant.as_deref().unwrap_or("rdp"))
         .unwrap_or_else(|e| fail(format!("--accountant: {e}")));
     let RunArgs { run, data } = &a.options;
@@ -41,16 +47,64 @@ pub fn export(a: &ExportArgs) {
     let dataset = Arc::new(load_data(data, run, &cfg));
     let trainer = Trainer::new(cfg, dataset)
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
-    let label = data.label.as_deref().filter(|_| own_file);
-    let files = export_run(&trainer, label, accountant)
+    let files = export_run(&trainer, accountant)
         .unwrap_or_else(|why| fail(format!("export-opacus: {why}")));
-    let dir = Path::new(out);
-    std::fs::create_dir_all(dir)
-        .unwrap_or_else(|e| fail(format!("--out {}: {e}", shown_path(out))));
-    for f in &files {
-        std::fs::write(dir.join(&f.name), &f.bytes)
-            .unwrap_or_else(|e| fail(format!("--out {}: {e}", shown_path(out))));
-    }
+    write_new_files(Path::new(out), &files)
+        .unwrap_or_else(|why| fail(format!("--out {}: {why}", shown_path(out))));
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
     println!("{}", serde_json::json!({ "dir": out, "files": names }));
+}
+
+/// Writes `files` into `dir` without touching anything already there: `dir` is made when
+/// missing (with its parents) and refused when it is a symbolic link or not a folder; every
+/// file is created new (`create_new`: an existing file, or a link of that name, even a
+/// dangling one, is never written through), and all names are checked before the first is
+/// written. When a write fails half-way, the files written here (and a folder made here) are
+/// removed again; nothing else is.
+fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), String> {
+    let made = match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err("is a symbolic link: name the folder itself".into())
+        }
+        Ok(m) if !m.is_dir() => return Err("is a file, not a folder".into()),
+        Ok(_) => false,
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+            true
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let taken: Vec<&str> = files
+        .iter()
+        .filter(|f| std::fs::symlink_metadata(dir.join(&f.name)).is_ok())
+        .map(|f| f.name.as_str())
+        .collect();
+    if !taken.is_empty() {
+        return Err(format!(
+            "already holds {}: nothing was written (choose a new folder, or move them away)",
+            taken.join(", ")
+        ));
+    }
+    let mut written = Vec::new();
+    for f in files {
+        let path = dir.join(&f.name);
+        let result = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut file| {
+                written.push(path.clone());
+                file.write_all(&f.bytes)
+            });
+        if let Err(e) = result {
+            for p in &written {
+                let _ = std::fs::remove_file(p);
+            }
+            if made {
+                let _ = std::fs::remove_dir(dir);
+            }
+            return Err(format!("{}: {e}", f.name));
+        }
+    }
+    Ok(())
 }
