@@ -2,13 +2,20 @@
 that make the page cross-origin isolated (COOP/COEP), so the data-parallel helpers get each
 lot's parts through shared memory (www/shared-channel.js). Any static server without them
 serves the same lab; the helpers then use messages. Its version.js (scripts/version.py) is made
-afresh on each request, so a file edited while it serves is a new version of the lab."""
+afresh on each request, so a file edited while it serves is a new version of the lab; the
+snapshot v/ID/ (www/build.js) of the version.js served last is its files as they are now, and
+an older version's is the one scripts/version.py wrote, while it is kept."""
 
 import functools
 import http.server
+import re
 import sys
 
 import version
+
+
+SNAPSHOT = re.compile(r"^/" + version.SNAPSHOTS + r"/([0-9a-f]{16})/(.+)$")
+SERVED = {"id": None}  # the version of the version.js served last (a page and its workers')
 
 
 class IsolatedHandler(http.server.SimpleHTTPRequestHandler):
@@ -18,10 +25,16 @@ class IsolatedHandler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
     def do_GET(self):
-        if self.path.split("?")[0] != "/" + version.OUT:
+        path = self.path.split("?")[0]
+        snapshot = SNAPSHOT.match(path)
+        if snapshot and snapshot[1] == SERVED["id"]:
+            self.path = "/" + snapshot[2]  # the version served last: its files as they are
+        if path != "/" + version.OUT:
             super().do_GET()
             return
-        body = version.version_js(self.directory).encode()
+        files = version.files_of(self.directory)
+        SERVED["id"] = version.version_id(files)
+        body = version.version_js(self.directory, files).encode()
         self.send_response(200)
         self.send_header("Content-Type", "text/javascript")
         self.send_header("Content-Length", str(len(body)))

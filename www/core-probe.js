@@ -18,8 +18,10 @@
 // two idle cores in 7 first visits of 8, so the tab's whole session trained on one worker, and
 // it held the first run back by 0.3–0.5 s. About 0.2 s, once per tab session.
 
+import { ofThisBuild } from './build.js';
+
 const KEY = 'dpsgd-lab-cores';
-const WORKER_URL = new URL('./core-probe-worker.js', import.meta.url);
+const WORKER_URL = ofThisBuild('core-probe-worker.js'); // the page's own build (build.js)
 const WINDOW_MS = 15; // each loop runs this long
 const ROUNDS = 5; // rounds of one loop alone, then all together
 const GIVE_UP_MS = 4000; // a probe that takes longer is dropped (the reported count is used)

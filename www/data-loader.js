@@ -1,6 +1,7 @@
 // A built-in data set for a worker: its files fetched from data/ (or generated from the
 // config's seed and noise), decoded by the wasm core. Shared by the training and audit workers.
 import { LabData } from './pkg/dpsgd_lab.js';
+import { labRoot } from './build.js';
 
 // The cache key of `config`'s data set: a generated set depends on its seed and noise.
 export function dataKeyOf(config) {
@@ -33,7 +34,7 @@ async function readCounting(res, onBytes) {
 async function fetchFile(file, dataset) {
   let res;
   try {
-    res = await fetch(`data/${file}`);
+    res = await fetch(new URL(`data/${file}`, labRoot)); // outside the build's snapshot (build.js)
   } catch {
     // Offline, and this data set was not stored on an earlier visit (sw.js stores it on first use).
     throw new Error(`cannot download data/${file}: the network cannot be reached, and this data set has not been used here before (it is stored for offline use once it has loaded)`);

@@ -19,6 +19,8 @@
 // same (another page or worker started one at that moment) is started again after LOAD_RETRY_MS
 // with the messages it was given, once, without a word; only a second failure reaches `onerror`.
 
+import { ofThisBuild } from './build.js';
+
 /** The pause before a worker whose scripts failed to load is started again. */
 export const LOAD_RETRY_MS = 150;
 /** A worker that has neither loaded nor failed after this long no longer holds up the next. */
@@ -42,7 +44,7 @@ export class ModuleWorker {
    * @param {{onmessage?: (ev: MessageEvent) => void, onerror?: (e: Event, why: string) => void}} [handlers]
    */
   constructor(url, { onmessage, onerror } = {}) {
-    this.url = url;
+    this.url = ofThisBuild(url); // the page's own build (build.js)
     this.onmessage = onmessage || (() => {});
     /** `why`: the event's message, or what a bare error means here. */
     this.onerror = onerror || (() => {});

@@ -101,8 +101,13 @@ self.addEventListener('message', (event) => {
   }));
 });
 
-// The lab's path of `url` ('index.html' for its folder), or null when it is not a file of this
-// version (another origin, Fashion-MNIST, anything else: left to the network).
+// This version's snapshot (scripts/version.py, build.js): the page starts its workers from
+// v/ID/, whose files are this version's own.
+const SNAPSHOT = `v/${self.labVersion.id}/`;
+
+// The lab's path of `url` ('index.html' for its folder; a file of this version's snapshot is
+// that file), or null when it is not a file of this version (another origin, Fashion-MNIST,
+// another version's snapshot, anything else: left to the network).
 function pathOf(url) {
   const u = new URL(url);
   if (u.origin !== ROOT.origin || !u.pathname.startsWith(ROOT.pathname)) return null;
@@ -112,14 +117,28 @@ function pathOf(url) {
   } catch {
     return null;
   }
+  if (path.startsWith(SNAPSHOT)) path = path.slice(SNAPSHOT.length);
   return FILES.has(path) && path !== 'sw.js' ? path : null;
 }
 
 self.addEventListener('fetch', (event) => {
   if (event.request.method !== 'GET') return;
+  if (event.request.url === urlOf(VERSION_JS)) {
+    event.respondWith(ownVersion());
+    return;
+  }
   const path = pathOf(event.request.url);
   if (path !== null) event.respondWith(answer(event, path));
 });
+
+// The page's version.js (build.js reads its ID) is this version's, the one this worker
+// imported: never a newer one from the server, whose snapshot would not match this version's
+// page and compiled module.
+const VERSION_JS = 'version.js';
+function ownVersion() {
+  const body = `self.labVersion = ${JSON.stringify(self.labVersion)};\n`;
+  return new Response(body, { headers: { 'Content-Type': 'text/javascript' } });
+}
 
 // The file at `path` from this version's cache; one not stored yet (a data set's first use)
 // from the network, stored once its bytes are checked (else passed on, not stored).

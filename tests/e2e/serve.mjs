@@ -7,8 +7,11 @@
 // be; a missing sw.js would be a console error on every page). Its version.js (the lab's
 // files and their hashes, which sw.js imports) is made afresh by scripts/version.py on each
 // request, as `make serve` does, so a file edited since the last build is a new version rather
-// than one that fails its hash. Records every request, and the bytes each response carried
-// (`served`, for the load benchmark).
+// than one that fails its hash; the snapshot v/ID/ (www/build.js) of the version.js served last
+// is its files as they are now (an older one, the snapshot scripts/version.py wrote). With
+// `{ revalidate: true }` every file is sent with `Cache-Control: max-age=0, must-revalidate`, as
+// some hosts do. Records every request, and the bytes each response carried (`served`, for the
+// load benchmark).
 import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -25,20 +28,31 @@ const TYPES = {
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
-export async function serveWww({ isolated = true, serviceWorker = true } = {}) {
+// The version of www/ as it is now (scripts/version.py): {id, text}.
+function currentVersion() {
+  const text = execFileSync('python3', [path.join(REPO, 'scripts/version.py'), '--print', ROOT]);
+  return { id: /"id": "([0-9a-f]{16})"/.exec(String(text))[1], text };
+}
+let servedId = null; // the version of the version.js served last (a page's, and its workers')
+
+export async function serveWww({ isolated = true, serviceWorker = true, revalidate = false } = {}) {
   const requests = [];
   const served = [];
   const server = http.createServer(async (req, res) => {
     requests.push(req.url);
     const url = new URL(req.url, 'http://localhost');
-    let file = path.normalize(path.join(ROOT, decodeURIComponent(url.pathname)));
+    let pathname = decodeURIComponent(url.pathname);
+    const snapshot = /^\/v\/([0-9a-f]{16})\/(.+)$/.exec(pathname);
+    if (snapshot && snapshot[1] === servedId) pathname = `/${snapshot[2]}`;
+    let file = path.normalize(path.join(ROOT, pathname));
     if (!file.startsWith(ROOT)) { res.writeHead(403).end(); return; }
     if (!serviceWorker && url.pathname === '/sw.js') {
       res.writeHead(200, { 'Content-Type': 'text/javascript' }).end('// no service worker on this host (serve.mjs)\n');
       return;
     }
-    if (serviceWorker && url.pathname === '/version.js') {
-      const body = execFileSync('python3', [path.join(REPO, 'scripts/version.py'), '--print', ROOT]);
+    if (url.pathname === '/version.js') {
+      const { id, text: body } = currentVersion();
+      servedId = id;
       res.writeHead(200, { 'Content-Type': 'text/javascript', 'Content-Length': body.length, 'Cache-Control': 'no-cache' }).end(body);
       return;
     }
@@ -46,7 +60,8 @@ export async function serveWww({ isolated = true, serviceWorker = true } = {}) {
     try {
       const body = await readFile(file);
       const type = TYPES[path.extname(file)] || 'application/octet-stream';
-      res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, ...(isolated ? ISOLATION : {}) });
+      const cache = revalidate ? { 'Cache-Control': 'max-age=0, must-revalidate' } : {};
+      res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, ...cache, ...(isolated ? ISOLATION : {}) });
       served.push({ path: url.pathname, bytes: body.length });
       res.end(body);
     } catch {
@@ -76,4 +91,29 @@ export function servePlain(dir) {
       if (m) resolve({ url: `http://127.0.0.1:${m[1]}/`, close });
     });
   });
+}
+
+// The folder `dir` served as it is stored (no version.js made, no snapshot mapped), each file
+// with `headers` — `{'Cache-Control': 'max-age=0, must-revalidate'}`, as some hosts send: the
+// browser asks again for every file it has cached, and gets the folder's newest.
+export async function serveDir(dir, headers = {}) {
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://localhost');
+    let file = path.normalize(path.join(dir, decodeURIComponent(url.pathname)));
+    if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
+    if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', 'Content-Length': body.length, ...headers });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () => new Promise((r) => {
+    server.close(r);
+    server.closeAllConnections();
+  });
+  return { url: `http://127.0.0.1:${server.address().port}/`, close };
 }

@@ -16,7 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
-import { servePlain } from './serve.mjs';
+import { launch } from './browser.mjs';
+import { serveDir, servePlain } from './serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-update-'));
@@ -26,7 +27,7 @@ let context;
 
 before(async () => {
   ({ context } = await setUp());
-  cpSync(path.join(REPO, 'www'), LAB, { recursive: true, filter: (f) => !/fashion-mnist-/.test(f) });
+  cpSync(path.join(REPO, 'www'), LAB, { recursive: true, filter: (f) => !/fashion-mnist-/.test(f) && !f.startsWith(path.join(REPO, 'www/v')) });
   rebuild(1);
   host = await servePlain(LAB);
 });
@@ -43,7 +44,8 @@ let imported = null; // the wasm-bindgen import renamed at each rebuild, as it i
 // from build 2 on an import of the wasm renamed in the glue and both wasm files, and its
 // version.js written again (scripts/version.py, as scripts/build-wasm does).
 function rebuild(n) {
-  const scripts = readdirSync(LAB, { recursive: true }).filter((f) => f.endsWith('.js') && f !== 'sw.js' && f !== 'version.js');
+  // (Not the snapshots of earlier builds, v/ID/: scripts/version.py wrote them once.)
+  const scripts = readdirSync(LAB, { recursive: true }).filter((f) => f.endsWith('.js') && f !== 'sw.js' && f !== 'version.js' && !f.startsWith('v/'));
   for (const f of scripts) {
     const file = path.join(LAB, f);
     const text = readFileSync(file, 'utf8').replace(MARK, '\n');
@@ -149,4 +151,44 @@ test('a rebuilt lab: the open page and every worker it starts keep one build; th
   await page.waitForFunction(() => caches.match(new URL('data/mnist-train-images.idx3-ubyte.gz', location.href).href).then((r) => !!r), null, { timeout: 10_000 });
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+// A first visit (a fresh profile: no service worker holds the page), then the lab rebuilt under
+// it (#52 §4): the page's workers started after that — a new training worker, the audit's —
+// run the page's build, from its snapshot (www/build.js), on a plain static server and on one
+// that sends `max-age=0, must-revalidate` (the browser then revalidates every file it cached).
+test('a first visit keeps its build: workers started after a rebuild load the page\'s own scripts and glue', async () => {
+  const revalidating = await serveDir(LAB, { 'Cache-Control': 'max-age=0, must-revalidate' });
+  try {
+    for (const [name, from] of [['plain', host], ['max-age=0, must-revalidate', revalidating]]) {
+      const fresh = await launch();
+      try {
+        const page = await fresh.newPage();
+        const problems = [];
+        page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+        page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+        await page.goto(`${from.url}#v=1&epochs=1&dataset=breast-cancer`);
+        const [build] = await trained(page);
+        rebuild(build + 1);
+        // A new training worker: the one the watchdog replaces.
+        const g = Number(await page.evaluate(() => document.getElementById('run-log').dataset.generation));
+        await page.evaluate(() => window.labTest.setSilence(2_000));
+        await page.evaluate(() => window.labTest.killTrainingWorker());
+        await page.waitForFunction(() => /training worker stopped/.test(document.getElementById('message-text').textContent), null, { timeout: 30_000 });
+        await page.evaluate(() => window.labTest.setSilence(null));
+        await waitForRun(page, g, 1, { done: true, timeout: 60_000 });
+        assert.deepEqual(await buildsOf(page), new Set([build]), `${name}: a training worker started after the rebuild`);
+        // The audit's workers, started now.
+        await page.fill('#audit-runs', '4');
+        await page.click('#audit-start');
+        await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
+        assert.deepEqual(await buildsOf(page), new Set([build]), `${name}: the audit's workers`);
+        assert.deepEqual(problems, [], name);
+      } finally {
+        await fresh.close();
+      }
+    }
+  } finally {
+    await revalidating.close();
+  }
 });

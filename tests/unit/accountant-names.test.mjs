@@ -12,7 +12,7 @@ const TABLE = 'src/privacy/accountant/table.rs';
 function files(dir, ext) {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
     const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) return path === 'www/pkg' || path === 'www/data' ? [] : files(path, ext);
+    if (e.isDirectory()) return ['www/pkg', 'www/data', 'www/v'].includes(path) ? [] : files(path, ext);
     return path.endsWith(ext) ? [path] : [];
   });
 }
