@@ -13,6 +13,7 @@ import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { auditWorkerPlan } from './cores.js';
 import { settings } from './settings.js';
+import { dataKeyOf } from './data-loader.js';
 
 const $ = (id) => document.getElementById(id);
 const button = (id) => /** @type {HTMLButtonElement} */ ($(id));
@@ -20,7 +21,7 @@ const THREAT = 'realistic';
 
 let job = null;       // the runs under way: {workers, tasks, runs, total, done, t0, config}
 let last = null;      // {result, config (JSON)} of the last finished Alice audit
-let chosen = null;    // the training row clicked, or null for the lab's pick
+let chosen = null;    // {index, data}: the training row clicked and its data set (dataKeyOf), or null for the lab's pick
 let host = null;
 
 function setProgress(done, total) {
@@ -74,17 +75,22 @@ const EVENTS = {
     } else dispatch(w);
   },
   result: (w, threat, result) => {
-    const { total, seconds, config } = job;
+    const { total, seconds, config, index } = job;
     stop(`${total} runs in ${seconds.toFixed(1)} s.`);
-    last = { result, config: JSON.stringify(config) };
+    last = { result, config: JSON.stringify(config), index };
     draw();
     host.drawn();
   },
 };
 
-// Fades the chart and its sentence the moment the settings differ from those it trained.
+const chosenIndex = () => chosen?.index ?? null;
+// Whether the last result is of the settings and the Alice now chosen.
+const current = () => !!last && last.config === JSON.stringify(host.readConfig()) && last.index === chosenIndex();
+
+// Fades the chart and its sentence the moment the settings, or the Alice chosen, differ from
+// those it trained.
 function markStale() {
-  const stale = !!last && last.config !== JSON.stringify(host.readConfig());
+  const stale = !!last && !current();
   $('alice-chart').closest('figure').classList.toggle('stale', stale);
   $('alice-summary').classList.toggle('stale', stale);
 }
@@ -107,7 +113,7 @@ export function draw() {
 }
 
 // Rust's result for `config` ({alice: AliceResult, region, …}), if the last run was of it.
-export const aliceOf = (config) => (last && last.config === JSON.stringify(config) ? last.result : null);
+export const aliceOf = (config) => (last && last.config === JSON.stringify(config) && last.index === chosenIndex() ? last.result : null);
 export const lastAlice = () => last?.result ?? null;
 
 function start() {
@@ -121,16 +127,17 @@ function start() {
     showMessage('Runs per side (under Audit this run) must be a whole number from 2 to 1000.');
     return;
   }
+  dataChanged(); // a point clicked on another data set (changed by a lesson or a link) is not Alice here
   const config = host.readConfig();
   // The run's own seed when it has one (a lesson's runs repeat), else a fresh one.
   const seed = Number.isInteger(config.seed) ? config.seed : crypto.getRandomValues(new Uint32Array(1))[0];
-  const spec = { threat: THREAT, runs, canaries: 0, seed, alice: { index: chosen } };
+  const spec = { threat: THREAT, runs, canaries: 0, seed, alice: { index: chosenIndex() } };
   let bytes = NaN;
   try {
     bytes = audit_worker_bytes(host.facts(config), 0, true);
   } catch { /* facts not known yet: cores.js plans without */ }
   const n = auditWorkerPlan(bytes).count;
-  job = { workers: [], tasks: [], runs: [], total: 0, done: 0, t0: performance.now(), config, seconds: 0 };
+  job = { workers: [], tasks: [], runs: [], total: 0, done: 0, t0: performance.now(), config, index: chosenIndex(), seconds: 0 };
   for (let i = 0; i < n; i += 1) {
     const w = new AuditWorker(EVENTS);
     job.workers.push(w);
@@ -185,9 +192,21 @@ function pickAt(ev) {
   choose(best);
 }
 
-function choose(index) {
-  chosen = index;
-  $('alice-choice').textContent = index === null ? 'the lab\'s pick (the largest loss under a non-private model)' : `training example ${index} (clicked)`;
+// Alice: training row `index` of the data set on show (clicked), or the lab's pick (null);
+// `why` says why the choice went back to the lab's pick.
+function choose(index, why = '') {
+  chosen = index === null ? null : { index, data: dataKeyOf(host.readConfig()) };
+  $('alice-choice').textContent = index === null
+    ? `the lab's pick (the largest loss under a non-private model)${why}`
+    : `training example ${index} (clicked)`;
+  markStale();
+}
+
+// A clicked point belongs to its data set: another data set (or another draw of a 2-D set)
+// goes back to the lab's pick.
+function dataChanged() {
+  if (chosen && chosen.data !== dataKeyOf(host.readConfig())) choose(null, ': the point clicked was on another data set');
+  markStale();
 }
 
 // Wires the panel. `h`: readConfig(), ownData(), facts(config), plane() (the run's plane:
@@ -201,8 +220,8 @@ export function setUpAlice(h) {
   });
   $('alice-lab-pick').addEventListener('click', () => choose(null));
   $('boundary-chart').addEventListener('click', pickAt);
-  settings.onInput(markStale);
-  window.addEventListener('hashchange', () => setTimeout(markStale, 0));
+  settings.onInput(dataChanged);
+  window.addEventListener('hashchange', () => setTimeout(dataChanged, 0));
   choose(null);
   drawCanvasMessage($('alice-chart'), 'Press “Train with and without Alice”');
 }

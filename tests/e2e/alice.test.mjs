@@ -91,6 +91,25 @@ test('a click on the decision-boundary chart picks that training point as Alice;
   const { result } = await trainAlice(page);
   assert.equal(result.alice.alice.index, 5);
   assert.match(result.alice.alice.picked, /chosen: training example 5/);
+  // Another point clicked after the run (one drawn well apart from 5): the result is not this
+  // Alice's, and fades; back to 5, it is hers again.
+  const faded = () => page.locator('#alice-summary').evaluate((e) => e.classList.contains('stale'));
+  let other = 6;
+  for (;; other += 1) {
+    const [ox, oy] = await page.evaluate((i) => window.labTest.alicePointAt(i), other);
+    if (Math.hypot(ox - x, oy - y) > 30) {
+      await page.locator('#boundary-chart').click({ position: { x: ox, y: oy } });
+      break;
+    }
+  }
+  assert.equal(await page.locator('#alice-choice').textContent(), `training example ${other} (clicked)`);
+  assert.ok(await faded(), 'another Alice: the result is stale');
+  await page.locator('#boundary-chart').click({ position: { x, y } });
+  assert.ok(!(await faded()), 'Alice 5 again: the result is hers');
+  // Another data set: row 5 of breast cancer is not the point clicked on blobs.
+  await page.selectOption('#dataset', 'breast-cancer');
+  assert.match(await page.locator('#alice-choice').textContent(), /^the lab's pick \(.*\): the point clicked was on another data set$/);
+  assert.ok(await faded());
   await page.click('#alice-lab-pick');
   assert.match(await page.locator('#alice-choice').textContent(), /lab's pick/);
   await page.evaluate(() => window.dispatchEvent(new Event('resize')));

@@ -41,9 +41,8 @@ async function openQr(hash, width, height, script = null) {
 
 
 // The dialog's heading, code, link and close button all inside the window: nothing to scroll.
-async function assertFits(page, width, height) {
-  const boxes = await page.evaluate(() => ['qr-dialog', 'qr-canvas', 'qr-url', 'qr-close']
-    .map((id) => document.getElementById(id).getBoundingClientRect().toJSON()));
+async function assertFits(page, width, height, ids = ['qr-dialog', 'qr-canvas', 'qr-url', 'qr-close']) {
+  const boxes = await page.evaluate((all) => all.map((id) => document.getElementById(id).getBoundingClientRect().toJSON()), ids);
   for (const b of boxes) {
     assert.ok(b.top >= 0 && b.left >= 0 && b.bottom <= height && b.right <= width, `${JSON.stringify(b)} outside ${width}x${height}`);
   }
@@ -99,19 +98,26 @@ test('on a 390x844 phone the QR dialog fits the screen, decodes, and closes with
 
 test('a link too long to scan from across a room gets no QR code but a message saying why', async () => {
   const { page, problems } = await openLab(LESSON);
-  await page.setViewportSize({ width: 1280, height: 720 });
   // The page rewrites its address as a run starts (dropping keys it does not know): wait for
   // its run to end, then lengthen the address and open the dialog in one task, so no rewrite
   // falls between (one did in CI, and the dialog drew the short link's code).
   await waitForRun(page, 0, 1, { done: true });
-  await page.evaluate(() => {
-    window.history.replaceState(null, '', `${location.href}&note=${'a'.repeat(1500)}`);
-    document.getElementById('show-qr').click();
-  });
-  await page.waitForFunction(() => document.getElementById('qr-dialog').open);
-  assert.ok(await page.locator('#qr-canvas').isHidden());
-  assert.match(await page.locator('#qr-error').textContent(),
-    /^No QR code: the link is \d+ characters long: its QR code would need version \d+ .*at most version 25.*Copy link/);
+  // 1,500 characters, and 100 KB (the dialog was once 10,565 px tall, its Close button off screen).
+  for (const [extra, width, height] of [[1500, 1280, 720], [100_000, 1280, 720], [100_000, 390, 844]]) {
+    await page.setViewportSize({ width, height });
+    await page.evaluate((n) => {
+      window.history.replaceState(null, '', `${location.href.replace(/&note=a*/, '')}&note=${'a'.repeat(n)}`);
+      document.getElementById('show-qr').click();
+    }, extra);
+    await page.waitForFunction(() => document.getElementById('qr-dialog').open);
+    assert.ok(await page.locator('#qr-canvas').isHidden());
+    assert.match(await page.locator('#qr-error').textContent(), extra < 10_000
+      ? /^No QR code: the link is \d+ characters long: its QR code would need version \d+ .*at most version 25.*Copy link/
+      : /^No QR code: the link is \d+ characters long, more than any QR code holds .*Copy link/);
+    await assertFits(page, width, height, ['qr-dialog', 'qr-error', 'qr-url', 'qr-close']);
+    await page.click('#qr-close');
+    await page.waitForFunction(() => !document.getElementById('qr-dialog').open);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });
