@@ -70,6 +70,18 @@ fn the_cli_reports_groups_and_refuses_a_column_the_data_has_not() {
             assert!(g.get(key).is_some(), "{key} in {g}");
         }
     }
+    // The sizes are counted without noise: outside ε, so listed (the accuracies are not).
+    let outside: Vec<&str> = report["not_private"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        outside.contains(&"groups.n_train") && outside.contains(&"groups.n_test"),
+        "{outside:?}"
+    );
+    assert!(!outside.contains(&"groups"), "{outside:?}");
     let classes = common::dpsgd(&[
         "train",
         "--dataset",

@@ -16,8 +16,9 @@ use crate::config::ReleaseLevel;
 use crate::privacy::accountant::{Amplification, EpsilonReport};
 use serde::Serialize;
 
-/// Report fields that ε covers (or that depend on the configuration alone).
-pub const COVERED: [&str; 20] = [
+/// Report fields that ε covers (or that depend on the configuration alone). Of `groups`, each
+/// group's test accuracy is covered; its sizes are [`GROUP_SIZES`].
+pub const COVERED: [&str; 21] = [
     "epoch",
     "steps",
     "release",
@@ -37,8 +38,14 @@ pub const COVERED: [&str; 20] = [
     "stopped_by_budget",
     "budget_stop",
     "divergence",
+    "groups",
     "notes",
 ];
+
+/// The groups' training and test sizes (`groups[].n_train`, `n_test`): counted on the built-in
+/// set's rows without noise — public facts of a public data set, but outside ε, so listed in
+/// a report's `not_private` whenever it carries groups (what ε covers says so in words).
+pub const GROUP_SIZES: [&str; 2] = ["groups.n_train", "groups.n_test"];
 
 /// Report fields computed from the training data without noise: released at the teaching
 /// level only, and named in its `not_private` list.
@@ -123,7 +130,8 @@ pub struct EpochReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub divergence: Option<String>,
     /// Test accuracy per group, with each group's training and test sizes (`--groups`): the
-    /// built-in data sets' public test set, so covered.
+    /// accuracies on the built-in data sets' public test set, so covered; the sizes outside ε
+    /// ([`GROUP_SIZES`], listed in `not_private`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<GroupAccuracy>>,
     /// Caveats a reader must see (e.g. shuffled lots are not what the accountants assume).
@@ -215,6 +223,9 @@ impl EpochReport {
         if test_is_private && self.test_acc.is_some() {
             self.not_private.extend(TEST_METRICS);
         }
+        if self.groups.is_some() {
+            self.not_private.extend(GROUP_SIZES);
+        }
     }
 }
 
@@ -244,6 +255,18 @@ mod tests {
         worded.sort();
         assert_eq!(worded, listed, "every diagnostic is named in words, once");
         assert!(TEST_METRICS.iter().all(|k| COVERED.contains(k)));
+        for size in GROUP_SIZES {
+            let (field, sub) = size.split_once('.').unwrap();
+            assert!(COVERED.contains(&field) && !NOT_PRIVATE.contains(&size));
+            let group = serde_json::to_value(super::super::groups::GroupAccuracy {
+                name: "a".into(),
+                n_train: 1,
+                n_test: 1,
+                test_acc: None,
+            })
+            .unwrap();
+            assert!(group.get(sub).is_some(), "{size} names a field of a group");
+        }
     }
 
     #[test]

@@ -70,6 +70,14 @@ pub fn opacus_export(
     if cfg.dataset == "own" {
         return Err(JsError::new(OWN_FILE_ON_THE_COMMAND_LINE));
     }
+    // DP-PCA draws its noise from the run's seed: without one, the page would export a new
+    // DP-PCA, not the run's (the command line exports the run it builds, whatever its seed).
+    if cfg.pca.is_some() && cfg.seed.is_none() {
+        return Err(JsError::new(
+            "this run's DP-PCA was drawn from a seed the page does not keep: fix a seed \
+             (Seed box) and run again, then export",
+        ));
+    }
     let files = if !opacus_export_needs_data(&cfg.dataset) {
         let facts: DataFacts = from_js::<Option<DataFacts>>(facts, "facts")?.ok_or_else(|| {
             JsError::new(

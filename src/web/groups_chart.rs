@@ -2,8 +2,10 @@
 //! at the run's latest epoch, one row per group labelled with its size in the training data
 //! (rarest on top), this run and each pinned run read at the same epoch as dots on the row, so
 //! a non-private and a DP-SGD run of the same seed stand side by side. The header writes the
-//! gap between the best and the worst group (`crate::charts::groups`). Everything drawn is
-//! covered: accuracies on the built-in sets' public test set, sizes a public fact of them.
+//! gap between the best and the worst group (`crate::charts::groups`). The accuracies are
+//! covered (the built-in sets' public test set); the sizes in the labels are counted without
+//! noise, public facts of a public set but outside ε: the report lists them in `not_private`
+//! (`train::report::GROUP_SIZES`), and the header's badge says so.
 
 use super::chart_frame::{
     builder, draw_header, draw_row_mesh, frame, message, record, with_points,
@@ -73,9 +75,14 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         .map(|c| compared_sentence(&c))
         .or_else(|| gap_points(rows).map(|g| format!("gap between groups: {g:.1} points")));
     let title = format!("Test accuracy by group, epoch {epoch}");
+    let k = epoch.min(run.points.len()) - 1;
+    let sizes_outside = run.points[k]
+        .not_private
+        .iter()
+        .any(|f| f == "groups.n_train");
     let header = Header {
         title: &title,
-        badge: None,
+        badge: sizes_outside.then_some("not private: group sizes (public data)"),
         note,
     };
     let top = draw_header(&root, &mut fonts, &header)?;

@@ -78,6 +78,21 @@ test('adaptive clipping is refused in one line, and nothing is downloaded', asyn
   await page.close();
 });
 
+test('DP-PCA without a seed is refused: the page would export a new DP-PCA, not the run\'s', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&dataset=breast-cancer&pca=5');
+  await waitForRun(page, 0, 1);
+  const g = await generationOf(page);
+  await page.fill('#seed', ''); // a blank seed box: a fresh seed each run
+  await page.locator('#seed').dispatchEvent('change');
+  await waitForRun(page, g, 1, { done: true });
+  // (Clicked in the page: the seed's message box moves the button as Playwright aims.)
+  await page.evaluate(() => document.getElementById('export-opacus').click());
+  await page.waitForFunction(() => /^Not exported/.test(document.getElementById('opacus-export-message').textContent));
+  assert.match(await page.locator('#opacus-export-message').innerText(), /^Not exported: this run's DP-PCA was drawn from a seed the page does not keep/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a run on a file of one\'s own is refused with the command that exports it', async () => {
   const { page, problems } = await openLab('#v=1&epochs=1');
   await waitForRun(page, 0, 1);
