@@ -244,3 +244,31 @@ fn a_flag_given_twice_is_named() {
         );
     }
 }
+
+#[test]
+fn a_whole_number_too_large_is_echoed_in_its_digits() {
+    let e = refused(&["train", "--seed", "18446744073709551616"]);
+    assert!(
+        e.contains("seed = 18446744073709551616 is too large"),
+        "{e}"
+    );
+    let e = refused(&["train", "--seed", "1e300"]);
+    assert!(e.contains("seed = 1e300 is too large"), "{e}");
+}
+
+#[test]
+fn an_unknown_command_lists_every_command() {
+    let (code, _, err) = dpsgd(&["exports-opacus"]);
+    assert_eq!(code, Some(2), "{err}");
+    for command in [
+        "train",
+        "coverage",
+        "epsilon",
+        "sigma",
+        "audit",
+        "bench",
+        "export-opacus",
+    ] {
+        assert!(err.contains(command), "{command} in {err}");
+    }
+}

@@ -66,7 +66,11 @@ export function setUpCharts(view) {
   const charts = new ChartQueue([
     () => draw_accuracy_chart('accuracy-chart', runView(), view.baseline(), sizeCanvas($('accuracy-chart'))),
     () => showGroupsFigure(view.config()) && draw_groups_chart('groups-chart', runView(), sizeCanvas($('groups-chart'))),
-    () => draw_epsilon_chart('epsilon-chart', runView(), $('log-log').checked, sizeCanvas($('epsilon-chart'))),
+    () => (view.run()?.failed && !view.history().length
+      // A run that stopped before its first epoch (its data did not load): neither "computing"
+      // for ever nor the curve of a run that did not happen.
+      ? drawCanvasMessage($('epsilon-chart'), 'ε: not computed — the run stopped before it began (see the message)')
+      : (delete $('epsilon-chart').dataset.message, draw_epsilon_chart('epsilon-chart', runView(), $('log-log').checked, sizeCanvas($('epsilon-chart'))))),
     () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart')))),
     drawHistogram,
     drawSigmaChart,

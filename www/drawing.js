@@ -29,6 +29,7 @@ export function textScale() {
 
 // A message on a chart's canvas in place of the chart (while computing, or why there is none).
 export function drawCanvasMessage(canvas, text) {
+  canvas.dataset.message = text; // what it says, for the tests (a chart drawn after clears it)
   const scale = sizeCanvas(canvas);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#fff';

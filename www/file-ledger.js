@@ -108,7 +108,7 @@ export class FileLedger {
     parts.push(`Your file, all runs in this tab together since you first loaded it here (other tabs count their own): ${many(l.runs, 'run')}, `
       + `${many(l.steps, 'training step')} reported, ε = ${eps(l.moments)} (moments accountant; RDP ${eps(l.rdp)}) `
       + `at δ = ${Number(l.delta).toExponential(0)}.`);
-    if (l.open) parts.push('A run without privacy (no noise, or no clipping) showed your data: no later run can take that back.');
+    if (l.unbounded) parts.push(l.unbounded); // Rust's cause: ranges read off the file, or a run without noise
     else parts.push('The status line\'s ε is the latest run alone; this is all of them.');
     if (l.preparations > 1) parts.push(`The file was prepared ${l.preparations} times (each time its split and column ranges are drawn again).`);
     parts.push(...l.caveats);

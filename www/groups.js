@@ -5,6 +5,7 @@
 // said in one line under the control), and the groups chart shows while a run has groups.
 import { group_choices } from './pkg/dpsgd_lab.js';
 import { onDataSetShown, settings } from './settings.js';
+import { addMessage } from './messages.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
@@ -15,7 +16,13 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 export function showGroupChoices() {
   const offered = new Set(group_choices(String(settings.get('dataset'))));
   for (const option of $('groups').options) option.disabled = option.value !== 'none' && !offered.has(option.value);
-  if ($('groups').selectedOptions[0]?.disabled) settings.apply({ groups: 'none' });
+  const chosen = $('groups').selectedOptions[0];
+  if (chosen?.disabled) {
+    // Said, not dropped in silence (a link's groups=sex on blobs, or Adult's race then blobs).
+    const data = $('dataset').selectedOptions[0]?.textContent?.trim() || String(settings.get('dataset'));
+    settings.apply({ groups: 'none' });
+    if (!settings.ownData()) addMessage(`Groups: ${data} has no grouping by ${chosen.value}, so no groups are shown.`);
+  }
   $('groups-own').hidden = !settings.ownData();
 }
 onDataSetShown(showGroupChoices);

@@ -240,7 +240,7 @@ export const LESSONS = new Map(Object.entries({
           {
             when: (f) => (f.audit && known(f.eps_) ? f.audit.realistic < f.eps_ : undefined),
             yes: 'The same attack proves only ε ≥ {audit.realistic}: below the promise, as it must be.',
-            no: 'The attack proves ε ≥ {audit.realistic}, above the promised {eps}: the accounting would be wrong.',
+            no: 'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the promised {eps}: a 1-in-20 fluke — audit again — or the accounting is wrong.',
             wait: '',
           },
         ],

@@ -200,6 +200,8 @@ function onStarted(m) {
 
 /** @param {Msg<'error'>} m */
 function onRunError(m) {
+  run.failed = m.message; // the ε chart says so rather than "computing" (charts.js)
+  drawCharts();
   if (run.pin) {
     showMessage(`Pinned run "${run.pin.label}" cannot run: ${m.message}. It was skipped.`);
     nextQueued();

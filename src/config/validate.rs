@@ -102,7 +102,14 @@ impl ConfigError {
                 {
                     // serde's "floating point `1e308`, expected usize", said plainly
                     err.message = if v >= 0.0 && v.fract() == 0.0 {
-                        format!("{key} = {} is too large", fmt_num(v))
+                        // Whole numbers in all their digits up to 1e21 (a seed of 2^64 is
+                        // 18446744073709551616, not 1.8446744073709552e19).
+                        let shown = if v < 1e21 {
+                            format!("{v:.0}")
+                        } else {
+                            fmt_num(v)
+                        };
+                        format!("{key} = {shown} is too large")
                     } else {
                         format!("{key} = {} is not a whole number ≥ 0", fmt_num(v))
                     };

@@ -17,7 +17,7 @@
 //! a fixed seed, at the teaching level, or with shuffled lots — is said by [`Ledger::caveats`].
 
 use super::accountant::{add_part, compose, AccountError, Accountant, SampledGaussian};
-use super::mechanism::{Mechanism, Release};
+use super::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::config::{ReleaseLevel, RunConfig, Sampling};
 use crate::data::DataFacts;
 
@@ -29,6 +29,8 @@ pub struct Ledger {
     steps: u64,
     preparations: usize,
     delta: Option<f64>,
+    /// Preparations that read the file's ranges off it without noise (`ReleaseKind::ReadOff`).
+    read_off: usize,
     /// Runs with a fixed seed, at the teaching level, with shuffled lots.
     seeded: usize,
     teaching: usize,
@@ -46,6 +48,7 @@ impl Ledger {
         for r in releases {
             add_part(&mut self.parts, &r.times(1));
         }
+        self.read_off += usize::from(releases.iter().any(|r| r.what == ReleaseKind::ReadOff));
         self.preparations += 1;
     }
 
@@ -118,6 +121,23 @@ impl Ledger {
             );
         }
         said
+    }
+
+    /// Why ε is ∞ for good, when it is: the cause, in one sentence for the page. Ranges read
+    /// off the file without noise come first: they make every run after them unprivate, and a
+    /// student who chose "read off this file" must not be told a run without noise did it.
+    pub fn why_unbounded(&self, epsilon: f64) -> Option<&'static str> {
+        if !epsilon.is_infinite() {
+            return None;
+        }
+        Some(if self.read_off > 0 {
+            "Its column ranges were read off the file without noise (you chose \"read off this \
+             file\"): nothing computed from it after that is private, and no later run can take \
+             that back."
+        } else {
+            "A run without privacy (no noise, or no clipping) showed your data: no later run can \
+             take that back."
+        })
     }
 
     /// ε of everything composed, under `acc`, at [`Ledger::delta`].

@@ -129,6 +129,27 @@ fn a_run_without_noise_that_showed_a_step_leaves_epsilon_infinite() {
     )
     .unwrap();
     assert_eq!(l.epsilon(Accountant::Rdp).unwrap(), f64::INFINITY);
+    let cause = l.why_unbounded(f64::INFINITY).unwrap();
+    assert!(cause.starts_with("A run without privacy"), "{cause}");
+    assert_eq!(l.why_unbounded(1.0), None);
+}
+
+#[test]
+fn ranges_read_off_the_file_are_the_cause_of_infinity_not_a_run() {
+    // "Read off this file": the ranges released without noise, then a private run.
+    let read_off = [Release {
+        what: ReleaseKind::ReadOff,
+        q: 1.0,
+        sigma: 0.0,
+    }];
+    let mut l = Ledger::new();
+    l.prepared(&read_off);
+    l.ran(&cfg(1.1), &own_facts(), 40).unwrap();
+    let eps = l.epsilon(Accountant::Moments).unwrap();
+    assert_eq!(eps, f64::INFINITY);
+    let cause = l.why_unbounded(eps).unwrap();
+    assert!(cause.contains("read off the file without noise"), "{cause}");
+    assert!(!cause.contains("A run without privacy"), "{cause}");
 }
 
 #[test]

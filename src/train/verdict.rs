@@ -7,6 +7,7 @@
 //! (≥ 5×), each step is too short to move the model (η·C ≤ 0.5: Algorithm 1's update
 //! θ ← θ − η·g̃ moves the signal part at most η·C), too few steps.
 
+use crate::config::fmt_num;
 use serde::{Deserialize, Serialize};
 
 /// What the verdict reads of one epoch report (the fields of [`super::EpochReport`]).
@@ -118,8 +119,14 @@ fn hint(r: &EpochOutcome) -> String {
 }
 
 /// A setting as a student reads it: three significant digits.
+/// `v` to three significant digits, as a person would write it (η·C = 1e-4 is not "0").
 fn short(v: f64) -> String {
-    format!("{}", (v * 1000.0).round() / 1000.0)
+    if v == 0.0 || !v.is_finite() {
+        return fmt_num(v);
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    let rounded: f64 = format!("{v:.digits$}").parse().unwrap_or(v);
+    fmt_num(rounded)
 }
 
 #[cfg(test)]
@@ -155,6 +162,16 @@ mod tests {
             "the short step is the hint: {}",
             v.say
         );
+    }
+
+    #[test]
+    fn a_small_step_is_written_with_its_digits() {
+        assert_eq!(short(1e-4), "0.0001");
+        assert_eq!(short(0.2), "0.2");
+        assert_eq!(short(0.123456), "0.123");
+        assert_eq!(short(12.345), "12.3");
+        assert_eq!(short(3e-9), "3e-9");
+        assert_eq!(short(0.0), "0");
     }
 
     #[test]

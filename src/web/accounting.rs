@@ -158,8 +158,8 @@ struct FileLedger {
     delta: f64,
     moments: Epsilon,
     rdp: Epsilon,
-    /// A release without noise was shown: ε = ∞ whatever later runs do.
-    open: bool,
+    /// Why ε = ∞ whatever later runs do, when it is ([`Ledger::why_unbounded`]); null else.
+    unbounded: Option<&'static str>,
     /// What this ε does not cover ([`Ledger::caveats`]).
     caveats: Vec<&'static str>,
 }
@@ -193,7 +193,7 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
             .ok_or_else(|| js_err("no run on the file yet"))?,
         moments: Epsilon(moments),
         rdp: Epsilon(rdp),
-        open: moments.is_infinite(),
+        unbounded: ledger.why_unbounded(moments),
         caveats: ledger.caveats(),
     })
 }

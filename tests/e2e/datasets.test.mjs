@@ -98,6 +98,8 @@ test('Fashion-MNIST (60,000 images, prepared by setup) loads in the worker with 
   await missing.page.selectOption('#dataset', 'fashion-mnist');
   await missing.page.waitForFunction(() => /is not on this server\. Fashion-MNIST is not shipped with the lab: scripts\/setup/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
   assert.match(await missing.page.getAttribute('#epsilon-chart', 'aria-label'), /not computed yet/, 'no ε of the data set before');
+  // The ε chart says the run stopped, not "computing…" for ever.
+  await missing.page.waitForFunction(() => /^ε: not computed — the run stopped before it began/.test(document.getElementById('epsilon-chart').dataset.message ?? ''), null, { timeout: 10_000 });
   await missing.page.close();
 });
 

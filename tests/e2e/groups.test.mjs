@@ -41,6 +41,7 @@ test('a link asking for race on MNIST falls back to none; on a student\'s own fi
   const { page, problems } = await openLab('#dataset=mnist&groups=race&epochs=1&seed=1');
   await done(page);
   assert.equal(await page.locator('#groups').inputValue(), 'none');
+  assert.match(await page.locator('#message-text').textContent(), /Groups: MNIST[^.]* has no grouping by race, so no groups are shown\./, 'said, not dropped');
   assert.equal(await page.locator('#groups-own').isVisible(), false);
   // The shipped breast-cancer file as one's own, every column's range stated.
   const csv = readFileSync(new URL('../../www/data/breast_cancer.csv', import.meta.url), 'utf8');

@@ -28,7 +28,7 @@ test('a link\'s huge value is named short (3.6)', () => {
 test('the file ledger says its count is this tab\'s (3.8: two tabs each said "1 run")', () => {
   const ledger = Object.create(FileLedger.prototype);
   ledger.fmtEps = (v) => String(v);
-  const text = ledger.sentence({ caveats: [], runs: 1, steps: 10, moments: 0.5, rdp: 0.6, delta: 1e-5, open: false, preparations: 1 });
+  const text = ledger.sentence({ caveats: [], runs: 1, steps: 10, moments: 0.5, rdp: 0.6, delta: 1e-5, unbounded: null, preparations: 1 });
   assert.match(text, /all runs in this tab together since you first loaded it here \(other tabs count their own\): 1 run, 10 training steps reported/);
 });
 
