@@ -31,6 +31,16 @@ pub fn shown_up_to(v: &str, max: usize) -> String {
     out
 }
 
+/// A whole number `v` in all its digits up to 1e21 (a seed of 2^64 is 18446744073709551616,
+/// not 1.8446744073709552e19), with an exponent past that (1e300).
+pub fn whole(v: f64) -> String {
+    if v.abs() < 1e21 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// `n` and its noun, singular for one: "1 epoch", "3 epochs" (`many` is the plural).
 pub fn counted<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, many: &str) -> String {
     let noun = if n == N::from(1) { one } else { many };

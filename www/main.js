@@ -200,8 +200,7 @@ function onStarted(m) {
 
 /** @param {Msg<'error'>} m */
 function onRunError(m) {
-  run.failed = m.message; // the ε chart says so rather than "computing" (charts.js)
-  drawCharts();
+  run.failed = m.message; drawCharts(); // the ε chart says it stopped, not "computing" (charts.js)
   if (run.pin) {
     showMessage(`Pinned run "${run.pin.label}" cannot run: ${m.message}. It was skipped.`);
     nextQueued();

@@ -102,14 +102,7 @@ impl ConfigError {
                 {
                     // serde's "floating point `1e308`, expected usize", said plainly
                     err.message = if v >= 0.0 && v.fract() == 0.0 {
-                        // Whole numbers in all their digits up to 1e21 (a seed of 2^64 is
-                        // 18446744073709551616, not 1.8446744073709552e19).
-                        let shown = if v < 1e21 {
-                            format!("{v:.0}")
-                        } else {
-                            fmt_num(v)
-                        };
-                        format!("{key} = {shown} is too large")
+                        format!("{key} = {} is too large", crate::text::whole(v))
                     } else {
                         format!("{key} = {} is not a whole number ≥ 0", fmt_num(v))
                     };
