@@ -18,10 +18,12 @@ serve: wasm
 dist: wasm
 	bash scripts/dist dist
 
+# Each wasm flavour is compiled once: scripts/build-wasm's release builds (simd128, then relaxed
+# SIMD in target/relaxed) are the libraries the two wasm-bindgen-test runs link against.
 test: setup
 	cargo test --profile release-test
-	$(MAKE) test-wasm
 	bash scripts/build-wasm
+	$(MAKE) test-wasm
 	bash scripts/typecheck
 	$(MAKE) test-wasm-relaxed
 	node --test tests/unit/ tests/docs/ tests/e2e/
@@ -29,8 +31,10 @@ test: setup
 test-native:
 	cargo test --profile release-test
 
+# The browser tests on the simd128 build, in release mode like scripts/build-wasm's first
+# build, whose compiled library they reuse.
 test-wasm:
-	cargo test --target wasm32-unknown-unknown --test web
+	cargo test --release --target wasm32-unknown-unknown --test web
 
 # The same browser tests on the relaxed-SIMD build (its fused multiply-add kernel), in release
 # mode with scripts/build-wasm's target dir, whose dependencies it reuses.
