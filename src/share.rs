@@ -32,6 +32,11 @@ pub struct QrMatrix {
 /// An error, in words for the page, when even level L needs a larger version or no QR code
 /// can hold the text at all.
 pub fn qr_matrix(text: &str) -> Result<QrMatrix, String> {
+    // Past any code's capacity: said at once (encoding a 100 KB link only to fail took a
+    // quarter of a second on the page's main thread).
+    if text.len() > MAX_BYTES {
+        return Err(too_long_for_any(text));
+    }
     let mut needed = None;
     for (level, name) in [(EcLevel::M, 'M'), (EcLevel::L, 'L')] {
         let code = match QrCode::with_error_correction_level(text, level) {
@@ -67,10 +72,18 @@ pub fn qr_matrix(text: &str) -> Result<QrMatrix, String> {
              {MAX_VERSION}, {limit} × {limit})",
             w = 17 + 4 * v
         ),
-        None => format!(
-            "the link is {chars} characters long, more than any QR code holds (2,953 bytes)"
-        ),
+        None => too_long_for_any(text),
     })
+}
+
+/// The most bytes a QR code holds (version 40, level L, byte mode).
+const MAX_BYTES: usize = 2953;
+
+fn too_long_for_any(text: &str) -> String {
+    format!(
+        "the link is {} characters long, more than any QR code holds (2,953 bytes)",
+        text.chars().count()
+    )
 }
 
 #[cfg(test)]

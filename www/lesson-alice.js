@@ -17,7 +17,8 @@ export const ALICE_LESSON = {
       charts: ['alice-chart'],
       controls: ['alice-start', 'sigma'],
       say: [
-        'No noise (σ = {sigma}, ε = {eps}). "Train with and without Alice": {auditRuns} runs without her (the lab\'s pick), {auditRuns} with her, and each model\'s loss on her.',
+        { asSet: true, text: 'No noise (σ = {sigma}, ε = {eps}).' },
+        '"Train with and without Alice": {auditRuns} runs without her (the lab\'s pick), {auditRuns} with her, and each model\'s loss on her.',
         {
           when: (f) => (f.alice ? f.alice.tpr > 0.9 : undefined),
           yes: 'The histograms do not touch: guessing "in" when her loss is low catches {alice.tpr} of the runs with her at a 5% false-alarm rate.',

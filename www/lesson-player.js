@@ -9,6 +9,7 @@
 // on the charts — the one just shown when the class pressed Next, or trained again for a link.
 import { LESSONS, lessonNamed } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
+import { claimsOf } from './lesson-claims.js';
 import { keepPresenterFitted, setUpPresenter } from './teacher.js';
 import { setUpWorksheet } from './worksheet.js';
 
@@ -55,6 +56,17 @@ export function setUpLessonPlayer(h) {
     go(on.name, on.index + 1);
   });
   $('lesson-close').addEventListener('click', () => go(null, 0));
+  // A presenter's clicker (#53): PageDown, → and Space go on, PageUp and ← go back, while a
+  // lesson is open and no control has the focus (a slider's arrows and a menu's keys stay theirs).
+  document.addEventListener('keydown', (e) => {
+    const target = /** @type {any} */ (e.target);
+    if (!on || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
+    if (target?.closest?.('input, select, textarea, button, summary, a, dialog, [contenteditable]')) return;
+    const button = $(['PageDown', 'ArrowRight', ' '].includes(e.key) ? 'lesson-next' : ['PageUp', 'ArrowLeft'].includes(e.key) ? 'lesson-back' : '');
+    if (!button || button.disabled) return;
+    e.preventDefault();
+    button.click();
+  });
   setUpWorksheet(() => on?.name ?? null);
   const relayout = () => window.dispatchEvent(new Event('resize'));
   setUpPresenter(relayout);
@@ -137,12 +149,9 @@ export function refreshLesson() {
   }
   const facts = current();
   const fill = fillers(host.fmtEps);
-  const parts = step.say.map((s) => {
-    if (typeof s === 'string') return { text: fillIn(s, facts, fill), claim: undefined };
-    const holds = run && !run.pin ? s.when(facts) : undefined;
-    const text = holds === undefined ? s.wait ?? '' : holds ? s.yes : s.no;
-    return { text: fillIn(text, facts, fill), claim: holds === undefined ? null : holds };
-  });
+  // The step's premises checked first (noise present, its settings in force): lesson-claims.js.
+  const { parts, ask } = claimsOf(step, settingsOf(on.lesson, on.index), facts, (t) => fillIn(t, facts, fill), !!run && !run.pin);
+  $('lesson-ask').textContent = ask;
   $('lesson-say').replaceChildren(...parts.filter((p) => p.text).map((p) => {
     const span = document.createElement('span');
     span.textContent = `${p.text} `;

@@ -24,8 +24,8 @@ export const WHO_PAYS = {
       charts: ['groups-chart', 'accuracy-chart'],
       controls: ['groups', 'sigma'],
       say: [
-        'DP-SGD (σ = {sigma}) on MNIST: each row of the groups chart is a digit, with its number of training images. The rarest is {groups.rarest}, with {groups.rarestN}.',
-        'The worst digit, {groups.worst}, scores {groups.worstAcc}: the best and worst digits are {groups.gap} points apart.',
+        { asSet: true, text: 'DP-SGD (σ = {sigma}) on MNIST: each row of the groups chart is a digit, with its number of training images. The rarest is {groups.rarest}, with {groups.rarestN}.' },
+        { asSet: true, text: 'The worst digit, {groups.worst}, scores {groups.worstAcc}: the best and worst digits are {groups.gap} points apart.' },
       ],
       ask: 'Is the worst digit hard to read, or does privacy hurt it? Which run would tell?',
     },
@@ -56,7 +56,7 @@ export const WHO_PAYS = {
       charts: ['groups-chart', 'accuracy-chart'],
       controls: ['compare', 'groups'],
       say: [
-        'Adult by race, at the lab\'s default settings, compared the same way.',
+        { asSet: true, text: 'Adult by race, at the lab\'s default settings, compared the same way.' },
         {
           when: (f) => ((c) => (c && known(c.most_lost_points) ? c.most_lost_points < 1 : undefined))(f.groups?.compared),
           yes: 'No group loses even a point to DP-SGD (most: {groups.mostLost}, {groups.mostLostPoints}): privacy costs this model too little to show who pays. The effect needs a model privacy really costs.',

@@ -21,7 +21,9 @@ import { WHO_PAYS } from './lesson-who-pays.js';
 import { ALICE_LESSON } from './lesson-alice.js';
 
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
-/** @typedef {string | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string}} Sentence */
+// A sentence whose fixed words hold only at the step's own settings ("the paper's setting",
+// "the same noise") is marked `asSet`: with a setting moved it is not said (lesson-claims.js).
+/** @typedef {string | {text: string, asSet?: boolean} | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string, asSet?: boolean}} Sentence */
 /** @typedef {{set: Record<string, any>, label?: string, compare?: 'run' | 'preview', charts: string[], controls: string[], say: Sentence[], ask: string, then?: 'compare'}} Step */
 /** @typedef {{title: string, base: Record<string, any>, steps: Step[]}} Lesson */
 
@@ -64,7 +66,7 @@ export const LESSONS = new Map(Object.entries({
             when: (f) => ended(f, below(f.prev.acc, f.acc)),
             yes: 'The test accuracy climbs to {acc}, against {prev.acc} with C = {prev.clip}.',
             no: 'The test accuracy is {acc}, against {prev.acc} with C = {prev.clip}: no better.',
-            wait: 'Watch the accuracy climb away from the majority line.',
+            wait: 'Watch the accuracy against the grey majority line, and against {prev.acc} with C = {prev.clip}.',
           },
         ],
         ask: 'The noise σC grew tenfold with C. If the model learns better all the same, why?',
@@ -75,9 +77,10 @@ export const LESSONS = new Map(Object.entries({
         charts: ['noise-chart', 'accuracy-chart'],
         controls: ['clip'],
         say: [
-          'C = {clip}: {clipped} of the gradients are cut, but the noise σC grew with C: it is {noiseRatio} the clipped signal of a lot (it was {prev.noiseRatio} at C = {prev.clip}).',
+          { asSet: true, text: 'C = {clip}: {clipped} of the gradients are cut, but the noise σC grew with C: it is {noiseRatio} the clipped signal of a lot (it was {prev.noiseRatio} at C = {prev.clip}).' },
           {
             when: (f) => ended(f, below(f.acc, f.prev.acc)),
+            asSet: true,
             yes: 'The test accuracy ends at {acc}, below the {prev.acc} of C = {prev.clip}: more noise, no more signal.',
             no: 'The test accuracy ends at {acc}, no lower than the {prev.acc} of C = {prev.clip}.',
             wait: 'Watch where the accuracy ends, against {prev.acc} with C = {prev.clip}.',
@@ -119,6 +122,7 @@ export const LESSONS = new Map(Object.entries({
         say: [
           {
             when: (f) => ended(f, below(f.noiseRatio_, f.prev.noiseRatio_)),
+            asSet: true,
             yes: 'L = {lot}: the same noise now lands on a sum of about {lot} clipped gradients — it is {noiseRatio} the signal, down from {prev.noiseRatio}.',
             no: 'L = {lot}: the noise is {noiseRatio} the signal, not below the {prev.noiseRatio} of L = {prev.lot}.',
           },
@@ -146,7 +150,7 @@ export const LESSONS = new Map(Object.entries({
         charts: ['epsilon-chart', 'accuracy-chart'],
         controls: ['sigma', 'epochs'],
         say: [
-          'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (thin curves):',
+          { asSet: true, text: 'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (thin curves):' },
           {
             when: (f) => (known(f.whole.naive, f.whole.strong, f.whole.moments) ? f.whole.naive > f.whole.strong && f.whole.strong > f.whole.moments : undefined),
             yes: 'naive composition says ε = {whole.naive}, strong composition {whole.strong}, the moments accountant {whole.moments}.',
@@ -183,7 +187,8 @@ export const LESSONS = new Map(Object.entries({
         charts: ['accuracy-chart', 'epsilon-chart'],
         controls: ['sigma', 'lot-size'],
         say: [
-          'On Adult, 32,561 people hide one person cheaply. Here there are {nTrain} patients to learn from. DP-SGD with σ = {sigma} reaches a test accuracy of {acc} at ε = {eps}.',
+          { asSet: true, text: 'On Adult, 32,561 people hide one person cheaply. Here there are {nTrain} patients to learn from.' },
+          'DP-SGD with σ = {sigma} reaches a test accuracy of {acc} at ε = {eps}.',
         ],
         ask: 'Guess: how many points of accuracy did privacy cost here?',
       },
@@ -214,7 +219,8 @@ export const LESSONS = new Map(Object.entries({
         charts: ['audit-region', 'audit-epsilons'],
         controls: ['audit-start', 'sigma'],
         say: [
-          'No noise (σ = {sigma}): the accountant promises nothing, ε = {eps}. "Audit this run" trains {auditRuns} runs with an odd, mislabeled point and {auditRuns} without, and attacks each final model.',
+          { asSet: true, text: 'No noise (σ = {sigma}): the accountant promises nothing, ε = {eps}.' },
+          '"Audit this run" trains {auditRuns} runs with an odd, mislabeled point and {auditRuns} without, and attacks each final model.',
           {
             when: (f) => (f.audit ? f.audit.realistic > 1 : undefined),
             yes: 'The attack tells them apart: it proves ε ≥ {audit.realistic}.',

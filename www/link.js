@@ -61,6 +61,16 @@ export function pinsFromLink(text, check) {
   return { queue, problems };
 }
 
+// The runs to train and pin for a link: the lesson step's own (`stepRuns`), then the link's
+// pins (`linkRuns`) less those that repeat one of the step's — same label, same settings once
+// both are through `check` (Rust's): a link copied before #53 carried the step's pin, which the
+// step pins again, so it showed twice.
+export function stepThenLinkRuns(stepRuns, linkRuns, check) {
+  const key = (cfg) => { const c = check(cfg); return JSON.stringify(c, Object.keys(c).sort()); };
+  const own = stepRuns.map((r) => `${r.label}\n${key(r.cfg)}`);
+  return [...stepRuns, ...linkRuns.filter((r) => !own.includes(`${r.label}\n${key(r.cfg)}`))];
+}
+
 // The window's event after writeLink changed the address (replaceState fires no hashchange):
 // the share dialog's QR code follows it (share.js).
 export const LINK_CHANGED = 'lab-link-changed';

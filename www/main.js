@@ -22,7 +22,7 @@ import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { addMessage, clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
 import { Pins, setUpPinButtons } from './pins.js';
-import { readLink, writeLink } from './link.js';
+import { readLink, stepThenLinkRuns, writeLink } from './link.js';
 import { RunLog } from './runlog.js';
 import { setUpExport } from './export.js';
 import { setUpShare } from './share.js';
@@ -96,8 +96,8 @@ const updatePreview = (cfg) => previews.update(cfg, wasmReady ? factsFor(cfg) : 
   redraw: drawCharts, redrawSigma: drawSigmaChart, label: (last) => epsilonChartLabel(last, fmtEps, log.accountants),
 });
 
-function pinRun(label, cfg, runHistory) {
-  pins.add(label, cfg, runHistory);
+function pinRun(label, cfg, runHistory, lessonStep = false) {
+  pins.add(label, cfg, runHistory, lessonStep);
   writeHash(current());
 }
 
@@ -154,7 +154,7 @@ function onDone() {
   timeCoresWhenQuiet(() => run.done && !auditing() && accountingIdle(), offlineCopyStored()); // once per tab
   if (run.pin) {
     earlierStepDone(run);
-    pinRun(run.pin.label, run.pin.cfg, run.history);
+    pinRun(run.pin.label, run.pin.cfg, run.history, !!run.pin.lessonStep);
     nextQueued();
     return;
   }
@@ -269,7 +269,7 @@ function startWorker() {
   });
 }
 
-installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed, privacyCostPoints });
+installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed, privacyCostPoints, pins });
 
 let started = false;
 function startWhenReady() {
@@ -335,7 +335,7 @@ const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
 });
 setUpLessonPlayer({
   run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,
-  pin: pinRun, press: (id) => $(id).click(), sources: lessonSources,
+  pin: (label, cfg, history) => pinRun(label, cfg, history, true), press: (id) => $(id).click(), sources: lessonSources,
   factsOfConfig: (cfg) => (factsFor(cfg) ? { ...lessonSources(cfg), history: [], done: true, preview: previews.of(cfg, factsFor(cfg)), pld: null } : null),
 });
 setUpWorkers();
@@ -364,7 +364,7 @@ setUpUpdates(); // offline after the first visit, one version at a time (sw.js)
 function readHash() {
   const link = readLink(location.hash, check_run_config);
   teacherParams = link.teacherParams;
-  runQueue = [...enterStep(link.step, (part) => settings.configWith(part)), ...link.queue];
+  runQueue = stepThenLinkRuns(enterStep(link.step, (part) => settings.configWith(part)), link.queue, check_run_config);
   if (link.problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${link.problems.join('; ')}.`);
 }
 

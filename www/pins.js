@@ -17,14 +17,15 @@ export class Pins {
     this.onChange = onChange;
   }
 
-  add(label, cfg, runHistory) {
+  // `lessonStep`: the run of a lesson's earlier step, which the lesson pins again itself.
+  add(label, cfg, runHistory, lessonStep = false) {
     if (!runHistory.length) return;
     const keep = (r) => {
       const outside = new Set(r.not_private || []);
       return { epoch: r.epoch, test_acc: outside.has('test_acc') ? undefined : r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon, groups: outside.has('groups') ? undefined : r.groups };
     };
     const notes = runHistory[runHistory.length - 1].notes;
-    this.list.push({ label, cfg, history: runHistory.map(keep), notes: Array.isArray(notes) ? notes.map(String) : [] });
+    this.list.push({ label, cfg, lessonStep, history: runHistory.map(keep), notes: Array.isArray(notes) ? notes.map(String) : [] });
     if (this.list.length > MAX_PINS) this.list.shift();
     this.render();
   }
@@ -55,8 +56,10 @@ export class Pins {
   }
 
   // What a link may carry: the settings of pins not on the student's own data.
+  // The pins a link carries: not a student's file's, and not a lesson step's own (the lesson
+  // pins that again when the link opens its step: carried too, it was pinned twice, #53).
   shared() {
-    return this.list.filter((p) => p.cfg.dataset !== 'own').map((p) => ({ label: p.label, cfg: p.cfg }));
+    return this.list.filter((p) => p.cfg.dataset !== 'own' && !p.lessonStep).map((p) => ({ label: p.label, cfg: p.cfg }));
   }
 }
 

@@ -159,7 +159,8 @@ function roomFor(n) {
   let side = Math.max(n, wide);
   for (let i = 0; i < 5; i++) {
     layout(side);
-    const high = window.innerHeight - 2 * AROUND - (dialog.offsetHeight - side);
+    // The content's height (scrollHeight): the dialog's own is capped at the window's (style.css).
+    const high = window.innerHeight - 2 * AROUND - (dialog.scrollHeight - side);
     const next = Math.max(n, Math.floor(Math.min(wide, high)));
     if (next >= side) break;
     side = next;

@@ -8,7 +8,7 @@ import { lessonState } from './lesson-player.js';
 import { lastAudit } from './audit.js';
 import { lastAlice, pointOnChart } from './alice.js';
 
-export function installTestHooks({ training, accounting, reports, fixAuditSeed, privacyCostPoints }) {
+export function installTestHooks({ training, accounting, reports, fixAuditSeed, privacyCostPoints, pins }) {
   let defaults = null; // the page's own silences, read when a test first shortens them
   window.labTest = Object.freeze({
     killTrainingWorker: () => training().kill(),
@@ -25,6 +25,8 @@ export function installTestHooks({ training, accounting, reports, fixAuditSeed, 
       accounting.worker.silenceMs = ms ?? defaults.accounting;
     },
     reports: () => JSON.parse(JSON.stringify(reports())),
+    // The pinned runs as a link would carry them, lesson steps' own included.
+    pinnedConfigs: () => JSON.parse(JSON.stringify(pins.list.map((p) => ({ label: p.label, cfg: p.cfg })))),
     fixAuditSeed,
     // The last audit's results as drawn (Rust's AuditResult per threat), or null.
     lastAudit: () => JSON.parse(JSON.stringify(lastAudit())),

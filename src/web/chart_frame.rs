@@ -72,6 +72,7 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
     let mut y = 6.0 * unit;
     let (lines, font) = fit_title(header.title, room, fonts.title, fonts.title * 0.9);
     fonts.title = font;
+    let mut title_centre = None; // the title's centre when it is not the chart's
     if let Some(text) = header.badge {
         let badge_font = (12.0 * unit).min(room / text_width(text, 1.0).max(1.0) - 1.0);
         let (w, h) = (
@@ -90,20 +91,23 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
         let pos = (at.0 + (6.0 * unit) as i32, at.1 + (3.0 * unit) as i32);
         root.draw(&Text::new(text.to_string(), pos, style))
             .map_err(js_err)?;
-        // Beside the title: one title line whose centred span starts right of the badge.
-        let title_left = (width - lines.first().map_or(0.0, |l| text_width(l, font))) / 2.0;
-        let beside = lines.len() == 1 && 6.0 * unit + w + 8.0 * unit <= title_left;
-        if !beside {
+        // Beside the title: one title line, centred on the chart when its span starts right
+        // of the badge, else centred in the room right of it (a line more for the plot).
+        let title_w = lines.first().map_or(0.0, |l| text_width(l, font));
+        let badge_right = 6.0 * unit + w + 8.0 * unit;
+        let centred_fits = badge_right <= (width - title_w) / 2.0;
+        if lines.len() != 1 || badge_right + title_w + 8.0 * unit > width {
             y += h + 4.0 * unit;
+        } else if !centred_fits {
+            title_centre = Some((badge_right + width - 8.0 * unit) / 2.0);
         }
     }
     for line in lines {
-        centred(
-            root,
-            &line,
-            y,
-            ("sans-serif", font).into_font().color(&BLACK),
-        )?;
+        let style = ("sans-serif", font).into_font().color(&BLACK);
+        match title_centre {
+            Some(x) => centred_at(root, &line, x, y, style)?,
+            None => centred(root, &line, y, style)?,
+        }
         y += line_height(font);
     }
     if let Some(note) = &header.note {
@@ -121,16 +125,17 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
 /// `text` centred across `root` with its top at `y`.
 fn centred(root: &Area, text: &str, y: f64, style: TextStyle) -> Result<(), JsError> {
     let (width, _) = root.dim_in_pixel();
+    centred_at(root, text, f64::from(width) / 2.0, y, style)
+}
+
+/// `text` centred on `x` with its top at `y`.
+fn centred_at(root: &Area, text: &str, x: f64, y: f64, style: TextStyle) -> Result<(), JsError> {
     let style = style.pos(plotters::style::text_anchor::Pos::new(
         plotters::style::text_anchor::HPos::Center,
         plotters::style::text_anchor::VPos::Top,
     ));
-    root.draw(&Text::new(
-        text.to_string(),
-        ((width / 2) as i32, y as i32),
-        style,
-    ))
-    .map_err(js_err)
+    root.draw(&Text::new(text.to_string(), (x as i32, y as i32), style))
+        .map_err(js_err)
 }
 
 /// A message in place of a chart (no plot to draw), fitted to the width, in the middle.

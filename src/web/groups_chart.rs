@@ -74,7 +74,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         .groups_compared()
         .map(|c| compared_sentence(&c))
         .or_else(|| gap_points(rows).map(|g| format!("gap between groups: {g:.1} points")));
-    let title = format!("Test accuracy by group, epoch {epoch}");
+    let title = format!("Accuracy by group, epoch {epoch}"); // the x axis says "test accuracy"
     let k = epoch.min(run.points.len()) - 1;
     let sizes_outside = run.points[k]
         .not_private
@@ -82,7 +82,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         .any(|f| f == "groups.n_train");
     let header = Header {
         title: &title,
-        badge: sizes_outside.then_some("not private: group sizes (public data)"),
+        badge: sizes_outside.then_some("sizes: not private"),
         note,
     };
     let top = draw_header(&root, &mut fonts, &header)?;

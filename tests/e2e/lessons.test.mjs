@@ -73,6 +73,7 @@ for (const [name, lesson] of LESSONS) {
 async function checkScreen(page, { name, step, index }, width, height) {
   const state = await page.evaluate(() => window.labTest.lessonState());
   assert.deepEqual(state.claims.filter((c) => c === false), [], `a claim does not hold: ${state.text}`);
+  assert.ok(!/^Off the step|^No noise in this run/.test(state.text), `at its own settings the step is on its path: ${state.text}`);
   assert.equal(state.step, index + 1);
   assert.match(page.url(), new RegExp(`lesson=${name}&step=${index + 1}`), 'the link names the lesson and the step');
   // On the first screen: the lesson, its charts (outlined), its controls and the status.

@@ -1,0 +1,59 @@
+// A lesson as a room uses it, off its rehearsed path (#53): the lecturer's clicker steps through
+// it (PageDown, →, Space on; PageUp, ← back; a focused slider keeps its arrows), and a step's
+// link, copied and opened elsewhere, shows the step's compared run once — the lesson pins it
+// again, so the link does not carry it, and an older link that does carry it is not pinned twice.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+
+before(setUp);
+after(tearDown);
+
+const stepOf = (page) => new URLSearchParams(new URL(page.url()).hash.slice(1)).get('step');
+const atStep = (page, n) => page.waitForFunction((want) => new URLSearchParams(location.hash.slice(1)).get('step') === want, String(n), { timeout: 10_000 });
+
+test('a clicker steps through a lesson; a slider with the focus keeps its arrow keys', async () => {
+  const { page, problems } = await openLab('#big=1&lesson=clipping&step=1');
+  await page.locator('body').click({ position: { x: 5, y: 5 } }); // the page has the focus, no control
+  await page.keyboard.press('PageDown');
+  await atStep(page, 2);
+  await page.keyboard.press('ArrowLeft');
+  await atStep(page, 1);
+  await page.keyboard.press(' ');
+  await atStep(page, 2);
+  await page.keyboard.press('ArrowRight');
+  await atStep(page, 3);
+  await page.keyboard.press('PageDown'); // the last step: nowhere to go
+  await page.keyboard.press('PageUp');
+  await atStep(page, 2);
+  // The clipping slider focused: → moves C, not the lesson.
+  await page.locator('#clip').focus();
+  const before = await page.locator('#clip').inputValue();
+  await page.keyboard.press('ArrowRight');
+  assert.equal(stepOf(page), '2');
+  assert.notEqual(await page.locator('#clip').inputValue(), before, 'the slider moved');
+  assert.match(await page.locator('#lesson-next').getAttribute('title'), /PageDown/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a step\'s link carries no pin of its own lesson, and an older link that does is pinned once', async () => {
+  const { page, problems } = await openLab('#lesson=clipping&step=2');
+  // The earlier step's run (C = 0.1) is trained and pinned, then the step's own.
+  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, { timeout: 120_000 });
+  await waitForRun(page, 0, 10, { done: true, timeout: 120_000 });
+  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['C = 0.1']);
+  const link = new URL(page.url());
+  assert.ok(!new URLSearchParams(link.hash.slice(1)).has('pins'), `no pins in ${link.hash}`);
+  // A link copied before the fix: the step's pin in it too.
+  const params = new URLSearchParams(link.hash.slice(1));
+  const pinned = await page.evaluate(() => window.labTest.pinnedConfigs());
+  params.set('pins', JSON.stringify(pinned));
+  const old = await openLab(`#${params}`);
+  await old.page.waitForFunction(() => document.querySelectorAll('#pin-list li').length >= 1, null, { timeout: 120_000 });
+  await waitForRun(old.page, 0, 10, { done: true, timeout: 120_000 });
+  assert.deepEqual(await old.page.locator('#pin-list li').allTextContents(), ['C = 0.1'], 'pinned once');
+  assert.deepEqual([...problems, ...old.problems], []);
+  await old.page.close();
+  await page.close();
+});

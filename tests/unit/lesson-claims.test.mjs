@@ -1,0 +1,93 @@
+// The claim contract of every lesson sentence (#53), without a browser: for every step of every
+// lesson, what it says of a run off its path — σ moved to 0, C and L at either end of their
+// sliders and beyond, the data set switched, the seed changed — never narrates noise without
+// noise, never says a fixed word that holds only at the step's settings, and names what was moved.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LESSONS } from '../../www/lessons.js';
+import { claimsOf, movedFrom } from '../../www/lesson-claims.js';
+
+const settingsOf = (lesson, i) => ({ ...lesson.base, ...lesson.steps[i].set });
+// Every `{name}` filled with a mark, so the test reads the words, not the numbers.
+const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
+
+// The facts of a finished run with `cfg`: numbers everywhere a sentence might look.
+function factsFor(cfg) {
+  const numbers = { acc: 0.8, majority: 0.76, clipped: 0.3, noiseRatio_: 2, eps_: 1.2, q: 0.01, nTrain: 1000, nTest: 300, cost: 1.5 };
+  const whole = { naive: 9, strong: 5, moments: 1.2, rdp: 1.1, pld: 1 };
+  return { done: true, epoch: cfg.epochs, cfg, ...numbers, whole, learnedNothing: false, prev: { cfg, ...numbers, whole } };
+}
+
+// The fixed words of a step's `asSet` sentences (the longest run of words between its `{}`s):
+// never said off the path.
+const longest = (t) => t.split(/\{[^}]*\}/).map((w) => w.trim()).sort((a, b) => b.length - a.length)[0];
+const fixedWords = (step) => step.say.filter((s) => typeof s !== 'string' && s.asSet)
+  .flatMap((s) => ('when' in s ? [s.yes] : [s.text]).map(longest).filter((t) => t.length > 8));
+
+const steps = [...LESSONS].flatMap(([name, lesson]) => lesson.steps.map((step, i) => ({ name, lesson, step, i, want: settingsOf(lesson, i) })));
+
+test('at its own settings every step says its own sentences, nothing off the path', () => {
+  for (const { name, step, i, want } of steps) {
+    assert.deepEqual(movedFrom(want, want), [], `${name} ${i + 1}`);
+    const { parts, ask } = claimsOf(step, want, factsFor({ ...want }), fill, true);
+    assert.equal(ask, step.ask, `${name} ${i + 1}`);
+    assert.ok(!/^(Off the step|No noise in this run)/.test(parts[0]?.text ?? ''), `${name} ${i + 1}: ${parts[0]?.text}`);
+  }
+});
+
+test('σ moved to 0 on a step with noise: no noise narrated, ε = ∞ said, and how to get it back', () => {
+  let checked = 0;
+  for (const { name, step, i, want } of steps) {
+    if (!(want.sigma > 0)) continue; // a step without noise of its own (σ = 0 by design): below
+    const { parts, ask } = claimsOf(step, want, factsFor({ ...want, sigma: 0 }), fill, true);
+    const text = parts.map((p) => p.text).join(' ');
+    assert.equal(parts.length, 1, `${name} ${i + 1}: only the premise's sentence: ${text}`);
+    assert.match(text, /^No noise in this run \(σ = 0\): nothing here is private, ε = ∞/);
+    assert.match(text, new RegExp(`σ = ${want.sigma}: move it back`), text);
+    assert.ok(!/σ did not change|noise drowns|same noise/.test(ask + text), `${name} ${i + 1}: ${ask}`);
+    checked += 1;
+  }
+  assert.ok(checked >= 8, `${checked} steps with noise checked`);
+  // A mode without noise, too.
+  const { lesson } = steps.find((s) => s.name === 'noise');
+  const cfg = { ...settingsOf(lesson, 1), mode: 'clip-only' };
+  assert.match(claimsOf(lesson.steps[1], settingsOf(lesson, 1), factsFor(cfg), fill, true).parts[0].text, /^No noise in this run \(mode clip-only\)/);
+});
+
+test('a setting moved is named with both values; the fixed words of the step are not said', () => {
+  // C and L at each end of their sliders and past them, the data set, the seed, σ (not to 0).
+  const moves = [['clip', 0.001, 'C'], ['clip', 100, 'C'], ['lot_size', 1, 'L'], ['lot_size', 100000, 'L'],
+    ['dataset', 'blobs', 'the data set'], ['seed', 99, 'the seed'], ['sigma', 0.5, 'σ']];
+  let offPath = 0;
+  for (const { name, step, i, want } of steps) {
+    for (const [key, value, word] of moves) {
+      if (!Object.hasOwn(want, key) || want[key] === value) continue;
+      const { parts, ask } = claimsOf(step, want, factsFor({ ...want, [key]: value }), fill, true);
+      const text = parts.map((p) => p.text).join(' ');
+      assert.match(parts[0].text, new RegExp(`^Off the step: ${word} = ${value} here \\(the step sets ${word} = ${want[key]}\\)`), `${name} ${i + 1}`);
+      for (const words of fixedWords(step)) assert.ok(!text.includes(words), `${name} ${i + 1} with ${word} = ${value} says "${words}"`);
+      assert.match(ask, new RegExp(`^What changed on the charts when ${word} = ${value} replaced the step's ${word} = `), ask);
+      offPath += 1;
+    }
+  }
+  assert.ok(offPath >= 40, `${offPath} runs off the path checked`);
+});
+
+test('the steps that presuppose their settings mark those words (the paper\'s setting, the same noise)', () => {
+  const said = (n, i) => fixedWords(LESSONS.get(n).steps[i]).join(' | ');
+  assert.match(said('moments', 0), /the paper's own optimistic convention/);
+  assert.match(said('noise', 1), /the same noise/);
+  assert.match(said('clipping', 2), /the noise σC grew with C/);
+  assert.match(said('cost', 0), /On Adult, 32,561 people/);
+  // A wait text never presupposes the result (clipping step 2's once said "climb").
+  for (const { name, step, i } of steps) {
+    for (const s of step.say) if (typeof s !== 'string' && s.wait) assert.ok(!/climb|drown|recover/.test(s.wait), `${name} ${i + 1}: ${s.wait}`);
+  }
+});
+
+test('a comparison training first (a pinned run) is not judged as the step\'s own', () => {
+  const { lesson } = steps.find((s) => s.name === 'clipping');
+  const want = settingsOf(lesson, 1);
+  const { parts } = claimsOf(lesson.steps[1], want, factsFor({ ...want, clip: 0.1 }), fill, false);
+  assert.ok(!/^Off the step/.test(parts[0].text), 'the earlier step\'s run is on screen while it trains');
+});

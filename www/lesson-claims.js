@@ -1,0 +1,88 @@
+// @ts-check
+// What a lesson step says about the run on screen, as a pure function of the step, its
+// settings and the run's facts (#53's claim contract): testable without a browser
+// (tests/unit/lesson-claims.test.mjs runs it over every step of every lesson, off the path).
+//
+// A step's sentences speak of its own settings. Each premise they rest on is checked first, and
+// each way the room breaks one has an honest sentence of its own:
+// - noise present: a step whose settings add noise, shown a run with σ = 0 (or a mode without
+//   noise), says only that — there is no noise to narrate and ε = ∞ — and how to get it back;
+// - the step's settings in force: a setting moved away from the step's is named, with both
+//   values, before the step's sentences; those marked `asSet` (fixed words that hold only at the
+//   step's settings: "the paper's setting", "the same noise") are left out, and the question,
+//   which may presuppose them, asks about the change instead.
+// The sentences left are filled from the run on screen, so they stay true as it changes.
+
+/** @typedef {import('./lessons.js').Step} Step */
+/** @typedef {import('./lesson-facts.js').Facts} Facts */
+/** @typedef {{text: string, claim: boolean | null | undefined}} Part */
+
+// The words for a setting a step sets (keys of the settings table that are run settings).
+const NAMES = new Map(Object.entries({
+  sigma: 'σ', clip: 'C', lot_size: 'L', lr: 'η', epochs: 'epochs', dataset: 'the data set', model: 'the model',
+  seed: 'the seed', amplification: 'the amplification convention', mode: 'the mode', groups: 'the groups',
+}));
+
+const shownValue = (/** @type {unknown} */ v) => (typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(3))) : String(v));
+// A number the same within 1%: a log slider shows the step's value to the nearest of its
+// positions (η = 0.5 is 0.501 on it, its positions 2.3% apart), and one position moved is a move.
+const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) => (typeof a === 'number' && typeof b === 'number'
+  ? Math.abs(a - b) <= 0.01 * Math.max(Math.abs(a), Math.abs(b)) : a === b);
+
+/**
+ * The step's settings that the run on screen does not have: [name, the step's, the run's].
+ * @param {Record<string, any>} want the step's settings (lesson-player.js settingsOf)
+ * @param {Record<string, any>} cfg the run's config
+ */
+export function movedFrom(want, cfg) {
+  return Object.entries(want)
+    .filter(([key, v]) => NAMES.has(key) && Object.hasOwn(cfg, key) && !same(v, cfg[key]))
+    .map(([key, v]) => [NAMES.get(key), shownValue(v), shownValue(cfg[key])]);
+}
+
+/** Whether settings `s` add no noise: σ = 0, or a mode without noise (the DP-SGD mode unless said). */
+const noiseless = (/** @type {Record<string, any>} */ s) => s.sigma === 0 || s.mode === 'non-private' || s.mode === 'clip-only';
+/** Whether a step's settings `want` add noise: a σ above 0 of its own, in a mode with noise. */
+const addsNoise = (/** @type {Record<string, any>} */ want) => typeof want.sigma === 'number' && !noiseless({ mode: 'dp', ...want });
+
+/**
+ * What the step says of the run on screen: its sentences (each with whether its claim holds:
+ * true / false, null while not known, undefined for a plain sentence) and its question.
+ * `live`: the run on screen is the step's own (not a pinned comparison training first).
+ * @param {Step} step
+ * @param {Record<string, any>} want the step's settings
+ * @param {Facts} facts the run on screen's
+ * @param {(text: string) => string} fill fills `{name}`s from the facts (lesson-facts.js fillIn)
+ * @param {boolean} live
+ * @returns {{parts: Part[], ask: string}}
+ */
+export function claimsOf(step, want, facts, fill, live) {
+  const cfg = facts.cfg ?? {};
+  const moved = live ? movedFrom(want, cfg) : [];
+  const list = (/** @type {string[][]} */ m) => m.map(([name, , now]) => `${name} = ${now}`).join(', ');
+  if (live && noiseless(cfg) && addsNoise(want)) {
+    const back = moved.filter(([name]) => name === 'σ' || name === 'the mode').map(([name, was]) => `${name} = ${was}`).join(' and ');
+    return {
+      parts: [{ text: `No noise in this run (${cfg.sigma === 0 ? 'σ = 0' : `mode ${cfg.mode}`}): nothing here is private, ε = ∞, and there is no noise on the charts for this step to speak of. The step is about its own setting${back ? `, ${back}` : ''}: move it back to see it.`, claim: undefined }],
+      ask: 'What does DP-SGD need the noise for, if the model learns without it?',
+    };
+  }
+  /** @type {Part[]} */
+  const parts = [];
+  if (moved.length) {
+    const was = moved.map(([name, step]) => `${name} = ${step}`).join(', ');
+    parts.push({ text: `Off the step: ${list(moved)} here (the step sets ${was}); what follows is the run on screen.`, claim: undefined });
+  }
+  for (const s of step.say) {
+    if (typeof s !== 'string' && moved.length && s.asSet) continue;
+    if (typeof s === 'string' || !('when' in s)) {
+      parts.push({ text: fill(typeof s === 'string' ? s : s.text), claim: undefined });
+      continue;
+    }
+    const holds = live ? s.when(facts) : undefined;
+    const text = holds === undefined ? s.wait ?? '' : holds ? s.yes : s.no;
+    parts.push({ text: fill(text), claim: holds === undefined ? null : holds });
+  }
+  const ask = moved.length ? `What changed on the charts when ${list(moved)} replaced the step's ${moved.map(([name, step]) => `${name} = ${step}`).join(', ')}?` : step.ask;
+  return { parts, ask }; // a claim not known yet with no wait text: an empty sentence, still a claim
+}
