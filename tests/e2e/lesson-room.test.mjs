@@ -1,10 +1,12 @@
 // A lesson as a room uses it, off its rehearsed path (#53): the lecturer's clicker steps through
-// it (PageDown, →, Space on; PageUp, ← back; a focused slider keeps its arrows), and a step's
-// link, copied and opened elsewhere, shows the step's compared run once — the lesson pins it
-// again, so the link does not carry it, and an older link that does carry it is not pinned twice.
+// it (PageDown, →, Space on; PageUp, ← back; a focused slider keeps its arrows); a step's link,
+// copied and opened elsewhere, shows the step's compared run once — the lesson pins it again,
+// so the link does not carry it, and an older link that does carry it is not pinned twice; and
+// in every lesson, σ dragged to 0 and C dragged to its end are said as such, on the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
+import { LESSONS } from '../../www/lessons.js';
 
 before(setUp);
 after(tearDown);
@@ -57,3 +59,32 @@ test('a step\'s link carries no pin of its own lesson, and an older link that do
   await old.page.close();
   await page.close();
 });
+
+// The text the lesson says once the run on screen is done.
+async function saidWhenDone(page, after) {
+  await waitForRun(page, after, 1, { done: true, timeout: 120_000 });
+  await page.waitForFunction(() => window.labTest.lessonState()?.done, null, { timeout: 10_000 });
+  await page.waitForTimeout(300); // the lesson filled from the run's last report
+  return page.evaluate(() => window.labTest.lessonState().text);
+}
+
+for (const [name, lesson] of LESSONS) {
+  const index = lesson.steps.findIndex((_, i) => ({ ...lesson.base, ...lesson.steps[i].set }).sigma > 0);
+  test(`${lesson.title}: σ dragged to 0, then C to its end, are said on the page`, async () => {
+    const { page, problems } = await openLab(`#lesson=${name}&step=${index + 1}`);
+    await waitForRun(page, 0, 1, { done: true, timeout: 120_000 });
+    let g = await generationOf(page);
+    await setRange(page, '#sigma', '0');
+    const quiet = await saidWhenDone(page, g);
+    assert.match(quiet, /^No noise in this run \(σ = 0\): nothing here is private, ε = ∞/, quiet);
+    assert.ok(!/noise (is|drowns|now lands)|σC grew/.test(quiet), quiet);
+    assert.match(await page.locator('#lesson-ask').textContent(), /What does DP-SGD need the noise for/);
+    g = await generationOf(page);
+    await setRange(page, '#sigma', String(({ ...lesson.base, ...lesson.steps[index].set }).sigma));
+    await setRange(page, '#clip', await page.locator('#clip').getAttribute('max'));
+    const moved = await saidWhenDone(page, g);
+    assert.match(moved, /^Off the step: C = 20 here \(the step sets C = [\d.]+\); what follows is the run on screen\./, moved);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
