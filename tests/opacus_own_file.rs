@@ -82,17 +82,7 @@ fn export_own(name: &str, file: &Path, label: &str, extra: &[&str]) -> PathBuf {
         out.contains("train.csv") && out.contains("test.csv"),
         "{name}: {out}"
     );
-    let script = std::fs::read_to_string(dir.join("train_opacus.py")).unwrap();
-    let compiled = Command::new("python3")
-        .args(["-m", "py_compile"])
-        .arg(dir.join("train_opacus.py"))
-        .output()
-        .unwrap();
-    assert!(
-        compiled.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&compiled.stderr)
-    );
+    let script = compiles(name, &dir);
     assert!(script.contains("DATA = \"csv\""), "{name}");
     assert!(
         script.contains("your private data itself"),
@@ -235,6 +225,13 @@ fn export_own_numeric(file: &Path, label: &str) -> PathBuf {
         "40",
     ]);
     assert_eq!(code, Some(0), "{err}");
+    compiles("placeholders", &dir);
+    run_in_opacus("placeholders", &dir);
+    dir
+}
+
+/// The script in `dir`, after checking that Python compiles it.
+fn compiles(name: &str, dir: &Path) -> String {
     let compiled = Command::new("python3")
         .args(["-m", "py_compile"])
         .arg(dir.join("train_opacus.py"))
@@ -242,9 +239,8 @@ fn export_own_numeric(file: &Path, label: &str) -> PathBuf {
         .unwrap();
     assert!(
         compiled.status.success(),
-        "{}",
+        "{name}: {}",
         String::from_utf8_lossy(&compiled.stderr)
     );
-    run_in_opacus("placeholders", &dir);
-    dir
+    std::fs::read_to_string(dir.join("train_opacus.py")).unwrap()
 }
