@@ -88,3 +88,25 @@ for (const [name, lesson] of LESSONS) {
     await page.close();
   });
 }
+
+test('in the presenter layout an audit of other settings is said on the first screen, its charts faded', async () => {
+  const { page, problems } = await openLab('#big=1&lesson=audit&step=2');
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+  await waitForRun(page, 0, 1, { done: true, timeout: 120_000 });
+  await page.fill('#audit-runs', '4');
+  await page.click('#audit-start');
+  await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
+  assert.equal(await page.locator('#audit-stale').isVisible(), false);
+  const g = await generationOf(page);
+  await setRange(page, '#sigma', '8');
+  await page.waitForFunction(() => !document.getElementById('audit-stale').hidden);
+  const box = await page.locator('#audit-stale').boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 720, `on the first screen: ${JSON.stringify(box)}`);
+  assert.ok(await page.locator('#audit-region').evaluate((c) => Number(getComputedStyle(c.closest('figure')).opacity) < 0.5), 'faded as drawn');
+  const said = await saidWhenDone(page, g);
+  assert.match(said, /^Off the step: σ = 8 here \(the step sets σ = 2\)/, said);
+  await page.screenshot({ path: 'test-artifacts/audit-stale-1280x720.png' });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
