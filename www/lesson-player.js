@@ -37,6 +37,10 @@ let prevConfig = null; // the config of the step before, when only its preview i
 let carried = null;   // {name, index, facts, cfg, history}: the run on screen when Next was pressed
 let pressed = false;  // the step's `then` button was pressed for this entry
 let host = null;
+let pressing = false;  // the step is pressing its `then` button now
+
+/** Whether the lesson is pressing its step's button now (its runs are the lesson's own). */
+export const lessonPressing = () => pressing;
 
 /**
  * Wires the header's picker, the presenter toggle, the text size and the panel's buttons.
@@ -145,7 +149,8 @@ export function refreshLesson() {
   const step = on.lesson.steps[on.index];
   if (step.then && !pressed && run && !run.pin && host.ready()) {
     pressed = true;
-    host.press(step.then);
+    pressing = true; // the runs it queues are the lesson's: pinned, never carried in a link
+    try { host.press(step.then); } finally { pressing = false; }
   }
   const facts = current();
   const fill = fillers(host.fmtEps);

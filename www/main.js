@@ -31,7 +31,7 @@ import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status
 import { settings, showSeedMode } from './settings.js';
 import { resized } from './lot-size.js';
 import { fitPresenter } from './teacher.js';
-import { earlierStepDone, enterStep, refreshLesson, setUpLessonPlayer } from './lesson-player.js';
+import { earlierStepDone, enterStep, lessonPressing, refreshLesson, setUpLessonPlayer } from './lesson-player.js';
 import { installTestHooks } from './test-hooks.js';
 import { firstEpochShown, offlineCopyStored, setUpUpdates } from './update.js';
 
@@ -350,7 +350,7 @@ $('reset').addEventListener('click', () => restart());
 setUpPinButtons(pins, {
   current, history, pinRun,
   changed: () => { writeHash(current()); drawCharts(); },
-  queue: (runs) => { runQueue = runs; nextQueued(); },
+  queue: (runs) => { runQueue = runs.map((r) => ({ ...r, lessonStep: lessonPressing() })); nextQueued(); }, // a step's Compare: the lesson's own
   ownData: () => settings.ownData(),
 });
 window.addEventListener('resize', () => { fitPresenter(); drawCharts(); drawAudit(); drawAlice(); });
