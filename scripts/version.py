@@ -75,8 +75,12 @@ def write_snapshot(root, files, vid):
     the newest KEEP are removed (only folders with this script's mark)."""
     folder = os.path.join(root, SNAPSHOTS, vid)
     if not os.path.isfile(os.path.join(folder, SNAPSHOT_MARK)):
-        partial = folder + ".part"
-        if os.path.lexists(partial):
+        if os.path.lexists(folder):  # not made here (no mark): never replaced
+            sys.exit(f"version.py: {folder} exists but was not written by this script; move it away")
+        partial = folder + ".part"  # an interrupted write of this script's own, if any
+        if os.path.islink(partial) or os.path.isfile(partial):
+            sys.exit(f"version.py: {partial} is not this script's: move it away")
+        if os.path.isdir(partial):
             shutil.rmtree(partial)
         for path in files:
             if in_snapshot(path):
@@ -85,8 +89,6 @@ def write_snapshot(root, files, vid):
                 shutil.copyfile(os.path.join(root, path), target)
         with open(os.path.join(partial, SNAPSHOT_MARK), "w", encoding="utf-8") as f:
             f.write("written by scripts/version.py: removed when older than the newest %d\n" % KEEP)
-        if os.path.lexists(folder):
-            shutil.rmtree(folder)
         os.rename(partial, folder)
     os.utime(folder)
     base = os.path.join(root, SNAPSHOTS)
