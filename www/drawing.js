@@ -2,10 +2,11 @@
 // that draws the charts one per task so the main thread is never held for long.
 
 // Fits a canvas's pixels to its displayed size (its shape is the stylesheet's: 25:16, square
-// in a narrow figure, lower in the presenter layout) and returns the charts' scale: the device
-// pixel ratio, times the growth beyond the 640 × 410 px the charts are designed for, so text
-// and lines grow with the chart (a presenter layout on a projector gets large type, not just
-// room), times the text scale the stylesheet asks for (textScale).
+// in a narrow figure, lower in the presenter layout) and returns the charts' scale (their tick
+// labels are 13 px × scale, in canvas pixels). In the presenter layout the stylesheet gives the
+// tick labels' size as the canvas's font-size — the room's type, grown with the Text menu,
+// whatever the chart's height. Elsewhere: the device pixel ratio times the growth beyond the
+// 640 × 410 px the charts are designed for, so text and lines grow with the chart.
 export function sizeCanvas(canvas) {
   const dpr = window.devicePixelRatio || 1;
   const cssW = canvas.clientWidth || 560;
@@ -16,15 +17,8 @@ export function sizeCanvas(canvas) {
     canvas.width = w;
     canvas.height = h;
   }
-  return dpr * Math.max(1, Math.min(cssW / 640, cssH / 410)) * textScale();
-}
-
-// The charts' text scale: the body's --chart-text-scale (the presenter layout's, or a reader's
-// choice of text size), 1 where it is not set; read on every draw, so a change shows at the
-// next one.
-export function textScale() {
-  const v = parseFloat(getComputedStyle(document.body).getPropertyValue('--chart-text-scale'));
-  return Number.isFinite(v) && v > 0 ? v : 1;
+  const tick = document.body.classList.contains('presenter') ? parseFloat(getComputedStyle(canvas).fontSize) : NaN;
+  return dpr * (Number.isFinite(tick) && tick > 0 ? tick / 13 : Math.max(1, Math.min(cssW / 640, cssH / 410)));
 }
 
 // A message on a chart's canvas in place of the chart (while computing, or why there is none).

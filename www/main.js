@@ -88,7 +88,7 @@ const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints, g
   pldCurve: () => previews.pld.curve,
   norms: () => lastNorms,
   sigmaPanel: previews.sigmaPanel,
-  drawn: () => refreshLesson(),
+  drawn: () => (refreshLesson(), fitPresenter() && drawCharts()), // a chart's least height: teacher.js
 });
 
 // The run's previews (previews.js), once wasm and the facts of its data set are there.

@@ -1,3 +1,4 @@
+import { chart_layout } from './pkg/dpsgd_lab.js';
 import { settingsOf, stepOf } from './lesson-player.js';
 import { shown } from './shown.js';
 // Teacher mode and lessons, read from the URL hash (docs/teaching.md says how to use them).
@@ -9,7 +10,6 @@ const $ = (id) => document.getElementById(id);
 export const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'size', 'lesson', 'step'];
 // The presenter's text sizes (`size` in the link): the stylesheet scales type and charts by it.
 export const TEXT_SIZES = ['1', '1.25', '1.5'];
-const PRESENTER_CHART_TEXT = 1.3; // the stylesheet's --chart-text-scale in the presenter layout
 // The teacher keys the page keeps in its links now (applyTeacherMode's `kept`).
 let keptNow = new URLSearchParams();
 
@@ -69,19 +69,41 @@ export function fitPresenter() {
   // are already in `top`.
   const under = controls.filter((c) => c.getBoundingClientRect().top + window.scrollY >= top);
   const rows = under.length ? Math.max(...under.map((c) => c.getBoundingClientRect().height)) : 0;
-  let height = Math.max(MIN_CHART, Math.floor(window.innerHeight - top - below - rows - 40)); // gaps, padding
+  const least = minChart(canvases);
+  let height = Math.max(least, Math.floor(window.innerHeight - top - below - rows - 40)); // gaps, padding
   body.style.setProperty('--chart-max-height', `${height}px`);
+  // A chart that needs more than its shape gives (a row chart's rows) is that tall.
+  body.style.setProperty('--chart-min-height', `${least}px`);
   // The controls may wrap to a second row: take what still sticks out off the charts.
   const bottom = Math.max(...[...figures, ...controls].map((e) => e.getBoundingClientRect().bottom)) + window.scrollY;
-  if (bottom > window.innerHeight - 4 && height > MIN_CHART) {
-    height = Math.max(MIN_CHART, Math.floor(height - (bottom - window.innerHeight) - 8));
+  if (bottom > window.innerHeight - 4 && height > least) {
+    height = Math.max(least, Math.floor(height - (bottom - window.innerHeight) - 8));
     body.style.setProperty('--chart-max-height', `${height}px`);
   }
   return `${height}px` !== before;
 }
 
-// The lowest a presenter's chart may be (a plot the back row can still read).
-const MIN_CHART = 180;
+// The lowest a presenter's charts may be: 180 px, 7.5 lines of their tick labels (the
+// canvas's font-size, drawing.js: a header, the tick row with the x title folded in, a plot of
+// 40% of the canvas), and at a larger Text, once a chart is drawn, what its layout says it
+// needs (Rust's chart_layout `least`: a plot of 40% of the canvas, a row chart's rows apart).
+// Where that is more than the screen has, the controls go below the first screen, not the
+// plot (#53); at Text: normal the charts take what is left above the lesson's controls.
+function minChart(canvases) {
+  const larger = Number(document.body.style.getPropertyValue('--text-scale') || 1) > 1;
+  const least = canvases.map((c) => {
+    const tick = parseFloat(getComputedStyle(c).fontSize) || 0;
+    let drawn = 0;
+    try {
+      const l = chart_layout(c.id);
+      drawn = ((larger && l?.least) || 0) / (c.width / c.clientWidth || 1);
+    } catch {
+      // Before the lab's WebAssembly has loaded: no chart drawn yet.
+    }
+    return Math.max(Math.ceil(7.5 * tick), Math.ceil(drawn));
+  });
+  return Math.max(180, ...least);
+}
 
 // Refits the presenter layout whenever something above the charts changes height — the
 // lesson's text, the status line, the run's notes, a message, the file ledger, the audit's
@@ -155,8 +177,6 @@ export function showPresenter(big, size) {
   document.body.classList.toggle('presenter', big);
   const scale = size !== null && TEXT_SIZES.includes(size) ? size : '1';
   document.body.style.setProperty('--text-scale', scale);
-  // The charts' type: at least 16 px tick labels and 20 px titles in the presenter layout.
-  document.body.style.setProperty('--chart-text-scale', String(big ? PRESENTER_CHART_TEXT * Number(scale) : 1));
   $('presenter').setAttribute('aria-pressed', String(big));
   $('text-size').hidden = !big;
   $('text-size').value = scale;

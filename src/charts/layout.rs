@@ -109,13 +109,14 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
     let (font, tf) = (frame.tick_font, frame.title_font);
     let dist = 2.0 * frame.tick_len;
     let titled = |a: &AxisSpec| !a.title.is_empty();
-    let x_area = dist
-        + line_height(font)
-        + if titled(x) {
-            gap(tf) + line_height(tf)
-        } else {
-            0.0
-        };
+    let ticks_only = dist + line_height(font);
+    let under = gap(tf) + line_height(tf);
+    // A low chart (large type on a projector's short row) reflows rather than lose its plot:
+    // the x axis's title moves up onto the tick row, after the last label, when under the
+    // labels it would leave the plot less than MIN_PLOT_SHARE of the canvas (#53).
+    let room = frame.height - frame.top - frame.bottom;
+    let folded = titled(x) && room - ticks_only - under < MIN_PLOT_SHARE * frame.height;
+    let x_area = ticks_only + if titled(x) && !folded { under } else { 0.0 };
     let plot_h = (frame.height - frame.top - frame.bottom - x_area).max(1.0);
     let vertical = |a: &AxisSpec| match &a.given {
         Some(given) => given.clone(),
@@ -139,6 +140,9 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
     for _ in 0..3 {
         plot_w = (frame.width - left - right - y_area - y2_area).max(1.0);
         x_ticks = ticks::ticks(x.lo, x.hi, x.scale, x.format, plot_w, true, font);
+        if folded {
+            x_ticks = fold_title(x_ticks, x, plot_w, font);
+        }
         let (mut over_left, mut over_right) = (0.0f64, 0.0f64);
         for t in &x_ticks {
             let at = position(t.value, x.lo, x.hi, x.scale, plot_w);
@@ -168,7 +172,8 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
         (fit_text(text, room, f), f)
     };
     let centre = plot.x + plot.w / 2.0;
-    let (xt, xf) = fit(&x.title, 2.0 * centre.min(frame.width - centre) - font);
+    let x_title = if folded { "" } else { x.title.as_str() };
+    let (xt, xf) = fit(x_title, 2.0 * centre.min(frame.width - centre) - font);
     let along = plot_h + dist.min(frame.top);
     let (yt, yf) = fit(&y.title, along);
     let (y2t, y2f) = y2.map_or((String::new(), tf), |a| fit(&a.title, along));
@@ -191,6 +196,28 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
             y2.cloned().unwrap_or_else(|| y.clone()),
         ],
     }
+}
+
+/// The least share of its canvas's height a chart's plot keeps where reflowing can give it:
+/// below it the x axis's title joins the tick row and the legend leaves the bottom (#53).
+pub const MIN_PLOT_SHARE: f64 = 0.4;
+
+/// The x ticks with the axis's title written after the last label ("10 epoch"), the ticks
+/// before it whose labels the longer last one would touch left unlabelled — dropped.
+fn fold_title(mut ticks: Vec<Tick>, x: &AxisSpec, plot_w: f64, font: f64) -> Vec<Tick> {
+    let Some(last) = ticks.last_mut() else {
+        return ticks;
+    };
+    last.label = format!("{} {}", last.label, x.title);
+    let at = |t: &Tick| position(t.value, x.lo, x.hi, x.scale, plot_w);
+    let last = ticks[ticks.len() - 1].clone();
+    let start = at(&last) - text_width(&last.label, font) / 2.0;
+    let gap = ticks::label_gap(font, true);
+    let clear = |t: &Tick| at(t) + text_width(&t.label, font) / 2.0 + gap <= start;
+    let keep = ticks.len() - 1;
+    let mut out: Vec<Tick> = ticks.into_iter().take(keep).filter(clear).collect();
+    out.push(last);
+    out
 }
 
 /// The space between a label and the next thing over.

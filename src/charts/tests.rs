@@ -162,3 +162,41 @@ fn titles_fit_the_width_by_shrinking_then_wrapping() {
     assert_eq!(lines.join(" "), title);
     assert!(text_width(&fit_text(title, 100.0, 13.0), 13.0) <= 100.0);
 }
+
+#[test]
+fn a_low_chart_folds_its_x_title_onto_the_tick_row_and_keeps_its_plot() {
+    // A projector's chart under large type: 604 × 240 CSS px, 24.4 px labels, a 62 px header.
+    let font = 24.4;
+    let frame = |height: f64| Frame {
+        width: 604.0,
+        height,
+        top: 62.0,
+        right: 10.0,
+        bottom: 16.0,
+        left: 11.0,
+        tick_font: font,
+        title_font: font,
+        tick_len: 9.4,
+    };
+    let x = AxisSpec::new(0.0, 10.0, Scale::Integer, Format::Decimal, "epoch");
+    let y = AxisSpec::new(0.75, 0.86, Scale::Linear, Format::Percent, "accuracy");
+    let low = layout(&frame(240.0), &x, &y, None);
+    assert_eq!(low.titles[0], "", "no title under the tick row");
+    let last = low.x.last().expect("an x tick");
+    assert!(last.label.ends_with(" epoch"), "{:?}", low.x);
+    assert!(low.plot.h >= 0.4 * 240.0, "plot {:?}", low.plot);
+    let canvas = Rect {
+        x: 0.0,
+        y: 0.0,
+        w: 604.0,
+        h: 240.0,
+    };
+    check(&low, &canvas, "folded");
+    // Unfolded it would have kept less than 40%: the fold is what keeps the plot.
+    let under = 9.4 * 2.0 + 1.2 * font + font / 4.0 + 1.2 * font;
+    assert!(240.0 - 62.0 - 16.0 - under < 0.4 * 240.0);
+    // A tall chart keeps its title under the labels, and every tick.
+    let tall = layout(&frame(600.0), &x, &y, None);
+    assert_eq!(tall.titles[0], "epoch");
+    assert!(tall.x.iter().all(|t| !t.label.contains("epoch")));
+}

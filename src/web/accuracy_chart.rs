@@ -125,6 +125,7 @@ pub fn draw_accuracy_chart(
     let top = draw_header(&root, &mut fonts, &header)?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as f64, height as f64);
+    let names = legend.len();
     let naming = naming(&legend, fonts.legend, compared, (width, height));
     let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
@@ -175,6 +176,7 @@ pub fn draw_accuracy_chart(
         fonts.legend,
         (plot.y as i32, (plot.y + plot.h) as i32),
     )?;
-    record(canvas_id, Some(plot), fonts);
+    let needs = naming.plot_needs(names, fonts.legend);
+    record(canvas_id, &root, Some(plot), fonts, needs);
     root.present().map_err(js_err)
 }

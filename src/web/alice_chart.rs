@@ -113,7 +113,13 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
             .map_err(js_err)?;
     }
     legend_row(&root, &legend, fonts.legend)?;
-    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    record(
+        canvas_id,
+        &root,
+        Some(plot_rect(chart.plotting_area())),
+        fonts,
+        0.0,
+    );
     root.present().map_err(js_err)
 }
 

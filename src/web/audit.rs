@@ -234,7 +234,13 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
     } else {
         legend_row(&root, &legend, fonts.legend)?;
     }
-    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    record(
+        canvas_id,
+        &root,
+        Some(plot_rect(chart.plotting_area())),
+        fonts,
+        0.0,
+    );
     root.present().map_err(js_err)
 }
 
@@ -380,6 +386,12 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         let at = (left as i32, (y as f64 - fonts.tick / 2.0) as i32);
         root.draw(&Text::new(text, at, style)).map_err(js_err)?;
     }
-    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    record(
+        canvas_id,
+        &root,
+        Some(plot_rect(chart.plotting_area())),
+        fonts,
+        0.0,
+    );
     root.present().map_err(js_err)
 }

@@ -90,6 +90,12 @@ pub fn draw_boundary(
             Circle::new((p[0] as f64, p[1] as f64), px(3.0), color.filled())
         }))
         .map_err(js_err)?;
-    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    record(
+        canvas_id,
+        &root,
+        Some(plot_rect(chart.plotting_area())),
+        fonts,
+        0.0,
+    );
     root.present().map_err(js_err)
 }

@@ -5,6 +5,7 @@
 
 use super::chart_kit::{Area, GRID, VERMILLION};
 use super::{js_err, to_js};
+use crate::charts::layout::MIN_PLOT_SHARE;
 use crate::charts::ticks::light_points;
 use crate::charts::{
     fit_text, fit_title, line_height, text_width, Frame, Layout, Rect, Scale, Tick,
@@ -65,12 +66,25 @@ const WARN_TEXT: RGBColor = RGBColor(163, 71, 0);
 /// below that. Returns the chart's top margin and sets `fonts.title` to the title's font as
 /// drawn.
 pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Result<f64, JsError> {
-    let (width, _) = root.dim_in_pixel();
+    let (width, height) = root.dim_in_pixel();
     let width = width as f64;
     let unit = fonts.tick / 13.0; // one CSS px at this scale
     let room = width - 16.0 * unit;
     let mut y = 6.0 * unit;
-    let (lines, font) = fit_title(header.title, room, fonts.title, fonts.title * 0.9);
+    // A low chart (under 11 lines of its labels: large type on a projector) keeps its title on
+    // one line beside the badge where it can, shrinking it to the labels' size rather than
+    // wrapping it onto the plot's height (#53).
+    let low = f64::from(height) < 11.0 * fonts.tick;
+    let least = if low { fonts.tick } else { fonts.title * 0.9 };
+    let beside = header
+        .badge
+        .map_or(0.0, |b| text_width(b, 12.0 * unit) + 26.0 * unit);
+    let title_room = if low { room - beside } else { room };
+    let (lines, font) = fit_title(header.title, title_room, fonts.title, least);
+    let (lines, font) = match lines.len() {
+        1 => (lines, font),
+        _ => fit_title(header.title, room, fonts.title, least),
+    };
     fonts.title = font;
     let mut title_centre = None; // the title's centre when it is not the chart's
     if let Some(text) = header.badge {
@@ -327,11 +341,14 @@ pub(super) fn labeller(ticks: &[Tick]) -> impl Fn(&f64) -> String + '_ {
     }
 }
 
-/// A chart's layout as drawn: its plot (`None`: a message in its place) and fonts.
+/// A chart's layout as drawn: its plot (`None`: a message in its place), fonts, and the least
+/// canvas height (canvas px) at which its plot keeps [`MIN_PLOT_SHARE`] of it and the height
+/// its content needs (a row chart's rows): the presenter layout gives a chart no less (#53).
 #[derive(Serialize)]
 struct Drawn {
     plot: Option<Rect>,
     fonts: Fonts,
+    least: Option<f64>,
 }
 
 thread_local! {
@@ -350,17 +367,23 @@ pub(super) fn plot_rect<C: CoordTranslate>(area: &DrawingArea<CanvasBackend, C>)
     }
 }
 
-/// Records the chart drawn on `canvas_id`: its plot (`None`: a message instead) and fonts.
-pub(super) fn record(canvas_id: &str, plot: Option<Rect>, fonts: Fonts) {
-    DRAWN.with(|d| {
-        d.borrow_mut()
-            .insert(canvas_id.to_string(), Drawn { plot, fonts })
+/// Records the chart drawn on `canvas_id` (`root`): its plot (`None`: a message instead),
+/// fonts, and the least height it needs: what is not plot, plus a plot of `needs` pixels (a
+/// row chart's rows, 0 for a curve's) and at least [`MIN_PLOT_SHARE`] of the canvas.
+pub(super) fn record(canvas_id: &str, root: &Area, plot: Option<Rect>, fonts: Fonts, needs: f64) {
+    let height = f64::from(root.dim_in_pixel().1);
+    let least = plot.map(|p| {
+        let around = height - p.h;
+        (around / (1.0 - MIN_PLOT_SHARE)).max(around + needs).ceil()
     });
+    let drawn = Drawn { plot, fonts, least };
+    DRAWN.with(|d| d.borrow_mut().insert(canvas_id.to_string(), drawn));
 }
 
 /// The layout of the chart last drawn on `canvas_id`, in canvas pixels: `{plot: {x, y, w, h},
-/// fonts: {title, tick, legend}}` (`plot` null where a message stands in for the chart), or
-/// null if no chart was drawn there. For the tests: the plot's size and the fonts on screen.
+/// fonts: {title, tick, legend}, least}` (`plot` and `least` null where a message stands in for
+/// the chart), or null if no chart was drawn there. For the tests (the plot's size and the
+/// fonts on screen) and the presenter layout (`least`: the height to give it).
 #[wasm_bindgen]
 pub fn chart_layout(canvas_id: &str) -> Result<JsValue, JsError> {
     DRAWN.with(|d| match d.borrow().get(canvas_id) {

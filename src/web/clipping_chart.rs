@@ -87,6 +87,12 @@ pub fn draw_clipping_histogram(
     chart
         .draw_series(LineSeries::new([(clip, 0.0), (clip, y_end)], line))
         .map_err(js_err)?;
-    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    record(
+        canvas_id,
+        &root,
+        Some(plot_rect(chart.plotting_area())),
+        fonts,
+        0.0,
+    );
     root.present().map_err(js_err)
 }

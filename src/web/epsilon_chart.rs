@@ -50,7 +50,7 @@ pub fn draw_epsilon_chart(
     if preview.is_empty() && done.is_empty() {
         // Nothing computed yet (the page is loading its data): no ε to claim, least of all ∞.
         message(&root, "ε: computing…", 18.0 * scale, GREY)?;
-        record(canvas_id, None, fonts);
+        record(canvas_id, &root, None, fonts, 0.0);
         return root.present().map_err(js_err);
     }
     if positive.is_empty() {
@@ -60,7 +60,7 @@ pub fn draw_epsilon_chart(
             22.0 * scale,
             VERMILLION,
         )?;
-        record(canvas_id, None, fonts);
+        record(canvas_id, &root, None, fonts, 0.0);
         return root.present().map_err(js_err);
     }
     let lo = positive.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
@@ -135,6 +135,7 @@ pub fn draw_epsilon_chart(
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as f64, height as f64);
     let samples = !pins.is_empty();
+    let names = legend.len();
     let naming = naming(&legend, fonts.legend, samples, (width, height));
     let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
@@ -209,6 +210,7 @@ pub fn draw_epsilon_chart(
     let plot = plot_rect(chart.plotting_area());
     let span = (plot.y as i32, (plot.y + plot.h) as i32);
     name_curves(&root, naming, labels, samples, fonts.legend, span)?;
-    record(canvas_id, Some(plot), fonts);
+    let needs = naming.plot_needs(names, fonts.legend);
+    record(canvas_id, &root, Some(plot), fonts, needs);
     root.present().map_err(js_err)
 }

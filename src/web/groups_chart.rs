@@ -17,7 +17,7 @@ use super::js_err;
 use super::legend::{legend_row, legend_row_height, LegendEntry, Sample};
 use super::run_view::RunView;
 use crate::charts::groups::{compared_sentence, gap_points};
-use crate::charts::{fit_text, layout, AxisSpec, Format, Scale, Tick};
+use crate::charts::{fit_text, layout, line_height, AxisSpec, Format, Scale, Tick};
 use crate::train::groups::GroupAccuracy;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -42,7 +42,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
             "Choose Groups (sex, race or class) to see who pays for privacy"
         };
         message(&root, text, fonts.legend * 1.2, GREY)?;
-        record(canvas_id, None, fonts);
+        record(canvas_id, &root, None, fonts, 0.0);
         return root.present().map_err(js_err);
     };
     // Rows by training size, the rarest at the top (the highest row).
@@ -161,6 +161,8 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
     }
     let plot = plot_rect(chart.plotting_area());
     legend_row(&root, &legend, fonts.legend)?;
-    record(canvas_id, Some(plot), fonts);
+    // Each row a line of its label and a little between: no two labels touch.
+    let rows_need = rows.len() as f64 * 1.15 * line_height(fonts.tick);
+    record(canvas_id, &root, Some(plot), fonts, rows_need);
     root.present().map_err(js_err)
 }

@@ -4,6 +4,7 @@
 
 use super::chart_kit::{Area, Dash, GREY};
 use super::js_err;
+use crate::charts::layout::MIN_PLOT_SHARE;
 use crate::charts::{fit_text, line_height, text_width};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -134,6 +135,15 @@ pub(super) enum Naming {
 }
 
 impl Naming {
+    /// The plot height `names` curve names at `font` need beside the plot, one line each (none
+    /// for a legend row): a chart asks the presenter layout for it (chart_frame.rs `record`).
+    pub(super) fn plot_needs(self, names: usize, font: f64) -> f64 {
+        match self {
+            Naming::Beside(_) | Naming::Column(_) => names as f64 * line_height(font),
+            Naming::Below(_) => 0.0,
+        }
+    }
+
     /// The right and bottom margins this naming takes from the plot.
     pub(super) fn margins(self) -> (f64, f64) {
         match self {
@@ -160,16 +170,25 @@ pub(super) fn naming(
         .map(|e| text_width(&e.0, font))
         .fold(0.0, f64::max);
     let room = widest + sample + font;
-    if room <= 0.4 * width {
-        return Naming::Beside(room);
-    }
     let column = legend_column_width(entries, font);
     let row = legend_row_height(entries, width, font) + font / 2.0;
     // What the plot keeps, roughly: the axes' labels and the title take about 5 and 6 lines.
     let (plot_w, plot_h) = (width - 5.0 * font, height - 6.0 * font);
+    // A low chart (large type on a projector's short row) whose legend row would leave the
+    // plot under MIN_PLOT_SHARE of the canvas names its curves beside the plot, giving it more
+    // of the width (#53): its x title is then on the tick row, so the plot is nearer 4.5 lines
+    // shorter than the canvas.
+    let low = plot_h - row < MIN_PLOT_SHARE * height;
+    let (beside, column_share, plot_h) = match low {
+        true => (0.5, 0.7, height - 4.5 * font),
+        false => (0.4, 0.6, plot_h),
+    };
+    if room <= beside * width {
+        return Naming::Beside(room);
+    }
     let tall = entries.len() as f64 * line_height(font);
-    let column_fits = column <= 0.6 * width && tall <= plot_h;
-    if column_fits && (plot_w - column) * plot_h > plot_w * (plot_h - row) {
+    let column_fits = column <= column_share * width && tall <= plot_h;
+    if column_fits && (low || (plot_w - column) * plot_h > plot_w * (plot_h - row)) {
         Naming::Column(column)
     } else {
         Naming::Below(row)

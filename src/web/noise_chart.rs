@@ -188,6 +188,12 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
             .map_err(js_err)?;
     }
     legend_row(&root, &legend, fonts.legend)?;
-    record(canvas_id, Some(plot_rect(chart.plotting_area())), fonts);
+    record(
+        canvas_id,
+        &root,
+        Some(plot_rect(chart.plotting_area())),
+        fonts,
+        0.0,
+    );
     root.present().map_err(js_err)
 }

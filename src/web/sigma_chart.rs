@@ -66,7 +66,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
         .fold(epochs.max(2) as f64, f64::max);
     if values.is_empty() {
         message(&root, "No σ reaches this ε", 18.0 * scale, GREY)?;
-        record(canvas_id, None, fonts);
+        record(canvas_id, &root, None, fonts, 0.0);
         return root.present().map_err(js_err);
     }
     let lo = values.iter().cloned().fold(f64::INFINITY, f64::min) * 0.7;
@@ -86,6 +86,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
         .iter()
         .map(|&a| (a.label().to_string(), colour(a), Dash::Solid.into()))
         .collect();
+    let names = legend.len();
     let naming = naming(&legend, fonts.legend, false, (width, height));
     let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
@@ -179,6 +180,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
         fonts.legend,
         (plot.y as i32, (plot.y + plot.h) as i32),
     )?;
-    record(canvas_id, Some(plot), fonts);
+    let needs = naming.plot_needs(names, fonts.legend);
+    record(canvas_id, &root, Some(plot), fonts, needs);
     root.present().map_err(js_err)
 }
