@@ -64,7 +64,7 @@ export function setUpCharts(view) {
   };
 
   const charts = new ChartQueue([
-    () => draw_accuracy_chart('accuracy-chart', runView(), view.baseline(), sizeCanvas($('accuracy-chart'))),
+    () => draw_accuracy_chart('accuracy-chart', runView(), view.testSet()?.majority_share ?? null, view.testSet()?.n_test ?? undefined, sizeCanvas($('accuracy-chart'))),
     () => showGroupsFigure(view.config()) && draw_groups_chart('groups-chart', runView(), sizeCanvas($('groups-chart'))),
     () => (view.run()?.failed && !view.history().length
       // A run that stopped before its first epoch (its data did not load): neither "computing"

@@ -16,20 +16,27 @@
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
  *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?: AuditFacts, alice?: AliceFacts, auditRuns?: number,
- *   prev: any,
+ *   accGap?: Gap, costGap?: Gap, prev: any,
  * }} Facts
+ * @typedef {{points: number, margin: number, clear: boolean}} Gap
  */
 
 const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /**
- * The facts of the run on screen.
+ * The facts of the run on screen. `gap` is Rust's accuracy_gap (train/gap.rs): two test
+ * accuracies compared on the test set's size, the ± every comparison a lesson states carries.
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
- *   cost: number | undefined, groups?: any, audit: any[] | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined, prev: any}} s
+ *   cost: number | undefined, groups?: any, audit: any[] | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined, prev: any,
+ *   gap?: (before: number, after: number, nTest: number) => Gap | undefined}} s
  * @returns {Facts}
  */
 export function factsOf(s) {
   const last = s.history.at(-1);
+  const acc = finite(last?.test_acc ?? last?.private_test_acc);
+  const nTest = s.data?.n_test;
+  const compare = (a, b) => (s.gap && finite(a) !== undefined && finite(b) !== undefined && nTest > 0 ? s.gap(a, b, nTest) ?? undefined : undefined);
+  const cost = finite(s.cost);
   /** @type {Record<string, number | undefined>} */
   const whole = {};
   // The accountants the preview has (Rust's: every one but PLD, whose curve comes apart).
@@ -42,17 +49,21 @@ export function factsOf(s) {
     done: s.done,
     epoch: last?.epoch,
     cfg: s.cfg,
-    acc: finite(last?.test_acc ?? last?.private_test_acc),
+    acc,
     majority: finite(s.data?.majority_share),
     nTrain: s.data?.n_train,
-    nTest: s.data?.n_test,
+    nTest,
     learnedNothing: s.learnedNothing,
     clipped: finite(last?.clipped_fraction),
     q: finite(last?.sampling_rate), // Rust's, from the run's mechanism
     noiseRatio_: last && finite(last.signal_norm) && last.signal_norm > 0 ? finite(last.noise_norm / last.signal_norm) : undefined,
     eps_: last ? (last.epsilon.moments === 'inf' ? Infinity : last.epsilon.moments) : undefined,
     whole,
-    cost: finite(s.cost),
+    cost,
+    // This run's accuracy against the previous step's; the non-private run's against DP-SGD's
+    // (the cost, Rust's, in points: the non-private one is this run's plus it).
+    accGap: compare(s.prev?.acc, acc),
+    costGap: cost === undefined || acc === undefined ? undefined : compare(acc, Math.min(1, Math.max(0, acc + cost / 100))),
     groups: s.groups ?? undefined,
     audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case'), region: realistic?.region } : undefined,
     // The "Alice" view of these settings (Rust's `audit::alice`), and the audit's region check.
@@ -85,6 +96,10 @@ export function fillers(fmtEps) {
     noiseRatio: (f) => when(f.noiseRatio_, times),
     eps: (f) => eps(f.eps_),
     cost: (f) => when(f.cost, (v) => v.toFixed(1)), // Rust's, in points already
+    // A comparison's difference (signed) and its ± (two standard errors), in points.
+    accGap: (f) => when(f.accGap?.points, (v) => `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(1)}`),
+    accMargin: (f) => when(f.accGap?.margin, (v) => v.toFixed(1)),
+    costMargin: (f) => when(f.costGap?.margin, (v) => v.toFixed(1)),
     costAbs: (f) => when(f.cost, (v) => Math.abs(v).toFixed(1)),
     clip: (f) => when(f.cfg.clip, num),
     sigma: (f) => when(f.cfg.sigma, num),

@@ -7,6 +7,7 @@
 // settings object (link.js).
 // A step that compares with the one before it (`compare: 'run'`) pins the earlier step's run
 // on the charts — the one just shown when the class pressed Next, or trained again for a link.
+import { accuracy_gap } from './pkg/dpsgd_lab.js';
 import { LESSONS, lessonNamed } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { claimsOf } from './lesson-claims.js';
@@ -77,6 +78,22 @@ export function setUpLessonPlayer(h) {
   keepPresenterFitted(relayout);
 }
 
+// Outside the presenter layout (a laptop, a phone: the page in one long column), opening a
+// step brings what it is about into view (#53): its button (Audit this run, Alice's, Compare)
+// if it has one, else its first chart — scrolled the least that shows it whole (the phones'
+// slider strip kept clear: style.css scroll-margin), so the lesson's text above stays in view
+// where the screen allows.
+function bringIntoView(step) {
+  if (document.body.classList.contains('presenter')) return;
+  const button = step.controls.map((id) => $(id)).find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
+  const target = button ?? $(step.charts[0])?.closest('figure');
+  if (!target || !target.getClientRects().length) return;
+  const r = target.getBoundingClientRect();
+  const whole = r.top >= 0 && (r.bottom <= window.innerHeight || r.height > window.innerHeight);
+  // A button centred (room for the text above it to grow), a chart scrolled the least.
+  if (!whole) target.scrollIntoView({ block: button ? 'center' : 'nearest' });
+}
+
 // Opens `name`'s step `index` (null: no lesson) by its link, keeping the teacher's own keys.
 function go(name, index) {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -107,6 +124,13 @@ export function enterStep(step, configWith) {
     return [];
   }
   const { lesson, index } = step;
+  // Once laid out, and again once its first numbers have filled the lesson's text (unless the
+  // student scrolled meanwhile).
+  requestAnimationFrame(() => {
+    bringIntoView(lesson.steps[index]);
+    const at = window.scrollY;
+    setTimeout(() => window.scrollY === at && on === step && bringIntoView(lesson.steps[index]), 500);
+  });
   $('lesson-title').textContent = lesson.title;
   $('lesson-count').textContent = `Step ${index + 1} of ${lesson.steps.length}`;
   $('lesson-ask').textContent = lesson.steps[index].ask;
@@ -132,14 +156,14 @@ export function enterStep(step, configWith) {
 
 /** A lesson's earlier step, trained for comparison, has ended: its facts are the step's `prev`. */
 export function earlierStepDone(run) {
-  if (on && run.pin?.lessonStep) prev = factsOf({ ...host.sources(), cfg: run.cfg, history: run.history, done: true, prev: null });
+  if (on && run.pin?.lessonStep) prev = factsOf({ ...host.sources(), cfg: run.cfg, history: run.history, done: true, prev: null, gap: accuracy_gap });
 }
 
 // The facts of the run on screen.
 function current() {
   const earlier = !prev && prevConfig ? host.factsOfConfig(prevConfig) : null;
-  if (earlier) prev = factsOf({ ...earlier, prev: null });
-  return factsOf({ ...host.sources(), prev });
+  if (earlier) prev = factsOf({ ...earlier, prev: null, gap: accuracy_gap });
+  return factsOf({ ...host.sources(), prev, gap: accuracy_gap });
 }
 
 /** Fills the step's sentences from the run on screen; presses its button once its run is set. */

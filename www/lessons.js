@@ -31,6 +31,10 @@ import { ALICE_LESSON } from './lesson-alice.js';
 const known = (...v) => v.every((x) => typeof x === 'number' && Number.isFinite(x));
 const below = (a, b) => (known(a, b) ? a < b : undefined);
 const ended = (f, claim) => (f.done ? claim : undefined);
+// A comparison of two accuracies (Rust's train/gap.rs): a gain only beyond its ± (two standard
+// errors of the difference on the test set's size); "no better" is anything else.
+const gained = (g) => (g ? g.clear && g.points > 0 : undefined);
+const notGained = (g) => (g ? !(g.clear && g.points > 0) : undefined);
 
 /** @type {Map<string, Lesson>} */
 export const LESSONS = new Map(Object.entries({
@@ -63,9 +67,9 @@ export const LESSONS = new Map(Object.entries({
         say: [
           'C = {clip}: now {clipped} of the last lot\'s gradients are cut.',
           {
-            when: (f) => ended(f, below(f.prev.acc, f.acc)),
-            yes: 'The test accuracy climbs to {acc}, against {prev.acc} with C = {prev.clip}.',
-            no: 'The test accuracy is {acc}, against {prev.acc} with C = {prev.clip}: no better.',
+            when: (f) => ended(f, gained(f.accGap)),
+            yes: 'The test accuracy climbs to {acc}, against {prev.acc} with C = {prev.clip}: {accGap} points, beyond the ±{accMargin} that chance allows on {nTest} test examples.',
+            no: 'The test accuracy is {acc}, against {prev.acc} with C = {prev.clip}: {accGap} ± {accMargin} points, no clear gain.',
             wait: 'Watch the accuracy against the grey majority line, and against {prev.acc} with C = {prev.clip}.',
           },
         ],
@@ -79,10 +83,10 @@ export const LESSONS = new Map(Object.entries({
         say: [
           { asSet: true, text: 'C = {clip}: {clipped} of the gradients are cut, but the noise σC grew with C: it is {noiseRatio} the clipped signal of a lot (it was {prev.noiseRatio} at C = {prev.clip}).' },
           {
-            when: (f) => ended(f, below(f.acc, f.prev.acc)),
+            when: (f) => ended(f, notGained(f.accGap)),
             asSet: true,
-            yes: 'The test accuracy ends at {acc}, below the {prev.acc} of C = {prev.clip}: more noise, no more signal.',
-            no: 'The test accuracy ends at {acc}, no lower than the {prev.acc} of C = {prev.clip}.',
+            yes: 'The test accuracy ends at {acc}, against {prev.acc} with C = {prev.clip}: {accGap} ± {accMargin} points, no better — more noise, no more signal.',
+            no: 'The test accuracy ends at {acc}, clearly above the {prev.acc} of C = {prev.clip}: {accGap} ± {accMargin} points.',
             wait: 'Watch where the accuracy ends, against {prev.acc} with C = {prev.clip}.',
           },
           {
@@ -127,9 +131,9 @@ export const LESSONS = new Map(Object.entries({
             no: 'L = {lot}: the noise is {noiseRatio} the signal, not below the {prev.noiseRatio} of L = {prev.lot}.',
           },
           {
-            when: (f) => ended(f, below(f.prev.acc, f.acc)),
-            yes: 'The test accuracy recovers to {acc} (it was {prev.acc}).',
-            no: 'The test accuracy is {acc}, no better than {prev.acc}.',
+            when: (f) => ended(f, gained(f.accGap)),
+            yes: 'The test accuracy recovers to {acc} (it was {prev.acc}: {accGap} ± {accMargin} points).',
+            no: 'The test accuracy is {acc}, against {prev.acc}: {accGap} ± {accMargin} points, no clear gain.',
           },
           {
             when: (f) => ended(f, below(f.prev.eps_, f.eps_)),
@@ -200,9 +204,10 @@ export const LESSONS = new Map(Object.entries({
         say: [
           'The same seed four times: non-private, clipping only, noise only and DP-SGD.',
           {
-            when: (f) => (known(f.cost) ? f.cost > 0 : undefined),
-            yes: 'Privacy costs {cost} points of test accuracy here, at ε = {eps}.',
-            no: 'DP-SGD ends {costAbs} points above non-private training here: on {nTest} test patients that is within chance.',
+            // On {nTest} test patients one patient is most of a point: the gap is said with its ±.
+            when: (f) => (f.costGap ? !f.costGap.clear : undefined),
+            yes: 'Non-private and DP-SGD end {costAbs} points apart here (at ε = {eps}), within the ±{costMargin} points that chance allows on {nTest} test patients: no cost this run can show.',
+            no: 'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = {eps}: beyond chance on {nTest} test patients.',
             wait: 'The four runs are training; the gap between non-private and DP-SGD appears on the chart when they are done.',
           },
         ],

@@ -82,7 +82,7 @@ const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints, g
   pinned: () => pins.drawn(),
   pinsVersion: () => pins.version,
   // The majority class's share of the run's (public) test set, or null (private data).
-  baseline: () => (run ? factsFor(run.cfg)?.majority_share ?? null : null),
+  testSet: () => (run ? factsFor(run.cfg) : null), // its majority share and size (the accuracy chart)
   teaching: () => (run ? run.cfg.report : settings.get('report')) === 'teaching',
   preview: () => previews.epsilon,
   pldCurve: () => previews.pld.curve,

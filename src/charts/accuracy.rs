@@ -87,27 +87,45 @@ pub struct RunEnd {
 /// latest DP-SGD run. `None` unless both are on the chart with a test accuracy. Negative when
 /// the DP-SGD run scored higher (it happens, by chance, on small test sets).
 pub fn privacy_cost_points(runs: &[RunEnd]) -> Option<f64> {
+    let (non_private, dp) = privacy_cost_ends(runs)?;
+    Some(100.0 * (non_private - dp))
+}
+
+/// The final test accuracies the cost of privacy compares: the latest non-private run's and
+/// the latest DP-SGD run's, both shares.
+pub fn privacy_cost_ends(runs: &[RunEnd]) -> Option<(f64, f64)> {
     let last = |mode: Mode| {
         runs.iter()
             .rev()
             .find(|r| r.mode == Some(mode) && r.final_test.is_some_and(f64::is_finite))
             .and_then(|r| r.final_test)
     };
-    Some(100.0 * (last(Mode::NonPrivate)? - last(Mode::Dp)?))
+    Some((last(Mode::NonPrivate)?, last(Mode::Dp)?))
 }
 
-/// What the chart writes of a cost of privacy of `points`, to one decimal.
-pub fn privacy_cost_sentence(points: f64) -> String {
+/// What the chart writes of a cost of privacy of `points`, to one decimal, with its ± (two
+/// standard errors of the difference on the test set's size, `train::gap`) where known: a gap
+/// within its ± is said as within chance, not as a cost (#53).
+pub fn privacy_cost_sentence(points: f64, margin: Option<f64>) -> String {
     let rounded = (points * 10.0).round() / 10.0;
-    if rounded > 0.0 {
-        format!("privacy costs {rounded:.1} points here")
-    } else if rounded < 0.0 {
-        format!(
+    match margin {
+        Some(m) if points.abs() <= m => {
+            format!(
+                "non-private and DP-SGD {:.1} ± {m:.1} points apart: within chance",
+                rounded.abs()
+            )
+        }
+        Some(m) if rounded > 0.0 => format!("privacy costs {rounded:.1} ± {m:.1} points here"),
+        Some(m) => format!(
+            "DP-SGD scores {:.1} ± {m:.1} points above non-private here",
+            -rounded
+        ),
+        None if rounded > 0.0 => format!("privacy costs {rounded:.1} points here"),
+        None if rounded < 0.0 => format!(
             "DP-SGD scores {:.1} points above non-private here",
             -rounded
-        )
-    } else {
-        "privacy costs nothing here".into()
+        ),
+        None => "privacy costs nothing here".into(),
     }
 }
 
@@ -165,7 +183,28 @@ mod tests {
         ];
         let cost = privacy_cost_points(&compare).unwrap();
         assert!((cost - 3.5).abs() < 1e-9, "{cost}");
-        assert_eq!(privacy_cost_sentence(cost), "privacy costs 3.5 points here");
+        assert_eq!(
+            privacy_cost_sentence(cost, None),
+            "privacy costs 3.5 points here"
+        );
+        // With its ± on 114 test patients (about 5 points) the same gap is within chance; on
+        // Adult's 16,281 (under 1 point) it is a cost.
+        let margin = |n| {
+            crate::train::gap::accuracy_gap(0.936, 0.971, n)
+                .unwrap()
+                .margin
+        };
+        assert_eq!(
+            privacy_cost_sentence(cost, Some(margin(114))),
+            format!(
+                "non-private and DP-SGD 3.5 ± {:.1} points apart: within chance",
+                margin(114)
+            )
+        );
+        assert_eq!(
+            privacy_cost_sentence(cost, Some(margin(16_281))),
+            format!("privacy costs 3.5 ± {:.1} points here", margin(16_281))
+        );
         // The latest run of each mode counts; without both modes there is no cost.
         let mut more = compare.to_vec();
         more.push(end(Mode::Dp, 0.951));
@@ -177,9 +216,12 @@ mod tests {
         };
         assert_eq!(privacy_cost_points(&[compare[0], unknown]), None);
         assert_eq!(
-            privacy_cost_sentence(-0.4),
+            privacy_cost_sentence(-0.4, None),
             "DP-SGD scores 0.4 points above non-private here"
         );
-        assert_eq!(privacy_cost_sentence(0.02), "privacy costs nothing here");
+        assert_eq!(
+            privacy_cost_sentence(0.02, None),
+            "privacy costs nothing here"
+        );
     }
 }

@@ -14,6 +14,7 @@ mod budget;
 mod canary;
 mod coverage;
 mod epoch;
+pub mod gap;
 pub mod groups;
 mod inputs;
 pub mod part;

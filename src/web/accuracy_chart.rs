@@ -23,12 +23,14 @@ use wasm_bindgen::prelude::*;
 /// marked at the edge it lies beyond, and the gap between a non-private and a DP-SGD run is
 /// written above the plot. A pin that is the run itself is drawn once, under the pin's name.
 /// Every curve is named at its right end, outside the plot, so no legend covers data.
-/// `scale` is the device pixel ratio times the chart's growth and the page's text scale.
+/// The cost of privacy carries its ± on the `n_test` examples of the test set (none where
+/// unknown). `scale` is the device pixel ratio times the chart's growth and the page's text scale.
 #[wasm_bindgen]
 pub fn draw_accuracy_chart(
     canvas_id: &str,
     run: &RunView,
     baseline: Option<f64>,
+    n_test: Option<usize>,
     scale: f64,
 ) -> Result<(), JsError> {
     let (history, epochs) = (&run.points, run.epochs);
@@ -116,7 +118,10 @@ pub fn draw_accuracy_chart(
         .map(|e| e.0.clone())
         .collect();
 
-    let note = run.privacy_cost_points().map(privacy_cost_sentence);
+    let margin = run.privacy_cost_margin(n_test);
+    let note = run
+        .privacy_cost_points()
+        .map(|points| privacy_cost_sentence(points, margin));
     let header = Header {
         title: "Accuracy",
         badge,

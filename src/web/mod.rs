@@ -79,6 +79,17 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// Two test accuracies compared on a test set of `n_test` examples (`train::gap`): `{points,
+/// margin, clear}` — the difference and its ± in percentage points, and whether it is beyond
+/// the ± — or undefined when a share is not one. The lessons' comparisons say it (#53).
+#[wasm_bindgen]
+pub fn accuracy_gap(before: f64, after: f64, n_test: usize) -> Result<JsValue, JsError> {
+    match crate::train::gap::accuracy_gap(before, after, n_test) {
+        Some(gap) => to_js(&gap),
+        None => Ok(JsValue::UNDEFINED),
+    }
+}
+
 /// The matrix-product kernel this build runs (`linalg::KERNEL`): "relaxed-simd fma" in the
 /// relaxed-SIMD build, "gemm simd128" in the fallback. The page names it in its footer.
 #[wasm_bindgen]

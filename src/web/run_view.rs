@@ -6,10 +6,11 @@
 use super::chart_kit::{finite, Epsilons, Pinned, Point};
 use super::from_js;
 use super::noise_chart::NormPoint;
-use crate::charts::accuracy::{privacy_cost_points, RunEnd};
+use crate::charts::accuracy::{privacy_cost_ends, privacy_cost_points, RunEnd};
 use crate::charts::groups::{compare, summary, GroupsCompared, RunGroups};
 use crate::config::Mode;
 use crate::privacy::accountant::Amplification;
+use crate::train::gap::accuracy_gap;
 use crate::train::verdict::{verdict, EpochOutcome};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -169,6 +170,20 @@ impl RunView {
         let pins = self.pinned.iter().map(|p| end(p.mode, &p.history));
         let runs: Vec<RunEnd> = pins.chain([end(self.mode, &self.points)]).collect();
         privacy_cost_points(&runs)
+    }
+
+    /// The cost of privacy's ± in points (two standard errors of the difference of the two
+    /// final accuracies on `n_test` test examples: `train::gap`), where both runs and the test
+    /// set's size are known.
+    pub(super) fn privacy_cost_margin(&self, n_test: Option<usize>) -> Option<f64> {
+        let end = |mode: Option<Mode>, history: &[Point]| RunEnd {
+            mode,
+            final_test: history.last().and_then(Point::test),
+        };
+        let pins = self.pinned.iter().map(|p| end(p.mode, &p.history));
+        let runs: Vec<RunEnd> = pins.chain([end(self.mode, &self.points)]).collect();
+        let (non_private, dp) = privacy_cost_ends(&runs)?;
+        Some(accuracy_gap(dp, non_private, n_test?)?.margin)
     }
 
     /// Who pays for privacy, in numbers (`crate::charts::groups`): this run's latest groups

@@ -91,3 +91,24 @@ test('a comparison training first (a pinned run) is not judged as the step\'s ow
   const { parts } = claimsOf(lesson.steps[1], want, factsFor({ ...want, clip: 0.1 }), fill, false);
   assert.ok(!/^Off the step/.test(parts[0].text), 'the earlier step\'s run is on screen while it trains');
 });
+
+// Every accuracy comparison a lesson states carries its ± and says a difference only beyond it
+// (#53 §2): the facts' gaps are Rust's (train/gap.rs); here each is set by hand.
+test('an accuracy comparison is a difference only beyond its ±, and always gives the ±', () => {
+  const gaps = [['within', { points: 0.4, margin: 0.8, clear: false }], ['up', { points: 8.4, margin: 0.9, clear: true }],
+    ['down', { points: -2, margin: 0.9, clear: true }]];
+  let checked = 0;
+  for (const { name, step, i, want } of steps) {
+    const compares = step.say.filter((s) => typeof s !== 'string' && 'when' in s && /\{accGap\}|\{cost\}|\{costAbs\}/.test(s.yes + s.no));
+    for (const s of compares) {
+      for (const [kind, gap] of gaps) {
+        const f = { ...factsFor({ ...want }), accGap: gap, costGap: gap, cost: gap.points };
+        const said = s.when(f) ? s.yes : s.no;
+        assert.match(said, /±/, `${name} ${i + 1} (${kind}): ${said}`);
+        if (kind === 'within') assert.ok(!/climbs|recovers|below the|costs \{cost\} ±|clearly/.test(said), `${name} ${i + 1}: a gap within the noise said as one: ${said}`);
+        checked += 1;
+      }
+    }
+  }
+  assert.ok(checked >= 12, `${checked} comparisons checked`); // clipping 2 and 3, noise 2, cost 2
+});

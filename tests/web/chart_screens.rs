@@ -101,7 +101,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
     for id in ids {
         sized_canvas(id, w, h);
     }
-    draw_accuracy_chart("s-accuracy", &run, Some(0.764), scale).unwrap();
+    draw_accuracy_chart("s-accuracy", &run, Some(0.764), Some(16_281), scale).unwrap();
     draw_epsilon_chart("s-epsilon", &run, false, scale).unwrap();
     draw_epsilon_chart("s-loglog", &run, true, scale).unwrap();
     draw_noise_chart("s-noise", &run, scale).unwrap();
@@ -235,7 +235,7 @@ fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
         .expect("a cost with both runs on the chart");
     assert!((cost - 3.5).abs() < 1e-9, "{cost}");
     let c = sized_canvas("s-compare", 620, 400);
-    draw_accuracy_chart("s-compare", &run, Some(0.579), 1.0).unwrap();
+    draw_accuracy_chart("s-compare", &run, Some(0.579), Some(114), 1.0).unwrap();
     // Full-strength pins: the clip-only run's green and the noise-only run's purple, unmixed.
     assert!(pixels_near(&c, [0, 158, 115]) > 60, "green pin");
     assert!(pixels_near(&c, [204, 121, 167]) > 60, "purple pin");

@@ -85,7 +85,7 @@ fn charts_draw_into_a_canvas() {
     }
     assert_eq!(view.len(), 2);
     view.set_pinned(pins).unwrap();
-    draw_accuracy_chart("acc-test", &view, Some(0.764), 1.0).unwrap();
+    draw_accuracy_chart("acc-test", &view, Some(0.764), None, 1.0).unwrap();
     assert!(
         inked_pixels(&acc) > 2000,
         "accuracy chart drew {} pixels",
@@ -102,7 +102,7 @@ fn charts_draw_into_a_canvas() {
     let inked = inked_pixels(&eps);
     assert!(inked > 2000, "epsilon chart drew {inked} pixels");
 
-    assert!(draw_accuracy_chart("no-such-canvas", &view, None, 1.0).is_err());
+    assert!(draw_accuracy_chart("no-such-canvas", &view, None, None, 1.0).is_err());
     // The Alice chart: both histograms (blue with her, vermillion without) are inked, and a
     // result without its bins is refused, not drawn.
     let alice = canvas("alice-test");
