@@ -47,8 +47,20 @@ pub fn counted<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, man
     format!("{n} {noun}")
 }
 
+/// `v` to three significant digits, as a person would write it (η·C = 1e-4 is not "0"; 2618,
+/// not 2.62e3).
+pub fn three_digits(v: f64) -> String {
+    use crate::config::fmt_num;
+    if v == 0.0 || !v.is_finite() {
+        return fmt_num(v);
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    let rounded: f64 = format!("{v:.digits$}").parse().unwrap_or(v);
+    fmt_num(rounded)
+}
+
 /// `n` with a comma between thousands (900,000).
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {

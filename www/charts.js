@@ -5,7 +5,7 @@
 // gradient norms and the σ panel. The teaching views say why they are blank at the private
 // level instead of drawing.
 import {
-  RunView, draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart, draw_noise_chart, draw_sigma_chart,
+  RunView, draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart, draw_noise_chart, draw_sigma_chart, epsilon_why,
 } from './pkg/dpsgd_lab.js';
 import { showGroupsFigure } from './groups.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
@@ -63,6 +63,20 @@ export function setUpCharts(view) {
     draw_sigma_chart('sigma-chart', { points: curve.points, target: curve.target, delta: curve.delta, run }, sizeCanvas(canvas));
   };
 
+  // Under the ε chart: why two of its accountants disagree by more than 2× (Rust's
+  // privacy::why, from the run's mechanism), and which is a valid bound; nothing when they agree.
+  const sayWhy = () => {
+    const [facts, whole] = [view.testSet(), view.preview()?.at(-1)];
+    let said = [];
+    try {
+      said = facts && whole ? epsilon_why(view.config(), facts, whole, view.pldCurve()?.at(-1) ?? null) : [];
+    } catch {
+      said = []; // settings the accountants refuse: the status line says why
+    }
+    $('epsilon-why').textContent = said.join(' ');
+    $('epsilon-why').hidden = !said.length;
+  };
+
   const charts = new ChartQueue([
     () => draw_accuracy_chart('accuracy-chart', runView(), view.testSet()?.majority_share ?? null, view.testSet()?.n_test ?? undefined, sizeCanvas($('accuracy-chart'))),
     () => showGroupsFigure(view.config()) && draw_groups_chart('groups-chart', runView(), sizeCanvas($('groups-chart'))),
@@ -70,7 +84,7 @@ export function setUpCharts(view) {
       // A run that stopped before its first epoch (its data did not load): neither "computing"
       // for ever nor the curve of a run that did not happen.
       ? drawCanvasMessage($('epsilon-chart'), 'ε: not computed — the run stopped before it began (see the message)')
-      : (delete $('epsilon-chart').dataset.message, draw_epsilon_chart('epsilon-chart', runView(), $('log-log').checked, sizeCanvas($('epsilon-chart'))))),
+      : (delete $('epsilon-chart').dataset.message, draw_epsilon_chart('epsilon-chart', runView(), $('log-log').checked, sizeCanvas($('epsilon-chart'))), sayWhy())),
     () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart')))),
     drawHistogram,
     drawSigmaChart,

@@ -28,6 +28,7 @@ import { setUpExport } from './export.js';
 import { setUpShare } from './share.js';
 import { setUpCalibrate } from './calibrate.js';
 import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
+import { isPlaying, setUpPlayButton, show as showPlay } from './play-button.js';
 import { settings, showSeedMode } from './settings.js';
 import { resized } from './lot-size.js';
 import { fitPresenter } from './teacher.js';
@@ -45,7 +46,6 @@ let facts = null;      // DataFacts of the data set the last run loaded (from th
 let factsOf = '';      // …and which data set that was: previews wait for the facts of theirs
 let generation = 0;    // every run-scoped message carries it; older runs' messages are dropped
 let run = null;        // { cfg, history, mechanism, plane, pin } of the run now training
-let playing = true;
 let debounce = null;
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
 const pins = new Pins(() => showRunNotes());
@@ -121,10 +121,11 @@ function restart(pin) {
   showRunNotes();
   updatePreview(cfg);
   drawCharts();
-  worker.post(TO_WORKER.start(generation, cfg, playing, workerCount(), defaultWorkers()));
+  worker.post(TO_WORKER.start(generation, cfg, isPlaying(), workerCount(), defaultWorkers()));
+  showPlay(false);
   const problem = pin ? null : settings.seedProblem();
   if (problem) showMessage(`Seed: ${problem}.`);
-  setStatus(playing ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
+  setStatus(isPlaying() ? `Training with σ = ${cfg.sigma}, C = ${cfg.clip}, L = ${cfg.lot_size}, η = ${cfg.lr}…` : 'Paused: press Play to train.');
 }
 
 /** @param {Msg<'report'>} m */
@@ -151,6 +152,7 @@ function onDone() {
     showMessage(`${why}.`);
   }
   run.done = true;
+  if (!run.pin) showPlay(true);
   timeCoresWhenQuiet(() => run.done && !auditing() && accountingIdle(), offlineCopyStored()); // once per tab
   if (run.pin) {
     earlierStepDone(run);
@@ -339,10 +341,7 @@ setUpLessonPlayer({
   factsOfConfig: (cfg) => (factsFor(cfg) ? { ...lessonSources(cfg), history: [], done: true, preview: previews.of(cfg, factsFor(cfg)), pld: null } : null),
 });
 setUpWorkers();
-$('play').addEventListener('click', () => {
-  playing = !playing;
-  $('play').textContent = playing ? 'Pause' : 'Play';
-  $('play').setAttribute('aria-pressed', String(playing));
+setUpPlayButton((playing) => {
   worker.post(playing ? TO_WORKER.resume(generation) : TO_WORKER.pause(generation));
   setStatus(playing ? 'Training…' : 'Paused.');
 });

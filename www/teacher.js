@@ -77,7 +77,9 @@ export function fitPresenter() {
   // The controls may wrap to a second row: take what still sticks out off the charts.
   const bottom = Math.max(...[...figures, ...controls].map((e) => e.getBoundingClientRect().bottom)) + window.scrollY;
   if (bottom > window.innerHeight - 4 && height > least) {
-    height = Math.max(least, Math.floor(height - (bottom - window.innerHeight) - 8));
+    // From the charts' height on screen (their shape may hold them below the cap).
+    const shown = Math.max(...canvases.map((c) => c.getBoundingClientRect().height));
+    height = Math.max(least, Math.floor(Math.min(height, shown) - (bottom - window.innerHeight) - 8));
     body.style.setProperty('--chart-max-height', `${height}px`);
   }
   return `${height}px` !== before;
@@ -107,9 +109,10 @@ function minChart(canvases) {
 
 // Refits the presenter layout whenever something above the charts changes height — the
 // lesson's text, the status line, the run's notes, a message, the file ledger, the audit's
-// status (a number filled in, a verdict or a note added): `relayout()` redraws the charts at
+// status (a number filled in, a verdict or a note added), the ε chart's note on why two
+// accountants differ: `relayout()` redraws the charts at
 // their new size.
-const WATCHED = ['lesson', 'status', 'run-notes', 'message', 'file-ledger', 'audit-status'];
+const WATCHED = ['lesson', 'status', 'run-notes', 'message', 'file-ledger', 'audit-status', 'epsilon-why'];
 export function keepPresenterFitted(relayout) {
   let last = '';
   const observer = new ResizeObserver(() => {

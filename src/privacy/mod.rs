@@ -9,3 +9,4 @@ pub mod mechanism;
 pub mod noise_rng;
 pub mod sampling;
 pub mod sanitizer;
+pub mod why;

@@ -7,7 +7,6 @@
 //! (≥ 5×), each step is too short to move the model (η·C ≤ 0.5: Algorithm 1's update
 //! θ ← θ − η·g̃ moves the signal part at most η·C), too few steps.
 
-use crate::config::fmt_num;
 use serde::{Deserialize, Serialize};
 
 /// What the verdict reads of one epoch report (the fields of [`super::EpochReport`]).
@@ -119,14 +118,8 @@ fn hint(r: &EpochOutcome) -> String {
 }
 
 /// A setting as a student reads it: three significant digits.
-/// `v` to three significant digits, as a person would write it (η·C = 1e-4 is not "0").
 fn short(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return fmt_num(v);
-    }
-    let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
-    let rounded: f64 = format!("{v:.digits$}").parse().unwrap_or(v);
-    fmt_num(rounded)
+    crate::text::three_digits(v)
 }
 
 #[cfg(test)]

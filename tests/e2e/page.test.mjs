@@ -88,9 +88,12 @@ test('the page loads, trains, and fills the run log and the charts, PLD included
     assert.ok(inked > 1000, `${id} has only ${inked} drawn pixels`);
   }
   // The PLD curve arrives from the accounting worker and joins the ε chart (orange).
-  // Its name in full orange (230, 159, 0), its thin line orange faded to 45% (244, 212, 140).
+  // Its name in full orange (230, 159, 0), its thin line (the whole run) orange faded to 45%
+  // (244, 212, 140) — until the run is done, when the thick curve covers the thin one (on a
+  // busy machine the curve can arrive after the last epoch: not a failure).
   await page.waitForFunction(() => window.near('epsilon-chart', [230, 159, 30], [25, 25, 30]) > 40
-    && window.near('epsilon-chart', [244, 212, 140], [6, 6, 8]) > 60, null, { timeout: 30_000 });
+    && (window.near('epsilon-chart', [244, 212, 140], [6, 6, 8]) > 60 || /^Done/.test(document.getElementById('status').textContent)),
+  null, { timeout: 30_000 });
   // What ε covers, from the run's mechanism.
   assert.match(await page.locator('#covered').innerText(), /Poisson-sampled lot \(q = 0\.00787\)/);
   assert.match(await page.locator('#not-covered').innerText(), /Train accuracy/);
@@ -309,7 +312,9 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
 });
 
 test('keyboard only: a slider, pause, play and reset', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=5');
+  // A run long enough to be going on while the keys reach Play (a finished run's Play is
+  // disabled: nothing to pause).
+  const { page, problems } = await openLab('#v=1&epochs=60');
   await waitForRun(page, 0, 1);
   // Tab from the top of the page to the σ slider, move it with the arrow keys.
   const tabTo = async (id) => {
