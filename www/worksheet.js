@@ -110,8 +110,9 @@ function stepPart(/** @type {import('./lessons.js').Step} */ step, /** @type {nu
 
 /**
  * The table to fill in from the charts: one row per step's settings, with ε and the test
- * accuracy. A lesson that moves σ gets three σ values (its steps' and the next doubling);
- * every lesson a last row for a setting of the class's own choice.
+ * accuracy. A lesson that moves σ gets three σ values (its steps' and the next doubling); a
+ * lesson on who pays, the gap between groups for each of its groupings, non-private and
+ * DP-SGD; every lesson a last row for a setting of the class's own choice.
  */
 function tablePart(/** @type {Lesson} */ lesson) {
   const part = el('section', '', 'ws-table');
@@ -126,11 +127,25 @@ function tablePart(/** @type {Lesson} */ lesson) {
   } else {
     rows = lesson.steps.map((s, i) => `Step ${i + 1}${settingsText(s.set) ? `: ${settingsText(s.set)}` : ''}`);
   }
+  const audited = lesson.steps.some((s) => s.controls.includes('audit-start'));
+  let columns = ['Settings', 'ε', 'Test accuracy', ...(audited ? ['The attack proves ε ≥'] : [])];
+  // A lesson on who pays (the groups chart): what its charts show is the gap between groups,
+  // without privacy and with it, for each data set and grouping its steps use.
+  if (lesson.steps.some((s) => s.charts.includes('groups-chart'))) {
+    columns = ['Settings', 'Best − worst group (points)', 'Worst group'];
+    const seen = new Set();
+    rows = [];
+    for (const step of lesson.steps) {
+      const set = { ...lesson.base, ...step.set };
+      const key = `${set.dataset} by ${set.groups}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rows.push(`${key}: non-private`, `${key}: DP-SGD, σ = ${set.sigma}`);
+    }
+  }
   rows.push(`Your choice: ${BLANK}`);
   const table = document.createElement('table');
   const head = table.createTHead().insertRow();
-  const audited = lesson.steps.some((s) => s.controls.includes('audit-start'));
-  const columns = ['Settings', 'ε', 'Test accuracy', ...(audited ? ['The attack proves ε ≥'] : [])];
   for (const h of columns) head.append(el('th', h));
   const body = table.createTBody();
   for (const r of rows) {

@@ -108,7 +108,7 @@ pub fn draw_accuracy_chart(
         entries.push(((name, color, dash.into()), pts));
     }
     entries.push((
-        ("train (not private)".into(), BLUE, Dash::Solid.into()),
+        ("train (outside ε)".into(), BLUE, Dash::Solid.into()),
         train,
     ));
     entries.push(((test_name, ORANGE, Dash::Solid.into()), test));

@@ -59,7 +59,8 @@ test('the long-task measure sees 150 ms of work on the main thread, after load, 
   const { page, problems } = await openLab('#v=1&epochs=2&dataset=blobs');
   const id = await page.evaluate(() => window.labPageId);
   busyOnPurpose.add(id);
-  // Once the run is done no worker competes for the cores, so the loop's wall time is its CPU.
+  // Once the run is done no worker of the page competes for the cores; another program may
+  // (a busy machine), so the loop's CPU time can be below its 150 ms of wall time.
   await waitForRun(page, 0, 2, { done: true });
   await page.waitForTimeout(500);
   const t0 = await page.evaluate(() => {
@@ -69,7 +70,9 @@ test('the long-task measure sees 150 ms of work on the main thread, after load, 
     return start;
   });
   const seen = (await longTasks()).filter((t) => t.page === id && !t.loading && t.start >= t0 - 20);
-  assert.ok(seen.some((t) => t.ms >= 120 && t.wall >= t.ms), `tasks seen: ${JSON.stringify(seen)}`);
+  // The task is seen, with its wall time (the loop's 150 ms) and its CPU time apart: some
+  // CPU, never more than the wall time (one measured 95 ms of CPU in 151 ms with a core busy).
+  assert.ok(seen.some((t) => t.wall >= 145 && t.ms > 0 && t.ms <= t.wall + 2), `tasks seen: ${JSON.stringify(seen)}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -312,9 +315,9 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
 });
 
 test('keyboard only: a slider, pause, play and reset', async () => {
-  // A run long enough to be going on while the keys reach Play (a finished run's Play is
-  // disabled: nothing to pause).
-  const { page, problems } = await openLab('#v=1&epochs=60');
+  // A run that is still going on whenever the keys reach Play, however busy the machine (a
+  // finished run's Play is disabled: nothing to pause); the page's close ends it.
+  const { page, problems } = await openLab('#v=1&epochs=3000');
   await waitForRun(page, 0, 1);
   // Tab from the top of the page to the σ slider, move it with the arrow keys.
   const tabTo = async (id) => {

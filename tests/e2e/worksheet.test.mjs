@@ -50,6 +50,14 @@ for (const [name, lesson] of LESSONS) {
     for (const step of lesson.steps) assert.ok(text.includes(step.ask), `the question "${step.ask}" in ${text}`);
     assert.doesNotMatch(text, /\{|\}/, 'no unfilled {name} of a sentence');
     assert.ok(await page.locator('#worksheet table td').count() >= 3 * 3, 'a table to fill in');
+    // The table asks for what the lesson's charts show: who pays, the gap between groups.
+    const heads = await page.locator('#worksheet table th').allInnerTexts();
+    if (lesson.steps.some((s) => s.charts.includes('groups-chart'))) {
+      assert.deepEqual(heads, ['Settings', 'Best − worst group (points)', 'Worst group']);
+      assert.match(text, /mnist by class: non-private[^]*mnist by class: DP-SGD, σ = 2[^]*adult by race: non-private/);
+    } else {
+      assert.deepEqual(heads.slice(0, 3), ['Settings', 'ε', 'Test accuracy']);
+    }
 
     const link = await page.locator('#worksheet-link').textContent();
     assert.ok(link.startsWith(url), `${link} is this lab's`);
