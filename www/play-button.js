@@ -1,8 +1,8 @@
 // @ts-check
 // The Play / Pause button: whether the run trains (kept across runs: a paused lab starts its
-// next run paused) and the button's words. A finished run has nothing to pause or play: the
-// button is disabled until the next run starts, rather than offering "Pause" for a run that
-// is done (#53).
+// next run paused) and the button's words. A finished run has nothing to pause: the button
+// says "Play" (not "Pause" for a run that is done, #53) and its title says why; it stays
+// pressable, so the keyboard's path through the page does not change as a run ends.
 const button = () => /** @type {HTMLButtonElement} */ (document.getElementById('play'));
 
 let playing = true;
@@ -22,7 +22,6 @@ export function setUpPlayButton(/** @type {(playing: boolean) => void} */ toggle
 /** A run started (`ended` false) or finished (true): the button offers what can be done. */
 export function show(/** @type {boolean} */ ended) {
   const b = button();
-  b.disabled = ended;
   b.textContent = playing && !ended ? 'Pause' : 'Play';
   b.setAttribute('aria-pressed', String(playing && !ended));
   b.title = ended ? 'This run is done: move a setting or press Reset to train again' : '';
