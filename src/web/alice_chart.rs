@@ -3,7 +3,7 @@
 //! Not private: it trains on D and D′ by design and shows how they differ, without noise.
 
 use super::chart_frame::{
-    builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
+    builder, draw_header, draw_mesh, frame, keyed, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
 use super::legend::{legend_row, legend_row_height, LegendEntry, Sample};
@@ -113,13 +113,7 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
             .map_err(js_err)?;
     }
     legend_row(&root, &legend, fonts.legend)?;
-    record(
-        canvas_id,
-        &root,
-        Some(plot_rect(chart.plotting_area())),
-        fonts,
-        0.0,
-    );
+    record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }
 

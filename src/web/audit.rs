@@ -4,8 +4,8 @@
 //! every accountant's ε on one axis.
 
 use super::chart_frame::{
-    builder, draw_header, draw_mesh, draw_row_mesh, frame, keyed, plot_rect, record, with_points,
-    Fonts, Header,
+    builder, draw_header, draw_mesh, draw_row_mesh, frame, keyed, plot_rect, record_plot,
+    with_points, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
 use super::legend::{
@@ -234,13 +234,7 @@ pub fn draw_audit_region(canvas_id: &str, results: JsValue, scale: f64) -> Resul
     } else {
         legend_row(&root, &legend, fonts.legend)?;
     }
-    record(
-        canvas_id,
-        &root,
-        Some(plot_rect(chart.plotting_area())),
-        fonts,
-        0.0,
-    );
+    record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }
 
@@ -386,12 +380,6 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         let at = (left as i32, (y as f64 - fonts.tick / 2.0) as i32);
         root.draw(&Text::new(text, at, style)).map_err(js_err)?;
     }
-    record(
-        canvas_id,
-        &root,
-        Some(plot_rect(chart.plotting_area())),
-        fonts,
-        0.0,
-    );
+    record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }

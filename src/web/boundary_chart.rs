@@ -1,7 +1,7 @@
 //! The decision boundary of a model on 2-D data, with the points the page may show on it.
 
 use super::chart_frame::{
-    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+    builder, draw_header, frame, keyed, labeller, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, BLUE, ORANGE};
 use super::js_err;
@@ -90,12 +90,6 @@ pub fn draw_boundary(
             Circle::new((p[0] as f64, p[1] as f64), px(3.0), color.filled())
         }))
         .map_err(js_err)?;
-    record(
-        canvas_id,
-        &root,
-        Some(plot_rect(chart.plotting_area())),
-        fonts,
-        0.0,
-    );
+    record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }

@@ -367,6 +367,17 @@ pub(super) fn plot_rect<C: CoordTranslate>(area: &DrawingArea<CanvasBackend, C>)
     }
 }
 
+/// Records a chart whose plot is plotters' `area` and needs no more than 40% of the canvas
+/// ([`record`] with no plot height of its own): most charts end with this.
+pub(super) fn record_plot<C: CoordTranslate>(
+    canvas_id: &str,
+    root: &Area,
+    area: &DrawingArea<CanvasBackend, C>,
+    fonts: Fonts,
+) {
+    record(canvas_id, root, Some(plot_rect(area)), fonts, 0.0);
+}
+
 /// Records the chart drawn on `canvas_id` (`root`): its plot (`None`: a message instead),
 /// fonts, and the least height it needs: what is not plot, plus a plot of `needs` pixels (a
 /// row chart's rows, 0 for a curve's) and at least [`MIN_PLOT_SHARE`] of the canvas.

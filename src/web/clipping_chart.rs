@@ -2,7 +2,7 @@
 //! teaching view of clipping, measured on the training data without noise, and marked so.
 
 use super::chart_frame::{
-    builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
+    builder, draw_header, draw_mesh, frame, keyed, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, BLUE, ORANGE, VERMILLION};
 use super::js_err;
@@ -87,12 +87,6 @@ pub fn draw_clipping_histogram(
     chart
         .draw_series(LineSeries::new([(clip, 0.0), (clip, y_end)], line))
         .map_err(js_err)?;
-    record(
-        canvas_id,
-        &root,
-        Some(plot_rect(chart.plotting_area())),
-        fonts,
-        0.0,
-    );
+    record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }

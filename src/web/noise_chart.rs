@@ -3,7 +3,7 @@
 //! and marked so.
 
 use super::chart_frame::{
-    builder, draw_header, frame, keyed, labeller, plot_rect, record, Fonts, Header,
+    builder, draw_header, frame, keyed, labeller, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREEN, GRID, VERMILLION};
 use super::js_err;
@@ -188,12 +188,6 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
             .map_err(js_err)?;
     }
     legend_row(&root, &legend, fonts.legend)?;
-    record(
-        canvas_id,
-        &root,
-        Some(plot_rect(chart.plotting_area())),
-        fonts,
-        0.0,
-    );
+    record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }
