@@ -94,6 +94,31 @@ function bringIntoView(step) {
   if (!whole) target.scrollIntoView({ block: button ? 'center' : 'nearest' });
 }
 
+// What a student does to move the page: it ends keepInView's watch.
+const MOVES = ['wheel', 'touchstart', 'pointerdown', 'keydown'];
+const SETTLE_MS = 4000;
+let settling = null;
+
+// Brings the step into view once laid out, and again each time the page's size changes while
+// it settles (its first numbers fill the lesson's text, a status line appears, a chart is
+// resized; a busy machine may take seconds) — until the student moves the page or opens another
+// step, or SETTLE_MS pass. (One look after a fixed delay missed later growth under load.)
+function keepInView(entered, step) {
+  settling?.();
+  const again = () => on === entered && bringIntoView(step);
+  const watch = new ResizeObserver(again);
+  const stop = () => {
+    watch.disconnect();
+    clearTimeout(timer);
+    for (const e of MOVES) window.removeEventListener(e, stop, true);
+    settling = null;
+  };
+  const timer = setTimeout(stop, SETTLE_MS);
+  for (const e of MOVES) window.addEventListener(e, stop, { capture: true, passive: true });
+  settling = stop;
+  watch.observe(document.body); // its first call: now
+}
+
 // Opens `name`'s step `index` (null: no lesson) by its link, keeping the teacher's own keys.
 function go(name, index) {
   const params = new URLSearchParams(location.hash.slice(1));
@@ -124,13 +149,7 @@ export function enterStep(step, configWith) {
     return [];
   }
   const { lesson, index } = step;
-  // Once laid out, and again once its first numbers have filled the lesson's text (unless the
-  // student scrolled meanwhile).
-  requestAnimationFrame(() => {
-    bringIntoView(lesson.steps[index]);
-    const at = window.scrollY;
-    setTimeout(() => window.scrollY === at && on === step && bringIntoView(lesson.steps[index]), 500);
-  });
+  requestAnimationFrame(() => keepInView(step, lesson.steps[index]));
   $('lesson-title').textContent = lesson.title;
   $('lesson-count').textContent = `Step ${index + 1} of ${lesson.steps.length}`;
   $('lesson-ask').textContent = lesson.steps[index].ask;
