@@ -1,14 +1,16 @@
 // Debian's Chromium, headless, driven by playwright-core (which never downloads a browser).
 import { chromium } from 'playwright-core';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 export const ARTIFACTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test-artifacts');
 
+// A fresh profile each launch, removed when the browser closes (each was 40 MB: hundreds of
+// them filled /tmp with 12 GB over a few days' runs).
 export async function launch() {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-chromium-'));
-  return chromium.launchPersistentContext(userDataDir, {
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1400, height: 1000 },
@@ -18,6 +20,17 @@ export async function launch() {
       // optimised at once, no feedback) to tell the kernels' speed from the engine's tier-up.
       ...(process.env.JS_FLAGS ? [`--js-flags=${process.env.JS_FLAGS}`] : [])],
   });
+  // After the browser has exited (its 'close' event comes while it still writes there).
+  const close = context.close.bind(context);
+  context.close = async (...args) => {
+    await close(...args);
+    try {
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+    } catch (e) {
+      console.warn(`could not remove ${userDataDir}: ${e.message}`);
+    }
+  };
+  return context;
 }
 
 // A page's cores are timed once its first run has ended (www/cores.js: about 0.2 s of busy

@@ -7,7 +7,7 @@
 // - WebKit: Debian's WebKitWebDriver (webkit2gtk-driver) starting MiniBrowser in automation
 //   mode under Xvfb (xvfb-run), driven by plain W3C WebDriver calls with node's fetch.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,11 +32,12 @@ const call = (fn, args) => `(${fn})(...${JSON.stringify(args)})`;
 
 async function launchFirefox() {
   const { default: puppeteer } = await import('puppeteer-core');
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-firefox-'));
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
     headless: true,
-    userDataDir: mkdtempSync(path.join(os.tmpdir(), 'dpsgd-firefox-')),
+    userDataDir: profile,
     // No update checks, telemetry or remote settings: this machine reaches no such host.
     extraPrefsFirefox: { 'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false },
   });
@@ -53,7 +54,10 @@ async function launchFirefox() {
     evaluate: (fn, ...args) => page.evaluate(call(fn, args)),
     waitFor: (fn, args = [], timeout = 60_000) => waitUntil((a) => page.evaluate(call(fn, a)), args, timeout),
     screenshot: (file) => page.screenshot({ path: file }),
-    close: () => browser.close(),
+    close: async () => {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
   };
 }
 
