@@ -24,7 +24,7 @@ pub use result::{summarize, AuditResult, OneRunResult, REPORTED_FPRS};
 use crate::config::{ConfigError, RunConfig, Sampling};
 use crate::data::{DataFacts, Dataset};
 use crate::privacy::mechanism::Mechanism;
-use crate::train::{DiracCanaries, Fault, Trainer};
+use crate::train::{DiracCanaries, Draws, Fault, Trainer};
 use alice::{check_index, lab_pick, split_off, Alice, AliceChoice};
 use canary::{dirac_scores, train_to_end, InputCanaries};
 use rand::{Rng, SeedableRng};
@@ -79,11 +79,21 @@ pub struct RunScores {
 }
 
 /// The two numbers of the mechanism an audit run trains and the curve assumes: the sampling
-/// rate q and the number of steps.
+/// rate q and the number of steps; and, for runs trained, the members their lots could have
+/// taken and took (the rate the model's sampler really drew at: #52 item 12).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Mechanics {
     pub q: f64,
     pub steps: u64,
+    #[serde(default)]
+    pub draws: Draws,
+}
+
+impl Mechanics {
+    /// The same q and steps: the mechanism the curve analyses (the draws are measured).
+    pub fn same_plan(&self, other: &Mechanics) -> bool {
+        self.q.to_bits() == other.q.to_bits() && self.steps == other.steps
+    }
 }
 
 /// An audit ready to run: the run audited, its data with and without the canary, and the
@@ -144,6 +154,7 @@ fn trained(t: &Trainer) -> Mechanics {
     Mechanics {
         q: t.sampling_rate(),
         steps: t.steps_taken(),
+        draws: t.draws(),
     }
 }
 
@@ -247,6 +258,7 @@ impl AuditPlan {
         Mechanics {
             q: self.mechanism.step.q,
             steps: self.steps,
+            draws: Draws::default(),
         }
     }
 

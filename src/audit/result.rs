@@ -7,7 +7,8 @@ use super::region::{
     check, what_runs_can_show, RegionCheck, Verdict, WhatRunsCanShow, MOST_RUNS_TRIED,
 };
 use super::stats::{
-    clopper_pearson, epsilon_lower, one_run_epsilon, roc_counts, LogFactorials, LowerBound,
+    clopper_pearson, epsilon_lower, one_run_epsilon, rate_consistent, roc_counts, LogFactorials,
+    LowerBound,
 };
 use super::tradeoff::TradeOff;
 use super::{AuditPlan, Mechanics, RunScores, Threat};
@@ -15,6 +16,7 @@ use crate::config::fmt_num;
 use crate::privacy::accountant::{
     compose, Accountant, AccountantName, EpsilonReport, PerAccountant,
 };
+use crate::train::Draws;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -48,7 +50,8 @@ pub struct AuditResult {
     pub steps: u64,
     /// The mechanism the curve and ε_upper analyse, and the one the runs trained (read from
     /// each run's trainer; the first that differs from `planned` if any does): equal in a
-    /// sound audit, since the two worlds must differ by the canary alone.
+    /// sound audit, since the two worlds must differ by the canary alone. `trained.draws` sums
+    /// every run's lots: their rate must be one q could give ([`rate_consistent`]).
     pub planned: Mechanics,
     pub trained: Mechanics,
     /// What of the run audited the attack does not reach (it may then fall short of the curve
@@ -201,11 +204,15 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         region_check.outside_at = Some([fpr_hi, fpr_hi]);
     }
     let planned = plan.planned();
-    let trained = runs
+    let mut trained = runs
         .iter()
         .map(|r| r.trained)
-        .find(|t| *t != planned)
+        .find(|t| !t.same_plan(&planned))
         .unwrap_or_else(|| runs.first().map_or(planned, |r| r.trained));
+    trained.draws = runs.iter().fold(Draws::default(), |all, r| Draws {
+        members: all.members + r.trained.draws.members,
+        drawn: all.drawn + r.trained.draws.drawn,
+    });
     let mut summary = sentence(
         plan.spec.threat,
         lower_bound.epsilon,
@@ -221,7 +228,15 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
             gaps.join("; ")
         );
     }
-    if trained != planned {
+    let Draws { members, drawn } = trained.draws;
+    if !rate_consistent(drawn, members, planned.q) {
+        summary = format!(
+            "The runs' lots took {} of their members ({drawn} of {members} chances), not q = {}: the sampler drew another mechanism than the one analysed, so this audit shows nothing about it. {summary}",
+            fmt_num(drawn as f64 / members as f64),
+            fmt_num(planned.q),
+        );
+    }
+    if !trained.same_plan(&planned) {
         summary = format!(
             "The runs trained another mechanism (q = {}, {} steps) than the one analysed (q = {}, {} steps), so this audit shows nothing about it. {summary}",
             fmt_num(trained.q),

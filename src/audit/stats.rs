@@ -5,6 +5,15 @@
 
 use serde::Serialize;
 
+/// Whether `drawn` members taken of `members` independent chances is a count the rate q could
+/// give: within 5 standard deviations of q·members (a sound sampler fails this about once in
+/// 1.7 million audits; a lot size fixed by a shuffle gives q·members to the rounding).
+pub fn rate_consistent(drawn: u64, members: u64, q: f64) -> bool {
+    let (k, n) = (drawn as f64, members as f64);
+    let sd = (n * q * (1.0 - q)).max(0.0).sqrt();
+    (k - q * n).abs() <= 5.0 * sd + 0.5 + 1e-9 * n
+}
+
 /// ln k! for k = 0..=n (one table per sample size, reused by every tail sum).
 pub struct LogFactorials(Vec<f64>);
 

@@ -9,21 +9,33 @@
 //! clipping one such weight in layer 0 and one coordinate in each later layer l, of norm
 //! G_l = G·C_l/C_0, which no weight of the model carries (the canary's own, `deeper`: the
 //! data's gradients are zero there as on the zero features' weights). A canary that is in the
-//! data set joins each lot by the same Poisson draw with rate q as every example; its gradient
-//! goes through the real sanitizer (`clip_weights`, the mode's clipping, per layer when the
-//! run clips per layer) into the lot's sum before the real noise is added (σ·C_l on layer l's
-//! coordinates), and with adaptive clipping it counts in the lot's noisy unclipped count as
+//! data set joins each lot by the very Poisson draw with rate q that takes every example (the
+//! model's sampler, one slot per canary; the rate it really drew at is counted, [`Draws`]);
+//! its gradient goes through the real sanitizer (`clip_weights`, the mode's clipping, per
+//! layer when the run clips per layer) into the lot's sum before the real noise is added
+//! (σ·C_l on layer l's coordinates, the canaries' own by the same per-layer noise
+//! `step::noise_by_layer`, #52 item 12), and with adaptive clipping it counts in the lot's noisy unclipped count as
 //! any member does. So its coordinates of the update are exactly the subsampled Gaussian
 //! mechanism the accountants analyse: a shift of C_l in each of k groups under noise σ·C_l,
 //! the whitened shift √k/σ they charge. Nothing here is a second copy of DP-SGD.
 
+use super::step::noise_by_layer;
 use super::Trainer;
 use crate::config::Clipping;
 use crate::model::Model;
 use crate::privacy::sanitizer::{add_gaussian_noise, clip_weights};
 use crate::Real;
 use ndarray::Array2;
-use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// The members a run's lots could have taken (each step: the data's rows and the canaries in
+/// the data set) and those they took, summed over its steps: drawn/members estimates the rate
+/// the lots were really drawn at, which the audit checks against the q it analyses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draws {
+    pub members: u64,
+    pub drawn: u64,
+}
 
 /// The raw norm of a canary's gradient, in units of the clipping norm (it is clipped to C).
 pub const CANARY_NORM: f64 = 10.0;
@@ -35,6 +47,9 @@ pub enum Fault {
     None,
     /// The canaries' gradients skip clipping (they enter the sum at norm 10·C).
     CanaryUnclipped,
+    /// The model's own Poisson sampler draws at twice the rate q (every member, the data's
+    /// rows and the canaries alike): a bug in the lots, not in the canaries' code.
+    LotRateDoubled,
 }
 
 /// Dirac canaries of one run: which are in the data set, and the coordinates they own.
@@ -46,8 +61,8 @@ pub struct DiracCanaries {
     pub coordinates: Vec<usize>,
     /// Clipping groups each canary has a coordinate in: 1 (flat), or the model's layers.
     groups: usize,
-    /// The canaries' own coordinates in groups 1.. (canary i, group g at i·(groups−1) + g−1),
-    /// updated as the model's weights are, and this lot's noisy sum along them.
+    /// The canaries' own coordinates in groups 1.. (group by group: canary i of m in group g
+    /// at (g−1)·m + i), updated as the model's weights are, and this lot's noisy sum along them.
     deeper: Vec<Real>,
     deeper_sum: Vec<Real>,
     pub fault: Fault,
@@ -89,17 +104,53 @@ impl Trainer {
         }
     }
 
-    /// Algorithm 1's lot for the canaries: each present canary joins with probability q.
-    pub(super) fn draw_canaries(&mut self) {
+    /// The rate the lots are drawn at: q (twice q under [`Fault::LotRateDoubled`]).
+    pub(super) fn lot_rate(&self) -> f64 {
+        match self.canaries.as_ref().map(|c| c.fault) {
+            Some(Fault::LotRateDoubled) => (2.0 * self.q).min(1.0),
+            _ => self.q,
+        }
+    }
+
+    /// Algorithm 1's lot for the canaries: they are members n, n+1, … of the lot's own Poisson
+    /// draw (`step.rs` `draw_lot`, one slot per canary, so the data's rows are drawn as without
+    /// them); those in the data set join the lot, the others' draws are dropped. Moves them out
+    /// of `lot`, which holds the data's rows after.
+    pub(super) fn take_canaries_from_lot(&mut self, n: usize) {
         self.canaries_in_lot.clear();
         let Some(c) = self.canaries.as_ref() else {
             return;
         };
-        for (i, &present) in c.present.iter().enumerate() {
-            if present && self.rng.random::<f64>() < self.q {
-                self.canaries_in_lot.push(i);
+        let mut kept = 0;
+        for j in 0..self.lot.len() {
+            let slot = self.lot[j];
+            if slot < n {
+                self.lot[kept] = slot;
+                kept += 1;
+            } else if c.present[slot - n] {
+                self.canaries_in_lot.push(slot - n);
             }
         }
+        self.lot.truncate(kept);
+    }
+
+    /// The canaries in the data set.
+    pub(super) fn present_canaries(&self) -> usize {
+        self.canaries
+            .as_ref()
+            .map_or(0, |c| c.present.iter().filter(|&&p| p).count())
+    }
+
+    /// Counts a lot's draw: `drawn` of the `members` (the data's rows and the canaries in the
+    /// data set) were taken; over the run, the rate the lots were drawn at (the audit's check).
+    pub(super) fn count_draws(&mut self, members: usize, drawn: usize) {
+        self.draws.members += members as u64;
+        self.draws.drawn += drawn as u64;
+    }
+
+    /// The members the run's lots could have taken and those they took, summed over its steps.
+    pub fn draws(&self) -> Draws {
+        self.draws
     }
 
     /// Adds the lot's canaries' gradients, clipped by the real sanitizer (as the mode says, per
@@ -134,35 +185,43 @@ impl Trainer {
         if !clip || c.fault == Fault::CanaryUnclipped {
             weights.fill(1.0);
         }
+        let every = c.present.len();
         for (r, &i) in self.canaries_in_lot.iter().enumerate() {
             self.grad[c.coordinates[i]] += weights[[r, 0]] * raw[0];
             for g in 1..groups {
-                c.deeper_sum[i * (groups - 1) + g - 1] += weights[[r, g]] * raw[g];
+                c.deeper_sum[(g - 1) * every + i] += weights[[r, g]] * raw[g];
             }
         }
         let unclipped = if clip { m - clipped } else { m };
         (m, unclipped)
     }
 
-    /// The lot's noise on the canaries' own coordinates (σ·C_l, as on layer l's weights, from
-    /// the run's stream) and their step θ ← θ − scale·g̃, as the model's weights take theirs.
+    /// The lot's noise on the canaries' own coordinates (σ·C_l on group l's, by the model's own
+    /// per-layer noise, [`noise_by_layer`], from the run's stream) and their step
+    /// θ ← θ − scale·g̃, as the model's weights take theirs.
     pub(super) fn step_canaries_own_coordinates(&mut self, noisy: bool, scale: Real) {
         let Some(c) = self.canaries.as_mut() else {
             return;
         };
-        let groups = c.groups;
-        if groups < 2 {
+        if c.groups < 2 {
             return;
         }
         if noisy {
-            // Group by group over the canaries (g outer), each coordinate its own draw.
-            for g in 1..groups {
-                let std = self.cfg.sigma * self.clip_bounds[g];
-                for i in 0..c.present.len() {
-                    let at = i * (groups - 1) + g - 1;
-                    add_gaussian_noise(&mut c.deeper_sum[at..at + 1], std, &mut self.rng);
-                }
-            }
+            // Group l's coordinates are range l (group 0's, the model's weights, is empty here).
+            let every = c.present.len();
+            let ranges: Vec<_> = (0..c.groups)
+                .map(|g| g.saturating_sub(1) * every..g * every)
+                .collect();
+            let sum = &mut c.deeper_sum;
+            let (sigma, bounds) = (self.cfg.sigma, &self.clip_bounds);
+            noise_by_layer(
+                sum,
+                &ranges,
+                bounds,
+                sigma,
+                &mut self.rng,
+                add_gaussian_noise,
+            );
         }
         for (p, g) in c.deeper.iter_mut().zip(&c.deeper_sum) {
             *p -= scale * g;
@@ -175,8 +234,8 @@ impl Trainer {
         out.clear();
         if let Some(c) = self.canaries.as_ref() {
             out.push(self.model.params()[c.coordinates[i]]);
-            let k = c.groups - 1;
-            out.extend_from_slice(&c.deeper[i * k..(i + 1) * k]);
+            let every = c.present.len();
+            out.extend((1..c.groups).map(|g| c.deeper[(g - 1) * every + i]));
         }
     }
 

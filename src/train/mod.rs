@@ -24,7 +24,7 @@ mod step;
 pub mod verdict;
 
 pub use budget::budget_step_limit;
-pub use canary::{DiracCanaries, Fault, CANARY_NORM};
+pub use canary::{DiracCanaries, Draws, Fault, CANARY_NORM};
 pub use coverage::{noise as noise_in_words, Coverage, Shown};
 use inputs::Inputs;
 pub use inputs::Rows;
@@ -87,6 +87,8 @@ pub struct Trainer {
     /// The audit's Dirac canaries, and those in the current lot (`canary.rs`).
     canaries: Option<DiracCanaries>,
     canaries_in_lot: Vec<usize>,
+    /// The members the lots could have taken and took (the audit's check of the rate).
+    draws: Draws,
     // Buffers reused across lots.
     lot: Vec<usize>,
     perm: Vec<usize>,
@@ -224,6 +226,7 @@ impl Trainer {
             groups,
             canaries,
             canaries_in_lot: Vec::new(),
+            draws: Draws::default(),
             cfg,
         };
         trainer.place_canaries(first_zero, outputs);

@@ -13,6 +13,8 @@ use crate::privacy::sampling::poisson_lot;
 use crate::privacy::sanitizer::{add_gaussian_noise, draw_gaussian_noise, sum_of_squares};
 use crate::Real;
 use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use std::ops::Range;
 use std::sync::Arc;
 
 impl Trainer {
@@ -63,8 +65,14 @@ impl Trainer {
         let n = self.training_rows().len();
         match self.cfg.sampling {
             Sampling::Poisson => {
-                poisson_lot(n, self.q, &mut self.rng, &mut self.lot);
-                self.draw_canaries();
+                // The audit's canaries are members n.. of the same draw (canary.rs).
+                let slots = self.canary_count();
+                poisson_lot(n + slots, self.lot_rate(), &mut self.rng, &mut self.lot);
+                self.take_canaries_from_lot(n);
+                self.count_draws(
+                    n + self.present_canaries(),
+                    self.lot.len() + self.canaries_in_lot.len(),
+                );
             }
             Sampling::Shuffle => {
                 let l = self.cfg.lot_size;
@@ -77,6 +85,7 @@ impl Trainer {
                 self.lot
                     .extend_from_slice(&self.perm[self.perm_pos..self.perm_pos + l]);
                 self.perm_pos += l;
+                self.count_draws(n, l);
             }
         }
     }
@@ -254,24 +263,50 @@ impl Trainer {
     }
 
     /// `noise` (add or draw) on `target` with std σ·C (per layer: σ·C_l on layer l's range),
-    /// from the run's stream (read by [`with_noise_rng`]'s faster lanes in wasm); the L2 norm of
-    /// what was drawn.
+    /// from the run's stream; the L2 norm of what was drawn ([`noise_by_layer`]).
     fn gaussian_noise(
         &mut self,
         target: &mut [Real],
         noise: fn(&mut [Real], f64, &mut NoiseRng) -> f64,
     ) -> f64 {
+        let whole = 0..target.len();
+        let ranges = match self.cfg.clipping {
+            Clipping::Flat => std::slice::from_ref(&whole),
+            Clipping::PerLayer => &self.layer_ranges[..],
+        };
         let sigma = self.cfg.sigma;
-        let (ranges, bounds) = (&self.layer_ranges, &self.clip_bounds);
-        with_noise_rng(&mut self.rng, |rng| match self.cfg.clipping {
-            Clipping::Flat => noise(target, sigma * bounds[0], rng),
-            Clipping::PerLayer => {
-                let mut sq = 0.0;
-                for (r, &c) in ranges.iter().zip(bounds) {
-                    sq += noise(&mut target[r.clone()], sigma * c, rng).powi(2);
-                }
-                sq.sqrt()
-            }
-        })
+        noise_by_layer(
+            target,
+            ranges,
+            &self.clip_bounds,
+            sigma,
+            &mut self.rng,
+            noise,
+        )
     }
+}
+
+/// Algorithm 1's "Add noise" N(0, σ²C_l²) on each range `ranges[l]` of `target` (flat
+/// clipping: one range, all of it), by `noise` (add or draw) from `rng` (read by
+/// [`with_noise_rng`]'s faster lanes in wasm); the L2 norm of what was drawn. The model's
+/// coordinates take their noise here, and so do the audit's canaries' own coordinates in the
+/// later layers (`canary.rs`): a bug here shows in the audit.
+pub(super) fn noise_by_layer(
+    target: &mut [Real],
+    ranges: &[Range<usize>],
+    bounds: &[f64],
+    sigma: f64,
+    rng: &mut ChaCha8Rng,
+    noise: fn(&mut [Real], f64, &mut NoiseRng) -> f64,
+) -> f64 {
+    with_noise_rng(rng, |rng| {
+        if let [whole] = ranges {
+            return noise(&mut target[whole.clone()], sigma * bounds[0], rng);
+        }
+        let mut sq = 0.0;
+        for (r, &c) in ranges.iter().zip(bounds) {
+            sq += noise(&mut target[r.clone()], sigma * c, rng).powi(2);
+        }
+        sq.sqrt()
+    })
 }

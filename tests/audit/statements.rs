@@ -105,10 +105,10 @@ fn assert_says_what_16_runs_could_prove(r: &AuditResult) {
 #[test]
 fn an_audit_that_proves_nothing_says_what_its_runs_could_prove() {
     // σ = 8 on blobs (PLD ε 0.19), 16 runs a side: the attack proves nothing. Audit seed 5's
-    // ROC rises above the region by chance, seed 8's stays under it: the sentence is said in
-    // both pictures' words.
+    // ROC rises above the region by chance, seed 11's stays under it (2 seeds of 0..30 do, since
+    // the canaries are drawn by the lots' own draw): the sentence is said in both pictures' words.
     let mut verdicts = Vec::new();
-    for seed in [5, 8] {
+    for seed in [5, 11] {
         let (_, r) = audit(
             blobs_run(8.0, 60, 2),
             blobs(),
@@ -119,12 +119,13 @@ fn an_audit_that_proves_nothing_says_what_its_runs_could_prove() {
         verdicts.push(r.region.verdict);
     }
     assert_eq!(verdicts, [Verdict::WithinChance, Verdict::Inside]);
-    // And not when it proves something: clip only, the canary is found.
+    // And not when it proves something: clip only, the canary is found in every run whose
+    // lots drew it (1 − 0.9²⁰ = 88% of them); audit seed 1's 16 runs with it each drew it.
     let clip_only = RunConfig {
         mode: dpsgd_lab::config::Mode::ClipOnly,
         ..blobs_run(8.0, 60, 2)
     };
-    let (_, r) = audit(clip_only, blobs(), spec(Threat::WorstCase, 16, 5));
+    let (_, r) = audit(clip_only, blobs(), spec(Threat::WorstCase, 16, 1));
     assert!(r.eps_lower > 0.0 && r.could_show.is_none(), "{}", r.summary);
     assert!(!r.summary.contains("proves nothing"), "{}", r.summary);
 }
