@@ -94,9 +94,10 @@ function bringIntoView(step) {
   if (!whole) target.scrollIntoView({ block: button ? 'center' : 'nearest' });
 }
 
-// What a student does to move the page: it ends keepInView's watch.
+// What a student does to move the page: it ends keepInView's watch (and a scroll of theirs,
+// by the scroll bar: one that no resize of the page came with).
 const MOVES = ['wheel', 'touchstart', 'pointerdown', 'keydown'];
-const SETTLE_MS = 4000;
+const SETTLE_MS = 15_000;
 let settling = null;
 
 // Brings the step into view once laid out, and again each time the page's size changes while
@@ -105,16 +106,23 @@ let settling = null;
 // step, or SETTLE_MS pass. (One look after a fixed delay missed later growth under load.)
 function keepInView(entered, step) {
   settling?.();
-  const again = () => on === entered && bringIntoView(step);
+  let resized = 0;
+  const again = () => {
+    resized = performance.now();
+    if (on === entered) bringIntoView(step);
+  };
+  const scrolled = () => performance.now() - resized > 200 && stop();
   const watch = new ResizeObserver(again);
   const stop = () => {
     watch.disconnect();
     clearTimeout(timer);
     for (const e of MOVES) window.removeEventListener(e, stop, true);
+    window.removeEventListener('scroll', scrolled);
     settling = null;
   };
   const timer = setTimeout(stop, SETTLE_MS);
   for (const e of MOVES) window.addEventListener(e, stop, { capture: true, passive: true });
+  window.addEventListener('scroll', scrolled, { passive: true });
   settling = stop;
   watch.observe(document.body); // its first call: now
 }
