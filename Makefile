@@ -19,14 +19,17 @@ dist: wasm
 	bash scripts/dist dist
 
 # Each wasm flavour is compiled once: scripts/build-wasm's release builds (simd128, then relaxed
-# SIMD in target/relaxed) are the libraries the two wasm-bindgen-test runs link against.
+# SIMD in target/relaxed) are the libraries the two wasm-bindgen-test runs link against (the
+# same features: Cargo.toml's serde_json). The end-to-end files run two at a time but those
+# that time anything (scripts/test-e2e).
 test: setup
 	cargo test --profile release-test
 	bash scripts/build-wasm
 	$(MAKE) test-wasm
 	bash scripts/typecheck
 	$(MAKE) test-wasm-relaxed
-	node --test tests/unit/ tests/docs/ tests/e2e/
+	node --test tests/unit/ tests/docs/
+	bash scripts/test-e2e
 
 test-native:
 	cargo test --profile release-test

@@ -1,3 +1,4 @@
+// e2e: alone (the attack's runs are held to a wall time).
 // End to end (#41 §2): "Is Alice in the data?". The lesson's claims, read from the result Rust
 // computed (never hard-coded): for the lab's own pick on blobs, σ = 0 separates the
 // histograms (TPR at FPR 0.05 above 0.9), σ = 4 makes them overlap within what ε allows (the

@@ -1,3 +1,4 @@
+// e2e: alone (the page times the cores, in two more browsers).
 // The lab's smoke suite in Firefox ESR and in WebKitGTK (Safari's engine), beside the Chromium
 // suites (#40, section 2): in each, the default run completes an epoch, a σ change restarts it,
 // the charts are inked, the algorithm's formula (how-it-works.html) draws its norm bars, an

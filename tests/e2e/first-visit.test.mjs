@@ -1,3 +1,4 @@
+// e2e: alone (the page times this machine's cores).
 // A first visit (a fresh browser profile: no service worker, nothing kept in the tab) asks for
 // nothing that the first run waits on but the run's own work. Before #38's last round, the page
 // timed its cores (core-probe.js) while it loaded, and held its wasm back for the timing: on

@@ -1,3 +1,4 @@
+// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // Hostile and careless input, and faults (#13): workers that die, links with bad pins and
 // prototype keys, a fuzz over the URL hash, files too large, gzip bombs. Each test opens a page
 // of its own; the page must never show NaN or undefined, never let a wasm panic or an uncaught

@@ -126,10 +126,9 @@ for (const [width, height] of [[1366, 768], [390, 844]]) {
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.evaluate(([n, k]) => { location.hash = `lesson=${n}&step=${k}`; }, [name, i + 1]);
         await atStep(page, i + 1);
-        const inView = `!(${missedIn})(${JSON.stringify({ controls, charts })})`;
-        await page.waitForFunction(inView, null, { timeout: 15_000 }).catch(() => {});
+        await page.waitForFunction(missedIn, { controls, charts, waiting: true }, { timeout: 15_000 }).catch(() => {});
         await page.waitForTimeout(700);
-        const seen = await page.evaluate(missedIn, { controls, charts });
+        const seen = await page.evaluate(missedIn, { controls, charts, waiting: false });
         if (seen) missed.push(`${name} ${i + 1}: ${seen}`);
       }
     }
@@ -141,12 +140,14 @@ for (const [width, height] of [[1366, 768], [390, 844]]) {
 
 // In the page: null when the step's button (or, without one, its first chart) is in view —
 // whole when scrolled to, at least 2/3 of it once the page's text may have grown since (a
-// status line, the run's notes) — else where it is.
-function missedIn({ controls, charts }) {
+// status line, the run's notes) — else where it is. `waiting` (for waitForFunction, which
+// waits for a truthy answer): true once it is in view instead.
+function missedIn({ controls, charts, waiting }) {
   const button = controls.map((id) => document.getElementById(id)).find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
   const target = button ?? document.getElementById(charts[0])?.closest('figure');
   if (!target || !target.getClientRects().length) return `nothing to show (${controls}, ${charts})`;
   const r = target.getBoundingClientRect();
   const seenPx = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
-  return seenPx >= (2 / 3) * r.height ? null : `${target.id || target.tagName} at ${Math.round(r.top)}–${Math.round(r.bottom)} of ${innerHeight}`;
+  const missed = seenPx >= (2 / 3) * r.height ? null : `${target.id || target.tagName} at ${Math.round(r.top)}–${Math.round(r.bottom)} of ${innerHeight}`;
+  return waiting ? !missed : missed;
 }

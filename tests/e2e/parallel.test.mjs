@@ -1,3 +1,4 @@
+// e2e: alone (the page times its workers and a helper's silence).
 // End to end: data-parallel training. The "Workers" control splits each lot between that many
 // workers (the training worker and its helpers); the training worker alone adds the noise and
 // steps, so the run does not change with k beyond the rounding of its sums. Small lots stay in

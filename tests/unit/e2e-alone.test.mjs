@@ -1,0 +1,26 @@
+// The end-to-end files that time anything run alone (scripts/test-e2e runs the others two at a
+// time): a file that measures the page's main-thread tasks, reads a clock or asserts a time
+// says so on its first line, "// e2e: alone (why)".
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const E2E = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../e2e');
+const TIMES = /assertResponsive|responsiveSuite|longTasks|Date\.now\(\)|performance\.now\(\)|coresTimed/;
+
+test('every end-to-end file that times anything is marked to run alone', () => {
+  const files = readdirSync(E2E).filter((f) => f.endsWith('.test.mjs'));
+  assert.ok(files.length > 20, files.join(', '));
+  const unmarked = files.filter((f) => {
+    const text = readFileSync(path.join(E2E, f), 'utf8');
+    return TIMES.test(text) && !/^\/\/ e2e: alone \(.+\)\.\n/.test(text);
+  });
+  assert.deepEqual(unmarked, [], 'mark them "// e2e: alone (why)." on their first line');
+});
+
+test('the marker is read as scripts/test-e2e reads it', () => {
+  const script = readFileSync(path.join(E2E, '../../scripts/test-e2e'), 'utf8');
+  assert.match(script, /head -1 "\$f" \| grep -q '\^\/\/ e2e: alone \('/);
+});
