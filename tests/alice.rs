@@ -36,12 +36,13 @@ fn alice_audit(cfg: RunConfig, runs: usize, index: Option<usize>) -> AuditResult
 }
 
 /// The lesson's run: logistic regression on a 2-D set, every example in every lot (L = N of
-/// the set without Alice: 599), so that without noise nothing but the data varies.
+/// the set with Alice: 600, q = 1 in both worlds), so that without noise nothing but the data
+/// varies.
 fn full_batch(dataset: &str, sigma: f64) -> RunConfig {
     RunConfig {
         sigma,
-        lot_size: 599,
-        batch_size: 599,
+        lot_size: 600,
+        batch_size: 600,
         dataset: dataset.into(),
         ..RunConfig::default()
     }
@@ -73,7 +74,7 @@ fn without_noise_the_loss_on_alice_gives_her_away() {
 
 #[test]
 fn with_sigma_4_the_histograms_overlap_within_what_epsilon_allows() {
-    for (lot, runs) in [(599, 200), (60, 200)] {
+    for (lot, runs) in [(600, 200), (60, 200)] {
         let cfg = RunConfig {
             lot_size: lot,
             batch_size: lot,
@@ -97,6 +98,20 @@ fn with_sigma_4_the_histograms_overlap_within_what_epsilon_allows() {
         let least_out = a.loss_out.iter().copied().fold(f64::INFINITY, f64::min);
         assert!(least_out < most_in, "L {lot}: separated at σ = 4");
         assert!(a.summary.contains("allows at most"), "{}", a.summary);
+        // The line drawn is the test the sentence quotes (#53 §3): "in when the loss is at most
+        // threshold_005" catches tpr_at_005 of the runs with her and at most 5% of those without.
+        let share = |losses: &[f64]| {
+            let under = losses.iter().filter(|&&l| l <= a.threshold_005).count();
+            under as f64 / losses.len() as f64
+        };
+        assert!(a.threshold_005.is_finite(), "L {lot}: a threshold at 5%");
+        assert_eq!(share(&a.loss_in), a.tpr_at_005, "L {lot}: its catches");
+        assert!(share(&a.loss_out) <= 0.05, "L {lot}: its false alarms");
+        assert!(
+            a.summary.contains("picked on these same runs"),
+            "{}",
+            a.summary
+        );
         // Its ε is the PLD accountant's for the run audited, and the sentence names it.
         let pld = r.eps_upper["pld"];
         assert_eq!(a.epsilon, Some(pld), "L {lot}");
@@ -143,9 +158,9 @@ fn the_cli_prints_the_alice_view_and_refuses_a_bad_row() {
         "--dataset",
         "blobs",
         "--lot-size",
-        "599",
+        "600",
         "--batch-size",
-        "599",
+        "600",
         "--sigma",
         "0",
         "--seed",
@@ -169,4 +184,42 @@ fn the_cli_prints_the_alice_view_and_refuses_a_bad_row() {
         assert_eq!(code, Some(2), "{bad}: {err}");
         assert!(err.contains("--alice"), "{bad}: {err}");
     }
+}
+
+/// #53 §3: the Alice audit analyses and trains the run on the page (the data with her, N rows),
+/// in both worlds: blobs, L = 240, 20 epochs is q = 0.4 and 2.5 → 3 steps an epoch, 60 steps
+/// (planned from D′'s 599 rows it was 40 steps, ε 6.57 against the run's 8.21).
+#[test]
+fn the_alice_audit_analyses_and_trains_the_run_on_the_page() {
+    let cfg = RunConfig {
+        lot_size: 240,
+        batch_size: 240,
+        ..full_batch("blobs", 1.0)
+    };
+    let data = Arc::new(load_builtin("blobs", &[], 0, cfg.data_noise).expect("data"));
+    let page = dpsgd_lab::train::Trainer::new(cfg.clone(), Arc::clone(&data)).expect("the run");
+    let (q, steps) = (page.sampling_rate(), page.planned_steps());
+    assert_eq!((q, steps), (0.4, 60), "the page's run");
+    let plan = AuditPlan::new(cfg, data, spec(3, None)).expect("a valid audit");
+    assert_eq!((plan.planned().q, plan.planned().steps), (q, steps));
+    let runs = plan.run_all(&mut |_, _| {}).expect("runs");
+    for r in &runs {
+        let t = r.trained;
+        assert_eq!(
+            (t.q, t.steps),
+            (q, steps),
+            "run {} (with her: {:?})",
+            r.index,
+            r.member
+        );
+        // Each world's lots drew their members at q (D′: 599 rows, D: 600).
+        let rate = t.draws.drawn as f64 / t.draws.members as f64;
+        assert!((rate - q).abs() < 0.03, "run {}: drawn at {rate}", r.index);
+    }
+    let r = summarize(&plan, &runs);
+    assert!(
+        !r.summary.contains("another mechanism") && !r.summary.contains("lots took"),
+        "{}",
+        r.summary
+    );
 }

@@ -2,8 +2,8 @@
 // The "Is Alice in the data?" panel (#41 §2): one real training example, Alice, and the
 // audit's own runs (audit-worker.js, `AuditSession` with `alice` in its spec: the realistic
 // threat with her as the canary) — the current settings trained R times without her (D′) and R
-// times with her (D), the loss on her in each, as two histograms, with the best threshold test
-// and what ε allows. Alice is the point clicked on the decision-boundary chart (2-D sets, when
+// times with her (D), the loss on her in each, as two histograms, with the line of the
+// threshold test at 5% false alarms (the one the sentence quotes) and what ε allows. Alice is the point clicked on the decision-boundary chart (2-D sets, when
 // it shows the training points) or the lab's pick. Every number comes from Rust
 // (`audit::alice`); this file only hands out runs, draws and says Rust's sentence.
 import { audit_worker_bytes, chart_layout, draw_alice, draw_alice_image } from './pkg/dpsgd_lab.js';

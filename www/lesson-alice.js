@@ -3,13 +3,14 @@
 // come from the Alice view's result (Rust's `audit::alice`, through lesson-facts.js); its claims
 // are held to by tests/e2e/lessons.test.mjs and tests/e2e/alice.test.mjs.
 //
-// The settings: logistic regression on blobs with every example in every lot (L = 599 = N of
-// the set without Alice), so that without noise nothing but the data differs between runs.
+// The settings: logistic regression on blobs with every example in every lot (L = 600 = N:
+// q = 1, the page's run and the audit's runs on D with her and on D′ without, #53 §3), so that
+// without noise nothing but the data differs between runs.
 
 /** @type {import('./lessons.js').Lesson} */
 export const ALICE_LESSON = {
   title: 'Is Alice in the data?',
-  base: { dataset: 'blobs', model: 'logistic', lot_size: 599, epochs: 20, clip: 1, lr: 2, seed: 1, audit_runs: 100 },
+  base: { dataset: 'blobs', model: 'logistic', lot_size: 600, epochs: 20, clip: 1, lr: 2, seed: 1, audit_runs: 100 },
   steps: [
     {
       set: { sigma: 0 },

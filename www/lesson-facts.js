@@ -9,7 +9,8 @@
  * @typedef {{summary: {gap: number, worst: string, worst_acc: number, rarest: string, rarest_n_train: number},
  *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, most_lost: string,
  *   most_lost_n_train: number, most_lost_points: number, rarest: string, rarest_n_train: number}}} GroupFacts
- * @typedef {{realistic: number, worst: number, region?: {verdict: string, above_at: number[] | null}}} AuditFacts
+ * @typedef {{realistic: number, worst: number, pld: number | undefined, said: {realistic?: string, worst?: string, pld?: string},
+ *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{tpr: number, allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
@@ -45,6 +46,9 @@ export function factsOf(s) {
   whole.pld = finite(s.pld?.at(-1));
   const realistic = s.audit?.find((r) => r.threat === 'realistic');
   const threat = (t) => s.audit?.find((r) => r.threat === t)?.eps_lower;
+  // Each audit's ε as its own summary words them (Rust's `Said`: ε_lower rounded down, the PLD
+  // accountant's ε, the region drawn, rounded up): one audit, one set of numbers (#53 §4).
+  const said = (t) => s.audit?.find((r) => r.threat === t)?.said;
   return {
     done: s.done,
     epoch: last?.epoch,
@@ -65,7 +69,10 @@ export function factsOf(s) {
     accGap: compare(s.prev?.acc, acc),
     costGap: cost === undefined || acc === undefined ? undefined : compare(acc, Math.min(1, Math.max(0, acc + cost / 100))),
     groups: s.groups ?? undefined,
-    audit: s.audit ? { realistic: threat('realistic'), worst: threat('worst-case'), region: realistic?.region } : undefined,
+    audit: s.audit ? {
+      realistic: threat('realistic'), worst: threat('worst-case'), pld: finite(realistic?.eps_upper?.pld), region: realistic?.region,
+      said: { realistic: said('realistic')?.eps_lower, worst: said('worst-case')?.eps_lower, pld: said('realistic')?.pld },
+    } : undefined,
     // The "Alice" view of these settings (Rust's `audit::alice`), and the audit's region check.
     alice: s.alice?.alice ? {
       tpr: s.alice.alice.tpr_at_005, allowed: s.alice.alice.allowed_tpr_at_005, best: s.alice.alice.best_tpr,
@@ -131,8 +138,9 @@ export function fillers(fmtEps) {
     'alice.best': (f) => when(f.alice?.best, (v) => `${Math.round(100 * v)}%`),
     'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
     'alice.runs': (f) => when(f.alice?.runs, String),
-    'audit.realistic': (f) => when(f.audit?.realistic, (v) => v.toFixed(2)),
-    'audit.worst': (f) => when(f.audit?.worst, (v) => v.toFixed(2)),
+    'audit.realistic': (f) => f.audit?.said.realistic,
+    'audit.worst': (f) => f.audit?.said.worst,
+    'audit.pld': (f) => f.audit?.said.pld,
     // What the realistic attack's ROC does against the region, by Rust's region check (the
     // test that draws the shaded band): where it rises above, as false-positive rates.
     'audit.region': (f) => {

@@ -240,7 +240,7 @@ export const LESSONS = new Map(Object.entries({
         charts: ['audit-region', 'audit-epsilons'],
         controls: ['audit-start', 'sigma'],
         say: [
-          'σ = {sigma}: the accountant now promises ε = {eps}. Audit again.',
+          'σ = {sigma}: the moments accountant now promises ε = {eps}. Audit again.',
           {
             // Rust's region check: the same test that draws the shaded 95% band.
             when: (f) => (f.audit?.region ? f.audit.region.verdict !== 'outside' : undefined),
@@ -249,9 +249,10 @@ export const LESSONS = new Map(Object.entries({
             wait: '',
           },
           {
-            when: (f) => (f.audit && known(f.eps_) ? f.audit.realistic < f.eps_ : undefined),
-            yes: 'The same attack proves only ε ≥ {audit.realistic}: below the promise, as it must be.',
-            no: 'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the promised {eps}: a 1-in-20 fluke — audit again — or the accounting is wrong.',
+            // Against the PLD accountant's ε, the tightest promise and the region drawn.
+            when: (f) => (f.audit && known(f.audit.pld) ? f.audit.realistic < f.audit.pld : undefined),
+            yes: 'The same attack proves only ε ≥ {audit.realistic}: below the PLD accountant\'s ε = {audit.pld}, the grey region\'s, as it must be.',
+            no: 'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD accountant\'s ε = {audit.pld}, the grey region\'s: a 1-in-20 fluke — audit again — or the accounting is wrong.',
             wait: '',
           },
         ],

@@ -166,9 +166,12 @@ pub struct AliceResult {
     pub edges: Vec<f64>,
     pub counts_in: Vec<usize>,
     pub counts_out: Vec<usize>,
-    /// The test "Alice was in when the loss is at most t": its TPR at FPR ≤ 0.05 (the best t),
-    /// and the t with the largest TPR − FPR.
+    /// The test "Alice was in when the loss is at most t": its TPR at FPR ≤ 0.05 (the best t)
+    /// and that t (the line the chart draws: the test the sentence quotes, #53 §3; ∞ —
+    /// serialised as null — when no run without her can be let through), and the t with the
+    /// largest TPR − FPR, picked on the same runs.
     pub tpr_at_005: f64,
+    pub threshold_005: f64,
     pub best_tpr: f64,
     pub best_fpr: f64,
     pub best_threshold: f64,
@@ -195,15 +198,29 @@ pub fn alice_result(
     let loss_out: Vec<f64> = scores_out.iter().map(|s| -s).collect();
     let (n_in, n_out) = (loss_in.len().max(1) as f64, loss_out.len().max(1) as f64);
     let rate = |c: &Counts| (c.tp as f64 / n_in, c.fp as f64 / n_out);
-    let tpr_at_005 = counts
+    // The ROC point with the most catches at FPR ≤ 0.05 (the first, fewest alarms, of a tie).
+    let at_005 = counts
         .iter()
-        .map(rate)
-        .filter(|&(_, f)| f <= 0.05 + 1e-12)
-        .map(|(t, _)| t)
-        .fold(0.0, f64::max);
-    // The threshold of each ROC point: the lowest score counted at it.
+        .enumerate()
+        .filter(|(_, c)| rate(c).1 <= 0.05 + 1e-12)
+        .fold(None, |kept: Option<(usize, f64)>, (i, c)| match kept {
+            Some((_, t)) if t >= rate(c).0 => kept,
+            _ => Some((i, rate(c).0)),
+        });
+    let tpr_at_005 = at_005.map_or(0.0, |(_, t)| t);
+    // The threshold of each ROC point: midway between the last score counted "in" at it and
+    // the next (the gap's middle), as a loss.
     let mut sorted: Vec<f64> = scores_in.iter().chain(scores_out).copied().collect();
     sorted.sort_by(|a, b| b.total_cmp(a));
+    let threshold_of = |i: usize| {
+        let taken = counts.get(i).map_or(0, |c| c.tp + c.fp);
+        match (taken.checked_sub(1).map(|i| sorted[i]), sorted.get(taken)) {
+            (Some(a), Some(&b)) => -0.5 * (a + b),
+            (Some(a), None) => -a,
+            (None, _) => f64::INFINITY,
+        }
+    };
+    let threshold_005 = at_005.map_or(f64::INFINITY, |(i, _)| threshold_of(i));
     let (best_i, best) = counts
         .iter()
         .enumerate()
@@ -212,13 +229,7 @@ pub fn alice_result(
             adv(a.1).total_cmp(&adv(b.1))
         })
         .map_or((0, (0.0, 0.0)), |(i, c)| (i, rate(c)));
-    // Midway between the last score counted "in" and the next (the gap's middle), as a loss.
-    let taken = counts.get(best_i).map_or(0, |c| c.tp + c.fp);
-    let best_threshold = match (taken.checked_sub(1).map(|i| sorted[i]), sorted.get(taken)) {
-        (Some(a), Some(&b)) => -0.5 * (a + b),
-        (Some(a), None) => -a,
-        (None, _) => f64::INFINITY,
-    };
+    let best_threshold = threshold_of(best_i);
     let allowed_advantage = super::tradeoff::fpr_grid(400)
         .iter()
         .map(|&a| region.tpr(a) - a)
@@ -240,6 +251,7 @@ pub fn alice_result(
         counts_in,
         counts_out,
         tpr_at_005,
+        threshold_005,
         best_tpr: best.0,
         best_fpr: best.1,
         best_threshold,
@@ -282,7 +294,8 @@ fn sentence(
     let pct = |v: f64| format!("{}%", fmt_num((v * 100.0).round()));
     let test = format!(
         "Guessing \"Alice was in\" when the model's loss on her is low: at a 5% false-alarm rate \
-         it catches {} of the runs trained with her; the best threshold catches {} with {} false alarms",
+         it catches {} of the runs trained with her; the best threshold, picked on these same runs \
+         (which flatters it), catches {} with {} false alarms",
         pct(tpr_at_005),
         pct(best_tpr),
         pct(best_fpr)

@@ -17,9 +17,11 @@ pub mod canary;
 pub mod region;
 mod result;
 pub mod stats;
+mod summary;
 pub mod tradeoff;
 
 pub use result::{summarize, AuditResult, OneRunResult, REPORTED_FPRS};
+pub use summary::Said;
 
 use crate::config::{ConfigError, RunConfig, Sampling};
 use crate::data::{DataFacts, Dataset};
@@ -103,6 +105,8 @@ pub struct AuditPlan {
     pub spec: AuditSpec,
     pub steps: u64,
     pub mechanism: Mechanism,
+    /// The rows of the run audited (an Alice audit's D, with her): the mechanism's N.
+    population: usize,
     data: Arc<Dataset>,
     canary: InputCanaries,
     /// The one-run audit's canaries (realistic) and which are in.
@@ -208,6 +212,11 @@ impl AuditPlan {
                 "the audit checks the accountants, which assume Poisson sampling: choose Poisson lots".into(),
             ));
         }
+        // The mechanism the page's run trains (an Alice audit's D, the data with her, is that
+        // run's data): both worlds' runs train it, D′ included (#53 §3).
+        let steps = planned_steps(&cfg, &data)?;
+        let mechanism = cfg.mechanism(&data.facts());
+        let population = data.train.len();
         let (alice, canary, data) = match &spec.alice {
             None => (None, InputCanaries::outlier(&data), data),
             Some(choice) => {
@@ -221,7 +230,6 @@ impl AuditPlan {
                 let (index, picked) = match choice.index {
                     Some(i) => (i, check_index(i, data.train.len())?),
                     None => {
-                        let steps = planned_steps(&cfg, &data)?;
                         let seed = run_seed(spec.seed, usize::MAX - 1);
                         let (i, loss) = lab_pick(&cfg, &data, steps, seed)?;
                         let how = format!(
@@ -235,8 +243,6 @@ impl AuditPlan {
                 (Some(alice), canary, Arc::new(without))
             }
         };
-        let steps = planned_steps(&cfg, &data)?;
-        let mechanism = cfg.mechanism(&data.facts());
         let mut rng = ChaCha8Rng::seed_from_u64(run_seed(spec.seed, usize::MAX));
         let one_run_members: Vec<bool> = (0..spec.canaries).map(|_| rng.random()).collect();
         let corner_canaries = InputCanaries::corners(&data, spec.canaries, &mut rng);
@@ -245,6 +251,7 @@ impl AuditPlan {
             spec,
             steps,
             mechanism,
+            population,
             data,
             canary,
             corner_canaries,
@@ -289,12 +296,13 @@ impl AuditPlan {
         let (scores, trained) = match self.spec.threat {
             Threat::WorstCase => {
                 let canaries = DiracCanaries::new(member.clone(), self.spec.fault);
-                let mut t = Trainer::for_audit(
+                let mut t = Trainer::for_audit_of(
                     cfg.clone(),
                     Arc::clone(&self.data),
                     Some(canaries),
                     None,
                     self.steps,
+                    Some((&self.mechanism, self.population)),
                 )?;
                 let scores = dirac_scores(&mut t, &cfg);
                 (scores, trained(&t))
@@ -308,12 +316,13 @@ impl AuditPlan {
                     &self.corner_canaries
                 };
                 let members = canaries.members(&member);
-                let mut t = Trainer::for_audit(
+                let mut t = Trainer::for_audit_of(
                     cfg,
                     Arc::clone(&self.data),
                     None,
                     Some(&members),
                     self.steps,
+                    Some((&self.mechanism, self.population)),
                 )?;
                 train_to_end(&mut t);
                 (canaries.scores(t.model(), t.projection()), trained(&t))

@@ -3,13 +3,12 @@
 //! that says what was shown.
 
 use super::alice::{alice_result, AliceResult};
-use super::region::{
-    check, what_runs_can_show, RegionCheck, Verdict, WhatRunsCanShow, MOST_RUNS_TRIED,
-};
+use super::region::{check, what_runs_can_show, RegionCheck, Verdict, WhatRunsCanShow};
 use super::stats::{
     clopper_pearson, epsilon_lower, one_run_epsilon, rate_consistent, roc_counts, LogFactorials,
     LowerBound,
 };
+use super::summary::{lower_text, sentence, upper_text, Said};
 use super::tradeoff::TradeOff;
 use super::{AuditPlan, Mechanics, RunScores, Threat};
 use crate::config::fmt_num;
@@ -64,6 +63,10 @@ pub struct AuditResult {
     /// ε of every accountant that bounds the run audited (PLD's is the tightest; naive and
     /// strong composition only in the exact per-step convention, the others are no bounds).
     pub eps_upper: BTreeMap<&'static str, f64>,
+    /// ε_lower and the PLD accountant's ε (the region drawn) as the summary words them: a
+    /// lower bound rounded down, an upper bound up. The lessons quote these (#53 §4: the
+    /// lesson and the summary once said 3.67 and 3.66 of one audit).
+    pub said: Said,
     /// The attack's ROC as [fpr, tpr], and whether it stays in the privacy region by the 95%
     /// simultaneous band drawn around it (`region`).
     pub roc: Vec<[f64; 2]>,
@@ -254,6 +257,10 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         gaps,
         delta,
         eps_lower: lower_bound.epsilon,
+        said: Said {
+            eps_lower: lower_text(lower_bound.epsilon),
+            pld: upper_text(pld),
+        },
         lower_bound,
         eps_upper,
         roc,
@@ -295,85 +302,4 @@ fn gaps(plan: &AuditPlan) -> Vec<String> {
         );
     }
     gaps
-}
-
-/// One sentence for the page and the CLI: what the attack proved, against what was promised,
-/// and what the picture shows of the region (`region::check`: the same test that draws it).
-fn sentence(
-    threat: Threat,
-    lower: f64,
-    upper: f64,
-    runs: usize,
-    region: &RegionCheck,
-    could_show: Option<&WhatRunsCanShow>,
-) -> String {
-    let who = match threat {
-        Threat::WorstCase => "An adversary who planted a gradient canary and saw every step",
-        Threat::Realistic => "An attacker who saw only the final model and the canary's loss",
-    };
-    let promised = if upper.is_finite() {
-        format!(
-            "the accountant promised ε ≤ {}",
-            fmt_num((upper * 100.0).ceil() / 100.0)
-        )
-    } else {
-        "without noise the accountant promises nothing (ε = ∞)".into()
-    };
-    let proved = format!(
-        "{who} proved ε ≥ {} with 95% confidence from {runs} runs with and {runs} without the canary (half of each to choose the attack's threshold, the other {} a side to test it); {promised}",
-        fmt_num((lower * 100.0).floor() / 100.0),
-        runs / 2
-    );
-    let fprs = |at: Option<[f64; 2]>| {
-        at.map_or(String::new(), |[a, b]| {
-            if (b - a).abs() < 0.005 {
-                format!(
-                    " at false-positive rate {}",
-                    fmt_num((a * 100.0).round() / 100.0)
-                )
-            } else {
-                format!(
-                    " at false-positive rates {}–{}",
-                    fmt_num((a * 100.0).round() / 100.0),
-                    fmt_num((b * 100.0).round() / 100.0)
-                )
-            }
-        })
-    };
-    let zero = could_show.map_or(String::new(), |c| {
-        let needed = match c.runs_needed {
-            Some(r) if r <= runs as u64 => format!(
-                "an attack as strong as the accountant allows would, on average, prove ε > 0 with {runs} runs a side: this one fell short"
-            ),
-            Some(r) => format!(
-                "an attack as strong as the accountant allows would need about {r} runs a side to prove ε > 0"
-            ),
-            None => format!(
-                "even an attack as strong as the accountant allows would need more than {MOST_RUNS_TRIED} runs a side to prove ε > 0"
-            ),
-        };
-        format!(
-            " ε ≥ 0 proves nothing: {runs} runs a side could prove at most ε ≈ {} even if every run were told apart, and {needed}.",
-            fmt_num((c.most_provable * 100.0).floor() / 100.0)
-        )
-    });
-    if !upper.is_finite() {
-        return format!("{proved}.{zero}");
-    }
-    match region.verdict {
-        Verdict::Outside => format!(
-            "{proved}. The attack beat the bound: its ROC is above the privacy region beyond its 95% band{} — a 1-in-20 fluke of the confidence level, or a bug in clipping, sampling, noise or accounting.",
-            fprs(region.outside_at)
-        ),
-        Verdict::WithinChance => format!(
-            "{proved}. Its measured ROC rises above the privacy region{}, but no more than chance allows with {runs} runs: its 95% band still reaches into the region everywhere.{zero}",
-            fprs(region.above_at)
-        ),
-        Verdict::Inside if lower > 0.5 * upper => format!(
-            "{proved}: the bound is nearly reached, so ε is not loose for this adversary, and the ROC stays inside the privacy region."
-        ),
-        Verdict::Inside => format!(
-            "{proved}: the attack's ROC stays inside the privacy region, as it must.{zero}"
-        ),
-    }
 }

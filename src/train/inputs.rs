@@ -107,20 +107,22 @@ pub(super) struct Inputs {
 }
 
 impl Inputs {
-    /// Checks `data` and `members` against `cfg` and runs its DP-PCA (paper Section 4) on
+    /// Checks `data` and `members` against `cfg` (its lot against `population` rows if more:
+    /// an audit plan's, `Trainer::for_audit_of`) and runs its DP-PCA (paper Section 4) on
     /// both, from its own stream of `seed`.
     pub fn prepare(
         cfg: &RunConfig,
         data: Arc<Dataset>,
         members: Option<&Split>,
         seed: u64,
+        population: usize,
     ) -> Result<Inputs, ConfigError> {
         // Input canaries join the training rows, read after the data's own ([`Rows`]) and
         // never copied in with them: an audit of Fashion-MNIST kept a copy of its 188 MB of
         // training rows per plan for its canary and another per one-run audit's run.
         let members = members.filter(|m| !m.is_empty());
         let n = data.train.len() + members.map_or(0, Split::len);
-        cfg.validate(n)?;
+        cfg.validate(n.max(population))?;
         if let Some(m) = members {
             if m.n_features() != data.n_features() || m.x.iter().any(|v| !v.is_finite()) {
                 return Err(ConfigError {

@@ -126,7 +126,7 @@ impl SideStreams {
 impl Trainer {
     /// Validates `cfg` against the dataset and sets up the model, the RNGs and the accountants.
     pub fn new(cfg: RunConfig, data: Arc<Dataset>) -> Result<Trainer, ConfigError> {
-        let mut trainer = Trainer::build(cfg, data, None, None, true)?;
+        let mut trainer = Trainer::build(cfg, data, None, None, true, 0)?;
         trainer.step_limit = budget_step_limit(&trainer.cfg, &trainer.mechanism)?;
         Ok(trainer)
     }
@@ -142,7 +142,25 @@ impl Trainer {
         members: Option<&Split>,
         steps: u64,
     ) -> Result<Trainer, ConfigError> {
-        let mut trainer = Trainer::build(cfg, data, canaries, members, false)?;
+        Trainer::for_audit_of(cfg, data, canaries, members, steps, None)
+    }
+
+    /// [`Trainer::for_audit`], training the audit plan's `mechanism` of a population of `n`
+    /// rather than its own data's (validated against n: L ≤ n; then [`Trainer::train_as`]):
+    /// an Alice audit's runs on D′, N − 1 rows, train the page's run of N rows (#53 §3).
+    pub fn for_audit_of(
+        cfg: RunConfig,
+        data: Arc<Dataset>,
+        canaries: Option<DiracCanaries>,
+        members: Option<&Split>,
+        steps: u64,
+        plan: Option<(&Mechanism, usize)>,
+    ) -> Result<Trainer, ConfigError> {
+        let population = plan.map_or(0, |(_, n)| n);
+        let mut trainer = Trainer::build(cfg, data, canaries, members, false, population)?;
+        if let Some((mechanism, _)) = plan {
+            trainer.train_as(mechanism);
+        }
         trainer.step_limit = Some(steps);
         Ok(trainer)
     }
@@ -159,6 +177,7 @@ impl Trainer {
         canaries: Option<DiracCanaries>,
         members: Option<&Split>,
         accounted: bool,
+        population: usize,
     ) -> Result<Trainer, ConfigError> {
         let seed = cfg.seed.unwrap_or_else(rand::random);
         // Read off the data's own columns, before any DP-PCA projects them away.
@@ -172,7 +191,7 @@ impl Trainer {
             appended,
             projection,
             facts,
-        } = Inputs::prepare(&cfg, data, members, seed)?;
+        } = Inputs::prepare(&cfg, data, members, seed, population)?;
         let n = facts.n_train;
         // The canaries' coordinates: weights of all-zero features no example touches, which
         // every row the model reads ends with (`Rows::zeros`): the data is not widened
@@ -250,6 +269,15 @@ impl Trainer {
     /// What the run's ε covers and what it does not, in words ("What ε covers").
     pub fn coverage(&self, shown: Shown) -> Coverage {
         Coverage::of(&self.cfg, &self.mechanism, &self.facts, shown)
+    }
+
+    /// Trains `mechanism`'s sampling rate and steps per epoch rather than those of its own
+    /// data: an Alice audit's runs on D′ (the data without her, N−1 rows) and on D (with her)
+    /// both train the page's run's q = L/N (Poisson, each member at rate q) — neighbouring
+    /// data sets under one mechanism, the one the audit analyses (#53 §3).
+    fn train_as(&mut self, mechanism: &Mechanism) {
+        self.q = mechanism.step.q;
+        self.steps_per_epoch = mechanism.steps_per_epoch;
     }
 
     pub fn sampling_rate(&self) -> f64 {

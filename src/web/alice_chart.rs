@@ -1,5 +1,6 @@
 //! The "Alice" chart: the loss on Alice of every model trained with her (D) and without her
-//! (D′), as two overlapping histograms (`audit::alice`), with the best threshold test's line.
+//! (D′), as two overlapping histograms (`audit::alice`), with the line of the threshold test
+//! the sentence quotes: the one with at most 5% false alarms (#53 §3).
 //! Not private: it trains on D and D′ by design and shows how they differ, without noise.
 
 use super::chart_frame::{
@@ -20,8 +21,8 @@ struct Drawn {
     edges: Vec<f64>,
     counts_in: Vec<usize>,
     counts_out: Vec<usize>,
-    /// The best threshold (∞ serialised as null when no test beats chance).
-    best_threshold: Option<f64>,
+    /// The threshold of the test with at most 5% false alarms (∞ serialised as null).
+    threshold_005: Option<f64>,
 }
 
 /// With Alice: blue; without her: the page's orange-vermillion, as the audit's attacks.
@@ -46,7 +47,7 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
     let legend: Vec<LegendEntry> = vec![
         ("with Alice (D)".into(), WITH, Sample::Bar),
         ("without (D′)".into(), WITHOUT, Sample::Bar),
-        ("threshold".into(), GREY, Dash::Short.into()),
+        ("at 5% false alarms".into(), GREY, Dash::Short.into()),
     ];
     let width = root.dim_in_pixel().0 as f64;
     let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
@@ -101,7 +102,7 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
                 .map_err(js_err)?;
         }
     }
-    if let Some(t) = r.best_threshold.filter(|t| (lo..=hi).contains(t)) {
+    if let Some(t) = r.threshold_005.filter(|t| (lo..=hi).contains(t)) {
         let dashed = ShapeStyle::from(&GREY).stroke_width(px(2.0));
         chart
             .draw_series(DashedLineSeries::new(

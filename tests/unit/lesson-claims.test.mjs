@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS } from '../../www/lessons.js';
 import { claimsOf, movedFrom } from '../../www/lesson-claims.js';
+import { factsOf, fillers, fillIn } from '../../www/lesson-facts.js';
 
 const settingsOf = (lesson, i) => ({ ...lesson.base, ...lesson.steps[i].set });
 // Every `{name}` filled with a mark, so the test reads the words, not the numbers.
@@ -111,4 +112,25 @@ test('an accuracy comparison is a difference only beyond its ±, and always give
     }
   }
   assert.ok(checked >= 12, `${checked} comparisons checked`); // clipping 2 and 3, noise 2, cost 2
+});
+
+// One audit, one set of numbers (#53 §4): the audit lesson quotes ε_lower and the PLD ε as
+// the audit's own summary words them (Rust's `said`: a lower bound rounded down, an upper
+// bound up; here 3.669 is "3.66", never JS's "3.67"), and compares with the PLD accountant's ε,
+// the region drawn, which it names.
+test('the audit lesson quotes the audit\'s numbers as its summary does, and names the PLD region', () => {
+  const lesson = LESSONS.get('audit');
+  const want = settingsOf(lesson, 1);
+  const audit = [
+    { threat: 'realistic', eps_lower: 3.669, eps_upper: { pld: 4.213, moments: 5.1 }, said: { eps_lower: '3.66', pld: '4.22' }, region: { verdict: 'inside', above_at: null } },
+    { threat: 'worst-case', eps_lower: 0.051, eps_upper: { pld: 4.213 }, said: { eps_lower: '0.05', pld: '4.22' } },
+  ];
+  const facts = factsOf({ cfg: want, history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 5.1 } }], done: true, data: { n_test: 300 }, preview: [], pld: null, cost: undefined, audit, learnedNothing: false, prev: null });
+  const fill = fillers((v) => v.toFixed(2));
+  assert.equal(fill.get('audit.realistic')(facts), '3.66');
+  assert.equal(fill.get('audit.worst')(facts), '0.05');
+  assert.equal(fill.get('audit.pld')(facts), '4.22');
+  const said = lesson.steps[1].say.filter((s) => typeof s !== 'string' && 'when' in s).map((s) => fillIn(s.when(facts) ? s.yes : s.no, facts, fill));
+  assert.ok(said.some((t) => /ε ≥ 3\.66: below the PLD accountant's ε = 4\.22/.test(t)), said.join(' | '));
+  assert.ok(!said.join(' ').includes('3.67'));
 });

@@ -78,7 +78,7 @@ fn audit_results() -> JsValue {
 /// threshold.
 fn alice_result() -> JsValue {
     js(
-        r#"{"edges":[1.0,1.5,2.0,2.5,3.0],"counts_in":[3,5,1,0],"counts_out":[0,1,4,4],"best_threshold":2.0}"#,
+        r#"{"edges":[1.0,1.5,2.0,2.5,3.0],"counts_in":[3,5,1,0],"counts_out":[0,1,4,4],"threshold_005":2.0}"#,
     )
 }
 

@@ -106,7 +106,7 @@ fn charts_draw_into_a_canvas() {
     // The Alice chart: both histograms (blue with her, vermillion without) are inked, and a
     // result without its bins is refused, not drawn.
     let alice = canvas("alice-test");
-    let drawn = r#"{"edges":[1.0,1.5,2.0,2.5],"counts_in":[4,1,0],"counts_out":[0,2,3],"best_threshold":null}"#;
+    let drawn = r#"{"edges":[1.0,1.5,2.0,2.5],"counts_in":[4,1,0],"counts_out":[0,2,3],"threshold_005":null}"#;
     draw_alice("alice-test", js(drawn), 1.0).unwrap();
     assert!(pixels_near(&alice, [0, 114, 178]) > 200 && pixels_near(&alice, [213, 94, 0]) > 200);
     assert!(draw_alice("alice-test", js("{}"), 1.0).is_err());
