@@ -112,6 +112,20 @@ fn with_sigma_4_the_histograms_overlap_within_what_epsilon_allows() {
             "{}",
             a.summary
         );
+        // Its ± and the audit's own verdict on it (#53 §2): a chance excess is said as chance.
+        assert!(
+            a.summary.contains("at 95% confidence) of the runs"),
+            "{}",
+            a.summary
+        );
+        let verdict = match r.region.verdict {
+            Verdict::Inside => "the test stays within what ε allows.",
+            Verdict::WithinChance => {
+                "within its 95% band: as much as chance allows with these runs."
+            }
+            Verdict::Outside => "the test beat what ε allows (a 1-in-20 fluke, or a bug).",
+        };
+        assert!(a.summary.ends_with(verdict), "{verdict:?} in {}", a.summary);
         // Its ε is the PLD accountant's for the run audited, and the sentence names it.
         let pld = r.eps_upper["pld"];
         assert_eq!(a.epsilon, Some(pld), "L {lot}");

@@ -39,8 +39,8 @@ export const ALICE_LESSON = {
         {
           // The audit's region check (the 95% band): the test stays within what ε allows.
           when: (f) => (f.alice ? f.alice.verdict !== 'outside' && f.alice.tpr < 0.9 : undefined),
-          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her; the PLD accountant\'s privacy region for these runs allows at most {alice.allowed}.',
-          no: 'The guess catches {alice.tpr} at a 5% false-alarm rate, where the PLD accountant\'s privacy region for these runs allows {alice.allowed}: a 1-in-20 fluke, or a bug.',
+          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her ({alice.range} at 95% confidence); the PLD accountant\'s privacy region for these runs allows at most {alice.allowed}.',
+          no: 'The guess catches {alice.tpr} ({alice.range} at 95% confidence) at a 5% false-alarm rate, where the PLD accountant\'s privacy region for these runs allows {alice.allowed}: a 1-in-20 fluke, or a bug.',
           wait: '',
         },
       ],

@@ -11,7 +11,7 @@
  *   most_lost_n_train: number, most_lost_points: number, rarest: string, rarest_n_train: number}}} GroupFacts
  * @typedef {{realistic: number, worst: number, pld: number | undefined, said: {realistic?: string, worst?: string, pld?: string},
  *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
- * @typedef {{tpr: number, allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
+ * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
@@ -75,7 +75,7 @@ export function factsOf(s) {
     } : undefined,
     // The "Alice" view of these settings (Rust's `audit::alice`), and the audit's region check.
     alice: s.alice?.alice ? {
-      tpr: s.alice.alice.tpr_at_005, allowed: s.alice.alice.allowed_tpr_at_005, best: s.alice.alice.best_tpr,
+      tpr: s.alice.alice.tpr_at_005, tprRange: s.alice.alice.tpr_interval_005, allowed: s.alice.alice.allowed_tpr_at_005, best: s.alice.alice.best_tpr,
       bestFpr: s.alice.alice.best_fpr, verdict: s.alice.region?.verdict, runs: s.alice.runs,
     } : undefined,
     auditRuns: s.auditRuns,
@@ -135,6 +135,8 @@ export function fillers(fmtEps) {
     'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
     'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
     'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),
+    // Its 95% interval (Rust's Clopper–Pearson), "7–29%".
+    'alice.range': (f) => when(f.alice?.tprRange, ([a, b]) => `${Math.round(100 * a)}–${Math.round(100 * b)}%`),
     'alice.best': (f) => when(f.alice?.best, (v) => `${Math.round(100 * v)}%`),
     'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
     'alice.runs': (f) => when(f.alice?.runs, String),

@@ -12,7 +12,8 @@
 //! was in" can have TPR above the region's edge at its FPR, e.g. TPR ≤ e^ε·FPR + δ.
 
 use super::canary::{train_to_end, InputCanaries};
-use super::stats::Counts;
+use super::region::Verdict;
+use super::stats::{clopper_pearson, Counts, LogFactorials};
 use super::tradeoff::TradeOff;
 use crate::config::{fmt_num, ConfigError, Mode, RunConfig};
 use crate::data::{Dataset, Split};
@@ -171,6 +172,8 @@ pub struct AliceResult {
     /// serialised as null — when no run without her can be let through), and the t with the
     /// largest TPR − FPR, picked on the same runs.
     pub tpr_at_005: f64,
+    /// Its 95% interval (Clopper–Pearson over the runs with her), as [low, high].
+    pub tpr_interval_005: [f64; 2],
     pub threshold_005: f64,
     pub best_tpr: f64,
     pub best_fpr: f64,
@@ -185,12 +188,13 @@ pub struct AliceResult {
 }
 
 /// The Alice view from the runs' scores (ln p(label), so loss = −score; `in_`: runs with her),
-/// the ROC counts of the score (`stats::roc_counts`), the run's region and its ε (PLD).
+/// the ROC counts of the score (`stats::roc_counts`) and the audit's verdict on that ROC (its
+/// 95% band against the region, `region::check`), the run's region and its ε (PLD).
 pub fn alice_result(
     alice: &Alice,
     scores_in: &[f64],
     scores_out: &[f64],
-    counts: &[Counts],
+    (counts, verdict): (&[Counts], Verdict),
     region: &TradeOff,
     epsilon: f64,
 ) -> AliceResult {
@@ -208,6 +212,10 @@ pub fn alice_result(
             _ => Some((i, rate(c).0)),
         });
     let tpr_at_005 = at_005.map_or(0.0, |(_, t)| t);
+    // Its 95% interval (Clopper–Pearson) over the runs with her: the sentence's ± (#53 §2).
+    let caught = at_005.map_or(0, |(i, _)| counts[i].tp);
+    let runs_in = loss_in.len();
+    let tpr_interval = clopper_pearson(&LogFactorials::new(runs_in), caught, runs_in, 0.025);
     // The threshold of each ROC point: midway between the last score counted "in" at it and
     // the next (the gap's middle), as a loss.
     let mut sorted: Vec<f64> = scores_in.iter().chain(scores_out).copied().collect();
@@ -237,11 +245,11 @@ pub fn alice_result(
     let (edges, counts_in, counts_out) = histograms(&loss_in, &loss_out);
     let allowed_tpr_at_005 = region.tpr(0.05);
     let summary = sentence(
-        tpr_at_005,
+        (tpr_at_005, tpr_interval),
         best,
-        allowed_tpr_at_005,
-        allowed_advantage,
+        (allowed_tpr_at_005, allowed_advantage),
         epsilon,
+        verdict,
     );
     AliceResult {
         alice: alice.clone(),
@@ -251,6 +259,7 @@ pub fn alice_result(
         counts_in,
         counts_out,
         tpr_at_005,
+        tpr_interval_005: [tpr_interval.0, tpr_interval.1],
         threshold_005,
         best_tpr: best.0,
         best_fpr: best.1,
@@ -282,31 +291,43 @@ fn histograms(a: &[f64], b: &[f64]) -> (Vec<f64>, Vec<usize>, Vec<usize>) {
     (edges, count(a), count(b))
 }
 
-/// One sentence: how well the best threshold on Alice's loss tells D from D′, against what ε
-/// allows.
+/// One sentence: how well a threshold on Alice's loss tells D from D′ (the 5% test with its
+/// 95% interval; the best, picked on the same runs), against what ε allows, and the audit's
+/// verdict on it (its 95% band), so a chance excess is never read as ε broken.
 fn sentence(
-    tpr_at_005: f64,
+    (tpr_at_005, (lo, hi)): (f64, (f64, f64)),
     (best_tpr, best_fpr): (f64, f64),
-    allowed_tpr: f64,
-    allowed_adv: f64,
+    (allowed_tpr, allowed_adv): (f64, f64),
     epsilon: f64,
+    verdict: Verdict,
 ) -> String {
     let pct = |v: f64| format!("{}%", fmt_num((v * 100.0).round()));
     let test = format!(
         "Guessing \"Alice was in\" when the model's loss on her is low: at a 5% false-alarm rate \
-         it catches {} of the runs trained with her; the best threshold, picked on these same runs \
-         (which flatters it), catches {} with {} false alarms",
+         it catches {} ({}–{} at 95% confidence) of the runs trained with her; the best threshold, \
+         picked on these same runs (which flatters it), catches {} with {} false alarms",
         pct(tpr_at_005),
+        pct(lo),
+        pct(hi),
         pct(best_tpr),
         pct(best_fpr)
     );
+    let verdict = match verdict {
+        Verdict::Inside => "By the audit's 95% band the test stays within what ε allows.",
+        Verdict::WithinChance => {
+            "Its ROC rises above the region somewhere, but within its 95% band: as much as chance allows with these runs."
+        }
+        Verdict::Outside => {
+            "Its ROC leaves the region beyond its 95% band: the test beat what ε allows (a 1-in-20 fluke, or a bug)."
+        }
+    };
     if !epsilon.is_finite() {
         return format!(
             "{test}. Without noise ε = ∞: nothing bounds how well an observer tells the two data sets apart."
         );
     }
     format!(
-        "{test}. The privacy region of these runs (PLD accountant, ε = {}) allows at most {} at a 5% false-alarm rate, and a gap of at most {} between catches and false alarms.",
+        "{test}. The privacy region of these runs (PLD accountant, ε = {}) allows at most {} at a 5% false-alarm rate, and a gap of at most {} between catches and false alarms. {verdict}",
         fmt_num((epsilon * 100.0).ceil() / 100.0),
         pct(allowed_tpr),
         pct(allowed_adv)

@@ -196,16 +196,16 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         .find(|r| r.index == multi && plan.spec.canaries > 0)
         .map(|r| one_run(&r.scores, &r.member, delta));
     let pld = report.pld;
-    let alice = plan
-        .alice
-        .as_ref()
-        .map(|a| alice_result(a, &scores_in, &scores_out, &counts, &region, pld));
     if lower_bound.epsilon > pld && region_check.verdict != Verdict::Outside {
         // Its box is above the (ε, δ) line the PLD's ε draws, so above the region: say so.
         let fpr_hi = region_check.evidence[1];
         region_check.verdict = Verdict::Outside;
         region_check.outside_at = Some([fpr_hi, fpr_hi]);
     }
+    let alice = plan.alice.as_ref().map(|a| {
+        let roc = (&counts[..], region_check.verdict);
+        alice_result(a, &scores_in, &scores_out, roc, &region, pld)
+    });
     let planned = plan.planned();
     let mut trained = runs
         .iter()
