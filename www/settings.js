@@ -217,14 +217,17 @@ class Settings {
   }
 
   // Sets some settings (`part`: keys of the table) and moves their controls; a slider keeps the
-  // value it can show. Unknown keys are ignored.
+  // value it can show: `v` itself where the knob stands for it (η = 0.5 on the log slider, whose
+  // 0.01 grid reads back 0.501: a lesson said η = 0.5 and ran 0.501), else the value at the knob
+  // (an end, for a value beyond it). Unknown keys are ignored.
   apply(part) {
     for (const [key, v] of Object.entries(part)) {
       const row = BY_KEY.get(key);
       if (!row) continue;
       const el = $(row.control);
       write(row, el, v);
-      this.values[key] = row.kind === 'slider' || row.kind === 'select' ? read(row, el) : v;
+      const kept = row.kind === 'slider' && knobStandsFor(row, el, v);
+      this.values[key] = !kept && (row.kind === 'slider' || row.kind === 'select') ? read(row, el) : v;
       show(row, this.values[key]);
     }
   }
@@ -293,6 +296,15 @@ function read(row, el, initial = false) {
   const text = initial && row.kind === 'number' ? el.defaultValue : el.value;
   if (row.kind === 'slider') return scaleOf(row).toValue(Number(text));
   return text.trim() === '' ? null : Number(text);
+}
+
+// Whether slider `el`'s knob, as `write` put it, stands for `v`: a value its scale gives at some
+// position (not one it rounds, as the power-of-ten δ slider does) within half a step of the knob.
+function knobStandsFor(row, el, v) {
+  const scale = scaleOf(row);
+  const pos = typeof v === 'number' ? scale.toSlider(v) : NaN;
+  const step = Number(el.step) || 0;
+  return Number.isFinite(pos) && scale.toValue(pos) === v && Math.abs(pos - Number(el.value)) <= step / 2 + 1e-9;
 }
 
 function write(row, el, v) {
