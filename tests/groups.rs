@@ -227,6 +227,13 @@ fn on_adult_at_the_defaults_dp_sgd_barely_moves_any_group() {
             let fall = 100.0 * (a.test_acc.unwrap() - b.test_acc.unwrap());
             println!("{by:?} {}: {fall:+.2} points", a.name);
             assert!(fall.abs() < 1.0, "{by:?} {}: {fall}", a.name);
+            // Nor beyond the noise of the group's test rows: the lesson's last step says so.
+            let gap = dpsgd_lab::train::gap::accuracy_gap(
+                b.test_acc.unwrap(),
+                a.test_acc.unwrap(),
+                a.n_test,
+            );
+            assert!(!gap.unwrap().clear, "{by:?} {}: {gap:?}", a.name);
         }
     }
 }

@@ -8,7 +8,8 @@
 /**
  * @typedef {{summary: {gap: number, worst: string, worst_acc: number, rarest: string, rarest_n_train: number},
  *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, most_lost: string,
- *   most_lost_n_train: number, most_lost_points: number, rarest: string, rarest_n_train: number}}} GroupFacts
+ *   most_lost_n_train: number, most_lost_points: number, most_lost_margin: number, most_lost_n_test: number, most_lost_clear: boolean, falls_beyond_noise: number,
+ *   rarest: string, rarest_n_train: number}}} GroupFacts
  * @typedef {{realistic: number, worst: number, pld: number | undefined, said: {realistic?: string, worst?: string, pld?: string},
  *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
@@ -132,6 +133,10 @@ export function fillers(fmtEps) {
     'groups.gapDp': (f) => when(f.groups?.compared?.gap_dp, (v) => v.toFixed(1)),
     'groups.mostLost': (f) => f.groups?.compared?.most_lost,
     'groups.mostLostPoints': (f) => when(f.groups?.compared?.most_lost_points, (v) => v.toFixed(1)),
+    // Its ± (two standard errors from the group's test rows, Rust's) and those rows.
+    'groups.mostLostMargin': (f) => when(f.groups?.compared?.most_lost_margin, (v) => v.toFixed(1)),
+    'groups.mostLostNTest': (f) => when(f.groups?.compared?.most_lost_n_test, String),
+    'groups.fallsBeyondNoise': (f) => when(f.groups?.compared?.falls_beyond_noise, String),
     'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
     'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
     'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),

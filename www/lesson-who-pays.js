@@ -43,8 +43,8 @@ export const WHO_PAYS = {
         },
         {
           when: (f) => ((c) => (c ? c.most_lost === c.rarest : undefined))(f.groups?.compared),
-          yes: 'Digit {groups.mostLost}, the rarest ({groups.mostLostN} images), loses most: {groups.mostLostPoints} points.',
-          no: 'Digit {groups.mostLost} loses most ({groups.mostLostPoints} points), not the rarest, {groups.rarest}.',
+          yes: 'Digit {groups.mostLost}, the rarest ({groups.mostLostN} images), loses most: {groups.mostLostPoints} ± {groups.mostLostMargin} points.',
+          no: 'Digit {groups.mostLost} loses most ({groups.mostLostPoints} ± {groups.mostLostMargin} points), not the rarest, {groups.rarest}.',
           wait: '',
         },
       ],
@@ -58,9 +58,10 @@ export const WHO_PAYS = {
       say: [
         { asSet: true, text: 'Adult by race, at the lab\'s default settings, compared the same way.' },
         {
-          when: (f) => ((c) => (c && known(c.most_lost_points) ? c.most_lost_points < 1 : undefined))(f.groups?.compared),
-          yes: 'No group loses even a point to DP-SGD (most: {groups.mostLost}, {groups.mostLostPoints}): privacy costs this model too little to show who pays. The effect needs a model privacy really costs.',
-          no: '{groups.mostLost} loses {groups.mostLostPoints} points to DP-SGD.',
+          // A fall is a fall only beyond its ± (#53 §2: the race groups' few test rows).
+          when: (f) => ((c) => (c && known(c.most_lost_points) ? c.falls_beyond_noise === 0 : undefined))(f.groups?.compared),
+          yes: 'No group\'s fall under DP-SGD is beyond the noise of its test rows (the most: {groups.mostLost}, {groups.mostLostPoints} ± {groups.mostLostMargin} points on {groups.mostLostNTest} rows): privacy costs this model too little to show who pays here. The effect needs a model privacy really costs.',
+          no: '{groups.mostLost} loses most to DP-SGD: {groups.mostLostPoints} ± {groups.mostLostMargin} points on {groups.mostLostNTest} test rows; {groups.fallsBeyondNoise} of the groups fall beyond the noise of their test rows.',
           wait: '',
         },
       ],

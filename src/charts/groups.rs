@@ -5,6 +5,7 @@
 //! and the "Who pays" lesson quotes them: one computation for both.
 
 use crate::config::Mode;
+use crate::train::gap::accuracy_gap;
 use crate::train::groups::GroupAccuracy;
 use serde::Serialize;
 
@@ -73,6 +74,14 @@ pub struct GroupsCompared {
     pub most_lost: String,
     pub most_lost_n_train: usize,
     pub most_lost_points: f64,
+    /// Two standard errors of that fall from the group's test rows (`train::gap`, #53 §2: a
+    /// race group of 135 test rows moved ±1.9 points between seeds), its test rows, and
+    /// whether the fall is beyond them.
+    pub most_lost_margin: f64,
+    pub most_lost_n_test: usize,
+    pub most_lost_clear: bool,
+    /// How many groups fell beyond their ± (any of them, not only the one that fell most).
+    pub falls_beyond_noise: usize,
     /// The group with the fewest training rows.
     pub rarest: String,
     pub rarest_n_train: usize,
@@ -93,13 +102,20 @@ pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
     if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.name != y.name) {
         return None;
     }
-    let falls = a
+    // Each group's fall from the non-private run to DP-SGD, in points, with its ± (the same
+    // test rows in both runs).
+    let falls = a.iter().zip(b).filter_map(|(x, y)| {
+        let gap = accuracy_gap(y.test_acc?, x.test_acc?, x.n_test)?;
+        Some((x, gap))
+    });
+    let falls: Vec<_> = falls.filter(|(_, g)| g.points.is_finite()).collect();
+    let falls_beyond_noise = falls
         .iter()
-        .zip(b)
-        .filter_map(|(x, y)| Some((x, 100.0 * (x.test_acc? - y.test_acc?))));
-    let (lost, points) = falls
-        .filter(|(_, d)| d.is_finite())
-        .max_by(|p, q| p.1.total_cmp(&q.1))?;
+        .filter(|(_, g)| g.clear && g.points > 0.0)
+        .count();
+    let &(lost, fall) = falls
+        .iter()
+        .max_by(|p, q| p.1.points.total_cmp(&q.1.points))?;
     let rarest = measured(a).map(|(g, _)| g).min_by_key(|g| g.n_train)?;
     Some(GroupsCompared {
         epoch,
@@ -107,7 +123,11 @@ pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
         gap_dp: gap_points(b)?,
         most_lost: lost.name.clone(),
         most_lost_n_train: lost.n_train,
-        most_lost_points: points,
+        most_lost_points: fall.points,
+        most_lost_margin: fall.margin,
+        most_lost_n_test: lost.n_test,
+        most_lost_clear: fall.clear,
+        falls_beyond_noise,
         rarest: rarest.name.clone(),
         rarest_n_train: rarest.n_train,
     })
@@ -162,6 +182,37 @@ mod tests {
         assert!((c.most_lost_points - 30.0).abs() < 1e-9);
         assert_eq!((c.rarest.as_str(), c.rarest_n_train), ("b", 5));
         assert_eq!(compared_sentence(&c), "gap: 10.0 → 45.0 points with DP-SGD");
+        // 30 points on 10 test rows is within its ± (2 SE: 200·√(0.21/10 + 0.24/10) ≈ 42.4).
+        assert_eq!(c.most_lost_n_test, 10);
+        assert!(
+            (c.most_lost_margin - 200.0 * 0.045f64.sqrt()).abs() < 1e-9,
+            "{c:?}"
+        );
+        assert!(!c.most_lost_clear && c.falls_beyond_noise == 0, "{c:?}");
+        // On 1,000 test rows each, a's 5-point fall is beyond its ± 2.9 and b's 30 points
+        // beyond theirs: both counted, b the most.
+        let rows = |acc: [f64; 2]| {
+            [("a", acc[0]), ("b", acc[1])].map(|(name, a)| GroupAccuracy {
+                name: name.into(),
+                n_train: 50,
+                n_test: 1000,
+                test_acc: Some(a),
+            })
+        };
+        let (np3, dp3) = (rows([0.9, 0.7]), rows([0.85, 0.4]));
+        let runs = [
+            RunGroups {
+                mode: Some(Mode::NonPrivate),
+                epochs: vec![Some(&np3)],
+            },
+            RunGroups {
+                mode: Some(Mode::Dp),
+                epochs: vec![Some(&dp3)],
+            },
+        ];
+        let c = compare(&runs).unwrap();
+        assert_eq!(c.most_lost, "b");
+        assert!(c.most_lost_clear && c.falls_beyond_noise == 2, "{c:?}");
         // Without a non-private run there is nothing to compare.
         let alone = RunGroups {
             mode: Some(Mode::Dp),
