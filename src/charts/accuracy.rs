@@ -111,7 +111,7 @@ pub fn privacy_cost_sentence(points: f64, margin: Option<f64>) -> String {
     match margin {
         Some(m) if points.abs() <= m => {
             format!(
-                "non-private and DP-SGD {:.1} ± {m:.1} points apart: within chance",
+                "privacy cost {:.1} ± {m:.1} points: within chance",
                 rounded.abs()
             )
         }
@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(
             privacy_cost_sentence(cost, Some(margin(114))),
             format!(
-                "non-private and DP-SGD 3.5 ± {:.1} points apart: within chance",
+                "privacy cost 3.5 ± {:.1} points: within chance",
                 margin(114)
             )
         );

@@ -105,7 +105,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         n as f64,
         Scale::Linear,
         Format::Decimal,
-        "group (training examples)",
+        "group (train size)",
     )
     .with_ticks(names.collect());
     let lay = layout(&frame, &x, &y, None);
