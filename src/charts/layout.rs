@@ -50,7 +50,7 @@ pub struct Frame {
 }
 
 /// One axis: its range, scale, label format and title (empty: none), and its ticks when they
-/// are given rather than chosen (the rows of a bar chart).
+/// are given rather than chosen (the rows of a bar chart, the columns of a chart of groups).
 #[derive(Clone, Debug)]
 pub struct AxisSpec {
     pub lo: f64,
@@ -115,7 +115,9 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
     // the x axis's title moves up onto the tick row, after the last label, when under the
     // labels it would leave the plot less than MIN_PLOT_SHARE of the canvas (#53).
     let room = frame.height - frame.top - frame.bottom;
-    let folded = titled(x) && room - ticks_only - under < MIN_PLOT_SHARE * frame.height;
+    // Given x ticks (a chart of columns, each named) are never dropped for the folded title.
+    let folded =
+        titled(x) && x.given.is_none() && room - ticks_only - under < MIN_PLOT_SHARE * frame.height;
     let x_area = ticks_only + if titled(x) && !folded { under } else { 0.0 };
     let plot_h = (frame.height - frame.top - frame.bottom - x_area).max(1.0);
     let vertical = |a: &AxisSpec| match &a.given {
@@ -139,7 +141,10 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
     let (mut plot_w, mut x_ticks) = (1.0, Vec::new());
     for _ in 0..3 {
         plot_w = (frame.width - left - right - y_area - y2_area).max(1.0);
-        x_ticks = ticks::ticks(x.lo, x.hi, x.scale, x.format, plot_w, true, font);
+        x_ticks = match &x.given {
+            Some(given) => given.clone(),
+            None => ticks::ticks(x.lo, x.hi, x.scale, x.format, plot_w, true, font),
+        };
         if folded {
             x_ticks = fold_title(x_ticks, x, plot_w, font);
         }

@@ -7,7 +7,8 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
-use super::legend::{legend_row, legend_row_height, LegendEntry, Sample};
+use super::legend::{legend_column, legend_column_width, legend_row, legend_row_height};
+use super::legend::{LegendEntry, Sample};
 use super::{from_js, js_err};
 use crate::audit::alice::Alice;
 use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
@@ -49,9 +50,19 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         ("without (D′)".into(), WITHOUT, Sample::Bar),
         ("at 5% false alarms".into(), GREY, Dash::Short.into()),
     ];
-    let width = root.dim_in_pixel().0 as f64;
-    let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
-    let frame = frame(&root, &fonts, top, 0.0, bottom);
+    // On a wide, low canvas (the presenter's row) the legend goes beside the histograms, which
+    // keep their height (as the audit's ROC); else in a row below.
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as f64, height as f64);
+    let beside = width >= 1.5 * height;
+    let (right, bottom) = match beside {
+        true => (legend_column_width(&legend, fonts.legend), 0.0),
+        false => (
+            0.0,
+            legend_row_height(&legend, width, fonts.legend) + 6.0 * scale,
+        ),
+    };
+    let frame = frame(&root, &fonts, top, right, bottom);
     let (lo, hi) = match (r.edges.first(), r.edges.last()) {
         (Some(&a), Some(&b)) if a.is_finite() && b.is_finite() && b > a => (a, b),
         _ => (0.0, 1.0),
@@ -113,7 +124,10 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
             ))
             .map_err(js_err)?;
     }
-    legend_row(&root, &legend, fonts.legend)?;
+    match beside {
+        true => legend_column(&root, &legend, fonts.legend, frame.top)?,
+        false => legend_row(&root, &legend, fonts.legend)?,
+    }
     record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }

@@ -333,7 +333,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
             ),
         )
         .map_err(js_err)?;
-    draw_row_mesh(&mut chart, &lay, &fonts, &frame)?;
+    draw_row_mesh(&mut chart, &lay, &fonts, &frame, false)?;
     for (i, (_, v, color, _)) in rows.iter().enumerate() {
         let v = if v.is_finite() { *v } else { max };
         let (bottom, top) = (i as f64 + 0.1, i as f64 + 0.9);

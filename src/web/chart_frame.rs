@@ -59,7 +59,8 @@ const WARN_TEXT: RGBColor = RGBColor(163, 71, 0);
 
 /// Draws `header` across the top of `root`: the badge at the top left, the title centred
 /// beside it when both fit on one line (a line more for the plot on a projector's low chart),
-/// else below it (shrunk to 9/10 at most, then wrapped, to fit the width), the note centred
+/// else below it (shrunk to the tick labels' size at most, then wrapped, to fit the width: a
+/// line of the plot's height is worth more than a larger title), the note centred
 /// below that. Returns the chart's top margin and sets `fonts.title` to the title's font as
 /// drawn.
 pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Result<f64, JsError> {
@@ -68,14 +69,14 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
     let unit = fonts.tick / 13.0; // one CSS px at this scale
     let room = width - 16.0 * unit;
     let mut y = 6.0 * unit;
-    // A low chart (under 11 lines of its labels: large type on a projector) keeps its title on
-    // one line beside the badge where it can, shrinking it to the labels' size rather than
+    // A low chart (under 14 lines of its labels: a projector's row of charts) keeps its title
+    // on one line beside the badge where it can, shrinking it to the labels' size rather than
     // wrapping it onto the plot's height (#53).
-    let low = f64::from(height) < 11.0 * fonts.tick;
-    let least = if low { fonts.tick } else { fonts.title * 0.9 };
+    let low = f64::from(height) < 14.0 * fonts.tick;
+    let least = fonts.tick;
     let beside = header
         .badge
-        .map_or(0.0, |b| text_width(b, 12.0 * unit) + 26.0 * unit);
+        .map_or(0.0, |b| text_width(b, fonts.tick) + 26.0 * unit);
     let title_room = if low { room - beside } else { room };
     let (lines, font) = fit_title(header.title, title_room, fonts.title, least);
     let (lines, font) = match lines.len() {
@@ -84,8 +85,9 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
     };
     fonts.title = font;
     let mut title_centre = None; // the title's centre when it is not the chart's
+    let mut badge_bottom = 0.0; // what lies below a badge the title stands beside starts here
     if let Some(text) = header.badge {
-        let badge_font = (12.0 * unit).min(room / text_width(text, 1.0).max(1.0) - 1.0);
+        let badge_font = fonts.tick.min(room / text_width(text, 1.0).max(1.0) - 1.0);
         let (w, h) = (
             text_width(text, badge_font) + 12.0 * unit,
             line_height(badge_font) + 6.0 * unit,
@@ -109,8 +111,11 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
         let centred_fits = badge_right <= (width - title_w) / 2.0;
         if lines.len() != 1 || badge_right + title_w + 8.0 * unit > width {
             y += h + 4.0 * unit;
-        } else if !centred_fits {
-            title_centre = Some((badge_right + width - 8.0 * unit) / 2.0);
+        } else {
+            badge_bottom = y + h + 4.0 * unit;
+            if !centred_fits {
+                title_centre = Some((badge_right + width - 8.0 * unit) / 2.0);
+            }
         }
     }
     for line in lines {
@@ -121,6 +126,7 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
         }
         y += line_height(font);
     }
+    y = y.max(badge_bottom);
     if let Some(note) = &header.note {
         let font = fonts.legend * 1.1;
         let text = fit_text(note, room, font);
@@ -223,32 +229,44 @@ where
     X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
     Y: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
 {
-    mesh(chart, lay, (x, y), fonts, frame, false)
+    mesh(chart, lay, (x, y), fonts, frame, Grid::All)
 }
 
-/// The mesh of a chart of rows (a bar or a row of dots per y tick, named by its tick label):
-/// the x grid and both axes' labels, no horizontal grid lines between the rows.
+/// The mesh of a chart of rows (or with `columns`, of columns): a bar or dots per row, named
+/// by its tick label: the value axis's grid and both axes' labels, no grid lines between
+/// the rows.
 pub(super) fn draw_row_mesh<X, Y>(
     chart: &mut ChartContext<'_, CanvasBackend, Cartesian2d<X, Y>>,
     lay: &Layout,
     fonts: &Fonts,
     frame: &Frame,
+    columns: bool,
 ) -> Result<(), JsError>
 where
     X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
     Y: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
 {
-    mesh(chart, lay, (&lay.x, &lay.y), fonts, frame, true)
+    let grid = if columns { Grid::Rows } else { Grid::Columns };
+    mesh(chart, lay, (&lay.x, &lay.y), fonts, frame, grid)
 }
 
-/// The one mesh both draw: with `rows`, no horizontal grid lines; else the light grid.
+/// Which grid lines a mesh draws: all (with the light grid), only those across the y axis's
+/// ticks (horizontal), or only those across the x axis's (vertical).
+#[derive(Clone, Copy, PartialEq)]
+enum Grid {
+    All,
+    Rows,
+    Columns,
+}
+
+/// The one mesh every chart draws, with `grid`'s lines.
 fn mesh<X, Y>(
     chart: &mut ChartContext<'_, CanvasBackend, Cartesian2d<X, Y>>,
     lay: &Layout,
     (x, y): (&[Tick], &[Tick]),
     fonts: &Fonts,
     frame: &Frame,
-    rows: bool,
+    grid: Grid,
 ) -> Result<(), JsError>
 where
     X: Ranged<ValueType = f64, FormatOption = DefaultFormatting>,
@@ -256,11 +274,11 @@ where
 {
     let (xf, yf) = (labeller(x), labeller(y));
     let mut style = chart.configure_mesh();
-    if rows {
-        style.disable_y_mesh();
-    } else {
-        style.light_line_style(GRID);
-    }
+    match grid {
+        Grid::All => style.light_line_style(GRID),
+        Grid::Rows => style.disable_x_mesh(),
+        Grid::Columns => style.disable_y_mesh(),
+    };
     style
         .x_desc(&lay.titles[0])
         .y_desc(&lay.titles[1])

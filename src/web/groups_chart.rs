@@ -14,10 +14,11 @@ use super::chart_frame::{plot_rect, Fonts, Header};
 use super::chart_kit::{open_canvas, Point};
 use super::chart_kit::{GREY, ORANGE, PIN_LOOKS};
 use super::js_err;
-use super::legend::{legend_row, legend_row_height, LegendEntry, Sample};
+use super::legend::{legend_column, legend_column_width, legend_row, legend_row_height};
+use super::legend::{LegendEntry, Sample};
 use super::run_view::RunView;
 use crate::charts::groups::{compared_sentence, gap_points};
-use crate::charts::{fit_text, layout, line_height, AxisSpec, Format, Scale, Tick};
+use crate::charts::{fit_text, layout, line_height, text_width, AxisSpec, Format, Scale, Tick};
 use crate::train::groups::GroupAccuracy;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -74,7 +75,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         .groups_compared()
         .map(|c| compared_sentence(&c))
         .or_else(|| gap_points(rows).map(|g| format!("gap between groups: {g:.1} points")));
-    let title = format!("Accuracy by group, epoch {epoch}"); // the x axis says "test accuracy"
+    let title = format!("Test accuracy by group, epoch {epoch}");
     let k = epoch.min(run.points.len()) - 1;
     let sizes_outside = run.points[k]
         .not_private
@@ -86,83 +87,145 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         note,
     };
     let top = draw_header(&root, &mut fonts, &header)?;
-    let width = root.dim_in_pixel().0 as f64;
-    let legend: Vec<LegendEntry> = runs.iter().map(|r| r.0.clone()).collect();
-    let bottom = legend_row_height(&legend, width, fonts.legend);
-    let frame = frame(&root, &fonts, top, 0.0, bottom);
+    let (width, height) = root.dim_in_pixel();
+    let (width, height) = (width as f64, height as f64);
+    let mut legend: Vec<LegendEntry> = runs.iter().map(|r| r.0.clone()).collect();
+    // On a wide, low canvas (the presenter's row) the legend goes beside the plot, which keeps
+    // its height for the groups; else in a row below.
+    let beside = width >= 1.5 * height;
+    let (right, bottom) = match beside {
+        true => (legend_column_width(&legend, fonts.legend), 0.0),
+        false => (0.0, legend_row_height(&legend, width, fonts.legend)),
+    };
+    let mut frame = frame(&root, &fonts, top, right, bottom);
     let n = rows.len();
-    let names = order.iter().enumerate().map(|(k, &i)| Tick {
+    // Its percentages need no axis title: the chart's title says "test accuracy".
+    let acc_axis = AxisSpec::new(lo, hi, Scale::Linear, Format::Percent, "");
+    // A row's label: its name, cut where it must be, and its size, never cut; at most 0.3 of
+    // the width beside a legend column, else 0.45.
+    let label_room = if beside { 0.3 } else { 0.45 } * width;
+    let row_label = |g: &GroupAccuracy| {
+        let size = format!(" ({})", g.n_train);
+        let name_room = label_room - text_width(&size, fonts.tick);
+        format!("{}{size}", fit_text(&g.name, name_room, fonts.tick))
+    };
+    let row_ticks = (0..n).map(|k| Tick {
         value: (n - 1 - k) as f64 + 0.5,
-        label: fit_text(
-            &format!("{} ({})", rows[i].name, rows[i].n_train),
-            0.45 * width,
-            fonts.tick,
-        ),
+        label: row_label(&rows[order[k]]),
     });
-    let x = AxisSpec::new(lo, hi, Scale::Linear, Format::Percent, "test accuracy");
-    let y = AxisSpec::new(
+    let group_axis = AxisSpec::new(
         0.0,
         n as f64,
         Scale::Linear,
         Format::Decimal,
-        "group (train size)",
-    )
-    .with_ticks(names.collect());
-    let lay = layout(&frame, &x, &y, None);
+        "group (size)",
+    );
+    let by_rows = layout(
+        &frame,
+        &acc_axis,
+        &group_axis.clone().with_ticks(row_ticks.collect()),
+        None,
+    );
+    // Each row a line of its label and a little between: no two labels touch.
+    let rows_need = n as f64 * 1.15 * line_height(fonts.tick);
+    // Rows that would crowd a low chart (MNIST's ten digits on a projector at the room's type,
+    // #53 §6) stand as columns when their names are short: rarest on the left, the sizes'
+    // range in the x title.
+    let columns = by_rows.plot.h < rows_need && rows.iter().all(|g| g.name.chars().count() <= 3);
+    let (lay, need) = if columns {
+        let sizes = (rows[order[0]].n_train, rows[order[n - 1]].n_train);
+        // The columns' order in words: under them, or below the legend beside the plot (an x
+        // title's line is a fifth of a projector's low plot).
+        let mut title = format!("by train size: {} → {}", sizes.0, sizes.1);
+        if beside {
+            legend.push((
+                format!("size {} → {}", sizes.0, sizes.1),
+                GREY,
+                Sample::Words,
+            ));
+            frame.right = frame.right.max(legend_column_width(&legend, fonts.legend));
+            title.clear();
+        }
+        let ticks = (0..n).map(|k| Tick {
+            value: k as f64 + 0.5,
+            label: rows[order[k]].name.clone(),
+        });
+        let group_axis = AxisSpec::new(0.0, n as f64, Scale::Linear, Format::Decimal, &title);
+        // Along a low plot's height "test accuracy" would be cut: the chart's title says "test".
+        let acc_axis = AxisSpec {
+            title: "accuracy".into(),
+            ..acc_axis.clone()
+        };
+        (
+            layout(
+                &frame,
+                &group_axis.with_ticks(ticks.collect()),
+                &acc_axis,
+                None,
+            ),
+            0.0,
+        )
+    } else {
+        (by_rows, rows_need)
+    };
+    // Where group `k` (rarest first) has accuracy `acc` on the chart.
+    let at = |k: usize, acc: f64| match columns {
+        true => (k as f64 + 0.5, acc),
+        false => (acc, (n - 1 - k) as f64 + 0.5),
+    };
+    let (x_range, y_range) = match columns {
+        true => (0.0..n as f64, lo..hi),
+        false => (lo..hi, 0.0..n as f64),
+    };
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(
-            with_points(lo..hi, lay.x.iter().map(|t| t.value).collect(), Vec::new()),
-            with_points(
-                0.0..n as f64,
-                lay.y.iter().map(|t| t.value).collect(),
-                Vec::new(),
-            ),
+            with_points(x_range, lay.x.iter().map(|t| t.value).collect(), Vec::new()),
+            with_points(y_range, lay.y.iter().map(|t| t.value).collect(), Vec::new()),
         )
         .map_err(js_err)?;
-    draw_row_mesh(&mut chart, &lay, &fonts, &frame)?;
-    // Each row: a grey line from its lowest to its highest run, then the runs' dots (this run
-    // last, on top; pins hollow so a dot under another still shows).
-    let row_y = |row: usize| (n - 1 - row) as f64 + 0.5;
-    for (row, &i) in order.iter().enumerate() {
+    draw_row_mesh(&mut chart, &lay, &fonts, &frame, columns)?;
+    // Each group: a grey line from its lowest to its highest run, then the runs' dots (this
+    // run last, on top; pins hollow so a dot under another still shows).
+    for (k, &i) in order.iter().enumerate() {
         let name = &rows[i].name;
-        let at: Vec<f64> = runs
+        let accs: Vec<f64> = runs
             .iter()
             .filter_map(|r| r.1.iter().find(|g| &g.name == name)?.test_acc)
             .filter(|a| a.is_finite())
             .collect();
-        let (a, b) = at
+        let (a, b) = accs
             .iter()
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
                 (a.min(v), b.max(v))
             });
         if a < b {
             let style = ShapeStyle::from(&GREY).stroke_width(px(2.0).max(1));
-            let y = row_y(row);
             chart
-                .draw_series(LineSeries::new([(a, y), (b, y)], style))
+                .draw_series(LineSeries::new([at(k, a), at(k, b)], style))
                 .map_err(js_err)?;
         }
     }
     let last = runs.len() - 1;
-    for (k, ((_, color, _), groups)) in runs.iter().enumerate() {
+    for (j, ((_, color, _), groups)) in runs.iter().enumerate() {
         let dots = groups.iter().filter_map(|g| {
             let acc = g.test_acc.filter(|a| a.is_finite())?;
-            Some((acc, row_y(row_of(&g.name)?)))
+            Some(at(row_of(&g.name)?, acc))
         });
-        let style = if k == last {
+        let style = if j == last {
             color.filled()
         } else {
             color.stroke_width(px(2.5).max(1))
         };
-        let radius = if k == last { px(6.0) } else { px(7.0) };
+        let radius = if j == last { px(6.0) } else { px(7.0) };
         chart
             .draw_series(dots.map(|p| Circle::new(p, radius, style)))
             .map_err(js_err)?;
     }
     let plot = plot_rect(chart.plotting_area());
-    legend_row(&root, &legend, fonts.legend)?;
-    // Each row a line of its label and a little between: no two labels touch.
-    let rows_need = rows.len() as f64 * 1.15 * line_height(fonts.tick);
-    record(canvas_id, &root, Some(plot), fonts, rows_need);
+    match beside {
+        true => legend_column(&root, &legend, fonts.legend, frame.top)?,
+        false => legend_row(&root, &legend, fonts.legend)?,
+    }
+    record(canvas_id, &root, Some(plot), fonts, need);
     root.present().map_err(js_err)
 }

@@ -5,7 +5,7 @@
 use super::chart_kit::{Area, Dash, GREY};
 use super::js_err;
 use crate::charts::layout::MIN_PLOT_SHARE;
-use crate::charts::{fit_text, line_height, text_width};
+use crate::charts::{fit_text, line_height, text_width, Layout, Rect};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
@@ -24,6 +24,8 @@ pub(super) enum Sample {
     Ring,
     /// A filled box (a histogram's bars).
     Bar,
+    /// No sample: a line of words about the chart (a chart of columns' order).
+    Words,
 }
 
 impl Sample {
@@ -112,7 +114,8 @@ pub(super) fn legend_column(
     let x = width - legend_column_width(entries, font) + font;
     let len = font * 1.5;
     for (i, (name, color, dash)) in entries.iter().enumerate() {
-        let y = top + i as f64 * line_height(font) + font / 2.0;
+        // Half a line below `top`: clear of a header's note just above the plot.
+        let y = top + i as f64 * line_height(font) + font;
         sample(root, (x as i32, y as i32), len, *color, *dash, font)?;
         let font_style = ("sans-serif", font).into_font().color(&GREY);
         let name = fit_text(name, width - x - len - font / 2.0, font);
@@ -139,7 +142,8 @@ impl Naming {
     /// for a legend row): a chart asks the presenter layout for it (chart_frame.rs `record`).
     pub(super) fn plot_needs(self, names: usize, font: f64) -> f64 {
         match self {
-            Naming::Beside(_) | Naming::Column(_) => names as f64 * line_height(font),
+            Naming::Beside(_) => names as f64 * line_height(font),
+            Naming::Column(_) => names as f64 * line_height(font) + font / 2.0,
             Naming::Below(_) => 0.0,
         }
     }
@@ -186,7 +190,7 @@ pub(super) fn naming(
     if room <= beside * width {
         return Naming::Beside(room);
     }
-    let tall = entries.len() as f64 * line_height(font);
+    let tall = entries.len() as f64 * line_height(font) + font / 2.0;
     let column_fits = column <= column_share * width && tall <= plot_h;
     if column_fits && (low || (plot_w - column) * plot_h > plot_w * (plot_h - row)) {
         Naming::Column(column)
@@ -223,6 +227,7 @@ fn sample(
             root.draw(&Rectangle::new(corners, color.mix(0.45).filled()))?;
             root.draw(&Rectangle::new(corners, color.stroke_width(1)))
         }
+        Sample::Words => Ok(()),
     }
     .map_err(js_err)
 }
@@ -249,9 +254,21 @@ fn line_sample(
     Ok(())
 }
 
+/// How far down a chart's curve names at their right ends may go: below the plot, to the
+/// canvas's foot, where the margin they stand in is empty (a projector's low plot has less
+/// height than six names), but only to the plot's foot when the x title is folded onto the
+/// tick row (`lay`), whose end reaches into that margin.
+pub(super) fn names_foot(lay: &Layout, plot: &Rect, height: f64, font: f64) -> i32 {
+    match lay.titles[0].is_empty() && !lay.x.is_empty() {
+        true => (plot.y + plot.h) as i32,
+        false => (height - line_height(font) / 2.0) as i32,
+    }
+}
+
 /// Names the curves of `labels` (each a legend entry and where its curve ends on the canvas)
 /// as `naming` says: at their right ends, with line samples if `samples`, in a column from the
-/// plot's `top`, or in a legend row; names at the ends are kept above the plot's `bottom`.
+/// plot's `top`, or in a legend row; names at the ends are kept between the plot's `top` and
+/// `bottom`.
 pub(super) fn name_curves(
     root: &Area,
     naming: Naming,
@@ -261,7 +278,7 @@ pub(super) fn name_curves(
     (top, bottom): (i32, i32),
 ) -> Result<(), JsError> {
     match naming {
-        Naming::Beside(room) => end_labels(root, labels, samples, font, room, bottom),
+        Naming::Beside(room) => end_labels(root, labels, samples, font, room, (top, bottom)),
         Naming::Column(_) => {
             let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
             legend_column(root, &entries, font, top as f64)
@@ -274,17 +291,21 @@ pub(super) fn name_curves(
 }
 
 /// Names each curve at its right end, nudged apart vertically by at least a line so close
-/// curves stay readable, and kept above `bottom`; each name cut to fit `room` pixels.
+/// curves stay readable, kept within the plot's `top` and `bottom` (above it is the header's
+/// note); each name cut to fit `room` pixels.
 fn end_labels(
     root: &Area,
     mut labels: Vec<(LegendEntry, (i32, i32))>,
     samples: bool,
     font: f64,
     room: f64,
-    bottom: i32,
+    (top, bottom): (i32, i32),
 ) -> Result<(), JsError> {
     let gap = line_height(font).ceil() as i32;
     labels.sort_by_key(|l| l.1 .1);
+    if let Some(first) = labels.first_mut() {
+        first.1 .1 = first.1 .1.max(top + gap / 2);
+    }
     for i in 1..labels.len() {
         labels[i].1 .1 = labels[i].1 .1.max(labels[i - 1].1 .1 + gap);
     }

@@ -72,16 +72,8 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
         legend.push(("expected σC√d".into(), VERMILLION, Dash::Short.into()));
     }
     legend.extend([
-        (
-            "signal: epoch mean, dots: lots".into(),
-            BLUE,
-            Dash::Solid.into(),
-        ),
-        (
-            "noise: epoch mean, dots: lots".into(),
-            VERMILLION,
-            Dash::Solid.into(),
-        ),
+        ("signal (dots: lots)".into(), BLUE, Dash::Solid.into()),
+        ("noise (dots: lots)".into(), VERMILLION, Dash::Solid.into()),
     ]);
     let header = Header {
         title: "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
@@ -94,8 +86,8 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
     let frame = frame(&root, &fonts, top, 0.0, bottom);
     let x_end = epochs.max(1) as f64;
     let x = AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch");
-    let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "norm (log scale)");
-    let y2 = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, "fraction clipped");
+    let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "norm (log)");
+    let y2 = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, "clipped");
     let lay = layout(&frame, &x, &y, Some(&y2));
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(

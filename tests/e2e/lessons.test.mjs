@@ -15,7 +15,7 @@ after(tearDown);
 // Type sizes in CSS px the room must read, by screen: lesson text, status line, chart titles
 // and tick labels.
 const TYPE = new Map([[1280, { lesson: 24, status: 20 }], [1920, { lesson: 32, status: 26 }]]);
-const CHART_TYPE = { title: 20, tick: 16 };
+const CHART_TYPE = { title: 20, tick: 20 };
 // The lowest plot (CSS px, inside the axes) a lesson's chart may have: the audit lesson's
 // privacy region once had 25 px and the moments lesson's ε chart 28 (a legend row of three
 // lines below it); at 90 px and more the curves, ticks and what a claim points at are legible
