@@ -1,3 +1,4 @@
+// e2e: alone (a worker it stops is found by the watchdog's clock: labTest.setSilence(2 s)).
 // A returning student after the lab was rebuilt (#40, 3.1). A copy of www/ is served by Python's
 // plain static server (no COOP/COEP, no help from the tests' server); two visits, so the
 // service worker holds the lab. Then the copy is rebuilt as scripts/build-wasm would: one

@@ -1,6 +1,7 @@
 // The end-to-end files that time anything run alone (scripts/test-e2e runs the others two at a
-// time): a file that measures the page's main-thread tasks, reads a clock or asserts a time
-// says so on its first line, "// e2e: alone (why)".
+// time): a file that measures the page's main-thread tasks, reads a clock, asserts a time or
+// sets the training worker's watchdog to a clock of its own (setSilence: beside a busy file a
+// sound worker can miss it) says so on its first line, "// e2e: alone (why)".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const E2E = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../e2e');
-const TIMES = /assertResponsive|responsiveSuite|longTasks|Date\.now\(\)|performance\.now\(\)|coresTimed/;
+const TIMES = /assertResponsive|responsiveSuite|longTasks|Date\.now\(\)|performance\.now\(\)|coresTimed|setSilence/;
 
 test('every end-to-end file that times anything is marked to run alone', () => {
   const files = readdirSync(E2E).filter((f) => f.endsWith('.test.mjs'));
