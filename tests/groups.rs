@@ -197,6 +197,8 @@ fn at_the_lessons_settings_dp_sgd_widens_the_gap_and_the_rarest_class_pays_most(
     let c = compare(&runs).expect("compared");
     println!("{c:?}");
     assert!(c.gap_dp > c.gap_non_private + 10.0, "{c:?}");
+    // Beyond its ± on MNIST's test images (the lesson's "widens" is said only so, #53 §2).
+    assert!(c.gap_widened_clear, "{c:?}");
     assert_eq!(c.most_lost, c.rarest, "{c:?}");
 }
 

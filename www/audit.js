@@ -10,6 +10,7 @@ import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { auditWorkerPlan, defaultWorkers } from './cores.js';
 import { settings } from './settings.js';
+import { movedFrom } from './lesson-claims.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];
@@ -119,6 +120,7 @@ function finish() {
   const results = THREATS.map((t) => audit.results.get(t));
   const { total, seconds, workers, config, readConfig } = audit;
   stop('');
+  keepEarlier(config);
   lastResults = results;
   lastConfig = JSON.stringify(config);
   // Against the settings now: they may have changed while it trained.
@@ -135,6 +137,22 @@ function finish() {
 
 let lastResults = null;
 let lastConfig = ''; // the settings the last audit trained, as JSON
+// The audit of other settings before the last one, kept beside it (#53 §4: the audit lesson's
+// σ = 0 beside its σ = 2): {results, config (JSON), label}. What it was of is said by the
+// settings that differ from the last audit's ("σ = 0").
+let earlier = null;
+
+// Before the audit of `config` replaces the last one: the last is kept as the earlier one if it
+// audited other settings; an earlier one of these very settings is dropped (the last is them).
+function keepEarlier(config) {
+  const json = JSON.stringify(config);
+  if (lastResults && lastConfig !== json) {
+    const moved = movedFrom(config, JSON.parse(lastConfig));
+    const label = moved.length ? moved.map(([name, , was]) => `${name} = ${was}`).join(', ') : 'other settings';
+    earlier = { results: lastResults, config: lastConfig, label };
+  }
+  if (earlier?.config === json) earlier = null;
+}
 let onDrawn = () => {};
 
 // Says, the moment the settings differ from those the last audit trained, that its charts and
@@ -152,10 +170,15 @@ export const auditOf = (config) => (lastResults && JSON.stringify(config) === la
 // The last audit's results, whatever settings it audited (labTest.lastAudit).
 export const lastAudit = () => lastResults;
 
+// The audit of other settings kept beside the last one, when the last audited `config`:
+// {label, results} (what a lesson quotes of it), or null.
+export const earlierAuditOf = (config) => (earlier && auditOf(config) ? { label: earlier.label, results: earlier.results } : null);
+
 // Draws the last audit's charts (also after a resize).
 export function draw() {
   if (!lastResults) return;
-  draw_audit_region('audit-region', lastResults, sizeCanvas($('audit-region')));
+  const pinned = earlier && { label: `earlier audit, ${earlier.label}`, results: earlier.results };
+  draw_audit_region('audit-region', lastResults, pinned ?? null, sizeCanvas($('audit-region')));
   draw_audit_epsilons('audit-epsilons', lastResults, sizeCanvas($('audit-epsilons')));
   onDrawn();
 }

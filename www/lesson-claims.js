@@ -75,6 +75,7 @@ export function claimsOf(step, want, facts, fill, live) {
   }
   for (const s of step.say) {
     if (typeof s !== 'string' && moved.length && s.asSet) continue;
+    if (typeof s !== 'string' && s.only && !(live && s.only(facts))) continue; // its premise unmet: not said
     if (typeof s === 'string' || !('when' in s)) {
       parts.push({ text: fill(typeof s === 'string' ? s : s.text), claim: undefined });
       continue;

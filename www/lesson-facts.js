@@ -7,7 +7,7 @@
 
 /**
  * @typedef {{summary: {gap: number, worst: string, worst_acc: number, rarest: string, rarest_n_train: number},
- *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, most_lost: string,
+ *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, gap_change_margin: number, gap_widened_clear: boolean, most_lost: string,
  *   most_lost_n_train: number, most_lost_points: number, most_lost_margin: number, most_lost_n_test: number, most_lost_clear: boolean, falls_beyond_noise: number,
  *   rarest: string, rarest_n_train: number}}} GroupFacts
  * @typedef {{realistic: number, worst: number, pld: number | undefined, said: {realistic?: string, worst?: string, pld?: string},
@@ -18,6 +18,7 @@
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
  *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?: AuditFacts, alice?: AliceFacts, auditRuns?: number,
+ *   earlierAudit?: {label: string, said: {realistic?: string}},
  *   accGap?: Gap, costGap?: Gap, prev: any,
  * }} Facts
  * @typedef {{points: number, margin: number, clear: boolean}} Gap
@@ -29,7 +30,7 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
  * The facts of the run on screen. `gap` is Rust's accuracy_gap (train/gap.rs): two test
  * accuracies compared on the test set's size, the ± every comparison a lesson states carries.
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
- *   cost: number | undefined, groups?: any, audit: any[] | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined, prev: any,
+ *   cost: number | undefined, groups?: any, audit: any[] | null, earlierAudit?: {label: string, results: any[]} | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined, prev: any,
  *   gap?: (before: number, after: number, nTest: number) => Gap | undefined}} s
  * @returns {Facts}
  */
@@ -73,6 +74,11 @@ export function factsOf(s) {
     audit: s.audit ? {
       realistic: threat('realistic'), worst: threat('worst-case'), pld: finite(realistic?.eps_upper?.pld), region: realistic?.region,
       said: { realistic: said('realistic')?.eps_lower, worst: said('worst-case')?.eps_lower, pld: said('realistic')?.pld },
+    } : undefined,
+    // An audit of other settings kept beside this one (audit.js earlierAuditOf), as its words.
+    earlierAudit: s.earlierAudit ? {
+      label: s.earlierAudit.label,
+      said: { realistic: s.earlierAudit.results.find((r) => r.threat === 'realistic')?.said?.eps_lower },
     } : undefined,
     // The "Alice" view of these settings (Rust's `audit::alice`), and the audit's region check.
     alice: s.alice?.alice ? {
@@ -131,6 +137,7 @@ export function fillers(fmtEps) {
     'groups.rarestN': (f) => when(f.groups?.summary.rarest_n_train, String),
     'groups.gapNonPrivate': (f) => when(f.groups?.compared?.gap_non_private, (v) => v.toFixed(1)),
     'groups.gapDp': (f) => when(f.groups?.compared?.gap_dp, (v) => v.toFixed(1)),
+    'groups.gapChangeMargin': (f) => when(f.groups?.compared?.gap_change_margin, (v) => v.toFixed(1)),
     'groups.mostLost': (f) => f.groups?.compared?.most_lost,
     'groups.mostLostPoints': (f) => when(f.groups?.compared?.most_lost_points, (v) => v.toFixed(1)),
     // Its ± (two standard errors from the group's test rows, Rust's) and those rows.
@@ -148,6 +155,8 @@ export function fillers(fmtEps) {
     'audit.realistic': (f) => f.audit?.said.realistic,
     'audit.worst': (f) => f.audit?.said.worst,
     'audit.pld': (f) => f.audit?.said.pld,
+    'earlierAudit.label': (f) => f.earlierAudit?.label,
+    'earlierAudit.realistic': (f) => f.earlierAudit?.said.realistic,
     // What the realistic attack's ROC does against the region, by Rust's region check (the
     // test that draws the shaded band): where it rises above, as false-positive rates.
     'audit.region': (f) => {

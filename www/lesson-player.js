@@ -11,7 +11,7 @@ import { accuracy_gap } from './pkg/dpsgd_lab.js';
 import { LESSONS, lessonNamed } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { claimsOf } from './lesson-claims.js';
-import { keepPresenterFitted, setUpPresenter } from './teacher.js';
+import { keepPresenterFitted, predictFirst, setUpPresenter } from './teacher.js';
 import { setUpWorksheet } from './worksheet.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
@@ -39,6 +39,7 @@ let carried = null;   // {name, index, facts, cfg, history}: the run on screen w
 let pressed = false;  // the step's `then` button was pressed for this entry
 let host = null;
 let pressing = false;  // the step is pressing its `then` button now
+let revealed = false; // predict-then-reveal: the step on screen was revealed
 
 /** Whether the lesson is pressing its step's button now (its runs are the lesson's own). */
 export const lessonPressing = () => pressing;
@@ -61,19 +62,32 @@ export function setUpLessonPlayer(h) {
     go(on.name, on.index + 1);
   });
   $('lesson-close').addEventListener('click', () => go(null, 0));
+  $('lesson-reveal').addEventListener('click', reveal);
   // A presenter's clicker (#53): PageDown, → and Space go on, PageUp and ← go back, while a
-  // lesson is open and no control has the focus (a slider's arrows and a menu's keys stay theirs).
+  // lesson is open and no field has the focus (a slider's arrows and a menu's keys stay
+  // theirs); on a focused button or link (the QR code's, after its dialog closed) only Space
+  // and Enter stay its own.
   document.addEventListener('keydown', (e) => {
     const target = /** @type {any} */ (e.target);
     if (!on || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
-    if (target?.closest?.('input, select, textarea, button, summary, a, dialog, [contenteditable]')) return;
-    const button = $(['PageDown', 'ArrowRight', ' '].includes(e.key) ? 'lesson-next' : ['PageUp', 'ArrowLeft'].includes(e.key) ? 'lesson-back' : '');
+    if (target?.closest?.('input, select, textarea, dialog, [contenteditable], [role="region"]')) return; // a region scrolls
+    if (target?.closest?.('button, summary, a') && (e.key === ' ' || e.key === 'Enter')) return;
+    const onward = ['PageDown', 'ArrowRight', ' '].includes(e.key);
+    if (onward && concealed()) { // the clicker's next key reveals a step before it moves on
+      e.preventDefault();
+      reveal();
+      return;
+    }
+    const button = $(onward ? 'lesson-next' : ['PageUp', 'ArrowLeft'].includes(e.key) ? 'lesson-back' : '');
     if (!button || button.disabled) return;
     e.preventDefault();
     button.click();
   });
   setUpWorksheet(() => on?.name ?? null);
-  const relayout = () => window.dispatchEvent(new Event('resize'));
+  const relayout = () => {
+    conceal();
+    window.dispatchEvent(new Event('resize'));
+  };
   setUpPresenter(relayout);
   keepPresenterFitted(relayout);
 }
@@ -127,11 +141,33 @@ function keepInView(entered, step) {
   watch.observe(document.body); // its first call: now
 }
 
+// Predict, then reveal (#53 §9): with the presenter's toggle on, a step opens with its results
+// hidden — the lesson's sentences replaced by a line that says so, the charts, status line, run
+// log and the audit's and Alice's words not drawn (style.css, body.concealed), so the class
+// answers the question first — until Reveal or the clicker's next key. What the runs computed
+// meanwhile is drawn then.
+const concealed = () => !!on && !revealed && predictFirst();
+
+// Hides or shows the step's results as concealed() says; the lesson's text is rewritten when
+// that changed (a step entered is filled in by its first refresh).
+function conceal(refresh = true) {
+  const hide = concealed();
+  const changed = document.body.classList.contains('concealed') !== hide;
+  document.body.classList.toggle('concealed', hide);
+  $('lesson-reveal').hidden = !hide;
+  if (changed && refresh) refreshLesson();
+}
+
+function reveal() {
+  revealed = true;
+  conceal();
+}
+
 // Opens `name`'s step `index` (null: no lesson) by its link, keeping the teacher's own keys.
 function go(name, index) {
   const params = new URLSearchParams(location.hash.slice(1));
   const keep = new URLSearchParams();
-  for (const k of ['teacher', 'big', 'size', 'hide', 'lock']) if (params.has(k)) keep.set(k, params.get(k) ?? '');
+  for (const k of ['teacher', 'big', 'size', 'predict', 'hide', 'lock']) if (params.has(k)) keep.set(k, params.get(k) ?? '');
   if (name) {
     keep.set('lesson', name);
     keep.set('step', String(index + 1));
@@ -147,11 +183,13 @@ function go(name, index) {
  */
 export function enterStep(step, configWith) {
   on = step;
+  revealed = false;
   prev = null;
   prevConfig = null;
   pressed = false;
   $('lesson-pick').value = step ? step.name : '';
   $('lesson').hidden = !step;
+  conceal(false);
   if (!step) {
     carried = null;
     return [];
@@ -208,13 +246,18 @@ export function refreshLesson() {
   // The step's premises checked first (noise present, its settings in force): lesson-claims.js.
   const { parts, ask } = claimsOf(step, settingsOf(on.lesson, on.index), facts, (t) => fillIn(t, facts, fill), !!run && !run.pin);
   $('lesson-ask').textContent = ask;
-  $('lesson-say').replaceChildren(...parts.filter((p) => p.text).map((p) => {
+  const spans = parts.filter((p) => p.text).map((p) => {
     const span = document.createElement('span');
     span.textContent = `${p.text} `;
     if (p.claim !== undefined && p.claim !== null) span.dataset.claim = p.claim ? 'holds' : 'fails';
     return span;
-  }));
-  lastState = { lesson: on.name, step: on.index + 1, steps: on.lesson.steps.length, done: facts.done, claims: parts.filter((p) => p.claim !== undefined).map((p) => p.claim), text: $('lesson-say').textContent };
+  });
+  const hidden = concealed(); // what the step says is not in the page until it is revealed
+  $('lesson-say').classList.toggle('concealed', hidden);
+  if (hidden) $('lesson-say').textContent = 'Predict first: the class answers the question below, then Reveal (or the clicker\'s next key) shows what this step\'s runs did.';
+  else $('lesson-say').replaceChildren(...spans);
+  const text = spans.map((s) => s.textContent).join('');
+  lastState = { lesson: on.name, step: on.index + 1, steps: on.lesson.steps.length, done: facts.done, claims: parts.filter((p) => p.claim !== undefined).map((p) => p.claim), text, concealed: hidden };
 }
 
 let lastState = null;

@@ -23,7 +23,7 @@ import { ALICE_LESSON } from './lesson-alice.js';
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 // A sentence whose fixed words hold only at the step's own settings ("the paper's setting",
 // "the same noise") is marked `asSet`: with a setting moved it is not said (lesson-claims.js).
-/** @typedef {string | {text: string, asSet?: boolean} | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string, asSet?: boolean}} Sentence */
+/** @typedef {string | {text: string, asSet?: boolean, only?: (f: Facts) => boolean} | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string, asSet?: boolean, only?: (f: Facts) => boolean}} Sentence */
 /** @typedef {{set: Record<string, any>, label?: string, compare?: 'run' | 'preview', charts: string[], controls: string[], say: Sentence[], ask: string, then?: 'compare'}} Step */
 /** @typedef {{title: string, base: Record<string, any>, steps: Step[]}} Lesson */
 
@@ -154,7 +154,9 @@ export const LESSONS = new Map(Object.entries({
         charts: ['epsilon-chart', 'accuracy-chart'],
         controls: ['sigma', 'epochs'],
         say: [
-          { asSet: true, text: 'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (thin curves):' },
+          // The whole run's ε is the thin curves while it trains; once done, the thick ones cover them.
+          { asSet: true, only: (f) => !f.done, text: 'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (thin curves):' },
+          { asSet: true, only: (f) => f.done, text: 'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (the curves\' ends):' },
           {
             when: (f) => (known(f.whole.naive, f.whole.strong, f.whole.moments) ? f.whole.naive > f.whole.strong && f.whole.strong > f.whole.moments : undefined),
             yes: 'naive composition says ε = {whole.naive}, strong composition {whole.strong}, the moments accountant {whole.moments}.',
@@ -255,6 +257,8 @@ export const LESSONS = new Map(Object.entries({
             no: 'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD accountant\'s ε = {audit.pld}, the grey region\'s: a 1-in-20 fluke — audit again — or the accounting is wrong.',
             wait: '',
           },
+          // Said only beside an audit of other settings (step 1's, kept on the region chart).
+          { only: (f) => !!(f.audit && f.earlierAudit), text: 'The audit before, at {earlierAudit.label} (long dashes on the region chart), proved ε ≥ {earlierAudit.realistic} with the same attack.' },
         ],
         ask: 'Does the attack prove as much as the accountant promises? If less, is the promise too careful, or the attack too weak?',
       },

@@ -9,7 +9,7 @@ import init, {
 } from './pkg/dpsgd_lab.js';
 import { Accounting, accountingIdle } from './accounting.js';
 import { Previews } from './previews.js';
-import { auditing, auditOf, draw as drawAudit, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
+import { auditing, auditOf, draw as drawAudit, earlierAuditOf, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
 import { aliceOf, draw as drawAlice, setUpAlice } from './alice.js';
 import { renderCoverage } from './coverage.js';
 import { FileLedger } from './file-ledger.js';
@@ -333,7 +333,7 @@ setUpAlice({ readConfig: current, ownData: () => settings.ownData(), facts: fact
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
 const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
   cfg, history: history(), done: !!run?.done, data, preview: previews.epsilon, pld: previews.pld.curve,
-  cost: privacyCostPoints(), groups: groupsNow(), audit: auditOf(cfg), alice: aliceOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+  cost: privacyCostPoints(), groups: groupsNow(), audit: auditOf(cfg), earlierAudit: earlierAuditOf(cfg), alice: aliceOf(cfg), auditRuns: settings.get('audit_runs'), learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
 });
 setUpLessonPlayer({
   run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,

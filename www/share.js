@@ -39,9 +39,17 @@ export function setUpShare() {
   }
 }
 
-/** Copies the address; where the clipboard is refused, shows it selected in a read-only box. */
+/** The link to share: the address without predict-then-reveal, the room's screen's (#53 §9). */
+function sharedUrl() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (!params.has('predict')) return location.href;
+  params.delete('predict');
+  return new URL(`#${params}`, location.href).href;
+}
+
+/** Copies the link; where the clipboard is refused, shows it selected in a read-only box. */
 async function copyLink() {
-  const url = location.href;
+  const url = sharedUrl();
   const box = $('share-url');
   try {
     await navigator.clipboard.writeText(url); // absent on a plain-http address other than localhost
@@ -68,9 +76,9 @@ function say(/** @type {string} */ text) {
   quiet = window.setTimeout(() => { $('share-status').textContent = ''; }, 6000);
 }
 
-/** Draws the QR code of the current address, or says why there is none. */
+/** Draws the QR code of the link to share, or says why there is none. */
 function drawQr() {
-  const url = location.href;
+  const url = sharedUrl();
   const key = `${url} ${window.innerWidth}x${window.innerHeight} ${window.devicePixelRatio}`;
   if (key === shown) return;
   shown = key;

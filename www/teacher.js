@@ -5,9 +5,9 @@ import { shown } from './shown.js';
 const $ = (id) => document.getElementById(id);
 
 // Teacher mode, from the URL: `hide` and `lock` (comma-separated control ids), `big=1` for a
-// presenter layout, `size` its text size, `lesson` and `step` for a lesson (lessons.js). Kept
-// in the hash as the page rewrites it.
-export const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'size', 'lesson', 'step'];
+// presenter layout, `size` its text size, `predict=1` for predict-then-reveal, `lesson` and
+// `step` for a lesson (lessons.js). Kept in the hash as the page rewrites it.
+export const TEACHER_KEYS = ['teacher', 'hide', 'lock', 'big', 'size', 'predict', 'lesson', 'step'];
 // The presenter's text sizes (`size` in the link): the stylesheet scales type and charts by it.
 export const TEXT_SIZES = ['1', '1.25', '1.5'];
 // The teacher keys the page keeps in its links now (applyTeacherMode's `kept`).
@@ -22,10 +22,11 @@ export function setUpPresenter(relayout) {
       else p.set(key, value);
       if (p !== keptNow) window.history.replaceState(null, '', `#${p}`);
     }
-    showPresenter(keptNow.get('big') === '1', keptNow.get('size'));
+    showPresenter(keptNow.get('big') === '1', keptNow.get('size'), keptNow.get('predict') === '1');
     relayout();
   };
   $('presenter').addEventListener('click', () => set('big', document.body.classList.contains('presenter') ? null : '1'));
+  $('predict').addEventListener('click', () => set('predict', predictFirst() ? null : '1'));
   $('text-size').addEventListener('change', () => set('size', $('text-size').value === '1' ? null : $('text-size').value));
 }
 // What the last link's teacher keys changed, undone when another link is opened in place.
@@ -160,7 +161,7 @@ export function applyTeacherMode(params, problems = []) {
     }
   }
   if (refused.length) problems.push(`teacher mode hides and locks controls only; "${shown(refused.join(', '))}" ${refused.length > 1 ? 'are' : 'is'} not one and stayed as ${refused.length > 1 ? 'they were' : 'it was'}`);
-  showPresenter(params.get('big') === '1', params.get('size'));
+  showPresenter(params.get('big') === '1', params.get('size'), params.get('predict') === '1');
   const step = stepOf(params);
   if (step) {
     kept.set('step', String(step.index + 1));
@@ -175,12 +176,19 @@ export function applyTeacherMode(params, problems = []) {
   return { kept, lesson: step ? settingsOf(step.lesson, step.index) : {}, step };
 }
 
-// The presenter layout on or off, at text size `size` (one of TEXT_SIZES; another is 1).
-export function showPresenter(big, size) {
+// The presenter layout on or off, at text size `size` (one of TEXT_SIZES; another is 1), with
+// predict-then-reveal on or off (`predict`: a presenter's, for the room; a student's copy of
+// the link opened outside the presenter layout shows every result).
+export function showPresenter(big, size, predict) {
   document.body.classList.toggle('presenter', big);
   const scale = size !== null && TEXT_SIZES.includes(size) ? size : '1';
   document.body.style.setProperty('--text-scale', scale);
   $('presenter').setAttribute('aria-pressed', String(big));
   $('text-size').hidden = !big;
   $('text-size').value = scale;
+  $('predict').hidden = !big;
+  $('predict').setAttribute('aria-pressed', String(big && predict));
 }
+
+/** Whether the presenter asked for predict-then-reveal (#53 §9): a step's results wait for Reveal. */
+export const predictFirst = () => document.body.classList.contains('presenter') && $('predict').getAttribute('aria-pressed') === 'true';

@@ -82,9 +82,26 @@ pub struct GroupsCompared {
     pub most_lost_clear: bool,
     /// How many groups fell beyond their ± (any of them, not only the one that fell most).
     pub falls_beyond_noise: usize,
+    /// Two standard errors of the gap's change (DP-SGD's minus the non-private one's), in
+    /// points: the best and the worst group of each run, each accuracy's p(1−p)/n on its own
+    /// test rows, their variances added (#53 §2). The same test rows in both runs make the
+    /// two gaps' errors correlate positively, so this overstates the change's ± — on the side
+    /// of calling less a change.
+    pub gap_change_margin: f64,
+    /// Whether the gap widened beyond that ±.
+    pub gap_widened_clear: bool,
     /// The group with the fewest training rows.
     pub rarest: String,
     pub rarest_n_train: usize,
+}
+
+/// The variance, in squared points, of a run's gap: its best and its worst group's accuracy
+/// each p(1−p)/n on its own test rows, added (`None` with fewer than two measured groups).
+fn gap_variance(groups: &[GroupAccuracy]) -> Option<f64> {
+    let best = measured(groups).max_by(|p, q| p.1.total_cmp(&q.1))?;
+    let worst = measured(groups).min_by(|p, q| p.1.total_cmp(&q.1))?;
+    let var = |(g, p): (&GroupAccuracy, f64)| 1e4 * p * (1.0 - p) / g.n_test.max(1) as f64;
+    Some(var(best) + var(worst))
 }
 
 /// The latest non-private and the latest DP-SGD run among `runs` (oldest first, the run being
@@ -117,10 +134,14 @@ pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
         .iter()
         .max_by(|p, q| p.1.points.total_cmp(&q.1.points))?;
     let rarest = measured(a).map(|(g, _)| g).min_by_key(|g| g.n_train)?;
+    let (gap_non_private, gap_dp) = (gap_points(a)?, gap_points(b)?);
+    let gap_change_margin = 2.0 * (gap_variance(a)? + gap_variance(b)?).sqrt();
     Some(GroupsCompared {
         epoch,
-        gap_non_private: gap_points(a)?,
-        gap_dp: gap_points(b)?,
+        gap_non_private,
+        gap_dp,
+        gap_change_margin,
+        gap_widened_clear: gap_dp - gap_non_private > gap_change_margin,
         most_lost: lost.name.clone(),
         most_lost_n_train: lost.n_train,
         most_lost_points: fall.points,
@@ -133,11 +154,12 @@ pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
     })
 }
 
-/// What the groups chart writes of a comparison: the gap without privacy, then with DP-SGD.
+/// What the groups chart writes of a comparison: the gap without privacy, then with DP-SGD,
+/// and its change's ±.
 pub fn compared_sentence(c: &GroupsCompared) -> String {
     format!(
-        "gap: {:.1} → {:.1} points with DP-SGD",
-        c.gap_non_private, c.gap_dp
+        "gap: {:.1} → {:.1} points with DP-SGD (±{:.1})",
+        c.gap_non_private, c.gap_dp, c.gap_change_margin
     )
 }
 
@@ -181,7 +203,18 @@ mod tests {
         assert_eq!((c.most_lost.as_str(), c.most_lost_n_train), ("b", 5));
         assert!((c.most_lost_points - 30.0).abs() < 1e-9);
         assert_eq!((c.rarest.as_str(), c.rarest_n_train), ("b", 5));
-        assert_eq!(compared_sentence(&c), "gap: 10.0 → 45.0 points with DP-SGD");
+        // The gap's change, 35 points, against 2·√(Σ p(1−p)/10) over the four accuracies at
+        // epoch 1 (np: 0.8 and 0.7; DP-SGD: 0.85 and 0.4) in points: 2·√(160 + 210 + 127.5 + 240).
+        let margin = 2.0 * (160.0f64 + 210.0 + 127.5 + 240.0).sqrt();
+        assert!((c.gap_change_margin - margin).abs() < 1e-9, "{c:?}");
+        assert!(
+            !c.gap_widened_clear,
+            "35 is within ±{margin} on 10 test rows"
+        );
+        assert_eq!(
+            compared_sentence(&c),
+            "gap: 10.0 → 45.0 points with DP-SGD (±54.3)"
+        );
         // 30 points on 10 test rows is within its ± (2 SE: 200·√(0.21/10 + 0.24/10) ≈ 42.4).
         assert_eq!(c.most_lost_n_test, 10);
         assert!(
@@ -213,6 +246,11 @@ mod tests {
         let c = compare(&runs).unwrap();
         assert_eq!(c.most_lost, "b");
         assert!(c.most_lost_clear && c.falls_beyond_noise == 2, "{c:?}");
+        // The gap widened from 20 to 45 points, beyond ±5.2 on these rows.
+        assert!(
+            c.gap_widened_clear && (c.gap_change_margin - 5.167).abs() < 1e-3,
+            "{c:?}"
+        );
         // Without a non-private run there is nothing to compare.
         let alone = RunGroups {
             mode: Some(Mode::Dp),

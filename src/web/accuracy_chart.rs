@@ -8,7 +8,7 @@ use super::chart_frame::{
 };
 use super::chart_kit::{line, open_canvas, Dash, Point, BLUE, GREY, ORANGE, PIN_LOOKS};
 use super::js_err;
-use super::legend::{name_curves, names_foot, naming, LegendEntry};
+use super::legend::{name_curves, names_span, naming, LegendEntry};
 use super::run_view::RunView;
 pub use crate::charts::accuracy::y_range;
 use crate::charts::accuracy::{baseline_label, baseline_mark, privacy_cost_sentence, BaselineMark};
@@ -179,7 +179,7 @@ pub fn draw_accuracy_chart(
         labels,
         compared,
         fonts.legend,
-        (plot.y as i32, names_foot(&lay, &plot, height, fonts.legend)),
+        names_span(&lay, &plot, height, fonts.legend),
     )?;
     let needs = naming.plot_needs(names, fonts.legend);
     record(canvas_id, &root, Some(plot), fonts, needs);

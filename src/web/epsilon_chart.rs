@@ -9,7 +9,7 @@ use super::chart_frame::{
 };
 use super::chart_kit::{colour, line, open_canvas, Dash, GREY, PIN_LOOKS, VERMILLION};
 use super::js_err;
-use super::legend::{name_curves, names_foot, naming, LegendEntry};
+use super::legend::{name_curves, names_span, naming, LegendEntry};
 use super::run_view::{EpsilonPoint, RunView};
 use crate::charts::ticks::light_points;
 use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
@@ -208,8 +208,7 @@ pub fn draw_epsilon_chart(
         }
     }
     let plot = plot_rect(chart.plotting_area());
-    let foot = names_foot(&lay, &plot, height, fonts.legend);
-    let span = (plot.y as i32, foot);
+    let span = names_span(&lay, &plot, height, fonts.legend);
     name_curves(&root, naming, labels, samples, fonts.legend, span)?;
     let needs = naming.plot_needs(names, fonts.legend);
     record(canvas_id, &root, Some(plot), fonts, needs);

@@ -254,34 +254,52 @@ fn line_sample(
     Ok(())
 }
 
-/// How far down a chart's curve names at their right ends may go: below the plot, to the
-/// canvas's foot, where the margin they stand in is empty (a projector's low plot has less
-/// height than six names), but only to the plot's foot when the x title is folded onto the
-/// tick row (`lay`), whose end reaches into that margin.
-pub(super) fn names_foot(lay: &Layout, plot: &Rect, height: f64, font: f64) -> i32 {
-    match lay.titles[0].is_empty() && !lay.x.is_empty() {
-        true => (plot.y + plot.h) as i32,
-        false => (height - line_height(font) / 2.0) as i32,
+/// Where a chart's curve names at their right ends may stand: from the plot's `top` down to
+/// the canvas's `foot` (a projector's low plot has less height than six names, and the margin
+/// they stand in is empty below it), but right of `clear`'s x where an x tick label reaches
+/// into that margin (the last one, "10 epoch" when the x title is folded onto the tick row):
+/// (its top, its bottom, its right end).
+#[derive(Clone, Copy)]
+pub(super) struct NamesSpan {
+    pub top: i32,
+    pub foot: i32,
+    pub clear: Option<(i32, i32, i32)>,
+}
+
+/// The span of `lay`'s chart (its `plot`, on a canvas `height` high) for names at `font`.
+pub(super) fn names_span(lay: &Layout, plot: &Rect, height: f64, font: f64) -> NamesSpan {
+    let right = plot.x + plot.w;
+    let clear = lay
+        .label_boxes()
+        .into_iter()
+        .take(lay.x.len())
+        .map(|(r, _)| r)
+        .filter(|r| r.x + r.w > right)
+        .max_by(|a, b| (a.x + a.w).total_cmp(&(b.x + b.w)))
+        .map(|r| (r.y as i32, (r.y + r.h) as i32, (r.x + r.w) as i32));
+    NamesSpan {
+        top: plot.y as i32,
+        foot: (height - line_height(font) / 2.0) as i32,
+        clear,
     }
 }
 
 /// Names the curves of `labels` (each a legend entry and where its curve ends on the canvas)
 /// as `naming` says: at their right ends, with line samples if `samples`, in a column from the
-/// plot's `top`, or in a legend row; names at the ends are kept between the plot's `top` and
-/// `bottom`.
+/// plot's top, or in a legend row; names at the ends are kept within `span`.
 pub(super) fn name_curves(
     root: &Area,
     naming: Naming,
     labels: Vec<(LegendEntry, (i32, i32))>,
     samples: bool,
     font: f64,
-    (top, bottom): (i32, i32),
+    span: NamesSpan,
 ) -> Result<(), JsError> {
     match naming {
-        Naming::Beside(room) => end_labels(root, labels, samples, font, room, (top, bottom)),
+        Naming::Beside(room) => end_labels(root, labels, samples, font, room, span),
         Naming::Column(_) => {
             let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
-            legend_column(root, &entries, font, top as f64)
+            legend_column(root, &entries, font, span.top as f64)
         }
         Naming::Below(_) => {
             let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
@@ -291,20 +309,21 @@ pub(super) fn name_curves(
 }
 
 /// Names each curve at its right end, nudged apart vertically by at least a line so close
-/// curves stay readable, kept within the plot's `top` and `bottom` (above it is the header's
-/// note); each name cut to fit `room` pixels.
+/// curves stay readable, kept within `span` (above its top is the header's note; an x label
+/// in the margin is stepped round); each name cut to fit `room` pixels.
 fn end_labels(
     root: &Area,
     mut labels: Vec<(LegendEntry, (i32, i32))>,
     samples: bool,
     font: f64,
     room: f64,
-    (top, bottom): (i32, i32),
+    span: NamesSpan,
 ) -> Result<(), JsError> {
     let gap = line_height(font).ceil() as i32;
+    let bottom = span.foot;
     labels.sort_by_key(|l| l.1 .1);
     if let Some(first) = labels.first_mut() {
-        first.1 .1 = first.1 .1.max(top + gap / 2);
+        first.1 .1 = first.1 .1.max(span.top + gap / 2);
     }
     for i in 1..labels.len() {
         labels[i].1 .1 = labels[i].1 .1.max(labels[i - 1].1 .1 + gap);
@@ -318,6 +337,14 @@ fn end_labels(
     for ((text, color, dash), (x, y)) in labels {
         let mut x = x + (font * 3.0 / 7.0) as i32;
         let mut room = room - font * 3.0 / 7.0;
+        let half = (font / 2.0) as i32;
+        if let Some((_, _, right)) = span.clear.filter(|c| y + half > c.0 && y - half < c.1) {
+            let past = right + (font / 3.0) as i32 - x;
+            if past > 0 {
+                x += past;
+                room -= f64::from(past);
+            }
+        }
         if samples {
             let len = 1.4 * font;
             sample(root, (x, y), len, color, dash, font)?;

@@ -18,6 +18,7 @@ mod accounting;
 mod accuracy_chart;
 mod alice_chart;
 mod audit;
+mod audit_chart;
 mod bench;
 mod boundary_chart;
 mod chart_frame;
@@ -46,7 +47,8 @@ pub use accounting::{
 };
 pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
 pub use alice_chart::draw_alice;
-pub use audit::{draw_audit_epsilons, draw_audit_region, AuditSession};
+pub use audit::AuditSession;
+pub use audit_chart::{draw_audit_epsilons, draw_audit_region};
 pub use bench::{bench_accountants, bench_kernels, bench_session, bench_training};
 pub use boundary_chart::draw_boundary;
 pub use chart_record::chart_layout;

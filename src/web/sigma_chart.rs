@@ -7,7 +7,7 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, Fonts, Header,
 };
 use super::chart_kit::{colour, open_canvas, Dash, GREY};
-use super::legend::{name_curves, naming, LegendEntry};
+use super::legend::{name_curves, names_span, naming, LegendEntry};
 use super::{from_js, js_err};
 use crate::charts::{layout, line_height, text_width, AxisSpec, Format, Scale};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
@@ -178,7 +178,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
         labels,
         false,
         fonts.legend,
-        (plot.y as i32, (plot.y + plot.h) as i32),
+        names_span(&lay, &plot, height, fonts.legend),
     )?;
     let needs = naming.plot_needs(names, fonts.legend);
     record(canvas_id, &root, Some(plot), fonts, needs);

@@ -41,6 +41,7 @@ for (const [name, width, height, hash] of [
   ['laptop', 1366, 768, '#epochs=3'],
   ['presenter-clipping', 1280, 720, '#big=1&lesson=clipping&epochs=3'],
   ['presenter', 1280, 720, '#big=1&epochs=3'],
+  ['presenter-predict', 1280, 720, '#big=1&predict=1&lesson=clipping&epochs=3'],
   ['phone', 390, 844, '#epochs=3'],
 ]) {
   test(`${name} ${width}×${height} (${hash}): no axe violation`, async () => {

@@ -74,6 +74,25 @@ test('the audit lesson at σ = 2: picture, sentences and the lesson agree for se
   await page.close();
 });
 
+// Audit step 2 beside step 1 (#53 §4): the σ = 0 audit is kept on the region chart (long
+// dashes, labelled) when step 2 audits σ = 2, and the lesson quotes it as its summary did.
+test('the audit lesson keeps step 1\'s audit beside step 2\'s, on the chart and in its words', async () => {
+  const { page, problems } = await openLab('#v=1&big=1&lesson=audit&step=1');
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const first = await auditWith(page, 1);
+  const said = first.find((r) => r.threat === 'realistic').said.eps_lower;
+  await page.click('#lesson-next');
+  await page.waitForFunction(() => window.labTest.lessonState()?.step === 2 && window.labTest.lessonState().done, null, { timeout: 120_000 });
+  await auditWith(page, 1);
+  await page.waitForFunction(() => /audit before/.test(window.labTest.lessonState()?.text ?? ''), null, { timeout: 30_000 });
+  const lesson = await page.evaluate(() => window.labTest.lessonState().text);
+  assert.ok(lesson.includes(`The audit before, at σ = 0 (long dashes on the region chart), proved ε ≥ ${said} with the same attack.`), lesson);
+  await page.waitForTimeout(300); // the last redraw
+  await page.screenshot({ path: path.join(ARTIFACTS, 'audit-step2-beside-step1-1280x720.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("the panel's default audit (16 runs a side) on blobs: picture and sentences agree for several seeds", async () => {
   const { page, problems } = await openLab('#v=1&dataset=blobs');
   for (const seed of [4, 5, 6]) {

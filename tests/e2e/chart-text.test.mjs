@@ -52,8 +52,10 @@ for (const [name, number] of STEPS) {
         }), step.charts, { timeout: 20_000 });
         await page.waitForTimeout(400); // a refit's redraw (the least height a chart asked for)
         const at = `${width}×${height} Text ${size}`;
-        const lesson = await page.locator('#lesson-say').evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
-        if (lesson < least.lesson * Number(size) - 0.5) bad.push(`${at}: lesson text ${lesson} px`);
+        for (const part of ['#lesson-say', '.lesson-ask']) { // the question included
+          const lesson = await page.locator(part).evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+          if (lesson < least.lesson * Number(size) - 0.5) bad.push(`${at}: ${part} ${lesson} px`);
+        }
         for (const c of await drawn(page, step.charts)) {
           if (c.tick < least.tick - 0.05) bad.push(`${at}: #${c.id} tick labels ${c.tick.toFixed(1)} px`);
           if (c.title < c.tick - 0.05) bad.push(`${at}: #${c.id} title ${c.title.toFixed(1)} px under its labels`);

@@ -12,7 +12,9 @@ before(setUp);
 after(tearDown);
 
 const stepOf = (page) => new URLSearchParams(new URL(page.url()).hash.slice(1)).get('step');
-const atStep = (page, n) => page.waitForFunction((want) => new URLSearchParams(location.hash.slice(1)).get('step') === want, String(n), { timeout: 10_000 });
+// The page has taken step `n` into its link (a busy machine may take seconds): else says where it is.
+const atStep = (page, n) => page.waitForFunction((want) => new URLSearchParams(location.hash.slice(1)).get('step') === want, String(n), { timeout: 30_000 })
+  .catch(async (e) => { throw new Error(`step ${n} never in the link (${await page.evaluate(() => location.hash)}): ${e.message}`); });
 
 test('a clicker steps through a lesson; a slider with the focus keeps its arrow keys', async () => {
   const { page, problems } = await openLab('#big=1&lesson=clipping&step=1');

@@ -134,3 +134,21 @@ test('the audit lesson quotes the audit\'s numbers as its summary does, and name
   assert.ok(said.some((t) => /ε ≥ 3\.66: below the PLD accountant's ε = 4\.22/.test(t)), said.join(' | '));
   assert.ok(!said.join(' ').includes('3.67'));
 });
+
+// Step 1's audit beside step 2's (#53 §4): audit step 2 quotes the audit of other settings kept
+// on the region chart — what it was of and its ε_lower as its summary worded it — and says
+// nothing of one when there is none (a link opened at step 2).
+test('audit step 2 quotes the earlier audit kept beside it, and only when there is one', () => {
+  const lesson = LESSONS.get('audit');
+  const want = settingsOf(lesson, 1);
+  const audit = [{ threat: 'realistic', eps_lower: 0.48, eps_upper: { pld: 0.9 }, said: { eps_lower: '0.48', pld: '0.90' }, region: { verdict: 'inside', above_at: null } }];
+  const earlier = { label: 'σ = 0', results: [{ threat: 'realistic', eps_lower: 3.129, said: { eps_lower: '3.12' } }] };
+  const base = { cfg: want, history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 0.9 } }], done: true, data: { n_test: 300 }, preview: [], pld: null, cost: undefined, audit, learnedNothing: false, prev: null };
+  const fill = fillers((v) => v.toFixed(2));
+  const text = (facts) => claimsOf(lesson.steps[1], want, facts, (t) => fillIn(t, facts, fill), true).parts.map((p) => p.text).join(' ');
+  const beside = text(factsOf({ ...base, earlierAudit: earlier }));
+  assert.match(beside, /The audit before, at σ = 0 \(long dashes on the region chart\), proved ε ≥ 3\.12 with the same attack\./);
+  const alone = text(factsOf({ ...base, earlierAudit: null }));
+  assert.doesNotMatch(alone, /audit before/);
+  assert.doesNotMatch(text(factsOf({ ...base, audit: null, earlierAudit: earlier })), /audit before/, 'not before this audit is in');
+});

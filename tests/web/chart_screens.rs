@@ -4,7 +4,7 @@
 //! reckons with are never short of the browser's; and Compare's runs are told apart, with the
 //! cost of privacy between them.
 
-use super::charts::{pixels_near, sized_canvas};
+use super::charts::{pixels, pixels_near, sized_canvas};
 use super::{adult_facts, config, js};
 use dpsgd_lab::charts::text_width;
 use dpsgd_lab::config::{Mode, RunConfig};
@@ -124,7 +124,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
         scale,
     )
     .unwrap();
-    draw_audit_region("s-region", audit_results(), scale).unwrap();
+    draw_audit_region("s-region", audit_results(), JsValue::NULL, scale).unwrap();
     draw_audit_epsilons("s-audit-eps", audit_results(), scale).unwrap();
     draw_groups_chart("s-groups", &run, scale).unwrap();
     draw_alice("s-alice", alice_result(), scale).unwrap();
@@ -278,4 +278,38 @@ fn ten_short_groups_stand_as_columns_on_a_low_chart() {
     );
     // Its labels fit the canvas it has: the least height it asks for (rows: one line each).
     assert!(layout["least"].as_f64().unwrap() <= 260.0, "{layout}");
+}
+
+/// An audit of other settings kept beside the last (#53 §4): its attacks' ROC curves are drawn
+/// in long dashes of their colours. Here the earlier worst case runs near TPR 0.95 across the
+/// middle of the plot, where nothing else is vermillion: its dashes are there, and only with it.
+#[wasm_bindgen_test]
+fn an_earlier_audit_s_roc_is_drawn_beside_the_last() {
+    let earlier = js(r#"{"label":"earlier audit, σ = 0","results":[
+        {"threat":"worst-case","roc":[[0,0],[0.02,0.9],[1,1]]}]}"#);
+    let reddish_across_the_middle = |earlier: JsValue| {
+        let c = sized_canvas("s-region-earlier", 620, 360);
+        draw_audit_region("s-region-earlier", audit_results(), earlier, 1.0).unwrap();
+        let layout: serde_json::Value =
+            serde_wasm_bindgen::from_value(chart_layout("s-region-earlier").unwrap()).unwrap();
+        let plot = |k: &str| layout["plot"][k].as_f64().unwrap();
+        let px = pixels(&c);
+        let width = c.width() as usize;
+        let mut count = 0;
+        for k in 30..70 {
+            let fpr = k as f64 / 100.0;
+            let tpr = 0.9 + 0.1 * (fpr - 0.02) / 0.98;
+            let x = (plot("x") + fpr * plot("w")).round() as usize;
+            let y0 = (plot("y") + (1.0 - tpr) * plot("h")).round() as usize;
+            for y in y0 - 2..=y0 + 2 {
+                let p = &px[4 * (y * width + x)..4 * (y * width + x) + 3];
+                if i32::from(p[0]) - i32::from(p[1]) > 60 {
+                    count += 1;
+                }
+            }
+        }
+        count
+    };
+    assert_eq!(reddish_across_the_middle(JsValue::NULL), 0);
+    assert!(reddish_across_the_middle(earlier) >= 15);
 }

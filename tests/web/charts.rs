@@ -37,7 +37,7 @@ pub(super) fn sized_canvas(id: &str, w: u32, h: u32) -> web_sys::HtmlCanvasEleme
 }
 
 /// The canvas's pixels, RGBA.
-fn pixels(c: &web_sys::HtmlCanvasElement) -> Vec<u8> {
+pub(super) fn pixels(c: &web_sys::HtmlCanvasElement) -> Vec<u8> {
     let ctx: web_sys::CanvasRenderingContext2d =
         c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
     let (w, h) = (c.width() as f64, c.height() as f64);
