@@ -360,21 +360,22 @@ const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);
 setUpUpdates(); // offline after the first visit, one version at a time (sw.js)
 
 // The link's settings (and teacher mode) once Rust's defaults are on the controls.
-function readHash() {
-  const link = readLink(location.hash, check_run_config);
+function readHash(hash = location.hash) {
+  const link = readLink(hash, check_run_config);
   teacherParams = link.teacherParams;
   runQueue = stepThenLinkRuns(enterStep(link.step, (part) => settings.configWith(part)), link.queue, check_run_config);
   if (link.problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${link.problems.join('; ')}.`);
 }
 
 // A link pasted into (or edited in) the address bar of an open lab replaces its settings and
-// pins, as a fresh load would.
-window.addEventListener('hashchange', () => {
+// pins, as a fresh load would: the link the event opened, even if the page rewrote its address
+// since (writeLink as a compared run came in, before the event's turn: the link was lost).
+window.addEventListener('hashchange', (e) => {
   if (!wasmReady) return; // read once the lab has loaded
   settings.reset(run_defaults());
   clearMessage();
   pins.clear();
-  readHash();
+  readHash(new URL(e.newURL).hash);
   showSeedMode();
   fitPresenter();
   nextQueued();

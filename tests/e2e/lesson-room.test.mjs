@@ -41,6 +41,23 @@ test('a clicker steps through a lesson; a slider with the focus keeps its arrow 
   await page.close();
 });
 
+// A link opened in place is taken even when the page rewrites its address before the event's
+// turn (writeLink as a compared run comes in): the lab once kept its old lesson, and a student
+// who followed a link from the room's page stayed where they were.
+test('a link opened while the page rewrites its address is the one the page opens', async () => {
+  const { page, problems } = await openLab('#lesson=clipping&step=2');
+  await page.evaluate(() => {
+    const old = location.hash;
+    location.hash = 'lesson=noise&step=1';
+    window.history.replaceState(null, '', old); // the page's own rewrite, before hashchange
+  });
+  await page.waitForFunction(() => window.labTest.lessonState()?.lesson === 'noise', null, { timeout: 30_000 });
+  await atStep(page, 1);
+  assert.match(page.url(), /lesson=noise/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a step\'s link carries no pin of its own lesson, and an older link that does is pinned once', async () => {
   const { page, problems } = await openLab('#lesson=clipping&step=2');
   // The earlier step's run (C = 0.1) is trained and pinned, then the step's own.
