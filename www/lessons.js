@@ -258,7 +258,7 @@ export const LESSONS = new Map(Object.entries({
             wait: '',
           },
           // Said only beside an audit of other settings (step 1's, kept on the region chart).
-          { only: (f) => !!(f.audit && f.earlierAudit), text: 'The audit before, at {earlierAudit.label} (long dashes on the region chart), proved ε ≥ {earlierAudit.realistic} with the same attack.' },
+          { only: (f) => !!(f.audit && f.earlierAudit), text: 'At {earlierAudit.label} (long dashes) it proved ε ≥ {earlierAudit.realistic}.' },
         ],
         ask: 'Does the attack prove as much as the accountant promises? If less, is the promise too careful, or the attack too weak?',
       },

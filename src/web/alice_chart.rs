@@ -4,10 +4,12 @@
 //! Not private: it trains on D and D′ by design and shows how they differ, without noise.
 
 use super::chart_frame::{
-    builder, draw_header, draw_mesh, frame, keyed, record_plot, Fonts, Header,
+    builder, draw_header, draw_mesh, frame, keyed, plot_rect, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
-use super::legend::{legend_column, legend_column_width, legend_row, legend_row_height};
+use super::legend::{
+    legend_column, legend_column_width, legend_row, legend_row_height, names_span,
+};
 use super::legend::{LegendEntry, Sample};
 use super::{from_js, js_err};
 use crate::audit::alice::Alice;
@@ -125,7 +127,11 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
             .map_err(js_err)?;
     }
     match beside {
-        true => legend_column(&root, &legend, fonts.legend, frame.top)?,
+        true => {
+            let plot = plot_rect(chart.plotting_area());
+            let clear = names_span(&lay, &plot, height, fonts.legend).clear;
+            legend_column(&root, &legend, fonts.legend, frame.top, clear)?
+        }
         false => legend_row(&root, &legend, fonts.legend)?,
     }
     record_plot(canvas_id, &root, chart.plotting_area(), fonts);

@@ -8,7 +8,7 @@ use super::chart_frame::{
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
 use super::legend::{
-    legend_column, legend_column_width, legend_row, legend_row_height, LegendEntry,
+    legend_column, legend_column_width, legend_row, legend_row_height, names_span, LegendEntry,
 };
 use super::{from_js, js_err};
 use crate::audit::Threat;
@@ -127,15 +127,12 @@ pub fn draw_audit_region(
         )
     };
     let frame = frame(&root, &fonts, top, right, bottom);
-    let x_title = "false-positive rate (out, guessed in)";
+    // FPR and TPR, as the panel's text, its caption and the lessons name them: on a projector's
+    // low chart the x title joins the tick row, and "false-positive rate (out, guessed in)" ran
+    // under the legend.
+    let x_title = "FPR";
     let x = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, x_title);
-    let y = AxisSpec::new(
-        0.0,
-        1.0,
-        Scale::Linear,
-        Format::Decimal,
-        "true-positive rate",
-    );
+    let y = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, "TPR");
     let lay = layout(&frame, &x, &y, None);
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(
@@ -207,7 +204,9 @@ pub fn draw_audit_region(
             .map_err(js_err)?;
     }
     if beside {
-        legend_column(&root, &legend, fonts.legend, top)?;
+        let plot = plot_rect(chart.plotting_area());
+        let clear = names_span(&lay, &plot, height, fonts.legend).clear;
+        legend_column(&root, &legend, fonts.legend, top, clear)?;
     } else {
         legend_row(&root, &legend, fonts.legend)?;
     }

@@ -14,7 +14,9 @@ use super::chart_frame::{plot_rect, Fonts, Header};
 use super::chart_kit::{open_canvas, Point};
 use super::chart_kit::{GREY, ORANGE, PIN_LOOKS};
 use super::js_err;
-use super::legend::{legend_column, legend_column_width, legend_row, legend_row_height};
+use super::legend::{
+    legend_column, legend_column_width, legend_row, legend_row_height, names_span,
+};
 use super::legend::{LegendEntry, Sample};
 use super::run_view::RunView;
 use crate::charts::groups::{compared_sentence, gap_points};
@@ -224,7 +226,10 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
     }
     let plot = plot_rect(chart.plotting_area());
     match beside {
-        true => legend_column(&root, &legend, fonts.legend, frame.top)?,
+        true => {
+            let clear = names_span(&lay, &plot, height, fonts.legend).clear;
+            legend_column(&root, &legend, fonts.legend, frame.top, clear)?
+        }
         false => legend_row(&root, &legend, fonts.legend)?,
     }
     record(canvas_id, &root, Some(plot), fonts, need);

@@ -103,19 +103,29 @@ pub(super) fn legend_column_width(entries: &[LegendEntry], font: f64) -> f64 {
 
 /// A legend drawn as a column in the right margin [`legend_column_width`] left free, from
 /// `top` down: for a chart whose plot should stay square on a wide, low canvas (a projector's
-/// row of charts), where a legend row below would take the plot's height.
+/// row of charts), where a legend row below would take the plot's height. An entry level with
+/// `clear` (an x label reaching into the margin: its top, bottom and right end, [`names_span`])
+/// starts right of it.
 pub(super) fn legend_column(
     root: &Area,
     entries: &[LegendEntry],
     font: f64,
     top: f64,
+    clear: Option<(i32, i32, i32)>,
 ) -> Result<(), JsError> {
     let width = root.dim_in_pixel().0 as f64;
-    let x = width - legend_column_width(entries, font) + font;
+    let column = width - legend_column_width(entries, font) + font;
     let len = font * 1.5;
     for (i, (name, color, dash)) in entries.iter().enumerate() {
         // Half a line below `top`: clear of a header's note just above the plot.
         let y = top + i as f64 * line_height(font) + font;
+        let level = |c: &(i32, i32, i32)| {
+            y + font / 2.0 > f64::from(c.0) && y - font / 2.0 < f64::from(c.1)
+        };
+        let x = match clear.filter(level) {
+            Some((_, _, right)) => column.max(f64::from(right) + font / 3.0),
+            None => column,
+        };
         sample(root, (x as i32, y as i32), len, *color, *dash, font)?;
         let font_style = ("sans-serif", font).into_font().color(&GREY);
         let name = fit_text(name, width - x - len - font / 2.0, font);
@@ -299,7 +309,7 @@ pub(super) fn name_curves(
         Naming::Beside(room) => end_labels(root, labels, samples, font, room, span),
         Naming::Column(_) => {
             let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
-            legend_column(root, &entries, font, span.top as f64)
+            legend_column(root, &entries, font, span.top as f64, span.clear)
         }
         Naming::Below(_) => {
             let entries: Vec<LegendEntry> = labels.into_iter().map(|l| l.0).collect();
