@@ -7,9 +7,7 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, plot_rect, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
-use super::legend::{
-    legend_column, legend_column_width, legend_row, legend_row_height, names_span,
-};
+use super::legend::LegendSpot;
 use super::legend::{LegendEntry, Sample};
 use super::{from_js, js_err};
 use crate::audit::alice::Alice;
@@ -52,19 +50,8 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         ("without (D′)".into(), WITHOUT, Sample::Bar),
         ("at 5% false alarms".into(), GREY, Dash::Short.into()),
     ];
-    // On a wide, low canvas (the presenter's row) the legend goes beside the histograms, which
-    // keep their height (as the audit's ROC); else in a row below.
-    let (width, height) = root.dim_in_pixel();
-    let (width, height) = (width as f64, height as f64);
-    let beside = width >= 1.5 * height;
-    let (right, bottom) = match beside {
-        true => (legend_column_width(&legend, fonts.legend), 0.0),
-        false => (
-            0.0,
-            legend_row_height(&legend, width, fonts.legend) + 6.0 * scale,
-        ),
-    };
-    let frame = frame(&root, &fonts, top, right, bottom);
+    let spot = LegendSpot::of(&root, &legend, fonts.legend, 6.0 * scale);
+    let frame = frame(&root, &fonts, top, spot.right, spot.bottom);
     let (lo, hi) = match (r.edges.first(), r.edges.last()) {
         (Some(&a), Some(&b)) if a.is_finite() && b.is_finite() && b > a => (a, b),
         _ => (0.0, 1.0),
@@ -126,14 +113,8 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
             ))
             .map_err(js_err)?;
     }
-    match beside {
-        true => {
-            let plot = plot_rect(chart.plotting_area());
-            let clear = names_span(&lay, &plot, height, fonts.legend).clear;
-            legend_column(&root, &legend, fonts.legend, frame.top, clear)?
-        }
-        false => legend_row(&root, &legend, fonts.legend)?,
-    }
+    let plot = plot_rect(chart.plotting_area());
+    spot.draw(&root, &legend, fonts.legend, frame.top, (&lay, &plot))?;
     record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }

@@ -7,9 +7,7 @@ use super::chart_frame::{
     with_points, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
-use super::legend::{
-    legend_column, legend_column_width, legend_row, legend_row_height, names_span, LegendEntry,
-};
+use super::legend::{LegendEntry, LegendSpot};
 use super::{from_js, js_err};
 use crate::audit::Threat;
 use crate::charts::{fit_text, layout, text_width, AxisSpec, Format, Scale, Tick};
@@ -113,20 +111,8 @@ pub fn draw_audit_region(
             ..Header::default()
         },
     )?;
-    // On a wide, low canvas (the presenter's row of charts) the legend goes beside the plot,
-    // which keeps its height; else in a row below.
-    let (width, height) = root.dim_in_pixel();
-    let (width, height) = (width as f64, height as f64);
-    let beside = width >= 1.5 * height;
-    let (right, bottom) = if beside {
-        (legend_column_width(&legend, fonts.legend), 0.0)
-    } else {
-        (
-            0.0,
-            legend_row_height(&legend, width, fonts.legend) + 6.0 * scale,
-        )
-    };
-    let frame = frame(&root, &fonts, top, right, bottom);
+    let spot = LegendSpot::of(&root, &legend, fonts.legend, 6.0 * scale);
+    let frame = frame(&root, &fonts, top, spot.right, spot.bottom);
     // FPR and TPR, as the panel's text, its caption and the lessons name them: on a projector's
     // low chart the x title joins the tick row, and "false-positive rate (out, guessed in)" ran
     // under the legend.
@@ -203,13 +189,8 @@ pub fn draw_audit_region(
             ))
             .map_err(js_err)?;
     }
-    if beside {
-        let plot = plot_rect(chart.plotting_area());
-        let clear = names_span(&lay, &plot, height, fonts.legend).clear;
-        legend_column(&root, &legend, fonts.legend, top, clear)?;
-    } else {
-        legend_row(&root, &legend, fonts.legend)?;
-    }
+    let plot = plot_rect(chart.plotting_area());
+    spot.draw(&root, &legend, fonts.legend, top, (&lay, &plot))?;
     record_plot(canvas_id, &root, chart.plotting_area(), fonts);
     root.present().map_err(js_err)
 }

@@ -14,9 +14,7 @@ use super::chart_frame::{plot_rect, Fonts, Header};
 use super::chart_kit::{open_canvas, Point};
 use super::chart_kit::{GREY, ORANGE, PIN_LOOKS};
 use super::js_err;
-use super::legend::{
-    legend_column, legend_column_width, legend_row, legend_row_height, names_span,
-};
+use super::legend::{legend_column_width, LegendSpot};
 use super::legend::{LegendEntry, Sample};
 use super::run_view::RunView;
 use crate::charts::groups::{compared_sentence, gap_points};
@@ -90,17 +88,11 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         note,
     };
     let top = draw_header(&root, &mut fonts, &header)?;
-    let (width, height) = root.dim_in_pixel();
-    let (width, height) = (width as f64, height as f64);
+    let width = root.dim_in_pixel().0 as f64;
     let mut legend: Vec<LegendEntry> = runs.iter().map(|r| r.0.clone()).collect();
-    // On a wide, low canvas (the presenter's row) the legend goes beside the plot, which keeps
-    // its height for the groups; else in a row below.
-    let beside = width >= 1.5 * height;
-    let (right, bottom) = match beside {
-        true => (legend_column_width(&legend, fonts.legend), 0.0),
-        false => (0.0, legend_row_height(&legend, width, fonts.legend)),
-    };
-    let mut frame = frame(&root, &fonts, top, right, bottom);
+    let spot = LegendSpot::of(&root, &legend, fonts.legend, 0.0);
+    let beside = spot.beside;
+    let mut frame = frame(&root, &fonts, top, spot.right, spot.bottom);
     let n = rows.len();
     // Its percentages need no axis title: the chart's title says "test accuracy".
     let acc_axis = AxisSpec::new(lo, hi, Scale::Linear, Format::Percent, "");
@@ -225,13 +217,7 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
             .map_err(js_err)?;
     }
     let plot = plot_rect(chart.plotting_area());
-    match beside {
-        true => {
-            let clear = names_span(&lay, &plot, height, fonts.legend).clear;
-            legend_column(&root, &legend, fonts.legend, frame.top, clear)?
-        }
-        false => legend_row(&root, &legend, fonts.legend)?,
-    }
+    spot.draw(&root, &legend, fonts.legend, frame.top, (&lay, &plot))?;
     record(canvas_id, &root, Some(plot), fonts, need);
     root.present().map_err(js_err)
 }

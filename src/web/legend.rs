@@ -2,47 +2,14 @@
 //! at the curves' right ends ([`naming`] picks whichever leaves the larger plot), each entry
 //! shown by a sample of how the chart draws it (a line's dash, a dot, a ring or a bar).
 
-use super::chart_kit::{Area, Dash, GREY};
+use super::chart_kit::{Area, GREY};
 use super::js_err;
+use super::legend_sample::sample;
+pub(super) use super::legend_sample::{LegendEntry, Sample};
 use crate::charts::layout::MIN_PLOT_SHARE;
 use crate::charts::{fit_text, line_height, text_width, Layout, Rect};
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
-
-/// One entry of a legend: name, colour, and how the chart draws it.
-pub(super) type LegendEntry = (String, RGBColor, Sample);
-
-/// How a legend shows an entry: as the chart draws it, a stretch of its line or its mark.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Sample {
-    /// A line with this dash pattern.
-    Line(Dash),
-    /// A filled dot (a run drawn as dots).
-    Dot,
-    /// A ring (a run drawn as hollow dots).
-    Ring,
-    /// A filled box (a histogram's bars).
-    Bar,
-    /// No sample: a line of words about the chart (a chart of columns' order).
-    Words,
-}
-
-impl Sample {
-    /// The dash of the line this entry's curve is drawn with (solid for a mark).
-    pub(super) fn dash(self) -> Dash {
-        match self {
-            Sample::Line(dash) => dash,
-            _ => Dash::Solid,
-        }
-    }
-}
-
-impl From<Dash> for Sample {
-    fn from(dash: Dash) -> Self {
-        Sample::Line(dash)
-    }
-}
 
 /// How tall a legend row of `entries` is on a canvas `width` pixels wide (it wraps): the
 /// bottom margin to leave for [`legend_row`].
@@ -136,6 +103,59 @@ pub(super) fn legend_column(
     Ok(())
 }
 
+/// Where the legend of a chart whose plot keeps its height goes (the audit's ROC, Alice's
+/// histograms, the groups): beside the plot on a wide, low canvas (width ≥ 1.5 × height, the
+/// presenter's row of charts), else in a row below, `row_gap` under the plot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct LegendSpot {
+    /// A column beside the plot, not a row below it.
+    pub beside: bool,
+    /// The right margin the legend takes.
+    pub right: f64,
+    /// The bottom margin the legend takes.
+    pub bottom: f64,
+}
+
+impl LegendSpot {
+    /// The spot for `entries` at `font` on `root`.
+    pub(super) fn of(root: &Area, entries: &[LegendEntry], font: f64, row_gap: f64) -> Self {
+        let (width, height) = root.dim_in_pixel();
+        let (width, height) = (width as f64, height as f64);
+        match width >= 1.5 * height {
+            true => Self {
+                beside: true,
+                right: legend_column_width(entries, font),
+                bottom: 0.0,
+            },
+            false => Self {
+                beside: false,
+                right: 0.0,
+                bottom: legend_row_height(entries, width, font) + row_gap,
+            },
+        }
+    }
+
+    /// Draws `entries` there: a column from `top` down, stepping right of an x label of
+    /// `lay` (whose plot is `plot`) that reaches into the margin, or a row under the chart.
+    pub(super) fn draw(
+        &self,
+        root: &Area,
+        entries: &[LegendEntry],
+        font: f64,
+        top: f64,
+        (lay, plot): (&Layout, &Rect),
+    ) -> Result<(), JsError> {
+        match self.beside {
+            true => {
+                let height = root.dim_in_pixel().1 as f64;
+                let clear = names_span(lay, plot, height, font).clear;
+                legend_column(root, entries, font, top, clear)
+            }
+            false => legend_row(root, entries, font),
+        }
+    }
+}
+
 /// Where a chart names its curves.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Naming {
@@ -207,61 +227,6 @@ pub(super) fn naming(
     } else {
         Naming::Below(row)
     }
-}
-
-/// An entry's sample from `at` (its left end, on the text's middle line), `len` long, at
-/// `font`'s scale: a stretch of its line, or its mark centred in that stretch.
-fn sample(
-    root: &Area,
-    at: (i32, i32),
-    len: f64,
-    color: RGBColor,
-    look: Sample,
-    font: f64,
-) -> Result<(), JsError> {
-    let width = (font / 6.0).max(2.0);
-    let centre = (at.0 + (len / 2.0) as i32, at.1);
-    let radius = (font / 3.0).round().max(3.0) as i32;
-    match look {
-        Sample::Line(dash) => line_sample(root, at, len, (color, dash), font),
-        Sample::Dot => root.draw(&Circle::new(centre, radius, color.filled())),
-        Sample::Ring => root.draw(&Circle::new(
-            centre,
-            radius,
-            color.stroke_width(width as u32),
-        )),
-        Sample::Bar => {
-            let half = (font * 0.4) as i32;
-            let corners = [(at.0, at.1 - half), (at.0 + len as i32, at.1 + half)];
-            // As the chart draws a bar: a light fill and its outline.
-            root.draw(&Rectangle::new(corners, color.mix(0.45).filled()))?;
-            root.draw(&Rectangle::new(corners, color.stroke_width(1)))
-        }
-        Sample::Words => Ok(()),
-    }
-    .map_err(js_err)
-}
-
-/// A stretch of a line's look (`color`, `dash`), `len` long, at `font`'s scale.
-fn line_sample(
-    root: &Area,
-    at: (i32, i32),
-    len: f64,
-    (color, dash): (RGBColor, Dash),
-    font: f64,
-) -> Result<(), DrawingAreaErrorKind<<CanvasBackend as DrawingBackend>::ErrorType>> {
-    let style = ShapeStyle::from(&color).stroke_width((font / 6.0).max(2.0) as u32);
-    let (on, off) = dash.pattern().map_or((len, 0.0), |(on, off)| {
-        (on * font / 13.0, off * font / 13.0)
-    });
-    let mut k = 0.0;
-    while k < len {
-        let end = (k + on.max(1.0)).min(len);
-        let ends = vec![(at.0 + k as i32, at.1), (at.0 + end as i32, at.1)];
-        root.draw(&PathElement::new(ends, style))?;
-        k = end + off.max(1.0);
-    }
-    Ok(())
 }
 
 /// Where a chart's curve names at their right ends may stand: from the plot's `top` down to

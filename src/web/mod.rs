@@ -29,6 +29,7 @@ mod epsilon_chart;
 mod export;
 mod groups_chart;
 mod legend;
+mod legend_sample;
 mod noise_chart;
 mod parallel;
 mod refusal;
