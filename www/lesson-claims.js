@@ -17,10 +17,12 @@
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 /** @typedef {{text: string, claim: boolean | null | undefined}} Part */
 
-// The words for a setting a step sets (keys of the settings table that are run settings).
+// The words for a setting a step sets (keys of the settings table that are run settings). Not
+// the seed: every figure a step says is the run on screen's and every comparison carries its ±
+// (#53 §2), so another seed leaves each sentence true; its earlier step trains at it too.
 const NAMES = new Map(Object.entries({
   sigma: 'σ', clip: 'C', lot_size: 'L', lr: 'η', epochs: 'epochs', dataset: 'the data set', model: 'the model',
-  seed: 'the seed', amplification: 'the amplification convention', mode: 'the mode', groups: 'the groups',
+  amplification: 'the amplification convention', mode: 'the mode', groups: 'the groups',
 }));
 
 const shownValue = (/** @type {unknown} */ v) => (typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(3))) : String(v));

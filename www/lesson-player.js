@@ -6,7 +6,8 @@
 // the link like any other, which puts the lesson's settings on the controls through the one
 // settings object (link.js).
 // A step that compares with the one before it (`compare: 'run'`) pins the earlier step's run
-// on the charts — the one just shown when the class pressed Next, or trained again for a link.
+// on the charts — the one just shown when the class pressed Next, or trained again for a link,
+// with the settings on screen but what the earlier step sets differently.
 import { accuracy_gap } from './pkg/dpsgd_lab.js';
 import { LESSONS, lessonNamed } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
@@ -206,7 +207,12 @@ export function enterStep(step, configWith) {
   const earlier = carried && carried.name === step.name && carried.index === index - 1 ? carried : null;
   carried = null;
   if (!before || !mode) return [];
-  const cfg = configWith(settingsOf(lesson, index - 1));
+  // The earlier step's run differs from the one on screen only in what the earlier step sets
+  // differently (C = 0.1 against C = 1): a student's own change (another seed, σ moved) is
+  // carried into both, so the comparison stays one setting against another.
+  const was = settingsOf(lesson, index - 1);
+  const is = settingsOf(lesson, index);
+  const cfg = configWith(Object.fromEntries(Object.entries(was).filter(([key, v]) => is[key] !== v)));
   if (mode === 'preview') {
     prevConfig = cfg; // its preview needs the data set's facts: read when the lesson is filled
     return [];

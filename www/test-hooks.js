@@ -27,6 +27,8 @@ export function installTestHooks({ training, accounting, reports, fixAuditSeed, 
     reports: () => JSON.parse(JSON.stringify(reports())),
     // The pinned runs as a link would carry them, lesson steps' own included.
     pinnedConfigs: () => JSON.parse(JSON.stringify(pins.list.map((p) => ({ label: p.label, cfg: p.cfg })))),
+    // The pinned runs' settings and the last report each keeps (pins.js), a lesson's earlier step included.
+    pinnedEnds: () => JSON.parse(JSON.stringify(pins.list.map((p) => ({ label: p.label, cfg: p.cfg, last: p.history.at(-1) })))),
     fixAuditSeed,
     // The last audit's results as drawn (Rust's AuditResult per threat), or null.
     lastAudit: () => JSON.parse(JSON.stringify(lastAudit())),
