@@ -1,3 +1,4 @@
+// e2e: alone (it holds the page's main-thread CPU time to a bound while the audit's workers run).
 // End to end: the "Audit this run" panel. Its runs go to audit workers, the page draws the
 // privacy region with both attacks' ROC curves and ε_lower against the accountants' ε, Cancel
 // stops the workers at once, and no main-thread task takes over 50 ms of CPU while an audit runs.

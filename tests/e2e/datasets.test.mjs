@@ -1,3 +1,4 @@
+// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // End to end, the data: the built-in data sets and models load and train (MNIST from its IDX
 // files, Fashion-MNIST with a progress bar and never stored offline), a student's own file is
 // private data, and after the first visit the lab works offline. Each test opens a page of its

@@ -1,3 +1,4 @@
+// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // End to end, "Export as Opacus script" (export-opacus.js, #41 §4): on Adult the button
 // downloads one tar of the script and the prepared features, and the script's numbers are the
 // run's own (σ, C, L, δ, the seed, q = L/N with N the rows of its train.csv, the steps of an

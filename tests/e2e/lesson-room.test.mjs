@@ -99,8 +99,16 @@ for (const [name, lesson] of LESSONS) {
     assert.ok(!/noise (is|drowns|now lands)|σC grew/.test(quiet), quiet);
     assert.match(await page.locator('#lesson-ask').textContent(), /What does DP-SGD need the noise for/);
     g = await generationOf(page);
-    await setRange(page, '#sigma', String(({ ...lesson.base, ...lesson.steps[index].set }).sigma));
-    await setRange(page, '#clip', await page.locator('#clip').getAttribute('max'));
+    // σ back and C to its end in one task: moved one after the other, the run σ's move started
+    // could finish before C moved (breast cancer's ten epochs, under load), and was read instead.
+    const sigma = String(({ ...lesson.base, ...lesson.steps[index].set }).sigma);
+    await page.evaluate((s) => {
+      for (const [id, v] of [['sigma', s], ['clip', document.getElementById('clip').getAttribute('max')]]) {
+        const el = /** @type {HTMLInputElement} */ (document.getElementById(id));
+        el.value = v;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    }, sigma);
     const moved = await saidWhenDone(page, g);
     assert.match(moved, /^Off the step: C = 20 here \(the step sets C = [\d.]+\); what follows is the run on screen\./, moved);
     assert.deepEqual(problems, []);

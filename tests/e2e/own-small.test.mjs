@@ -1,3 +1,4 @@
+// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // End to end, a student's small file (the classroom issue's "A student's own file works"): 200
 // and 60 rows of the shipped breast cancer data are too few for the private estimate of their
 // 30 columns' ranges. The page refuses each before anything is released, with one form for

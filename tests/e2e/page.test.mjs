@@ -1,3 +1,4 @@
+// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // End to end: the served page trains in its worker, fills the run log and the charts, restarts
 // when a slider moves, and shows only what ε covers when asked to (data sets, own data and
 // offline use: datasets.test.mjs). Each test opens a page of its own, and they run in a

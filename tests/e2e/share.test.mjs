@@ -1,3 +1,4 @@
+// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // End to end, "Share with the class": the header's QR code decodes (jsQR, from the canvas's
 // pixels) to exactly the page's address, is large enough on a 1280 × 720 projector (at least
 // 4 CSS px a module) and on a phone, follows the link while open and closes on Escape; a link

@@ -1,3 +1,4 @@
+// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // End to end, "Print worksheet" (worksheet.js): for every lesson, the lesson panel's button
 // fills the sheet and asks the browser to print; under print media the sheet alone is shown,
 // with each step's question, the table to fill in and the lesson's QR code, which jsQR decodes

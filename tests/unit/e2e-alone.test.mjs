@@ -1,11 +1,9 @@
-// The end-to-end files that time anything by the clock run alone (scripts/test-e2e runs the
-// others two at a time): a file that reads the wall clock (Date.now), has the page time this
-// machine's cores (coresTimed) or sets the training worker's watchdog to a clock of its own
-// (setSilence: beside a busy file a sound worker can miss it) says so on its first line,
-// "// e2e: alone (why)". The main thread's long tasks (assertResponsive, longTasks) are
-// measured in CPU time from Chromium's trace (lab.mjs), which a busy neighbour does not lengthen
-// as it lengthens wall time: those files run two at a time (#52 item 14). The page's own clock
-// (performance.now() in the page) only marks where a trace window starts.
+// The end-to-end files that time anything run alone (scripts/test-e2e runs the others two at a
+// time): a file that measures the page's main-thread tasks, reads a clock, asserts a time or
+// sets the training worker's watchdog to a clock of its own (setSilence: beside a busy file a
+// sound worker can miss it) says so on its first line, "// e2e: alone (why)". The main thread's
+// CPU time too: on this machine's two cores another browser beside it lengthened a chart's task
+// from at most 51 ms of CPU (alone, a core busy) to 132 ms (#52 item 14, one run two at a time).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const E2E = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../e2e');
-const TIMES = /Date\.now\(\)|coresTimed|setSilence/;
+const TIMES = /assertResponsive|responsiveSuite|longTasks|Date\.now\(\)|performance\.now\(\)|coresTimed|setSilence/;
 
 test('every end-to-end file that times anything is marked to run alone', () => {
   const files = readdirSync(E2E).filter((f) => f.endsWith('.test.mjs'));
