@@ -102,11 +102,11 @@ export class SigmaPanel {
     this.message = 'Computing the σ each accountant needs…';
   }
 
-  // Asks for the curves when the settings that matter changed; `redraw` runs when the panel
-  // has something new to show, `onError` gets a message for the page.
-  request(config, facts, target, redraw, onError) {
-    const { sigma, lr, seed, amplification, ...relevant } = config;
-    const key = keyOf(relevant, facts, target);
+  // Asks for the curves when what they depend on changed (`mechanism`: Rust's key of the
+  // run's mechanism at σ = 1, preview_keys; and the target); `redraw` runs when the panel has
+  // something new to show, `onError` gets a message for the page.
+  request(config, facts, target, mechanism, redraw, onError) {
+    const key = keyOf(mechanism, target);
     if (key === this.key) return;
     this.key = key;
     this.curve = null;
@@ -140,9 +140,10 @@ export class PldPreview {
     this.curve = null;
   }
 
-  request(config, facts, redraw, onError) {
-    const { lr, seed, amplification, budget_epsilon, budget_accountant, ...relevant } = config;
-    const key = keyOf(relevant, facts);
+  // Asks for the curve when the run's mechanism changed (`mechanism`: Rust's key of it,
+  // preview_keys).
+  request(config, facts, mechanism, redraw, onError) {
+    const key = keyOf(mechanism);
     if (key === this.key) return;
     this.key = key;
     this.curve = null;

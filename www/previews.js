@@ -2,7 +2,7 @@
 // What the page shows of a run before it trains, all from Rust: the ε preview of the whole run
 // (computed here, in a few milliseconds), the σ-needed panel and the PLD curve (computed in the
 // accounting workers), for the run's settings and the facts of its data set.
-import { epsilon_preview } from './pkg/dpsgd_lab.js';
+import { epsilon_preview, preview_keys } from './pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 
 export class Previews {
@@ -30,9 +30,10 @@ export class Previews {
     // The chart's text alternative says what the chart shows: this preview's ε, or none yet
     // (never the ε of the data set shown before, while another loads).
     document.getElementById('epsilon-chart')?.setAttribute('aria-label', label(this.epsilon.at(-1)));
-    if (!this.epsilon.length) return;
-    this.sigmaPanel.request(cfg, facts, budget, redrawSigma, this.showMessage);
-    this.pld.request(cfg, facts, redraw, this.showMessage);
+    const keys = this.epsilon.length ? this.keysOf(cfg, facts) : null;
+    if (!keys) return;
+    this.sigmaPanel.request(cfg, facts, budget, keys.sigma_panel, redrawSigma, this.showMessage);
+    this.pld.request(cfg, facts, keys.pld, redraw, this.showMessage);
   }
 
   /** The ε preview of `cfg` on data with `facts` ([] and a message when Rust refuses it). */
@@ -44,5 +45,17 @@ export class Previews {
       return [];
     }
   }
-}
 
+  /**
+   * What the workers' previews of `cfg` depend on (Rust's keys of its mechanism), or null.
+   * @returns {{pld: string, sigma_panel: string} | null}
+   */
+  keysOf(cfg, facts) {
+    try {
+      return preview_keys(cfg, facts);
+    } catch (e) {
+      this.showMessage(`Cannot compute ε: ${e.message || e}`);
+      return null;
+    }
+  }
+}

@@ -75,7 +75,7 @@ pub fn check_run_config(config: JsValue) -> Result<JsValue, JsError> {
     to_js(&cfg)
 }
 
-fn inputs(config: &JsValue, facts: JsValue) -> Result<(RunConfig, DataFacts), JsError> {
+pub(super) fn inputs(config: &JsValue, facts: JsValue) -> Result<(RunConfig, DataFacts), JsError> {
     Ok((config_from_js(config)?, from_js(facts, "data facts")?))
 }
 
@@ -233,7 +233,7 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
 
 /// The run with noise multiplier σ and `epochs` epochs, as a private run (calibration and the
 /// σ panel are about the DP mode whatever mode the page shows).
-fn with_sigma(cfg: &RunConfig, sigma: f64, epochs: u64) -> RunConfig {
+pub(super) fn with_sigma(cfg: &RunConfig, sigma: f64, epochs: u64) -> RunConfig {
     RunConfig {
         sigma,
         mode: Mode::Dp,

@@ -6,7 +6,7 @@
 // strong 9.37, moments 1.26, PLD 0.95) nothing is said.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
 
 before(setUp);
 after(tearDown);
@@ -39,6 +39,38 @@ test('accountants within 2× of each other: nothing is said under the chart', as
     && /\(PLD\)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
   await page.waitForTimeout(500); // the ε chart's redraw
   assert.equal(await why(page), '');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// The previews' keys are Rust's (#54 §3: preview_keys, the mechanism and δ): moving C, which
+// the mechanism does not depend on, asks the accounting workers for no new PLD curve and no new
+// σ panel; moving σ asks for the PLD curve again, but not the σ panel (σ is its unknown).
+test('moving C recomputes no privacy preview; moving σ only the PLD curve', async () => {
+  // Every message the page posts to a worker, counted by its type.
+  const COUNT_POSTS = () => {
+    window.labPosts = {};
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, ...rest) {
+      const type = message && typeof message === 'object' ? message.type : undefined;
+      if (typeof type === 'string') window.labPosts[type] = (window.labPosts[type] || 0) + 1;
+      return post.call(this, message, ...rest);
+    };
+  };
+  const { page, problems } = await openLab('#v=1&epochs=2', COUNT_POSTS);
+  const asked = () => page.evaluate(() => ({ pld: window.labPosts['pld-curve'] || 0, sigma: window.labPosts['sigma-needed'] || 0 }));
+  await waitForRun(page, 0, 2, { done: true });
+  await page.waitForFunction(() => window.labPosts['pld-curve'] >= 1 && window.labPosts['sigma-needed'] >= 1, null, { timeout: 30_000 });
+  const first = await asked();
+  let g = await generationOf(page);
+  await setRange(page, '#clip', '3');
+  await waitForRun(page, g, 2, { done: true });
+  assert.deepEqual(await asked(), first, 'C moved: no preview asked again');
+  g = await generationOf(page);
+  await setRange(page, '#sigma', '2');
+  await waitForRun(page, g, 2, { done: true });
+  await page.waitForFunction((n) => window.labPosts['pld-curve'] > n, first.pld, { timeout: 30_000 });
+  assert.equal((await asked()).sigma, first.sigma, 'σ moved: the σ panel stands');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -4,8 +4,9 @@
 
 use super::{adult_facts, config, reference};
 use dpsgd_lab::config::RunConfig;
+use dpsgd_lab::privacy::accountant::Amplification;
 use dpsgd_lab::privacy::accountant::SampledGaussian;
-use dpsgd_lab::web::{calibrate, epsilon_for, format_epsilon};
+use dpsgd_lab::web::{calibrate, epsilon_for, format_epsilon, preview_keys};
 use std::sync::Arc;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
@@ -130,5 +131,68 @@ fn the_worst_case_audit_meets_the_trade_off_curve_in_wasm() {
             r.tpr_at_fpr[f],
             r.theory_tpr_at_fpr[f]
         );
+    }
+}
+
+/// The previews' keys follow the mechanism (#54 §3): C, η, the seed and the amplification
+/// convention leave both as they are; σ moves the PLD curve's but not the σ panel's (its
+/// unknown); L, the epochs and δ move both.
+#[wasm_bindgen_test]
+fn preview_keys_change_with_the_mechanism_only() {
+    let keys = |cfg: RunConfig| {
+        let k = preview_keys(config(cfg), adult_facts()).unwrap();
+        let get = |name: &str| {
+            js_sys::Reflect::get(&k, &name.into())
+                .unwrap()
+                .as_string()
+                .unwrap()
+        };
+        (get("pld"), get("sigma_panel"))
+    };
+    let base = RunConfig::default();
+    let (pld, panel) = keys(base.clone());
+    let same = [
+        RunConfig {
+            clip: base.clip * 3.0,
+            ..base.clone()
+        },
+        RunConfig {
+            lr: base.lr / 2.0,
+            ..base.clone()
+        },
+        RunConfig {
+            seed: Some(12345),
+            ..base.clone()
+        },
+        RunConfig {
+            amplification: Amplification::Paper,
+            ..base.clone()
+        },
+    ];
+    for cfg in same {
+        assert_eq!(keys(cfg), (pld.clone(), panel.clone()));
+    }
+    let sigma = keys(RunConfig {
+        sigma: base.sigma * 2.0,
+        ..base.clone()
+    });
+    assert!(sigma.0 != pld && sigma.1 == panel, "σ: {sigma:?}");
+    let moved = [
+        RunConfig {
+            lot_size: base.lot_size * 2,
+            ..base.clone()
+        },
+        RunConfig {
+            epochs: base.epochs + 1,
+            ..base.clone()
+        },
+        RunConfig {
+            delta: base.delta / 10.0,
+            ..base.clone()
+        },
+    ];
+    for cfg in moved {
+        let (p, s) = keys(cfg);
+        assert!(p != pld && s != panel);
     }
 }
