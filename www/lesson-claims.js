@@ -33,7 +33,7 @@ const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) => (typeof a =
 
 /**
  * The step's settings that the run on screen does not have: [name, the step's, the run's].
- * @param {Record<string, any>} want the step's settings (lesson-player.js settingsOf)
+ * @param {Record<string, any>} want the step's settings (lessons.js settingsOf)
  * @param {Record<string, any>} cfg the run's config
  */
 export function movedFrom(want, cfg) {

@@ -9,7 +9,7 @@
 // on the charts — the one just shown when the class pressed Next, or trained again for a link,
 // with the settings on screen but what the earlier step sets differently.
 import { accuracy_gap } from './pkg/dpsgd_lab.js';
-import { LESSONS, lessonNamed } from './lessons.js';
+import { LESSONS, settingsOf } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { claimsOf } from './lesson-claims.js';
 import { keepPresenterFitted, predictFirst, setUpPresenter } from './teacher.js';
@@ -19,19 +19,6 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 
 /** @typedef {import('./lessons.js').Lesson} Lesson */
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
-
-/** The lesson and step a link names: {name, lesson, index} or null (none, or not a lesson). */
-export function stepOf(/** @type {URLSearchParams} */ params) {
-  const name = params.get('lesson');
-  const lesson = lessonNamed(name);
-  if (!lesson || name === null) return null;
-  const n = Number(params.get('step') ?? '1');
-  const index = Number.isInteger(n) ? Math.min(Math.max(n, 1), lesson.steps.length) - 1 : 0;
-  return { name, lesson, index };
-}
-
-/** The settings of step `index` of `lesson` (keys of the settings table). */
-export const settingsOf = (/** @type {Lesson} */ lesson, /** @type {number} */ index) => ({ ...lesson.base, ...lesson.steps[index].set });
 
 let on = null;        // {name, lesson, index} of the step on screen, or null
 let prev = null;      // the facts of the step before, as its run ended (or its preview)

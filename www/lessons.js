@@ -270,3 +270,16 @@ export const LESSONS = new Map(Object.entries({
 
 /** The lesson named `name`, or undefined (a Map: a user's string never reaches prototype keys). */
 export const lessonNamed = (/** @type {string | null} */ name) => (name === null ? undefined : LESSONS.get(name));
+
+/** The lesson and step a link names: {name, lesson, index} or null (none, or not a lesson). */
+export function stepOf(/** @type {URLSearchParams} */ params) {
+  const name = params.get('lesson');
+  const lesson = lessonNamed(name);
+  if (!lesson || name === null) return null;
+  const n = Number(params.get('step') ?? '1');
+  const index = Number.isInteger(n) ? Math.min(Math.max(n, 1), lesson.steps.length) - 1 : 0;
+  return { name, lesson, index };
+}
+
+/** The settings of step `index` of `lesson` (keys of the settings table). */
+export const settingsOf = (/** @type {Lesson} */ lesson, /** @type {number} */ index) => ({ ...lesson.base, ...lesson.steps[index].set });

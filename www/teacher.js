@@ -1,5 +1,5 @@
 import { chart_layout } from './pkg/dpsgd_lab.js';
-import { settingsOf, stepOf } from './lesson-player.js';
+import { settingsOf, stepOf } from './lessons.js';
 import { shown } from './shown.js';
 // Teacher mode and lessons, read from the URL hash (docs/teaching.md says how to use them).
 const $ = (id) => document.getElementById(id);

@@ -4,11 +4,10 @@
 // noise, never says a fixed word that holds only at the step's settings, and names what was moved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LESSONS } from '../../www/lessons.js';
+import { LESSONS, settingsOf } from '../../www/lessons.js';
 import { claimsOf, movedFrom } from '../../www/lesson-claims.js';
 import { factsOf, fillers, fillIn } from '../../www/lesson-facts.js';
 
-const settingsOf = (lesson, i) => ({ ...lesson.base, ...lesson.steps[i].set });
 // Every `{name}` filled with a mark, so the test reads the words, not the numbers.
 const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
 
