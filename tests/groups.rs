@@ -164,7 +164,7 @@ fn what_eps_covers_names_the_groups_accuracy_and_their_public_sizes() {
     assert!(!plain.contains("group"), "{plain}");
 }
 
-/// The "Who pays for privacy?" lesson's settings (www/lesson-who-pays.js): MNIST by class,
+/// The "Who pays for privacy?" lesson's settings (www/lessons/lesson-who-pays.js): MNIST by class,
 /// non-private against DP-SGD with the same seed. The gap between the best and the worst class
 /// widens under DP-SGD, and the class that loses most is the rarest in the training data.
 #[test]

@@ -10,7 +10,7 @@ import { drawCanvasMessage, sizeCanvas } from './drawing.js';
 import { showMessage } from './messages.js';
 import { auditWorkerPlan, defaultWorkers } from './cores.js';
 import { settings } from './settings.js';
-import { movedFrom } from './lesson-claims.js';
+import { movedFrom } from './lessons/lesson-claims.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];

@@ -31,8 +31,8 @@ import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status
 import { isPlaying, setUpPlayButton, show as showPlay } from './play-button.js';
 import { settings, showSeedMode } from './settings.js';
 import { resized } from './lot-size.js';
-import { fitPresenter } from './teacher.js';
-import { earlierStepDone, enterStep, lessonPressing, refreshLesson, setUpLessonPlayer } from './lesson-player.js';
+import { fitPresenter } from './lessons/teacher.js';
+import { earlierStepDone, enterStep, lessonPressing, refreshLesson, setUpLessonPlayer } from './lessons/lesson-player.js';
 import { installTestHooks } from './test-hooks.js';
 import { firstEpochShown, offlineCopyStored, setUpUpdates } from './update.js';
 

@@ -4,7 +4,7 @@
 // the cost of privacy the accuracy chart writes, and the lesson step on screen.
 // `training()` is the current training worker (a KeptWorker).
 import { chart_layout } from './pkg/dpsgd_lab.js';
-import { lessonState } from './lesson-player.js';
+import { lessonState } from './lessons/lesson-player.js';
 import { lastAudit } from './audit.js';
 import { lastAlice, pointOnChart } from './alice.js';
 

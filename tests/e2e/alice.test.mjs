@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ARTIFACTS, openLab, setUp, tearDown } from './lab.mjs';
-import { ALICE_LESSON } from '../../www/lesson-alice.js';
+import { ALICE_LESSON } from '../../www/lessons/lesson-alice.js';
 
 before(setUp);
 after(tearDown);

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
-import { LESSONS } from '../../www/lessons.js';
+import { LESSONS } from '../../www/lessons/lessons.js';
 
 before(setUp);
 after(tearDown);

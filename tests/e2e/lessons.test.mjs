@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ARTIFACTS, openLab, setUp, tearDown } from './lab.mjs';
-import { LESSONS } from '../../www/lessons.js';
+import { LESSONS } from '../../www/lessons/lessons.js';
 
 before(setUp);
 after(tearDown);

@@ -48,7 +48,7 @@ test('Predict first: a step\'s numbers and charts wait for Reveal; the clicker r
   assert.equal(state.step, 1);
   seen = await readable(page);
   for (const f of figuresOf(state.text)) assert.ok(seen.text.includes(f), `${f} shown after Reveal`);
-  const step = (await import('../../www/lessons.js')).LESSONS.get('noise').steps[0];
+  const step = (await import('../../www/lessons/lessons.js')).LESSONS.get('noise').steps[0];
   for (const id of step.charts) assert.ok(seen.charts.includes(id), `#${id} drawn after Reveal`);
   assert.ok(!(await page.locator('#lesson-reveal').isVisible()));
 

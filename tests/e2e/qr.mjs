@@ -4,7 +4,7 @@ import jsQR from 'jsqr';
 
 // The QR canvas as the page drew it, read back and decoded by jsQR: { text (null if jsQR found
 // no code), size (modules on a side), version, cssWidth, box (the canvas's rectangle) }.
-// `id`: the canvas (the share dialog's by default; worksheet.js draws #worksheet-qr).
+// `id`: the canvas (the share dialog's by default; lessons/worksheet.js draws #worksheet-qr).
 export async function readQr(page, id = 'qr-canvas') {
   const drawn = await page.evaluate((canvasId) => {
     const c = document.getElementById(canvasId);

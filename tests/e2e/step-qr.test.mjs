@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openLab, setUp, tearDown } from './lab.mjs';
 import { readQr } from './qr.mjs';
-import { LESSONS } from '../../www/lessons.js';
+import { LESSONS } from '../../www/lessons/lessons.js';
 
 before(setUp);
 after(tearDown);

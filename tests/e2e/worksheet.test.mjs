@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { readQr } from './qr.mjs';
 import { ARTIFACTS, openLab, registerShuffled, responsiveSuite } from './lab.mjs';
-import { LESSONS } from '../../www/lessons.js';
+import { LESSONS } from '../../www/lessons/lessons.js';
 
 const cases = [];
 const test = (name, fn) => cases.push([name, fn]);
@@ -99,7 +99,7 @@ for (const [name, lesson] of LESSONS) {
 test('a name that is not a lesson fills no worksheet', async () => {
   const { page, problems } = await openLab('', STUB_PRINT);
   const filled = await page.evaluate(async () => {
-    const { fillWorksheet } = await import('./worksheet.js');
+    const { fillWorksheet } = await import('./lessons/worksheet.js');
     return ['__proto__', 'constructor', 'toString', 'nope'].map((n) => fillWorksheet(n));
   });
   assert.deepEqual(filled, [false, false, false, false]);

@@ -4,9 +4,9 @@
 // noise, never says a fixed word that holds only at the step's settings, and names what was moved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LESSONS, settingsOf } from '../../www/lessons.js';
-import { claimsOf, movedFrom } from '../../www/lesson-claims.js';
-import { factsOf, fillers, fillIn } from '../../www/lesson-facts.js';
+import { LESSONS, settingsOf } from '../../www/lessons/lessons.js';
+import { claimsOf, movedFrom } from '../../www/lessons/lesson-claims.js';
+import { factsOf, fillers, fillIn } from '../../www/lessons/lesson-facts.js';
 
 // Every `{name}` filled with a mark, so the test reads the words, not the numbers.
 const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
