@@ -7,34 +7,34 @@ import init, {
   accountants, check_run_config, draw_boundary, format_epsilon, matrix_kernel,
   run_defaults, suggested_settings,
 } from './pkg/dpsgd_lab.js';
-import { Accounting, accountingIdle } from './accounting.js';
-import { Previews } from './previews.js';
-import { auditing, auditOf, draw as drawAudit, earlierAuditOf, fixAuditSeed, setUpAudit, trainingCap } from './audit.js';
-import { aliceOf, draw as drawAlice, setUpAlice } from './alice.js';
-import { renderCoverage } from './coverage.js';
-import { FileLedger } from './file-ledger.js';
-import { checkWorkers, defaultWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, timeCoresWhenQuiet, workerCount } from './cores.js';
-import { setUpCharts } from './charts.js';
-import { drawCanvasMessage, sizeCanvas } from './drawing.js';
-import { KeptWorker } from './kept-worker.js';
+import { Accounting, accountingIdle } from './lab/accounting.js';
+import { Previews } from './lab/previews.js';
+import { auditing, auditOf, draw as drawAudit, earlierAuditOf, fixAuditSeed, setUpAudit, trainingCap } from './audit/audit.js';
+import { aliceOf, draw as drawAlice, setUpAlice } from './audit/alice.js';
+import { renderCoverage } from './views/coverage.js';
+import { FileLedger } from './views/file-ledger.js';
+import { checkWorkers, defaultWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, timeCoresWhenQuiet, workerCount } from './views/cores.js';
+import { setUpCharts } from './views/charts.js';
+import { drawCanvasMessage, sizeCanvas } from './views/drawing.js';
+import { KeptWorker } from './lab/kept-worker.js';
 import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { addMessage, clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
-import { Pins, setUpPinButtons } from './pins.js';
-import { readLink, stepThenLinkRuns, writeLink } from './link.js';
-import { RunLog } from './runlog.js';
-import { setUpExport } from './export.js';
-import { setUpShare } from './share.js';
-import { setUpCalibrate } from './calibrate.js';
-import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './status-text.js';
-import { isPlaying, setUpPlayButton, show as showPlay } from './play-button.js';
-import { settings, showSeedMode } from './settings.js';
-import { resized } from './lot-size.js';
+import { Pins, setUpPinButtons } from './lab/pins.js';
+import { readLink, stepThenLinkRuns, writeLink } from './lab/link.js';
+import { RunLog } from './views/runlog.js';
+import { setUpExport } from './share/export.js';
+import { setUpShare } from './share/share.js';
+import { setUpCalibrate } from './lab/calibrate.js';
+import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './views/status-text.js';
+import { isPlaying, setUpPlayButton, show as showPlay } from './views/play-button.js';
+import { settings, showSeedMode } from './lab/settings.js';
+import { resized } from './lab/lot-size.js';
 import { fitPresenter } from './lessons/teacher.js';
 import { earlierStepDone, enterStep, lessonPressing, refreshLesson, setUpLessonPlayer } from './lessons/lesson-player.js';
-import { installTestHooks } from './test-hooks.js';
-import { firstEpochShown, offlineCopyStored, setUpUpdates } from './update.js';
+import { installTestHooks } from './testing/test-hooks.js';
+import { firstEpochShown, offlineCopyStored, setUpUpdates } from './lab/update.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 /** @typedef {import('./protocol.js').FromTraining} FromTraining */

@@ -5,8 +5,8 @@
 // file, own-data.html, put into details#own-data the first time a student opens it.
 import { LabData } from './pkg/dpsgd_lab.js';
 import { TO_WORKER } from './protocol.js';
-import { settings } from './settings.js';
-import { fitOwnLot } from './lot-size.js';
+import { settings } from './lab/settings.js';
+import { fitOwnLot } from './lab/lot-size.js';
 import { counted, shown } from './shown.js';
 
 const $ = (id) => document.getElementById(id);

@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 /// About how much memory one audit worker takes for a data set (`DataFacts`), in bytes, in a
 /// multi-run audit (`one_run_canaries` = 0) or a one-run audit with that many canaries, or an
 /// Alice audit (`alice`): the page runs no more audit workers than fit in half the device's
-/// memory (www/cores.js).
+/// memory (www/views/cores.js).
 #[wasm_bindgen]
 pub fn audit_worker_bytes(
     facts: JsValue,

@@ -1,5 +1,5 @@
 //! The page's "QR code" button: the lab's link as a QR code's modules ([`crate::share`]), for
-//! www/share.js to draw on a canvas with its quiet zone.
+//! www/share/share.js to draw on a canvas with its quiet zone.
 
 use crate::share::{qr_matrix, QrMatrix};
 use wasm_bindgen::prelude::*;

@@ -33,7 +33,7 @@ export async function launch() {
   return context;
 }
 
-// A page's cores are timed once its first run has ended (www/cores.js: about 0.2 s of busy
+// A page's cores are timed once its first run has ended (www/views/cores.js: about 0.2 s of busy
 // loops in two or more workers); benchmarks wait for it, so that it does not run beside them.
 export const coresTimed = (page) => page.waitForFunction(
   () => /a short timing ran|could not be timed/.test(document.getElementById('workers').title), null, { timeout: 30_000 });

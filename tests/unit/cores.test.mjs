@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultReason, median, speedupOf, workersShown } from '../../www/core-probe.js';
 import { sharedBufferType, sharedMemoryMissing } from '../../www/shared-channel.js';
-import { channelText, whenQuiet } from '../../www/cores.js';
+import { channelText, whenQuiet } from '../../www/views/cores.js';
 
 test('the default is no more workers than the timed speed-up shows, whatever the browser reports', () => {
   // WebKitGTK reported 4 on a 2-core machine: four loops in one window each ran at half speed.

@@ -3,7 +3,7 @@
 // the gate for a link's values, and user strings never reach a prototype.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ROWS, configOf, fromHash, toHash, valuesOf } from '../../www/settings.js';
+import { ROWS, configOf, fromHash, toHash, valuesOf } from '../../www/lab/settings.js';
 
 // A run's config as Rust's run_defaults() gives it (the fields the table's rows name).
 const DEFAULTS = Object.freeze({

@@ -4,9 +4,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { shown } from '../../www/shown.js';
-import { FileLedger } from '../../www/file-ledger.js';
-import { csvOf } from '../../www/runlog.js';
-import { fromHash } from '../../www/settings.js';
+import { FileLedger } from '../../www/views/file-ledger.js';
+import { csvOf } from '../../www/views/runlog.js';
+import { fromHash } from '../../www/lab/settings.js';
 
 test('a user string is shown on one line, its first 60 characters and its length (3.6)', () => {
   assert.equal(shown('age'), 'age');

@@ -10,7 +10,7 @@
 // qr_modules) and link that open the lesson at step 1. Every word
 // is set as text, never as HTML; at most two pages for every lesson (tests/e2e/worksheet.test.mjs).
 import { lessonNamed } from './lessons.js';
-import { paintQr, qrOf } from '../share.js';
+import { paintQr, qrOf } from '../share/share.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 

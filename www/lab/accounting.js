@@ -5,8 +5,8 @@
 // the run's settings and the data's facts; Rust derives every privacy quantity from them.
 import { KeptWorker } from './kept-worker.js';
 
-/** @typedef {import('./protocol.js').ToAccounting} ToAccounting */
-/** @typedef {import('./protocol.js').FromAccounting} FromAccounting */
+/** @typedef {import('../protocol.js').ToAccounting} ToAccounting */
+/** @typedef {import('../protocol.js').FromAccounting} FromAccounting */
 /** @typedef {{id: number, message: ToAccounting, then: (m: FromAccounting) => void}} Asked */
 
 /** @type {Set<Accounting>} */
@@ -27,7 +27,7 @@ export class Accounting {
     this.worker = new KeptWorker('./accounting-worker.js', {
       silenceMs: 60_000,
       onMessage: (ev) => {
-        /** @type {FromAccounting | import('./protocol.js').InitError} */
+        /** @type {FromAccounting | import('../protocol.js').InitError} */
         const m = ev.data;
         if (!m || typeof m !== 'object') return;
         if (m.type === 'init-error') {

@@ -5,8 +5,8 @@
 // level M, at most version 25, or a message saying why not); this file draws them, black on
 // white with the standard's quiet zone, as large as the window allows: on a 1280 × 720
 // projector, a code of version 25 still gets over 4 px a module.
-import { qr_modules } from './pkg/dpsgd_lab.js';
-import { LINK_CHANGED } from './link.js';
+import { qr_modules } from '../pkg/dpsgd_lab.js';
+import { LINK_CHANGED } from '../lab/link.js';
 
 const QUIET = 4; // light modules around the code (the QR standard's quiet zone)
 const AROUND = 16; // CSS px kept free between the dialog and the window's edges

@@ -9,7 +9,7 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 
 // Wires the button: `currentRun()` is the run now shown ({cfg, facts}) or null, `accounting`
 // the accounting worker (accounting.js).
-export function setUpOpacusExport(/** @type {() => any} */ currentRun, /** @type {import('./accounting.js').Accounting} */ accounting) {
+export function setUpOpacusExport(/** @type {() => any} */ currentRun, /** @type {import('../lab/accounting.js').Accounting} */ accounting) {
   const say = $('opacus-export-message');
   $('export-opacus').addEventListener('click', () => {
     // The run on show, as it was started: never the pickers, which may have moved since.

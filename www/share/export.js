@@ -1,7 +1,7 @@
 // Export: the run log as CSV (only what the run's reports carry; columns outside ε named so,
 // what ε does not cover, no seed for a student's own data — see runlog.js), the charts as PNG,
 // and the run as an Opacus script (export-opacus.js).
-import { csvOf } from './runlog.js';
+import { csvOf } from '../views/runlog.js';
 import { setUpOpacusExport } from './export-opacus.js';
 import { download, downloadBytes } from './download.js';
 

@@ -3,8 +3,8 @@
 // machine has), capped. Training splits each lot between that many workers (worker.js,
 // gradient-pool.js) and the audit trains that many of its runs at once (audit.js), or fewer
 // where their copies of the data set would not fit in memory (auditWorkerPlan).
-import { settings } from './settings.js';
-import { defaultReason, probeCores, probeKept, probed, reportedCores } from './core-probe.js';
+import { settings } from '../lab/settings.js';
+import { defaultReason, probeCores, probeKept, probed, reportedCores } from '../core-probe.js';
 
 const $ = (id) => document.getElementById(id);
 

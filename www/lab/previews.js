@@ -2,7 +2,7 @@
 // What the page shows of a run before it trains, all from Rust: the ε preview of the whole run
 // (computed here, in a few milliseconds), the σ-needed panel and the PLD curve (computed in the
 // accounting workers), for the run's settings and the facts of its data set.
-import { epsilon_preview, preview_keys } from './pkg/dpsgd_lab.js';
+import { epsilon_preview, preview_keys } from '../pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
 
 export class Previews {

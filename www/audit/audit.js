@@ -3,14 +3,14 @@
 // copies would not fit in memory: cores.js), with progress and Cancel; then the privacy region
 // with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
 // from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
-import { audit_worker_bytes, draw_audit_epsilons, draw_audit_region } from './pkg/dpsgd_lab.js';
-import { TO_AUDIT, TO_WORKER } from './protocol.js';
+import { audit_worker_bytes, draw_audit_epsilons, draw_audit_region } from '../pkg/dpsgd_lab.js';
+import { TO_AUDIT, TO_WORKER } from '../protocol.js';
 import { AuditWorker } from './audit-workers.js';
-import { drawCanvasMessage, sizeCanvas } from './drawing.js';
-import { showMessage } from './messages.js';
-import { auditWorkerPlan, defaultWorkers } from './cores.js';
-import { settings } from './settings.js';
-import { movedFrom } from './lessons/lesson-claims.js';
+import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
+import { showMessage } from '../messages.js';
+import { auditWorkerPlan, defaultWorkers } from '../views/cores.js';
+import { settings } from '../lab/settings.js';
+import { movedFrom } from '../lessons/lesson-claims.js';
 
 const $ = (id) => document.getElementById(id);
 const THREATS = ['worst-case', 'realistic'];

@@ -5,8 +5,8 @@
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
 import { settings, toHash } from './settings.js';
-import { shown } from './shown.js';
-import { applyTeacherMode } from './lessons/teacher.js';
+import { shown } from '../shown.js';
+import { applyTeacherMode } from '../lessons/teacher.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings); returns
 // { teacherParams, step: the lesson step it opens (or null), queue: the pinned runs to train,

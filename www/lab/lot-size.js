@@ -6,7 +6,7 @@
 // - a run whose L is above N (a link, another data set): a student's file takes the
 //   suggestion; a built-in set all of its rows, L = N (a link's larger lot means all of it);
 //   a pinned run trains with L = N and the settings stay.
-import { lot_at_least_n } from './pkg/dpsgd_lab.js';
+import { lot_at_least_n } from '../pkg/dpsgd_lab.js';
 import { settings } from './settings.js';
 
 // Rust's figures for `cfg` on data with `facts`, or null (L < N, or no figures).

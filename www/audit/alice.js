@@ -6,14 +6,14 @@
 // threshold test at 5% false alarms (the one the sentence quotes) and what ε allows. Alice is the point clicked on the decision-boundary chart (2-D sets, when
 // it shows the training points) or the lab's pick. Every number comes from Rust
 // (`audit::alice`); this file only hands out runs, draws and says Rust's sentence.
-import { audit_worker_bytes, chart_layout, draw_alice, draw_alice_image } from './pkg/dpsgd_lab.js';
-import { TO_AUDIT } from './protocol.js';
+import { audit_worker_bytes, chart_layout, draw_alice, draw_alice_image } from '../pkg/dpsgd_lab.js';
+import { TO_AUDIT } from '../protocol.js';
 import { AuditWorker } from './audit-workers.js';
-import { drawCanvasMessage, sizeCanvas } from './drawing.js';
-import { showMessage } from './messages.js';
-import { auditWorkerPlan } from './cores.js';
-import { settings } from './settings.js';
-import { dataKeyOf } from './data-loader.js';
+import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
+import { showMessage } from '../messages.js';
+import { auditWorkerPlan } from '../views/cores.js';
+import { settings } from '../lab/settings.js';
+import { dataKeyOf } from '../data-loader.js';
 
 const $ = (id) => document.getElementById(id);
 const button = (id) => /** @type {HTMLButtonElement} */ ($(id));

@@ -3,10 +3,10 @@
 // training workers, the run's reports, a fixed audit seed, each chart's layout as drawn and
 // the cost of privacy the accuracy chart writes, and the lesson step on screen.
 // `training()` is the current training worker (a KeptWorker).
-import { chart_layout } from './pkg/dpsgd_lab.js';
-import { lessonState } from './lessons/lesson-player.js';
-import { lastAudit } from './audit.js';
-import { lastAlice, pointOnChart } from './alice.js';
+import { chart_layout } from '../pkg/dpsgd_lab.js';
+import { lessonState } from '../lessons/lesson-player.js';
+import { lastAudit } from '../audit/audit.js';
+import { lastAlice, pointOnChart } from '../audit/alice.js';
 
 export function installTestHooks({ training, accounting, reports, fixAuditSeed, privacyCostPoints, pins }) {
   let defaults = null; // the page's own silences, read when a test first shortens them

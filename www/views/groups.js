@@ -3,9 +3,9 @@
 // set has (Rust's `group_choices`: Adult's sex and race and the class; the class elsewhere;
 // none on a student's own file, whose private rows' groups would be released without noise,
 // said in one line under the control), and the groups chart shows while a run has groups.
-import { group_choices } from './pkg/dpsgd_lab.js';
-import { onDataSetShown, settings } from './settings.js';
-import { addMessage } from './messages.js';
+import { group_choices } from '../pkg/dpsgd_lab.js';
+import { onDataSetShown, settings } from '../lab/settings.js';
+import { addMessage } from '../messages.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 

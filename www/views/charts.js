@@ -6,11 +6,11 @@
 // level instead of drawing.
 import {
   RunView, draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart, draw_noise_chart, draw_sigma_chart, epsilon_why,
-} from './pkg/dpsgd_lab.js';
+} from '../pkg/dpsgd_lab.js';
 import { showGroupsFigure } from './groups.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
-import { showMessage } from './messages.js';
-import { settings } from './settings.js';
+import { showMessage } from '../messages.js';
+import { settings } from '../lab/settings.js';
 
 const $ = (id) => document.getElementById(id);
 
