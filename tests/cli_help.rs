@@ -7,7 +7,11 @@
 mod common;
 
 use common::{dpsgd, refused};
-use dpsgd_lab::config::{range_of, Ends, RunConfig, RANGES};
+use dpsgd_lab::config::{
+    names_of, range_of, Clipping, Ends, Mode, ModelKind, ReleaseLevel, RunConfig, Sampling, RANGES,
+};
+use dpsgd_lab::privacy::accountant::{AccountantName, Amplification};
+use dpsgd_lab::train::groups::GroupBy;
 use serde_json::{json, Value};
 
 const COMMANDS: [&str; 7] = [
@@ -194,4 +198,49 @@ fn a_mistyped_flag_is_one_line_with_a_suggestion() {
         e.contains("--sigma: noise multiplier σ = -1 must be between 0 and 100"),
         "{e}"
     );
+}
+
+/// Every named choice's help lists its enum's names (#54 §4: from the enum, never a list by
+/// hand), each name is one RunConfig takes, and a name outside the list is refused.
+#[test]
+fn each_choice_lists_the_names_its_setting_takes() {
+    let out = help(&["train", "--help"]);
+    let listed = |field: &str| -> Vec<String> {
+        let flag = flag_of(field);
+        let line = out
+            .lines()
+            .map(str::trim)
+            .find(|l| l.split([' ', '=']).next() == Some(flag.as_str()))
+            .unwrap_or_else(|| panic!("{flag} has help"));
+        let names = shown(line, "possible values").unwrap_or_else(|| panic!("{line}"));
+        names.split(", ").map(String::from).collect()
+    };
+    let choices: [(&str, Vec<String>); 8] = [
+        ("model", names_of::<ModelKind>()),
+        ("clipping", names_of::<Clipping>()),
+        ("mode", names_of::<Mode>()),
+        ("sampling", names_of::<Sampling>()),
+        ("amplification", names_of::<Amplification>()),
+        ("report", names_of::<ReleaseLevel>()),
+        (
+            "budget_accountant",
+            AccountantName::ALL.map(|a| a.name().to_string()).to_vec(),
+        ),
+        (
+            "groups",
+            GroupBy::ALL.map(|g| g.name().to_string()).to_vec(),
+        ),
+    ];
+    for (field, names) in choices {
+        assert_eq!(listed(field), names, "{field}");
+        // Adult: the one data set every grouping applies to.
+        let config = |name: &str| json!({ field: name, "dataset": "adult" }).to_string();
+        for name in &names {
+            RunConfig::from_json(&config(name)).unwrap_or_else(|e| panic!("{field} = {name}: {e}"));
+        }
+        assert!(
+            RunConfig::from_json(&config("no-such-name")).is_err(),
+            "{field}"
+        );
+    }
 }

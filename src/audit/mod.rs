@@ -40,7 +40,7 @@ pub const MAX_RUNS: usize = 100_000;
 pub const MAX_CANARIES: usize = 10_000;
 
 /// What the adversary controls and sees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "kebab-case")]
 pub enum Threat {
     /// Dirac gradient canaries; every update observed; the exact likelihood ratio.

@@ -43,6 +43,7 @@ use cli::{AuditArgs, BenchArgs, Command, RunArgs, DEFAULT_CANARIES, DEFAULT_RUNS
 use data::load_data;
 use dpsgd_lab::audit::alice::AliceChoice;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
+use dpsgd_lab::config::names_of;
 use dpsgd_lab::text::shown;
 use dpsgd_lab::train::{Shown, Trainer};
 use options::flag_of;
@@ -138,15 +139,13 @@ fn audit(a: &AuditArgs) {
             })
         }),
     });
+    // The attacks' names are Threat's own (config::names_of), parsed as its JSON names.
+    let attacks = names_of::<Threat>().join(" or ");
     let threat = match a.threat.as_deref() {
-        Some("worst-case") => Threat::WorstCase,
-        Some("realistic") => Threat::Realistic,
+        Some(o) => serde_json::from_value(serde_json::Value::String(o.into()))
+            .unwrap_or_else(|_| fail(format!("--threat = '{}' must be {attacks}", shown(o)))),
         None if alice.is_some() => Threat::Realistic,
-        Some(o) => fail(format!(
-            "--threat = '{}' must be worst-case or realistic",
-            shown(o)
-        )),
-        None => fail("--threat is required (worst-case or realistic)"),
+        None => fail(format!("--threat is required ({attacks})")),
     };
     let runs = a.runs.as_ref().map_or(DEFAULT_RUNS, |r| r.value);
     let canaries = match (a.one_run, &a.canaries) {

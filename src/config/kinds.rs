@@ -1,9 +1,10 @@
 //! The named choices of a run's configuration (each a JSON string in kebab case).
 
 use serde::{Deserialize, Serialize};
+use strum::{EnumIter, IntoEnumIterator};
 
 /// Which model to train.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "kebab-case")]
 pub enum ModelKind {
     /// Softmax (multinomial) logistic regression; binary with two classes.
@@ -13,7 +14,7 @@ pub enum ModelKind {
 }
 
 /// How per-example gradients are clipped (paper Section 3.1, "Norm clipping").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "kebab-case")]
 pub enum Clipping {
     /// One bound C on the norm of the whole gradient; noise σC on every parameter.
@@ -23,7 +24,7 @@ pub enum Clipping {
 }
 
 /// What the sanitizer does — full DP-SGD, or one half of it for teaching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// Clip and add noise: differentially private.
@@ -49,7 +50,7 @@ impl Mode {
 }
 
 /// How lots are drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "kebab-case")]
 pub enum Sampling {
     /// Each example joins each lot independently with probability q = L/N (what the
@@ -61,7 +62,7 @@ pub enum Sampling {
 }
 
 /// What an epoch report releases.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, EnumIter)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReleaseLevel {
     /// Only what ε covers: the model's metrics on a public held-out test set, ε, and the
@@ -70,4 +71,42 @@ pub enum ReleaseLevel {
     /// Everything a lesson uses, each field outside the guarantee named in `not_private`.
     #[default]
     Teaching,
+}
+
+/// The names a named choice `T` takes in settings, links and on the command line, in the order
+/// its variants are declared: each variant's JSON name (serde's), the variants the compiler's
+/// (strum's `EnumIter`) — no list by hand to drift from the enum (#54 §4).
+pub fn names_of<T: IntoEnumIterator + Serialize>() -> Vec<String> {
+    T::iter().map(name_of).collect()
+}
+
+/// The name of one choice `v`: its JSON (serde) name.
+pub fn name_of<T: Serialize>(v: T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => panic!("a named choice serialises as its name, not {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_is_named_and_each_name_parses_back() {
+        assert_eq!(
+            names_of::<Mode>(),
+            ["dp", "non-private", "clip-only", "noise-only"]
+        );
+        assert_eq!(names_of::<ReleaseLevel>(), ["private", "teaching"]);
+        for name in names_of::<Sampling>() {
+            let back: Sampling =
+                serde_json::from_value(serde_json::Value::String(name.clone())).unwrap();
+            assert_eq!(
+                serde_json::to_value(back).unwrap(),
+                serde_json::Value::String(name)
+            );
+        }
+        assert_eq!(names_of::<ModelKind>().len(), ModelKind::iter().count());
+    }
 }

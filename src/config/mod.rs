@@ -8,7 +8,7 @@ mod validate;
 
 pub use crate::privacy::accountant::AccountantName;
 pub use crate::train::groups::GroupBy;
-pub use kinds::{Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
+pub use kinds::{name_of, names_of, Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
 pub use lot::LotAtLeastN;
 pub use validate::{
     fmt_num, range_of, ConfigError, Ends, Range, HIDDEN_LAYERS, MAX_EPOCHS, MAX_SIGMA, RANGES,

@@ -8,7 +8,7 @@ use super::args::{fail, read, Given};
 const ACCOUNTS: &str = "the training steps alone (T sampled Gaussian steps at rate q and noise \
      σ): a run's DP-PCA, private column ranges and noisy counts spend more, and `dpsgd train` \
      reports ε with them";
-use dpsgd_lab::config::{fmt_num, MAX_SIGMA};
+use dpsgd_lab::config::{fmt_num, name_of, names_of, MAX_SIGMA};
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon_in;
 use dpsgd_lab::privacy::accountant::{
     Accountant, AccountantName, Amplification, EpsilonReport, SampledGaussian, MAX_STEPS,
@@ -41,9 +41,15 @@ pub struct MechanismArgs {
     /// The δ of ε (required) [range: strictly between 0 and 1]
     #[arg(long, value_name = "δ", value_parser = read::<f64>(DELTA))]
     delta: Option<Given<f64>>,
-    /// How naive and strong composition bound a step [default: rigorous] [possible values:
-    /// rigorous, classical, paper]
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = format!(
+            "How naive and strong composition bound a step [default: {}] [possible values: {}]",
+            name_of(Amplification::default()),
+            names_of::<Amplification>().join(", ")
+        )
+    )]
     amplification: Option<String>,
 }
 

@@ -7,7 +7,8 @@ use crate::args::{fail, read, refuse, Given};
 use crate::data::DataOptions;
 use crate::options::RunOptions;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use dpsgd_lab::audit::{MAX_CANARIES, MAX_RUNS};
+use dpsgd_lab::audit::{Threat, MAX_CANARIES, MAX_RUNS};
+use dpsgd_lab::config::names_of;
 use dpsgd_lab::text::shown;
 
 /// Runs per side, and one-run canaries, when not given.
@@ -54,8 +55,11 @@ pub struct RunArgs {
 /// `dpsgd audit`'s options, and the run it audits.
 #[derive(clap::Args, Clone, Debug)]
 pub struct AuditArgs {
-    /// The attack (required) [possible values: worst-case, realistic]
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = format!("The attack (required) [possible values: {}]", names_of::<Threat>().join(", "))
+    )]
     pub threat: Option<String>,
     #[arg(
         long,

@@ -5,9 +5,14 @@
 
 use crate::args::fail;
 use clap::{Arg, ArgMatches, Command};
-use dpsgd_lab::config::{fmt_num, range_of, RunConfig, HIDDEN_LAYERS};
+use dpsgd_lab::config::{
+    fmt_num, names_of, range_of, Clipping, Mode, ModelKind, ReleaseLevel, RunConfig, Sampling,
+    HIDDEN_LAYERS,
+};
 use dpsgd_lab::data::builtin::BUILTIN;
+use dpsgd_lab::privacy::accountant::{AccountantName, Amplification};
 use dpsgd_lab::text::shown;
+use dpsgd_lab::train::groups::GroupBy;
 use serde_json::Value;
 
 /// The flag of a RunConfig field: `--field-name`, but `--noise` for `data_noise`.
@@ -55,7 +60,8 @@ fn config_options() -> Vec<ConfigOption> {
 
 /// What a field is, for its help, and the names it takes when it is a choice.
 fn about(field: &str) -> (String, Option<String>) {
-    let names = |n: &str| Some(n.to_string());
+    // A choice's names, from its enum (config::names_of): never a list by hand.
+    let listed = |names: Vec<String>| Some(names.join(", "));
     let (what, choices): (&str, Option<String>) = match field {
         "sigma" => ("Noise multiplier σ: the noise on a lot's clipped sum has std σ·C", None),
         "clip" => ("Clipping norm C: each example's gradient is cut to norm C", None),
@@ -65,22 +71,22 @@ fn about(field: &str) -> (String, Option<String>) {
         "delta" => ("The δ at which ε is reported", None),
         "seed" => ("Seed of the run's random numbers; none: random", None),
         "batch_size" => ("Examples processed at once inside a lot (memory only)", None),
-        "model" => ("The model", names("logistic, mlp")),
+        "model" => ("The model", listed(names_of::<ModelKind>())),
         "hidden" => {
             let (lo, hi) = (HIDDEN_LAYERS.start(), HIDDEN_LAYERS.end());
             let what = format!("Widths of the MLP's hidden layers ({lo} to {hi} of them), as 128,64");
             return (what, None);
         }
-        "clipping" => ("One bound C, or one per layer", names("flat, per-layer")),
+        "clipping" => ("One bound C, or one per layer", listed(names_of::<Clipping>())),
         "layer_clips" => (
             "Per-layer bounds, output layer last, as 2,2; none: C/√layers each",
             None,
         ),
         "mode" => (
             "What the sanitizer does: DP-SGD, or one half of it",
-            names("dp, non-private, clip-only, noise-only"),
+            listed(names_of::<Mode>()),
         ),
-        "sampling" => ("How lots are drawn", names("poisson, shuffle")),
+        "sampling" => ("How lots are drawn", listed(names_of::<Sampling>())),
         "lr_end" => ("Final learning rate of a linear decay; none: no decay", None),
         "lr_decay_epochs" => ("Epochs of the decay to --lr-end", None),
         "dataset" => ("A built-in data set (its files under --data-dir)", {
@@ -93,13 +99,13 @@ fn about(field: &str) -> (String, Option<String>) {
         "budget_epsilon" => ("Stop before the step that would pass this ε; none: no budget", None),
         "budget_accountant" => (
             "The accountant of --budget-epsilon",
-            names("naive, strong, moments, rdp, pld"),
+            Some(AccountantName::names()),
         ),
         "amplification" => (
             "How the reports' naive and strong composition bound a step",
-            names("rigorous, classical, paper"),
+            listed(names_of::<Amplification>()),
         ),
-        "report" => ("What the reports release (with --csv: private)", names("private, teaching")),
+        "report" => ("What the reports release (with --csv: private)", listed(names_of::<ReleaseLevel>())),
         "clip_quantile" => ("Adaptive clipping: C follows this quantile of the gradient norms; none: fixed C", None),
         "clip_lr" => ("Adaptive clipping's learning rate η_C", None),
         "count_noise" => (
@@ -112,7 +118,7 @@ fn about(field: &str) -> (String, Option<String>) {
         ),
         "groups" => (
             "Test accuracy per group in each report (sex and race: Adult only); none: no groups",
-            names("sex, race, class"),
+            listed(GroupBy::ALL.map(GroupBy::name).map(String::from).to_vec()),
         ),
         _ => ("", None),
     };

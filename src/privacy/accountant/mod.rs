@@ -117,7 +117,7 @@ pub fn check_delta(delta: f64) -> Result<(), AccountError> {
 
 /// How naive and strong composition bound one sampled step: the (unsampled) Gaussian step's
 /// ε0 at δ0, and its amplification by sampling with rate q.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, strum::EnumIter)]
 #[serde(rename_all = "lowercase")]
 pub enum Amplification {
     /// ε0 of Dwork & Roth's Theorem A.1 amplified as ε' = q·ε0: the paper's "(O(qε), qδ)"
