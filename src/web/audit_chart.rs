@@ -103,14 +103,7 @@ pub fn draw_audit_region(
         legend.push((e.label.clone(), GREY, Dash::Long.into()));
     }
     let title = "What an attacker can tell: the privacy region";
-    let top = draw_header(
-        &root,
-        &mut fonts,
-        &Header {
-            title,
-            ..Header::default()
-        },
-    )?;
+    let top = draw_header(&root, &mut fonts, &Header::titled(title))?;
     let spot = LegendSpot::of(&root, &legend, fonts.legend, 6.0 * scale);
     let frame = frame(&root, &fonts, top, spot.right, spot.bottom);
     // FPR and TPR, as the panel's text, its caption and the lessons name them: on a projector's
@@ -256,14 +249,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
     let mut fonts = Fonts::new(scale);
     // One line on a projector's half-width chart: a second would take the bars' height.
     let title = "ε: proved by the attack vs promised";
-    let top = draw_header(
-        &root,
-        &mut fonts,
-        &Header {
-            title,
-            ..Header::default()
-        },
-    )?;
+    let top = draw_header(&root, &mut fonts, &Header::titled(title))?;
     let frame = frame(&root, &fonts, top, 24.0 * scale, 0.0);
     // One row per bar, its name as the row's tick label.
     let names = rows.iter().enumerate().map(|(i, r)| Tick {

@@ -35,14 +35,7 @@ pub fn draw_boundary(
     );
     let mut fonts = Fonts::new(scale);
     let title = "Decision boundary: the model's P(blue) over the plane";
-    let top = draw_header(
-        &root,
-        &mut fonts,
-        &Header {
-            title,
-            ..Header::default()
-        },
-    )?;
+    let top = draw_header(&root, &mut fonts, &Header::titled(title))?;
     let frame = frame(&root, &fonts, top, 0.0, 0.0);
     let x = AxisSpec::new(x0, x1, Scale::Linear, Format::Decimal, "");
     let y = AxisSpec::new(y0, y1, Scale::Linear, Format::Decimal, "");

@@ -53,6 +53,16 @@ pub(super) struct Header<'a> {
     pub note: Option<String>,
 }
 
+impl<'a> Header<'a> {
+    /// A header of a title alone (no badge, no note).
+    pub(super) fn titled(title: &'a str) -> Self {
+        Header {
+            title,
+            ..Header::default()
+        }
+    }
+}
+
 /// The badge's text: the page's --warn-text (#a34700), 5.2:1 on the badge's #fde9dc where the
 /// border's vermillion gives 3.3 (WCAG AA asks 4.5 for text this small).
 const WARN_TEXT: RGBColor = RGBColor(163, 71, 0);

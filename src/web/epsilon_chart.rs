@@ -127,10 +127,7 @@ pub fn draw_epsilon_chart(
     let top = draw_header(
         &root,
         &mut fonts,
-        &Header {
-            title: "Privacy spent ε (δ fixed)",
-            ..Header::default()
-        },
+        &Header::titled("Privacy spent ε (δ fixed)"),
     )?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as f64, height as f64);

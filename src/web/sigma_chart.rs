@@ -72,14 +72,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
     let lo = values.iter().cloned().fold(f64::INFINITY, f64::min) * 0.7;
     let hi = values.iter().cloned().fold(0.0, f64::max) * 1.4;
     let title = format!("σ needed for ε = {target_eps} (δ = {delta:e})");
-    let top = draw_header(
-        &root,
-        &mut fonts,
-        &Header {
-            title: &title,
-            ..Header::default()
-        },
-    )?;
+    let top = draw_header(&root, &mut fonts, &Header::titled(&title))?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as f64, height as f64);
     let legend: Vec<LegendEntry> = AccountantName::ALL
