@@ -184,7 +184,19 @@ test('a first visit keeps its build: workers started after a rebuild load the pa
         // The audit's workers, started now.
         await page.fill('#audit-runs', '4');
         await page.click('#audit-start');
-        await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
+        // Its two summary lines, or its stop said; on neither, what the panel and the workers
+        // show (CI once waited 180 s here for an audit of 4 runs a side: seconds on this data).
+        const ended = await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2
+          || /stopped|cancelled/.test(document.getElementById('audit-status').textContent), null, { timeout: 90_000 }).then(() => true, () => false);
+        const panel = await page.evaluate(() => ({
+          status: document.getElementById('audit-status').textContent,
+          progress: document.getElementById('audit-progress-text').textContent,
+          workers: document.body.dataset.auditWorkers,
+          message: document.getElementById('message').hidden ? '' : document.getElementById('message-text').textContent,
+        }));
+        const said = `${name}: ${JSON.stringify(panel)}; workers ${JSON.stringify(page.workers().map((w) => w.url().replace(/^.*?\/v\//, 'v/')))}; ${JSON.stringify(problems)}`;
+        assert.ok(ended, `the audit neither ended nor stopped in 90 s: ${said}`);
+        assert.equal(await page.locator('#audit-summary li').count(), 2, `the audit stopped: ${said}`);
         assert.deepEqual(await buildsOf(page), new Set([build]), `${name}: the audit's workers`);
         assert.deepEqual(problems, [], name);
       } finally {
