@@ -16,12 +16,12 @@ import { FileLedger } from './views/file-ledger.js';
 import { checkWorkers, defaultWorkers, setUpWorkers, showPartsSummed, showWorkersUsed, timeCoresWhenQuiet, workerCount } from './views/cores.js';
 import { setUpCharts } from './views/charts.js';
 import { drawCanvasMessage, sizeCanvas } from './views/drawing.js';
-import { KeptWorker } from './lab/kept-worker.js';
+import { startTrainingWorker } from './lab/training-worker.js';
 import { pageModule } from './wasm-module.js';
 import { setUpOwnData } from './own-data.js';
 import { TO_WORKER, checkFromWorker } from './protocol.js';
 import { addMessage, clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
-import { Pins, setUpPinButtons } from './lab/pins.js';
+import { Pins, pinIsTheRun, setUpPinButtons } from './lab/pins.js';
 import { readLink, stepThenLinkRuns, writeLink } from './lab/link.js';
 import { RunLog } from './views/runlog.js';
 import { setUpExport } from './share/export.js';
@@ -101,11 +101,19 @@ function pinRun(label, cfg, runHistory, lessonStep = false) {
   writeHash(current());
 }
 
-// Trains the next queued run (to be pinned when done), or the controls' run when none is left.
+// Trains the next queued run (to be pinned when done), or the controls' run when none is left:
+// the run just pinned, when it has the controls' settings (pins.js), stays as that run.
 function nextQueued() {
   const item = runQueue.shift();
+  if (!item && pinIsTheRun(run, current())) return keepAsRun();
   restart(item);
   if (item) setStatus(`Training "${item.label}" to pin it (${runQueue.length} more queued)…`);
+}
+function keepAsRun() {
+  run.pin = null;
+  if (run.facts) settings.setLotRange(run.facts.n_train);
+  writeHash(run.cfg);
+  ended();
 }
 
 // Starts a fresh run with the current controls (or a queued pin); the worker drops the old one.
@@ -152,15 +160,16 @@ function onDone() {
     showMessage(`${why}.`);
   }
   run.done = true;
-  if (!run.pin) showPlay(true);
   timeCoresWhenQuiet(() => run.done && !auditing() && accountingIdle(), offlineCopyStored()); // once per tab
-  if (run.pin) {
-    earlierStepDone(run);
-    pinRun(run.pin.label, run.pin.cfg, run.history, !!run.pin.lessonStep);
-    nextQueued();
-    return;
-  }
-  if (r) setStatus(doneStatus(r, run.history.length, fmtEps, verdictNow()));
+  if (!run.pin) return ended();
+  earlierStepDone(run);
+  pinRun(run.pin.label, run.pin.cfg, run.history, !!run.pin.lessonStep);
+  nextQueued();
+}
+// The controls' run has ended: Play again, its last status, the lesson's sentences.
+function ended() {
+  showPlay(true);
+  if (run.history.length) setStatus(doneStatus(run.history.at(-1), run.history.length, fmtEps, verdictNow()));
   refreshLesson();
 }
 
@@ -243,32 +252,6 @@ function onWorkerMessage(ev) {
   const own = FROM_WORKER.get(m.type);
   if (own) own(m);
   else if ('generation' in m && m.generation === generation && run) FROM_RUN.get(m.type)?.(m); // else a cancelled run
-}
-
-// The training worker, replaced when it crashes or stops answering; the new one re-runs the
-// last settings once its wasm has loaded (startWhenReady). A long single call (a data set's
-// decoding, DP-PCA) must fit in the silence allowed.
-function startWorker() {
-  const lost = (why) => {
-    workerReady = false;
-    return `The training worker stopped (${why}).`;
-  };
-  worker = new KeptWorker('./worker.js', {
-    silenceMs: 20_000,
-    onMessage: onWorkerMessage,
-    onRestart: (why) => {
-      // Your file goes to the new worker before the run (it handles messages in order).
-      // Preparing the file again draws a new split and range estimate: a new release.
-      const own = ownFiles.resend();
-      worker.post(trainingCap()); // an audit under way keeps its cores
-      showMessage(`${lost(why)} A new one was started with the last settings${own}.`);
-      setStatus('Restarting the training worker…');
-    },
-    onGiveUp: (why) => {
-      showMessage(`${lost(why)} It failed more than three times: reload the page to try again.`);
-      setStatus('Stopped.');
-    },
-  });
 }
 
 installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed, privacyCostPoints, pins });
@@ -381,7 +364,7 @@ window.addEventListener('hashchange', (e) => {
   nextQueued();
 });
 
-startWorker();
+worker = startTrainingWorker({ onMessage: onWorkerMessage, lost: () => { workerReady = false; }, resend: () => ownFiles.resend(), cap: trainingCap });
 pageModule().then((module) => init({ module_or_path: module })).then(() => {
   const listed = accountants();
   $('budget-accountant').replaceChildren(...listed.map((a) => new Option(a.choice, a.name)));

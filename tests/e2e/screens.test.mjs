@@ -141,10 +141,19 @@ for (const [width, height] of [[390, 844], [768, 1024]]) {
 test('Compare on the projector: four runs apart on a fitted axis, the cost of privacy written', async () => {
   const { page, problems } = await openAt(1280, 720, '#big=1&dataset=breast-cancer&model=logistic&sigma=4&lot_size=32&lr=0.5&epochs=10');
   await waitForRun(page, 0, 10, { done: true, timeout: 120_000 });
+  const g = await generationOf(page);
   await page.click('#compare');
   await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 4
     && /^Done/.test(document.getElementById('status').textContent), null, { timeout: 240_000 });
   await page.waitForTimeout(500); // the last redraw
+  // Four runs trained, not five: the last, DP-SGD, has the controls' settings and stays as the
+  // run (its reports are the run's, its link the settings'), and Play is offered again.
+  assert.equal(await generationOf(page), g + 4);
+  const dp = (await page.evaluate(() => window.labTest.pinnedEnds())).find((p) => p.label === 'DP-SGD');
+  const last = await page.evaluate(() => window.labTest.reports().at(-1));
+  assert.deepEqual([last.epoch, last.test_acc, last.epsilon], [dp.last.epoch, dp.last.test_acc, dp.last.epsilon]);
+  assert.match(page.url(), /sigma=4&.*lot_size=32/);
+  assert.equal(await page.locator('#play').textContent(), 'Play');
   // The gap between the non-private and the DP-SGD run's final test accuracies, from Rust.
   const cost = await page.evaluate(() => window.labTest.privacyCostPoints());
   assert.ok(Number.isFinite(cost) && Math.abs(cost) < 50, `privacy cost ${cost}`);

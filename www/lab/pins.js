@@ -69,6 +69,14 @@ export class Pins {
 export const comparison = (base) => [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
   .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
 
+// Whether `run`, trained to be pinned and now done, is the run the controls would train next
+// (settings `cfg`): Compare's last run, "DP-SGD", has the controls' own settings, and the page
+// then kept it as the run instead of training it again (one run in five of every Compare: the
+// same settings and seed give the same reports). Not a run that failed or diverged, and not on
+// a student's file, whose ledger counts every run trained on it.
+export const pinIsTheRun = (run, cfg) => !!run?.pin && run.done && !run.failed && !run.history.at(-1)?.divergence
+  && cfg.dataset !== 'own' && JSON.stringify(run.pin.cfg) === JSON.stringify(cfg);
+
 // Compare's click handler: on a student's own file (`onOwnData()`) three of its four runs have
 // no guarantee (ε = ∞ for that file, for good: the file ledger can never come back from it),
 // so the first click only says so on the button and a second within WINDOW_MS runs `compare`.
