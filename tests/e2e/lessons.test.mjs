@@ -3,10 +3,15 @@
 // at the lesson's own settings and seed (lessons.js decides each from the run's numbers; a
 // claim that does not hold is a failing test), the lesson, its highlighted charts and the
 // controls it uses are on the first screen, and the type is large enough for the back row.
+// Every step can be shared from the projector (#53 §5): at 1280×720, once its runs are on
+// screen, its QR code decodes to the step's link at 4 CSS px a module or more — the lesson's
+// own pins are not in the link (the lesson pins them again), so the code stays coarse. (Its
+// own file once opened every step again to train the same runs: 40 s of the suite.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ARTIFACTS, openLab, setUp, tearDown } from './lab.mjs';
+import { readQr } from './qr.mjs';
 import { LESSONS } from '../../www/lessons/lessons.js';
 
 before(setUp);
@@ -102,12 +107,29 @@ async function checkScreen(page, { name, step, index }, width, height) {
   assert.deepEqual(low, [], 'every chart of the lesson readable');
 }
 
+// The step's QR code, as a student's phone reads it off the projector, then closed.
+async function checkQr(page, { name, index }) {
+  await page.evaluate(() => document.getElementById('show-qr').click());
+  await page.waitForFunction(() => document.getElementById('qr-dialog').open);
+  await page.waitForTimeout(200);
+  const qr = await readQr(page);
+  const href = await page.evaluate(() => location.href);
+  assert.equal(qr.text, href, `${name} step ${index + 1}: the code is the link`);
+  assert.match(href, new RegExp(`lesson=${name}&step=${index + 1}`));
+  const modulePx = qr.cssWidth / (qr.size + 8);
+  console.log(`${name} step ${index + 1}: QR version ${qr.version}, ${modulePx.toFixed(2)} CSS px a module, link ${href.length} characters`);
+  assert.ok(modulePx >= 4, `${name} step ${index + 1}: ${modulePx.toFixed(2)} CSS px a module (link ${href.length} characters)`);
+  await page.evaluate(() => document.getElementById('qr-close').click());
+  await page.waitForFunction(() => !document.getElementById('qr-dialog').open);
+}
+
 for (const c of cases) {
   const at = c.screens.map(([w, h]) => `${w}×${h}`).join(' and ');
-  test(`${c.lesson.title}, step ${c.index + 1} at ${at}: its claims hold, all it uses is on the first screen, large type`, async () => {
+  test(`${c.lesson.title}, step ${c.index + 1} at ${at}: its claims hold, all it uses is on the first screen, large type, its QR code scans`, async () => {
     const [[width, height], ...more] = c.screens;
     const { page, problems } = await openStep(c.name, c.index, width, height);
     await checkScreen(page, c, width, height);
+    await checkQr(page, c);
     for (const [w, h] of more) {
       await page.setViewportSize({ width: w, height: h });
       await page.evaluate(() => window.dispatchEvent(new Event('resize')));
