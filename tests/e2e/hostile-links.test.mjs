@@ -1,5 +1,5 @@
 // Hostile and careless links (#13): a link's bad pins and prototype keys, values beyond the
-// sliders, weights that overflow, and a fuzz of 1,000 random and adversarial URL hashes (the
+// sliders, weights that overflow, and a fuzz of 400 random and adversarial URL hashes (the
 // workers that die and the files too large: hostile.test.mjs, which runs alone). Each test opens
 // a page of its own; the page must never show NaN or undefined, never let a wasm panic or an
 // uncaught error through, and must still train afterwards.
@@ -128,9 +128,12 @@ function hashes(seed, n) {
   return out;
 }
 
-test('fuzz: 1,000 random and adversarial URL hashes never break the page, and it still trains', async () => {
+// 400 hashes (FUZZ_COUNT for more): at this seed each key above comes up 23 to 53 times, each
+// value 10 or more. 1,000 took 80 s of the suite (idle), the page restarting its run for most of them.
+test('fuzz: 400 random and adversarial URL hashes never break the page, and it still trains', async () => {
   const seed = Number(process.env.FUZZ_SEED) || 20261123;
-  const list = hashes(seed, 1000);
+  const count = Number(process.env.FUZZ_COUNT) || 400;
+  const list = hashes(seed, count);
   const { page, problems } = await openLab('#v=1&epochs=1&dataset=blobs');
   await waitForRun(page, 0, 1);
   // A link opened in place (hashchange): in batches, in the page, each hash handled before the
@@ -151,8 +154,8 @@ test('fuzz: 1,000 random and adversarial URL hashes never break the page, and it
     const found = await page.evaluate(`(${run})(${JSON.stringify(list.slice(i, i + 100))}, ${junkInPage})`);
     failures.push(...found);
   }
-  assert.deepEqual(failures, [], `FUZZ_SEED=${seed}`);
-  assert.deepEqual(problems, [], `FUZZ_SEED=${seed}`);
+  assert.deepEqual(failures, [], `FUZZ_SEED=${seed} FUZZ_COUNT=${count}`);
+  assert.deepEqual(problems, [], `FUZZ_SEED=${seed} FUZZ_COUNT=${count}`);
   // The page still trains: a sane link, opened in place.
   const g = await generationOf(page);
   await page.evaluate(() => { location.hash = '#v=1&epochs=2&dataset=blobs&model=logistic'; });
@@ -160,7 +163,7 @@ test('fuzz: 1,000 random and adversarial URL hashes never break the page, and it
   await page.close();
 
   // And as fresh loads (the start-up path), a sample of them.
-  for (const h of list.filter((_, i) => i % 100 === 7)) {
+  for (const h of list.filter((_, i) => i % 40 === 7)) {
     const fresh = await openLab(h);
     await fresh.page.waitForTimeout(300);
     assert.equal(await junkOnPage(fresh.page), null, h);
