@@ -8,7 +8,7 @@
 // change carried into both): the comparison stays one setting against another.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openLab, setUp, tearDown } from './lab.mjs';
+import { generationOf, openLab, setUp, tearDown } from './lab.mjs';
 
 before(setUp);
 after(tearDown);
@@ -24,27 +24,46 @@ const figure = (s) => Number(s.replace('−', '-').replace('+', ''));
 // The sentence's figures against ours: each within its rounding to one decimal.
 const near = (said, ours, what, text) => assert.ok(Math.abs(said - ours) <= 0.051, `${what}: the page says ${said}, the runs give ${ours.toFixed(3)}: ${text}`);
 
-async function openStep(lesson, step, seed) {
-  const { page, problems } = await openLab(`#lesson=${lesson}&step=${step}&seed=${seed}`);
-  await page.waitForFunction(() => {
-    const s = window.labTest.lessonState();
-    return s && s.done && s.claims.every((c) => c !== null) && !/…/.test(s.text);
-  }, null, { timeout: 300_000 });
-  const state = await page.evaluate(() => window.labTest.lessonState());
-  const last = await page.evaluate(() => window.labTest.reports().at(-1));
-  const pins = await page.evaluate(() => window.labTest.pinnedEnds());
-  await page.close();
-  assert.deepEqual(problems, []);
-  // Another seed is the same step (lesson-claims.js): none of its sentences left out.
-  assert.ok(!/^Off the step/.test(state.text), state.text);
-  return { text: state.text, last, pins };
+// Each of SEEDS in turn, `check(seed, {text, last, pins})` once the step has said all it will
+// (its sentences, the run's last report and the pinned runs' ends): the first seed on a fresh
+// page, the others as links opened in place on it, as a class tries its next seed (30 fresh
+// pages cost the suite half a minute of loading).
+async function eachSeed(lesson, step, check) {
+  let opened = null;
+  for (const seed of SEEDS) {
+    const link = `#lesson=${lesson}&step=${step}&seed=${seed}`;
+    if (opened) {
+      const g = await generationOf(opened.page);
+      await opened.page.evaluate((h) => { location.hash = h; }, link);
+      await opened.page.waitForFunction((after) => Number(document.getElementById('run-log').dataset.generation) > after, g);
+    } else {
+      opened = await openLab(link);
+    }
+    const { page } = opened;
+    // Every step here pins a run to compare with (a link opened in place clears the last
+    // seed's): once they are pinned at this seed and the run after them says "Done" (its
+    // status and the lesson's sentences are written together), the sentences are this seed's.
+    await page.waitForFunction((s) => {
+      const state = window.labTest.lessonState();
+      const pinned = window.labTest.pinnedEnds();
+      return pinned.length > 0 && pinned.every((p) => p.cfg.seed === s) && /^Done/.test(document.getElementById('status').textContent)
+        && state && state.done && state.claims.every((c) => c !== null) && !/…/.test(state.text);
+    }, seed, { timeout: 300_000 });
+    const { text } = await page.evaluate(() => window.labTest.lessonState());
+    // Another seed is the same step (lesson-claims.js): none of its sentences left out.
+    assert.ok(!/^Off the step/.test(text), text);
+    const last = await page.evaluate(() => window.labTest.reports().at(-1));
+    const pins = await page.evaluate(() => window.labTest.pinnedEnds());
+    check(seed, { text, last, pins });
+  }
+  assert.deepEqual(opened.problems, []);
+  await opened.page.close();
 }
 
 // A step that compares its run with the earlier step's (`compare: 'run'`): the gap of the
 // test accuracies, said with its ±, and a gain called a gain only beyond it.
 const earlierStep = (lesson, step, key, gain) => [`${lesson} step ${step}: the gain over the earlier step (${key} moved)`, async () => {
-  for (const seed of SEEDS) {
-    const { text, last, pins } = await openStep(lesson, step, seed);
+  await eachSeed(lesson, step, (seed, { text, last, pins }) => {
     assert.equal(pins.length, 1, `the earlier step pinned, once: ${JSON.stringify(pins)}`);
     const earlier = pins[0];
     assert.equal(earlier.cfg.seed, seed, 'the earlier step trained at the same seed');
@@ -57,7 +76,7 @@ const earlierStep = (lesson, step, key, gain) => [`${lesson} step ${step}: the g
     near(figure(said[2]), m, '±', text);
     assert.equal(gain.test(text), points > m, `a gain is said exactly when it is beyond its ± (${points.toFixed(2)} ± ${m.toFixed(2)}): ${text}`);
     console.log(`${lesson} ${step}, seed ${seed}: ${points.toFixed(2)} ± ${m.toFixed(2)} points`);
-  }
+  });
 }];
 
 const cases = [
@@ -65,8 +84,7 @@ const cases = [
   earlierStep('clipping', 3, 'clip', /clearly above/),
   earlierStep('noise', 2, 'lot_size', /recovers to/),
   ['cost step 2: what privacy costs, against the non-private run of the same seed', async () => {
-    for (const seed of SEEDS) {
-      const { text, last, pins } = await openStep('cost', 2, seed);
+    await eachSeed('cost', 2, (seed, { text, last, pins }) => {
       const np = pins.find((p) => p.cfg.mode === 'non-private');
       assert.equal(np?.cfg.seed, seed, JSON.stringify(pins));
       const cost = 100 * (np.last.test_acc - last.test_acc);
@@ -78,11 +96,10 @@ const cases = [
       near(figure((within ?? beyond)[2]), m, '±', text);
       assert.equal(!!beyond, Math.abs(cost) > m, `a cost is said exactly when it is beyond its ± (${cost.toFixed(2)} ± ${m.toFixed(2)}): ${text}`);
       console.log(`cost 2, seed ${seed}: ${cost.toFixed(2)} ± ${m.toFixed(2)} points`);
-    }
+    });
   }],
   ['who pays step 2: the digits\' gap widened only beyond its ±', async () => {
-    for (const seed of SEEDS) {
-      const { text, last, pins } = await openStep('who-pays', 2, seed);
+    await eachSeed('who-pays', 2, (seed, { text, last, pins }) => {
       const np = pins.find((p) => p.cfg.mode === 'non-private');
       assert.equal(np?.cfg.seed, seed, JSON.stringify(pins));
       // The gap between the best and the worst group, and the variance of it in points².
@@ -103,11 +120,10 @@ const cases = [
       near(figure(said[3]), m, '±', text);
       assert.equal(!!wider, b.points - a.points > m, `widened is said exactly beyond its ±: ${text}`);
       console.log(`who-pays 2, seed ${seed}: ${a.points.toFixed(1)} → ${b.points.toFixed(1)} ± ${m.toFixed(1)}`);
-    }
+    });
   }],
   ['who pays step 3: a group\'s fall said only beyond the noise of its test rows', async () => {
-    for (const seed of SEEDS) {
-      const { text, last, pins } = await openStep('who-pays', 3, seed);
+    await eachSeed('who-pays', 3, (seed, { text, last, pins }) => {
       const np = pins.find((p) => p.cfg.mode === 'non-private');
       assert.equal(np?.cfg.seed, seed, JSON.stringify(pins));
       const falls = np.last.groups.map((g, i) => {
@@ -127,7 +143,7 @@ const cases = [
       assert.equal(!!none, beyond === 0, `${beyond} groups fall beyond their ±: ${text}`);
       if (some) assert.equal(Number(some[5]), beyond, text);
       console.log(`who-pays 3, seed ${seed}: ${most.name} ${most.points.toFixed(1)} ± ${most.m.toFixed(1)}; ${beyond} beyond`);
-    }
+    });
   }],
 ];
 
