@@ -81,8 +81,11 @@ export async function serveWww({ isolated = true, serviceWorker = true, revalida
 
 // Python's plain http.server on a free port, serving the folder `dir` as a static host would
 // (no COOP/COEP headers, no help from this file): resolves with { url, close } once it listens.
+// Its log of every request (stderr) goes nowhere: piped and never read, it filled the pipe after
+// a few hundred requests, and from then on every request hung in the server's logging — the
+// page's workers started late in update.test never loaded (a test that failed one run in two).
 export function servePlain(dir) {
-  const python = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const python = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
   const close = async () => { python.kill(); };
   return new Promise((resolve, reject) => {
     python.on('error', reject);

@@ -170,6 +170,20 @@ test('a first visit keeps its build: workers started after a rebuild load the pa
         const problems = [];
         page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
         page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+        // What the page and its workers did, said when a wait below fails.
+        const seen = [];
+        const t0 = Date.now();
+        const note = (what) => seen.push(`${((Date.now() - t0) / 1000).toFixed(1)} s ${what}`);
+        page.on('console', (m) => note(`console ${m.type()}: ${m.text().slice(0, 200)}`));
+        page.on('worker', (w) => { note(`worker ${w.url().replace(/^.*\/v\//, 'v/')}`); w.on('close', () => note(`closed ${w.url().replace(/^.*\/v\//, 'v/')}`)); });
+        page.on('requestfailed', (r) => note(`request failed ${r.url()}: ${r.failure()?.errorText}`));
+        const state = async () => `${name}: ${JSON.stringify(await page.evaluate(() => ({
+          status: document.getElementById('status').textContent,
+          message: document.getElementById('message').hidden ? '' : document.getElementById('message-text').textContent,
+          generation: document.getElementById('run-log').dataset.generation,
+          rows: document.getElementById('run-log').tBodies[0].rows.length,
+          audit: [document.getElementById('audit-status').textContent, document.getElementById('audit-progress-text').textContent, document.body.dataset.auditWorkers],
+        })))}; ${seen.slice(-30).join(' | ')}`;
         await page.goto(`${from.url}#v=1&epochs=1&dataset=breast-cancer`);
         const [build] = await trained(page);
         rebuild(build + 1);
@@ -179,24 +193,17 @@ test('a first visit keeps its build: workers started after a rebuild load the pa
         await page.evaluate(() => window.labTest.killTrainingWorker());
         await page.waitForFunction(() => /training worker stopped/.test(document.getElementById('message-text').textContent), null, { timeout: 30_000 });
         await page.evaluate(() => window.labTest.setSilence(null));
-        await waitForRun(page, g, 1, { done: true, timeout: 60_000 });
+        await waitForRun(page, g, 1, { done: true, timeout: 60_000 }).catch(async (e) => assert.fail(`the run after the restart: ${await state()}: ${e.message}`));
         assert.deepEqual(await buildsOf(page), new Set([build]), `${name}: a training worker started after the rebuild`);
         // The audit's workers, started now.
         await page.fill('#audit-runs', '4');
         await page.click('#audit-start');
-        // Its two summary lines, or its stop said; on neither, what the panel and the workers
-        // show (CI once waited 180 s here for an audit of 4 runs a side: seconds on this data).
+        // Its two summary lines, or its stop said; on neither, what the panel, the message box
+        // and the workers show (CI once waited 180 s here for an audit of 4 runs a side).
         const ended = await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2
           || /stopped|cancelled/.test(document.getElementById('audit-status').textContent), null, { timeout: 90_000 }).then(() => true, () => false);
-        const panel = await page.evaluate(() => ({
-          status: document.getElementById('audit-status').textContent,
-          progress: document.getElementById('audit-progress-text').textContent,
-          workers: document.body.dataset.auditWorkers,
-          message: document.getElementById('message').hidden ? '' : document.getElementById('message-text').textContent,
-        }));
-        const said = `${name}: ${JSON.stringify(panel)}; workers ${JSON.stringify(page.workers().map((w) => w.url().replace(/^.*?\/v\//, 'v/')))}; ${JSON.stringify(problems)}`;
-        assert.ok(ended, `the audit neither ended nor stopped in 90 s: ${said}`);
-        assert.equal(await page.locator('#audit-summary li').count(), 2, `the audit stopped: ${said}`);
+        assert.ok(ended, `the audit neither ended nor stopped in 90 s: ${await state()}`);
+        assert.equal(await page.locator('#audit-summary li').count(), 2, `the audit stopped: ${await state()}`);
         assert.deepEqual(await buildsOf(page), new Set([build]), `${name}: the audit's workers`);
         assert.deepEqual(problems, [], name);
       } finally {
