@@ -31,9 +31,8 @@ import { doneStatus, engineText, epochStatus, epsilonChartLabel } from './views/
 import { isPlaying, setUpPlayButton, show as showPlay } from './views/play-button.js';
 import { settings, showSeedMode } from './lab/settings.js';
 import { resized } from './lab/lot-size.js';
-import { fitPresenter } from './lessons/teacher.js';
+import { applyTeacherMode, fitPresenter } from './lessons/teacher.js';
 import { earlierStepDone, enterStep, lessonPressing, refreshLesson, setUpLessonPlayer } from './lessons/lesson-player.js';
-import { installTestHooks } from './testing/test-hooks.js';
 import { firstEpochShown, offlineCopyStored, setUpUpdates } from './lab/update.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
@@ -254,7 +253,11 @@ function onWorkerMessage(ev) {
   else if ('generation' in m && m.generation === generation && run) FROM_RUN.get(m.type)?.(m); // else a cancelled run
 }
 
-installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed, privacyCostPoints, pins });
+// The end-to-end tests' hooks (window.labTest), loaded only where a test asks for them
+// (window.labTestWanted, set before the page's scripts run): the production page has none.
+if (/** @type {any} */ (window).labTestWanted === true) {
+  import('./testing/test-hooks.js').then((m) => m.installTestHooks({ training: () => worker, accounting, reports: () => run?.history ?? [], fixAuditSeed, privacyCostPoints, pins }));
+}
 
 let started = false;
 function startWhenReady() {
@@ -344,7 +347,7 @@ setUpUpdates(); // offline after the first visit, one version at a time (sw.js)
 
 // The link's settings (and teacher mode) once Rust's defaults are on the controls.
 function readHash(hash = location.hash) {
-  const link = readLink(hash, check_run_config);
+  const link = readLink(hash, check_run_config, applyTeacherMode);
   teacherParams = link.teacherParams;
   runQueue = stepThenLinkRuns(enterStep(link.step, (part) => settings.configWith(part)), link.queue, check_run_config);
   if (link.problems.length) showMessage(`The link has settings the lab cannot use (the defaults are kept for those): ${link.problems.join('; ')}.`);

@@ -7,8 +7,9 @@ import path from 'node:path';
 export const ARTIFACTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test-artifacts');
 
 // A fresh profile each launch, removed when the browser closes (each was 40 MB: hundreds of
-// them filled /tmp with 12 GB over a few days' runs).
-export async function launch() {
+// them filled /tmp with 12 GB over a few days' runs). Its pages ask for the lab's test hooks
+// (window.labTest, www/testing/test-hooks.js) unless `testHooks` is false: the production page.
+export async function launch({ testHooks = true } = {}) {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -20,6 +21,7 @@ export async function launch() {
       // optimised at once, no feedback) to tell the kernels' speed from the engine's tier-up.
       ...(process.env.JS_FLAGS ? [`--js-flags=${process.env.JS_FLAGS}`] : [])],
   });
+  if (testHooks) await context.addInitScript(() => { window.labTestWanted = true; });
   // After the browser has exited (its 'close' event comes while it still writes there).
   const close = context.close.bind(context);
   context.close = async (...args) => {

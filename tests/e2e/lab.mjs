@@ -145,7 +145,8 @@ export async function openLab(hash = '', script = null, { isolated = true, from 
   page.on('request', (r) => { if (!r.url().startsWith(at.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`); });
   await page.goto(at.url + hash);
   try {
-    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
+    // Ready: its first run drawn, and the test hooks it loads on a test's asking (main.js).
+    await page.waitForFunction(() => document.body.dataset.ready === '1' && window.labTest, null, { timeout: 60_000 });
   } catch (e) {
     // Say where it stood: the status line, the message, what the page reported wrong.
     const where = await page.evaluate(() => ['status', 'message', 'load-progress']

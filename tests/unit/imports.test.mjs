@@ -1,7 +1,8 @@
 // The page's modules import one way (#54 §1): no module reaches itself through its imports.
 // A circle (lesson-player.js → worksheet.js → share.js → link.js → teacher.js → lesson-player.js
 // was one) means no module of it can be read, tested or moved to a room of its own without the
-// others. Every static import of every script under www/ (but the built pkg/ and v/) is followed.
+// others. Every import of every script under www/ (but the built pkg/ and v/) is followed. And
+// the rooms stand in layers: a module imports from its own room or the rooms below, never above.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -20,10 +21,12 @@ function scripts(dir) {
   });
 }
 
-// The modules a script imports statically (`import … from './x.js'`, `export … from`), as paths.
+// The modules a script imports (`import … from './x.js'`, `export … from`, `import('./x.js')`), as paths.
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');
-  const found = [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]/gm), ...text.matchAll(/^\s*import\s*['"](\.[^'"]+)['"]/gm)];
+  const found = [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]/gm), ...text.matchAll(/^\s*import\s*['"](\.[^'"]+)['"]/gm),
+    // A module loaded on demand (`import('./x.js')`), not a JSDoc type (`{import('./x.js').T}`).
+    ...text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '').matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)];
   return found.map((m) => path.resolve(path.dirname(file), m[1])).filter((p) => !p.includes(`${path.sep}pkg${path.sep}`));
 }
 
@@ -57,4 +60,37 @@ test('no module of the page imports itself through others', () => {
 test('the check finds a circle where there is one', () => {
   const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
   assert.deepEqual(circlesOf(graph), [['a', 'b', 'c', 'a']]);
+});
+
+// The rooms from the bottom up (ARCHITECTURE.md): the scripts at the top of www/ that workers load
+// too (protocol, messages, the wasm module, module workers…); the settings and links; the
+// views; sharing; the lessons; the audit and Alice; the test hooks; and the page's wiring,
+// main.js and own-data.js.
+const LAYERS = ['', 'lab', 'views', 'share', 'lessons', 'audit', 'testing', 'main'];
+const WIRING = new Set(['main.js', 'own-data.js']);
+const roomOf = (file) => {
+  const rel = path.relative(WWW, file);
+  return WIRING.has(rel) ? 'main' : rel.includes(path.sep) ? rel.split(path.sep)[0] : '';
+};
+
+// The imports of `graph` that go up a layer, as "from → to".
+function upwardOf(graph, room) {
+  const rank = (f) => LAYERS.indexOf(room(f));
+  return [...graph].flatMap(([from, list]) => list.filter((to) => rank(to) > rank(from)).map((to) => `${from} → ${to}`));
+}
+
+test('each room imports from its own room or the rooms below it', () => {
+  const files = scripts(WWW);
+  const unknown = files.filter((f) => LAYERS.indexOf(roomOf(f)) < 0).map((f) => path.relative(WWW, f));
+  assert.deepEqual(unknown, [], 'a room that is not in LAYERS');
+  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+  const rel = (arrow) => arrow.split(' → ').map((f) => path.relative(WWW, f)).join(' → ');
+  assert.deepEqual(upwardOf(graph, roomOf).map(rel), []);
+});
+
+test('the check finds an import from a lower room to a higher one', () => {
+  // lab/link.js reading the teacher's keys from lessons/teacher.js was one.
+  const graph = new Map([['lab/link.js', ['lessons/teacher.js', 'shown.js']], ['lessons/teacher.js', ['shown.js']]]);
+  const room = (f) => (f.includes('/') ? f.split('/')[0] : '');
+  assert.deepEqual(upwardOf(graph, room), ['lab/link.js → lessons/teacher.js']);
 });

@@ -6,15 +6,15 @@
 import { MAX_PINS } from './pins.js';
 import { settings, toHash } from './settings.js';
 import { shown } from '../shown.js';
-import { applyTeacherMode } from '../lessons/teacher.js';
 
-// Reads `hash` (location.hash) with `check` (Rust's check of a run's settings); returns
-// { teacherParams, step: the lesson step it opens (or null), queue: the pinned runs to train,
-// problems: what was skipped and why }.
-export function readLink(hash, check) {
+// Reads `hash` (location.hash) with `check` (Rust's check of a run's settings) and `teacher`
+// (the lessons room's applyTeacherMode, passed down by main.js: a lab module imports no room
+// above it); returns { teacherParams, step: the lesson step it opens (or null), queue: the
+// pinned runs to train, problems: what was skipped and why }.
+export function readLink(hash, check, teacher) {
   const params = new URLSearchParams(hash.slice(1));
   const problems = [];
-  const { kept: teacherParams, lesson, step } = applyTeacherMode(params, problems);
+  const { kept: teacherParams, lesson, step } = teacher(params, problems);
   settings.apply(lesson); // the lesson's settings; the link's own, below, go over them
   const own = settings.readHash(params, check);
   settings.applyConfig(own.part);
