@@ -7,8 +7,7 @@
 // it shows the training points) or the lab's pick. Every number comes from Rust
 // (`audit::alice`); this file only hands out runs, draws and says Rust's sentence.
 import { audit_worker_bytes, chart_layout, draw_alice, draw_alice_image } from '../pkg/dpsgd_lab.js';
-import { TO_AUDIT } from '../protocol.js';
-import { AuditWorker } from './audit-workers.js';
+import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
 import { showMessage } from '../messages.js';
 import { auditWorkerPlan } from '../views/cores.js';
@@ -19,7 +18,7 @@ const $ = (id) => document.getElementById(id);
 const button = (id) => /** @type {HTMLButtonElement} */ ($(id));
 const THREAT = 'realistic';
 
-let job = null;       // the runs under way: {workers, tasks, runs, total, done, t0, config}
+let job = null;       // the runs under way: {run (audit-job.js), config, index}
 let last = null;      // {result, config (JSON)} of the last finished Alice audit
 let chosen = null;    // {index, data}: the training row clicked and its data set (dataKeyOf), or null for the lab's pick
 let host = null;
@@ -32,54 +31,29 @@ function setProgress(done, total) {
 }
 
 function stop(text) {
-  if (job) for (const w of job.workers) w.terminate();
+  job?.run.cancel();
   job = null;
   button('alice-start').disabled = false;
   button('alice-cancel').disabled = true;
   if (text !== undefined) $('alice-status').textContent = text;
 }
 
-function dispatch(w) {
-  const task = job.tasks.pop();
-  if (task !== undefined) w.post(TO_AUDIT.run(THREAT, task));
-}
-
-/** @type {import('./audit-workers.js').AuditEvents} */
+// What Alice's job (audit-job.js) says, in the panel's words.
+/** @type {import('./audit-job.js').JobEvents} */
 const EVENTS = {
-  current: (w) => !!job && job.workers.includes(w),
-  garbled: () => stop('Stopped: a worker sent a message the page does not understand.'),
-  failed: (w, why) => {
-    showMessage(`Alice: ${why}`);
-    stop('Stopped (see the message above).');
-  },
-  broke: (w, why) => {
-    showMessage(`Alice's worker failed: ${why}`);
-    stop('Stopped.');
-  },
-  planned: (w, totals) => {
-    if (!job.total) {
-      job.total = Number(totals[THREAT]) || 0;
-      for (let i = job.total - 1; i >= 0; i -= 1) job.tasks.push(i);
-      setProgress(0, job.total);
-    }
-    dispatch(w);
-  },
-  ran: (w, threat, run) => {
-    job.runs.push(run);
-    job.done += 1;
-    setProgress(job.done, job.total);
-    if (job.done === job.total) {
-      job.seconds = (performance.now() - job.t0) / 1000;
-      $('alice-status').textContent = 'Comparing the runs with what ε allows…';
-      w.post(TO_AUDIT.summarize(THREAT, job.runs));
-    } else dispatch(w);
-  },
-  result: (w, threat, result) => {
-    const { total, seconds, config, index } = job;
+  progress: (done, total) => setProgress(done, total),
+  combining: () => { $('alice-status').textContent = 'Comparing the runs with what ε allows…'; },
+  finished: (results, seconds) => {
+    const { run: { total }, config, index } = job;
     stop(`${total} runs in ${seconds.toFixed(1)} s.`);
-    last = { result, config: JSON.stringify(config), index };
+    last = { result: results.get(THREAT), config: JSON.stringify(config), index };
     draw();
     host.drawn();
+  },
+  failed: (why, worker) => {
+    if (why === null) return stop('Stopped: a worker sent a message the page does not understand.');
+    showMessage(worker ? `Alice's worker failed: ${why}` : `Alice: ${why}`);
+    stop(worker ? 'Stopped.' : 'Stopped (see the message above).');
   },
 };
 
@@ -137,12 +111,7 @@ function start() {
     bytes = audit_worker_bytes(host.facts(config), 0, true);
   } catch { /* facts not known yet: cores.js plans without */ }
   const n = auditWorkerPlan(bytes).count;
-  job = { workers: [], tasks: [], runs: [], total: 0, done: 0, t0: performance.now(), config, index: chosenIndex(), seconds: 0 };
-  for (let i = 0; i < n; i += 1) {
-    const w = new AuditWorker(EVENTS);
-    job.workers.push(w);
-    w.post(TO_AUDIT.plan(config, [spec]));
-  }
+  job = { run: new AuditJob(n, config, [spec], EVENTS), config, index: chosenIndex() };
   button('alice-start').disabled = true;
   button('alice-cancel').disabled = false;
   setProgress(0, 0);

@@ -4,8 +4,8 @@
 // with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
 // from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
 import { audit_worker_bytes, draw_audit_epsilons, draw_audit_region } from '../pkg/dpsgd_lab.js';
-import { TO_AUDIT, TO_WORKER } from '../protocol.js';
-import { AuditWorker } from './audit-workers.js';
+import { TO_WORKER } from '../protocol.js';
+import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
 import { showMessage } from '../messages.js';
 import { auditWorkerPlan, defaultWorkers } from '../views/cores.js';
@@ -17,7 +17,7 @@ const THREATS = ['worst-case', 'realistic'];
 const RUNS = { min: 2, max: 1000 };
 const ONE_RUN_CANARIES = 500;
 
-let audit = null; // the audit under way: workers, tasks, runs, results
+let audit = null; // the audit under way: {job (audit-job.js), config, readConfig}
 let onWorkersChange = () => {}; // tells the training worker (main.js): trainingCap() changed
 
 /** Whether an audit is training. */
@@ -28,7 +28,7 @@ export const auditing = () => audit !== null;
 // one pool of cores; none otherwise.
 export function trainingCap() {
   if (!audit) return TO_WORKER.cap(null, '');
-  const n = audit.workers.length;
+  const n = audit.job.workers.length;
   const cores = defaultWorkers();
   return TO_WORKER.cap(Math.max(1, cores - n), `the audit is training on ${n} of this device's ${cores} cores`);
 }
@@ -47,13 +47,13 @@ function setProgress(done, total) {
 // full runs: Cancel is there), or nothing before the first run is in.
 function timeLeft(done, total) {
   if (!audit || done < 1 || done >= total) return '';
-  const s = ((performance.now() - audit.t0) / 1000) * ((total - done) / done);
+  const s = ((performance.now() - audit.job.t0) / 1000) * ((total - done) / done);
   return `, about ${s < 90 ? `${Math.max(1, Math.round(s))} s` : `${Math.round(s / 60)} min`} left`;
 }
 
 function stop(text) {
   const was = audit;
-  if (audit) for (const w of audit.workers) w.terminate();
+  audit?.job.cancel();
   audit = null;
   setProgress(0, 0);
   if (was) onWorkersChange();
@@ -63,62 +63,22 @@ function stop(text) {
   if (text !== undefined) $('audit-status').textContent = text;
 }
 
-// The next run for worker `w`, or nothing when every run is handed out.
-function dispatch(w) {
-  const task = audit.tasks.pop();
-  if (task) w.post(TO_AUDIT.run(task.threat, task.index));
-}
-
-// What the audit workers' messages do (audit-workers.js checks them and says which is which).
-/** @type {import('./audit-workers.js').AuditEvents} */
+// What the audit's job (audit-job.js) says, in the panel's words.
+/** @type {import('./audit-job.js').JobEvents} */
 const EVENTS = {
-  current: (w) => !!audit && audit.workers.includes(w), // else a cancelled audit's late message
-  garbled: () => stop('The audit stopped: a worker sent a message the page does not understand.'),
-  failed: (w, why) => {
-    showMessage(`Audit: ${why}`);
-    stop('The audit stopped (see the message above).');
-  },
-  broke: (w, why) => {
-    showMessage(`Audit worker failed: ${why}`);
-    stop('The audit stopped.');
-  },
-  planned: (w, totals) => {
-    if (!audit.total) {
-      for (const t of THREATS) {
-        const n = Number(totals[t]) || 0;
-        audit.runs.set(t, []);
-        audit.total += n;
-        for (let i = 0; i < n; i += 1) audit.tasks.push({ threat: t, index: i });
-      }
-      audit.tasks.reverse(); // pop() hands them out in order: worst case first
-    }
-    dispatch(w);
-  },
-  ran: (w, threat, run) => {
-    audit.runs.get(threat).push(run);
-    audit.done += 1;
-    setProgress(audit.done, audit.total);
-    if (audit.done === audit.total) summarize();
-    else dispatch(w);
-  },
-  result: (w, threat, result) => {
-    audit.results.set(threat, result);
-    if (audit.results.size === THREATS.length) finish();
+  progress: (done, total) => setProgress(done, total),
+  combining: () => { $('audit-status').textContent = 'Combining the runs with the accountant…'; },
+  finished: (results, seconds) => finish(results, seconds),
+  failed: (why, worker) => {
+    if (why === null) return stop('The audit stopped: a worker sent a message the page does not understand.');
+    showMessage(worker ? `Audit worker failed: ${why}` : `Audit: ${why}`);
+    stop(worker ? 'The audit stopped.' : 'The audit stopped (see the message above).');
   },
 };
 
-// Every run is in: each threat's scores go to a worker to be combined (in parallel).
-function summarize() {
-  audit.seconds = (performance.now() - audit.t0) / 1000;
-  $('audit-status').textContent = 'Combining the runs with the accountant…';
-  THREATS.forEach((t, i) => {
-    audit.workers[i % audit.workers.length].post(TO_AUDIT.summarize(t, audit.runs.get(t)));
-  });
-}
-
-function finish() {
-  const results = THREATS.map((t) => audit.results.get(t));
-  const { total, seconds, workers, config, readConfig } = audit;
+function finish(byThreat, seconds) {
+  const results = THREATS.map((t) => byThreat.get(t));
+  const { job: { total, workers }, config, readConfig } = audit;
   stop('');
   keepEarlier(config);
   lastResults = results;
@@ -217,12 +177,7 @@ function start(readConfig, ownData, facts) {
   const config = readConfig();
   const plan = auditWorkerPlan(workerBytes(facts(config), canaries));
   const n = plan.count;
-  audit = { workers: [], tasks: [], runs: new Map(), results: new Map(), total: 0, done: 0, t0: performance.now(), config, readConfig };
-  for (let i = 0; i < n; i += 1) {
-    const w = new AuditWorker(EVENTS);
-    audit.workers.push(w);
-    w.post(TO_AUDIT.plan(config, specs));
-  }
+  audit = { job: new AuditJob(n, config, specs, EVENTS), config, readConfig };
   document.body.dataset.auditWorkers = String(n);
   onWorkersChange();
   $('audit-start').disabled = true;
