@@ -18,13 +18,15 @@ serve: wasm
 dist: wasm
 	bash scripts/dist dist
 
-# Each wasm flavour is compiled once: scripts/build-wasm's release builds (simd128, then relaxed
-# SIMD in target/relaxed) are the libraries the two wasm-bindgen-test runs link against (the
-# same features: Cargo.toml's serde_json). The end-to-end files run two at a time but those
+# Each wasm flavour is compiled once: scripts/build-wasm's release builds (simd128 and relaxed
+# SIMD in target/relaxed, at once) are the libraries the two wasm-bindgen-test runs link
+# against (the same features: Cargo.toml's serde_json), and scripts/build-wasm-tests compiles
+# both test binaries at once before they run. The end-to-end files run two at a time but those
 # that time anything (scripts/test-e2e).
 test: setup
 	cargo test --profile release-test
 	bash scripts/build-wasm
+	bash scripts/build-wasm-tests
 	$(MAKE) test-wasm
 	bash scripts/typecheck
 	$(MAKE) test-wasm-relaxed
