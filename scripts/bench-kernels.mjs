@@ -12,7 +12,7 @@ try {
   const page = await context.newPage();
   await page.goto(`${server.url}pkg/`).catch(() => {});
   const lines = await page.evaluate(async () => {
-    await import('/wasm-choice.js');
+    await import('/core/wasm-choice.js');
     if (!self.labWasmFile.includes('relaxed')) return null;
     const m = await import('/pkg/dpsgd_lab.js');
     await m.default({ module_or_path: '/pkg/dpsgd_lab_relaxed_bg.wasm' });

@@ -32,8 +32,8 @@ try {
   await coresTimed(page);
   for (const workers of (process.env.PAPER_WORKERS || '1,2').split(',').map(Number)) {
     const line = await page.evaluate(async ([config, workers]) => {
-      const { sendWasm } = await import('./wasm-module.js');
-      const w = new Worker('worker.js', { type: 'module' });
+      const { sendWasm } = await import('./core/wasm-module.js');
+      const w = new Worker('workers/worker.js', { type: 'module' });
       sendWasm(w);
       const t0 = performance.now();
       const result = new Promise((resolve, reject) => {

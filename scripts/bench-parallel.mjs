@@ -9,7 +9,7 @@
 // the ratio of the two parts' summing time at the same moment in two workers to that time in
 // one worker (`parts_concurrent_over_alone`: 1 when two workers do not slow each other down).
 // The pages are cross-origin isolated, as `make serve` serves them, so parts go through shared
-// memory (www/shared-channel.js); a third page, served without COOP/COEP like a static host,
+// memory (www/workers/shared-channel.js); a third page, served without COOP/COEP like a static host,
 // runs the relaxed build's k = 2 by message, beside the same k = 1 (`messages_2_over_1`).
 import { serveWww } from '../tests/e2e/serve.mjs';
 import { coresTimed, launch } from '../tests/e2e/browser.mjs';
@@ -38,8 +38,8 @@ async function openPage(relaxed, at = server) {
 }
 
 const lotLoop = (page, model, workers, alone = false) => page.evaluate(async ([model, workers, ms, alone]) => {
-  const { sendWasm } = await import('./wasm-module.js');
-  const w = new Worker('worker.js', { type: 'module' });
+  const { sendWasm } = await import('./core/wasm-module.js');
+  const w = new Worker('workers/worker.js', { type: 'module' });
   sendWasm(w);
   const answer = new Promise((resolve, reject) => {
     w.onmessage = (ev) => { if (ev.data?.type === 'bench') resolve(ev.data); };

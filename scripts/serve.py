@@ -1,9 +1,9 @@
 """`make serve`: serves www/ on 127.0.0.1 like `python3 -m http.server`, plus the two headers
 that make the page cross-origin isolated (COOP/COEP), so the data-parallel helpers get each
-lot's parts through shared memory (www/shared-channel.js). Any static server without them
+lot's parts through shared memory (www/workers/shared-channel.js). Any static server without them
 serves the same lab; the helpers then use messages. Its version.js (scripts/version.py) is made
 afresh on each request, so a file edited while it serves is a new version of the lab; the
-snapshot v/ID/ (www/build.js) of the version.js served last is its files as they are now, and
+snapshot v/ID/ (www/core/build.js) of the version.js served last is its files as they are now, and
 an older version's is the one scripts/version.py wrote, while it is kept."""
 
 import functools

@@ -7,8 +7,8 @@ never stored offline) and the snapshots below. scripts/build-wasm and scripts/di
 `make serve` (scripts/serve.py) and the end-to-end tests' server make it afresh on every
 request.
 
-Writing it also writes the version's snapshot, `v/ID/`: a copy of every script (the glue
-too), the files a worker loads (workers get the wasm compiled by the page, never its file). The page starts its workers from
+Writing it also writes the version's snapshot, `v/ID/`: a copy of every script of core/,
+workers/ and the glue (pkg/), the files a worker loads (workers get the wasm compiled by the page, never its file). The page starts its workers from
 its own version's snapshot (module-worker.js), so a page keeps one build for its whole life
 even when the folder is rebuilt or redeployed under it — a first visit, which no service
 worker holds yet, included: a worker started after a redeploy loads the page's glue for the
@@ -65,9 +65,14 @@ def version_id(files):
     return hashlib.sha256(listing.encode()).hexdigest()[:16]
 
 
+# The rooms of www/ whose scripts a worker loads: the shared core, the workers and the glue.
+WORKER_ROOMS = ("core", "workers", "pkg")
+
+
 def in_snapshot(path):
-    """Whether the file at `path` is one a worker may load: a script, or the glue."""
-    return path.endswith(".js") and path != "sw.js" and path.count("/") <= (1 if path.startswith("pkg/") else 0)
+    """Whether the file at `path` is one a worker may load: a script of core/ or workers/, or the glue."""
+    room, _, name = path.partition("/")
+    return room in WORKER_ROOMS and name.endswith(".js") and "/" not in name
 
 
 def write_snapshot(root, files, vid):

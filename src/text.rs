@@ -1,7 +1,7 @@
 //! User strings in messages: a column name, a file name, a flag's value or a bound is echoed
 //! through [`shown`] — on one line, and short whatever its length (a 900 KB column name once
 //! made a 1.8-million-character message). The page's JavaScript does the same with
-//! `www/shown.js`, to the same rule.
+//! `www/core/shown.js`, to the same rule.
 
 /// Characters of a user string a message keeps.
 pub const SHOWN_CHARS: usize = 60;

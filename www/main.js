@@ -17,10 +17,10 @@ import { checkWorkers, defaultWorkers, setUpWorkers, showPartsSummed, showWorker
 import { setUpCharts } from './views/charts.js';
 import { drawCanvasMessage, sizeCanvas } from './views/drawing.js';
 import { startTrainingWorker } from './lab/training-worker.js';
-import { pageModule } from './wasm-module.js';
-import { setUpOwnData } from './own-data.js';
-import { TO_WORKER, checkFromWorker } from './protocol.js';
-import { addMessage, clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './messages.js';
+import { pageModule } from './core/wasm-module.js';
+import { setUpOwnData } from './lab/own-data.js';
+import { TO_WORKER, checkFromWorker } from './core/protocol.js';
+import { addMessage, clearMessage, endProgress, setStatus, showMessage, showNotes, showProgress } from './core/messages.js';
 import { Pins, pinIsTheRun, setUpPinButtons } from './lab/pins.js';
 import { readLink, stepThenLinkRuns, writeLink } from './lab/link.js';
 import { RunLog } from './views/runlog.js';
@@ -36,7 +36,7 @@ import { earlierStepDone, enterStep, lessonPressing, refreshLesson, setUpLessonP
 import { firstEpochShown, offlineCopyStored, setUpUpdates } from './lab/update.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
-/** @typedef {import('./protocol.js').FromTraining} FromTraining */
+/** @typedef {import('./core/protocol.js').FromTraining} FromTraining */
 /** @template {FromTraining['type']} K @typedef {Extract<FromTraining, {type: K}>} Msg */
 
 let wasmReady = false;

@@ -20,7 +20,7 @@
 // visit (the first is not yet controlled), and the data-parallel helpers use shared memory
 // instead of messages (shared-channel.js). The lab loads nothing from another origin, so
 // `require-corp` blocks nothing; the page never reloads itself to get there.
-importScripts('wasm-choice.js', 'version.js'); // self.labWasmFile; self.labVersion {id, files}
+importScripts('core/wasm-choice.js', 'version.js'); // self.labWasmFile; self.labVersion {id, files}
 
 const CACHE = `dpsgd-lab-${self.labVersion.id}`;
 /** @type {Map<string, string>} the lab's path of each file → its SHA-256 in hex */

@@ -2,7 +2,7 @@
 //! f32 lanes: in wasm, relaxed SIMD's `f32x4.relaxed_madd` (one `vfmadd` on x86 with FMA, one
 //! `fmla` on ARM), where the simd128 kernel `gemm` ships must issue a multiply and an add.
 //! Used in wasm builds with the `relaxed-simd` target feature (the page loads that build when
-//! the browser validates relaxed SIMD, `www/wasm-module.js`); natively the same blocking runs
+//! the browser validates relaxed SIMD, `www/core/wasm-module.js`); natively the same blocking runs
 //! on [`Emulated`] lanes (`f32::mul_add`, so also fused) so its tiling, edges and strides are
 //! tested against `gemm`.
 //!

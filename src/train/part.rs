@@ -83,14 +83,14 @@ pub fn part_digest(part: &[usize]) -> u32 {
 }
 
 /// How the coordinator's helpers get their parts and send their sums back (the browser's
-/// choice: `www/gradient-pool.js`), for [`coordinator_extra_examples`]' cost model.
+/// choice: `www/workers/gradient-pool.js`), for [`coordinator_extra_examples`]' cost model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PartChannel {
     /// `postMessage` with transferred arrays (the default: the only channel in a page that is
     /// not cross-origin isolated); costed at 0.1 ms a lot.
     #[default]
     Messages,
-    /// Shared memory (`www/shared-channel.js`), where the workers spin between jobs; costed at
+    /// Shared memory (`www/workers/shared-channel.js`), where the workers spin between jobs; costed at
     /// nil, whatever the machine (docs/performance.md has the measurements).
     SharedMemory,
 }

@@ -10,7 +10,7 @@
 //! by message, which works wherever workers do: each helper has one array that carries the
 //! parameters out and its sum back, transferred both ways and refilled in place lot after lot.
 //! Where the page is cross-origin isolated (`make serve` sends the headers), they travel
-//! through shared memory instead (www/shared-channel.js): the same calls below, without the
+//! through shared memory instead (www/workers/shared-channel.js): the same calls below, without the
 //! messages' wake-up latency. docs/performance.md has the measurements behind both choices.
 
 use super::session::{LabData, Session};

@@ -42,11 +42,11 @@ test('the dist folder holds the page, both wasm builds, the data and the hosts\'
   for (const [f, hash] of Object.entries(files)) {
     assert.equal(createHash('sha256').update(readFileSync(path.join(DIST, f))).digest('hex'), hash, f);
   }
-  // The version's snapshot, which the page starts its workers from (www/build.js): its scripts
+  // The version's snapshot, which the page starts its workers from (www/core/build.js): its scripts
   // and glue, the same bytes; no snapshot of this machine's other builds.
   const { id } = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
   assert.deepEqual(readdirSync(path.join(DIST, 'v')), [id]);
-  for (const f of ['worker.js', 'audit-worker.js', 'gradient-worker.js', 'build.js', 'pkg/dpsgd_lab.js']) {
+  for (const f of ['workers/worker.js', 'workers/audit-worker.js', 'workers/gradient-worker.js', 'core/build.js', 'pkg/dpsgd_lab.js']) {
     assert.equal(createHash('sha256').update(readFileSync(path.join(DIST, 'v', id, f))).digest('hex'), files[f], `v/${id}/${f}`);
   }
   assert.ok(!existsSync(path.join(DIST, 'v', id, 'pkg/dpsgd_lab_bg.wasm')), 'workers get the page\'s compiled module, not the file');

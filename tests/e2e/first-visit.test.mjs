@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
-import { workersShown } from '../../www/core-probe.js';
+import { workersShown } from '../../www/core/core-probe.js';
 
 before(setUp);
 after(tearDown);

@@ -7,7 +7,7 @@
 // be; a missing sw.js would be a console error on every page). Its version.js (the lab's
 // files and their hashes, which sw.js imports) is made afresh by scripts/version.py on each
 // request, as `make serve` does, so a file edited since the last build is a new version rather
-// than one that fails its hash; the snapshot v/ID/ (www/build.js) of the version.js served last
+// than one that fails its hash; the snapshot v/ID/ (www/core/build.js) of the version.js served last
 // is its files as they are now (an older one, the snapshot scripts/version.py wrote). With
 // `{ revalidate: true }` every file is sent with `Cache-Control: max-age=0, must-revalidate`, as
 // some hosts do. Records every request, and the bytes each response carried (`served`, for the

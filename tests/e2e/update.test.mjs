@@ -158,7 +158,7 @@ test('a rebuilt lab: the open page and every worker it starts keep one build; th
 
 // A first visit (a fresh profile: no service worker holds the page), then the lab rebuilt under
 // it (#52 §4): the page's workers started after that — a new training worker, the audit's —
-// run the page's build, from its snapshot (www/build.js), on a plain static server and on one
+// run the page's build, from its snapshot (www/core/build.js), on a plain static server and on one
 // that sends `max-age=0, must-revalidate` (the browser then revalidates every file it cached).
 test('a first visit keeps its build: workers started after a rebuild load the page\'s own scripts and glue', async () => {
   const revalidating = await serveDir(LAB, { 'Cache-Control': 'max-age=0, must-revalidate' });

@@ -4,8 +4,8 @@
 // really lacks (shared-channel.js), not always Atomics.waitAsync.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultReason, median, speedupOf, workersShown } from '../../www/core-probe.js';
-import { sharedBufferType, sharedMemoryMissing } from '../../www/shared-channel.js';
+import { defaultReason, median, speedupOf, workersShown } from '../../www/core/core-probe.js';
+import { sharedBufferType, sharedMemoryMissing } from '../../www/workers/shared-channel.js';
 import { channelText, whenQuiet } from '../../www/views/cores.js';
 
 test('the default is no more workers than the timed speed-up shows, whatever the browser reports', () => {

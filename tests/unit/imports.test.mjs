@@ -62,16 +62,30 @@ test('the check finds a circle where there is one', () => {
   assert.deepEqual(circlesOf(graph), [['a', 'b', 'c', 'a']]);
 });
 
-// The rooms from the bottom up (ARCHITECTURE.md): the scripts at the top of www/ that workers load
-// too (protocol, messages, the wasm module, module workers…); the settings and links; the
-// views; sharing; the lessons; the audit and Alice; the test hooks; and the page's wiring,
-// main.js and own-data.js.
-const LAYERS = ['', 'lab', 'views', 'share', 'lessons', 'audit', 'testing', 'main'];
-const WIRING = new Set(['main.js', 'own-data.js']);
+// The rooms from the bottom up (ARCHITECTURE.md): the root's own scripts, which import nothing
+// (sw.js, the built version.js); core/, what the page and its workers share (protocol, the
+// wasm module, module workers, the build's snapshot, words); workers/, the workers' entries and
+// their parts; the settings and links; the views; sharing; the lessons; the audit and Alice;
+// the test hooks; and the page's wiring, main.js.
+const LAYERS = ['', 'core', 'workers', 'lab', 'views', 'share', 'lessons', 'audit', 'testing', 'main'];
+const WIRING = new Set(['main.js']);
 const roomOf = (file) => {
   const rel = path.relative(WWW, file);
   return WIRING.has(rel) ? 'main' : rel.includes(path.sep) ? rel.split(path.sep)[0] : '';
 };
+
+test('www/ holds no script at its root but main.js, sw.js and the built version.js', () => {
+  const root = readdirSync(WWW).filter((name) => name.endsWith('.js'));
+  assert.deepEqual(root.filter((name) => !['main.js', 'sw.js', 'version.js'].includes(name)), []);
+});
+
+test('only a worker imports from workers/: the page starts a worker by its URL, never imports it', () => {
+  const files = scripts(WWW);
+  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+  const intoWorkers = [...graph].flatMap(([from, list]) =>
+    roomOf(from) === 'workers' ? [] : list.filter((to) => roomOf(to) === 'workers').map((to) => `${path.relative(WWW, from)} → ${path.relative(WWW, to)}`));
+  assert.deepEqual(intoWorkers, []);
+});
 
 // The imports of `graph` that go up a layer, as "from → to".
 function upwardOf(graph, room) {

@@ -1,10 +1,10 @@
-// The shapes of www/protocol.js, without a browser: what each side accepts and what it refuses
+// The shapes of www/core/protocol.js, without a browser: what each side accepts and what it refuses
 // (a worker answers a refused message with 'refused', worker-shell.js; the page ignores it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   TO_AUDIT, TO_WORKER, checkFromAuditWorker, checkFromWorker, checkToAccounting, checkToAudit, checkToHelper, checkToTraining,
-} from '../../www/protocol.js';
+} from '../../www/core/protocol.js';
 
 const JUNK = [null, undefined, 7, 'start', [], {}, { type: 7 }, { type: '__proto__' }, { type: 'constructor', generation: 0 },
   { type: 'toString' }, { type: 'hasOwnProperty' }, JSON.parse('{"type": "start", "__proto__": {"generation": 1, "config": {}}}')];

@@ -3,7 +3,7 @@
 // tab's, and the CSV export names each column once.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { shown } from '../../www/shown.js';
+import { shown } from '../../www/core/shown.js';
 import { FileLedger } from '../../www/views/file-ledger.js';
 import { csvOf } from '../../www/views/runlog.js';
 import { fromHash } from '../../www/lab/settings.js';

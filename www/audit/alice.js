@@ -9,10 +9,10 @@
 import { audit_worker_bytes, chart_layout, draw_alice, draw_alice_image } from '../pkg/dpsgd_lab.js';
 import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
-import { showMessage } from '../messages.js';
+import { showMessage } from '../core/messages.js';
 import { auditWorkerPlan } from '../views/cores.js';
 import { settings } from '../lab/settings.js';
-import { dataKeyOf } from '../data-loader.js';
+import { dataKeyOf } from '../core/data-loader.js';
 
 const $ = (id) => document.getElementById(id);
 const button = (id) => /** @type {HTMLButtonElement} */ ($(id));

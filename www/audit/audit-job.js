@@ -6,7 +6,7 @@
 // threat's runs go to a worker to be combined (in parallel, by Rust), and the job ends when
 // every threat has its result. A worker's failure ends the job; a cancelled or ended job's late
 // messages do nothing. The panels keep their own words, progress bars and charts.
-import { TO_AUDIT } from '../protocol.js';
+import { TO_AUDIT } from '../core/protocol.js';
 import { AuditWorker } from './audit-workers.js';
 
 /**

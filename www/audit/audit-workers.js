@@ -3,12 +3,12 @@
 // (protocol.js's TO_AUDIT), and what each of its messages means for the audit under way
 // (audit.js), checked as it arrives. A trap in the worker (worker-shell.js's 'crashed') says only
 // "unreachable": the page gets the sentence below instead.
-import { checkFromAuditWorker } from '../protocol.js';
-import { sendWasm } from '../wasm-module.js';
-import { ModuleWorker } from '../module-worker.js';
+import { checkFromAuditWorker } from '../core/protocol.js';
+import { sendWasm } from '../core/wasm-module.js';
+import { ModuleWorker } from '../core/module-worker.js';
 
-/** @typedef {import('../protocol.js').FromAudit} FromAudit */
-/** @typedef {import('../protocol.js').ToAudit} ToAudit */
+/** @typedef {import('../core/protocol.js').FromAudit} FromAudit */
+/** @typedef {import('../core/protocol.js').ToAudit} ToAudit */
 /**
  * What an audit worker's messages do: `current(w)` whether `w` works for the audit under way
  * (a cancelled audit's late messages do nothing); `failed(w, why)` stops the audit with `why`;
@@ -45,7 +45,7 @@ export class AuditWorker {
     /** @type {Map<string, (m: FromAudit) => void>} */
     const table = new Map(Object.entries(handlers));
     // Started in turn, and again if its scripts fail to load once (module-worker.js).
-    this.worker = new ModuleWorker('audit-worker.js', {
+    this.worker = new ModuleWorker(new URL('../workers/audit-worker.js', import.meta.url), {
       onmessage: (ev) => {
         if (!on.current(this)) return;
         const m = checkFromAuditWorker(ev.data);

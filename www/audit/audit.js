@@ -4,10 +4,10 @@
 // with each attack's ROC, and ε_lower against the accountants' ε. Every number comes
 // from Rust (audit-worker.js, `AuditSession`); this file only hands out runs and draws.
 import { audit_worker_bytes, draw_audit_epsilons, draw_audit_region } from '../pkg/dpsgd_lab.js';
-import { TO_WORKER } from '../protocol.js';
+import { TO_WORKER } from '../core/protocol.js';
 import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
-import { showMessage } from '../messages.js';
+import { showMessage } from '../core/messages.js';
 import { auditWorkerPlan, defaultWorkers } from '../views/cores.js';
 import { settings } from '../lab/settings.js';
 import { movedFrom } from '../lessons/lesson-claims.js';

@@ -5,8 +5,8 @@
 // the run's settings and the data's facts; Rust derives every privacy quantity from them.
 import { KeptWorker } from './kept-worker.js';
 
-/** @typedef {import('../protocol.js').ToAccounting} ToAccounting */
-/** @typedef {import('../protocol.js').FromAccounting} FromAccounting */
+/** @typedef {import('../core/protocol.js').ToAccounting} ToAccounting */
+/** @typedef {import('../core/protocol.js').FromAccounting} FromAccounting */
 /** @typedef {{id: number, message: ToAccounting, then: (m: FromAccounting) => void}} Asked */
 
 /** @type {Set<Accounting>} */
@@ -24,10 +24,10 @@ export class Accounting {
     this.pending = new Map(); // type -> the newest request not answered
     this.id = 0;
     // Calibrating with PLD takes seconds in one call, during which the worker cannot answer.
-    this.worker = new KeptWorker('./accounting-worker.js', {
+    this.worker = new KeptWorker(new URL('../workers/accounting-worker.js', import.meta.url), {
       silenceMs: 60_000,
       onMessage: (ev) => {
-        /** @type {FromAccounting | import('../protocol.js').InitError} */
+        /** @type {FromAccounting | import('../core/protocol.js').InitError} */
         const m = ev.data;
         if (!m || typeof m !== 'object') return;
         if (m.type === 'init-error') {

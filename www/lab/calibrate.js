@@ -1,9 +1,9 @@
 // "Calibrate σ": asks the accounting worker (Rust) for the smallest σ, rounded up, whose run
 // spends at most the target ε, and moves the σ slider there. An answer to settings that have
 // changed since is dropped with a message; the page itself computes nothing of it.
-import { clearMessage, setStatus, showMessage } from '../messages.js';
+import { clearMessage, setStatus, showMessage } from '../core/messages.js';
 import { settings } from './settings.js';
-import { counted } from '../shown.js';
+import { counted } from '../core/shown.js';
 
 const $ = (id) => document.getElementById(id);
 

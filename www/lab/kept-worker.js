@@ -11,19 +11,19 @@
 // worker → page {type: 'pong'}, {type: 'crashed', message} when a wasm trap made its instance
 // unusable (it then closes), and {type: 'refused', message} for a message of the page's it would
 // not obey: a bug of the page's, passed to `onRefused` (by default, the console's error).
-import { sendWasm } from '../wasm-module.js';
-import { ModuleWorker } from '../module-worker.js';
+import { sendWasm } from '../core/wasm-module.js';
+import { ModuleWorker } from '../core/module-worker.js';
 
-/** @typedef {import('../protocol.js').ToTraining | import('../protocol.js').ToAccounting} ToKept */
-/** @typedef {import('../protocol.js').FromShell} FromShell */
+/** @typedef {import('../core/protocol.js').ToTraining | import('../core/protocol.js').ToAccounting} ToKept */
+/** @typedef {import('../core/protocol.js').FromShell} FromShell */
 
 const PING_MS = 2000;
 
 export class KeptWorker {
   /**
-   * @param {string} url
+   * @param {URL} url the worker's script, `new URL('../workers/x.js', import.meta.url)`
    * @param {{onMessage: (ev: MessageEvent) => void, onRestart: (why: string) => void,
-   *   onGiveUp: (why: string) => void, onRefused?: (m: import('../protocol.js').Refused) => void,
+   *   onGiveUp: (why: string) => void, onRefused?: (m: import('../core/protocol.js').Refused) => void,
    *   silenceMs: number, maxRestarts?: number}} options
    */
   constructor(url, { onMessage, onRestart, onGiveUp, onRefused, silenceMs, maxRestarts = 3 }) {
@@ -82,7 +82,7 @@ export class KeptWorker {
     const now = performance.now();
     if (this.pingSent === null) {
       this.pingSent = now;
-      /** @type {import('../protocol.js').ToShell} */
+      /** @type {import('../core/protocol.js').ToShell} */
       const ping = { type: 'ping' };
       this.worker.postMessage(ping);
     } else if (now - this.pingSent > this.silenceMs) {

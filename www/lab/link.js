@@ -5,7 +5,7 @@
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
 import { settings, toHash } from './settings.js';
-import { shown } from '../shown.js';
+import { shown } from '../core/shown.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings) and `teacher`
 // (the lessons room's applyTeacherMode, passed down by main.js: a lab module imports no room

@@ -11,7 +11,7 @@
 // (`fromHash`), the one path for a link's own settings as for its pins. User input is never
 // looked up on a plain object, and reaches a message only shortened (shown.js).
 
-import { shown } from '../shown.js';
+import { shown } from '../core/shown.js';
 
 // How a range slider's position maps to a value and back.
 const SCALES = new Map(Object.entries({

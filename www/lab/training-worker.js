@@ -4,7 +4,7 @@
 // startWhenReady). A long single call (a data set's decoding, DP-PCA) must fit in the silence
 // allowed.
 import { KeptWorker } from './kept-worker.js';
-import { setStatus, showMessage } from '../messages.js';
+import { setStatus, showMessage } from '../core/messages.js';
 
 /**
  * `onMessage`: the worker's messages; `lost()`: called when it stopped (the page no longer
@@ -18,7 +18,7 @@ export function startTrainingWorker({ onMessage, lost, resend, cap }) {
     lost();
     return `The training worker stopped (${why}).`;
   };
-  const worker = new KeptWorker('./worker.js', {
+  const worker = new KeptWorker(new URL('../workers/worker.js', import.meta.url), {
     silenceMs: 20_000,
     onMessage,
     onRestart: (why) => {

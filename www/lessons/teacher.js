@@ -1,6 +1,6 @@
 import { chart_layout } from '../pkg/dpsgd_lab.js';
 import { settingsOf, stepOf } from './lessons.js';
-import { shown } from '../shown.js';
+import { shown } from '../core/shown.js';
 // Teacher mode and lessons, read from the URL hash (docs/teaching.md says how to use them).
 const $ = (id) => document.getElementById(id);
 

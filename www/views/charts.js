@@ -9,7 +9,7 @@ import {
 } from '../pkg/dpsgd_lab.js';
 import { showGroupsFigure } from './groups.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
-import { showMessage } from '../messages.js';
+import { showMessage } from '../core/messages.js';
 import { settings } from '../lab/settings.js';
 
 const $ = (id) => document.getElementById(id);

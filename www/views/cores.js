@@ -4,7 +4,7 @@
 // gradient-pool.js) and the audit trains that many of its runs at once (audit.js), or fewer
 // where their copies of the data set would not fit in memory (auditWorkerPlan).
 import { settings } from '../lab/settings.js';
-import { defaultReason, probeCores, probeKept, probed, reportedCores } from '../core-probe.js';
+import { defaultReason, probeCores, probeKept, probed, reportedCores } from '../core/core-probe.js';
 
 const $ = (id) => document.getElementById(id);
 

@@ -5,7 +5,7 @@
 // said in one line under the control), and the groups chart shows while a run has groups.
 import { group_choices } from '../pkg/dpsgd_lab.js';
 import { onDataSetShown, settings } from '../lab/settings.js';
-import { addMessage } from '../messages.js';
+import { addMessage } from '../core/messages.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 

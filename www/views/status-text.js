@@ -1,6 +1,6 @@
 // What the status line and the footer say about a run: text only, built from the worker's
 // reports (every number in them, ε included, comes from Rust; `fmtEps` is Rust's formatter).
-import { counted } from '../shown.js';
+import { counted } from '../core/shown.js';
 
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 

@@ -10,7 +10,7 @@
 import './wasm-choice.js';
 
 // The relaxed-SIMD build where the browser has it, else the simd128 one (wasm-choice.js).
-const URL_OF_WASM = new URL(`./${/** @type {{labWasmFile: string}} */ (/** @type {unknown} */ (self)).labWasmFile}`, import.meta.url);
+const URL_OF_WASM = new URL(`../${/** @type {{labWasmFile: string}} */ (/** @type {unknown} */ (self)).labWasmFile}`, import.meta.url);
 
 let response = null;
 let forWorkers = null;

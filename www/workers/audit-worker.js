@@ -6,13 +6,13 @@
 // protocol.js; start-up, pings and traps: worker-shell.js (a trap — a Rust panic, a bug, or an
 // allocation the browser refused — says only "unreachable": audit-workers.js gives the page a
 // sentence for it).
-import init, { AuditSession } from './pkg/dpsgd_lab.js';
-import { loadBuiltin } from './data-loader.js';
-import { checkToAudit } from './protocol.js';
+import init, { AuditSession } from '../pkg/dpsgd_lab.js';
+import { loadBuiltin } from '../core/data-loader.js';
+import { checkToAudit } from '../core/protocol.js';
 import { post, startWorker } from './worker-shell.js';
 
-/** @typedef {import('./protocol.js').ToAudit} ToAudit */
-/** @typedef {import('./protocol.js').FromAudit} FromAudit */
+/** @typedef {import('../core/protocol.js').ToAudit} ToAudit */
+/** @typedef {import('../core/protocol.js').FromAudit} FromAudit */
 
 /** @param {FromAudit} m */
 const send = (m) => post(m);

@@ -113,7 +113,7 @@ export class ChannelEnd {
     this.spinMs = 0; // how long both ends spin before they sleep (0: never spin)
   }
 
-  /** @param {import('./protocol.js').ToHelper} message */
+  /** @param {import('../core/protocol.js').ToHelper} message */
   setUp(message) {
     this.sent += 1;
     this.worker.postMessage({ ...message, setup: this.sent });

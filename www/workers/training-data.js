@@ -2,13 +2,13 @@
 // The training worker's data (worker.js): the built-in set of the current run, loaded only when
 // it changed, and a student's own set, kept until replaced. Parsing and checking are Rust's
 // (LabData); this holds the results and says what changed.
-import { LabData } from './pkg/dpsgd_lab.js';
-import { dataKeyOf, loadBuiltin } from './data-loader.js';
-import { shown } from './shown.js';
+import { LabData } from '../pkg/dpsgd_lab.js';
+import { dataKeyOf, loadBuiltin } from '../core/data-loader.js';
+import { shown } from '../core/shown.js';
 import { trapped } from './worker-shell.js';
 
-/** @typedef {import('./protocol.js').ToTraining} ToTraining */
-/** @typedef {import('./protocol.js').FromTraining} FromTraining */
+/** @typedef {import('../core/protocol.js').ToTraining} ToTraining */
+/** @typedef {import('../core/protocol.js').FromTraining} FromTraining */
 
 export class TrainingData {
   constructor() {

@@ -11,17 +11,19 @@
 // built) workers start from the lab's folder as before.
 
 const SNAPSHOT = /\/v\/[0-9a-f]{16}\/$/;
-const HERE = new URL('./', import.meta.url);
+// The folder of the lab's scripts (this file is in its core/): the lab's folder, or a snapshot.
+const HERE = new URL('../', import.meta.url);
 
 /** The lab's folder: where index.html and data/ are, outside any snapshot. */
 export const labRoot = SNAPSHOT.test(HERE.pathname) ? new URL('../../', HERE) : HERE;
 
 /**
- * The URL of the worker script `url` (relative to the lab's scripts) of this page's build.
- * @param {string | URL} url
+ * The URL of the worker script `url` of this page's build: its address in the version's snapshot.
+ * A caller names its worker by `new URL('../workers/x.js', import.meta.url)`.
+ * @param {URL} url
  */
 export function ofThisBuild(url) {
-  const resolved = new URL(String(url), HERE);
+  const resolved = new URL(url);
   const id = /** @type {any} */ (globalThis).labVersion?.id;
   if (SNAPSHOT.test(HERE.pathname) || typeof id !== 'string' || !/^[0-9a-f]{16}$/.test(id)) return resolved;
   if (!resolved.href.startsWith(labRoot.href)) return resolved;

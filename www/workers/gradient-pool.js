@@ -8,10 +8,10 @@
 // times a part's expected time (it hangs), rejects its pending parts and is dropped; the
 // training worker then sums those parts itself, and hears of it (`takeLost`) to say so.
 import { ChannelEnd, SPIN_MS, sharedMemoryMissing, sharedMemoryWorks } from './shared-channel.js';
-import { ModuleWorker } from './module-worker.js';
+import { ModuleWorker } from '../core/module-worker.js';
 
-/** @typedef {import('./protocol.js').ToHelper} ToHelper */
-/** @typedef {import('./protocol.js').FromHelper | import('./protocol.js').FromShell} FromHelper */
+/** @typedef {import('../core/protocol.js').ToHelper} ToHelper */
+/** @typedef {import('../core/protocol.js').FromHelper | import('../core/protocol.js').FromShell} FromHelper */
 
 const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
 // How long the training worker blocks for a shared-memory part once its own is done (longer
@@ -42,7 +42,7 @@ class Helper {
       onmessage: (ev) => this.answer(ev.data),
       onerror: (e, why) => this.die(why),
     });
-    /** @type {import('./protocol.js').ToShell} */
+    /** @type {import('../core/protocol.js').ToShell} */
     const wasm = module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' };
     this.worker.postMessage(wasm);
     this.shared = sharedMemoryWorks() ? new ChannelEnd(this.worker) : null;

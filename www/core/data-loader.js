@@ -1,6 +1,6 @@
 // A built-in data set for a worker: its files fetched from data/ (or generated from the
 // config's seed and noise), decoded by the wasm core. Shared by the training and audit workers.
-import { LabData } from './pkg/dpsgd_lab.js';
+import { LabData } from '../pkg/dpsgd_lab.js';
 import { labRoot } from './build.js';
 
 // The cache key of `config`'s data set: a generated set depends on its seed and noise.

@@ -14,7 +14,7 @@
 //   the worker posts 'crashed' and closes, and the page decides what follows (a new worker, or a
 //   sentence). Any other error a handler throws goes to the worker's own `failed`.
 
-/** @typedef {import('./protocol.js').FromShell} FromShell */
+/** @typedef {import('../core/protocol.js').FromShell} FromShell */
 /**
  * A handler for each message type of `M`, given the message of that type.
  * @template {{type: string}} M

@@ -3,11 +3,11 @@
 // gets) are read here; the file(s) are parsed in the training worker (wasm), which answers
 // with 'own-data-loaded' or 'own-data-rejected' (protocol.js). The panel's markup is its own
 // file, own-data.html, put into details#own-data the first time a student opens it.
-import { LabData } from './pkg/dpsgd_lab.js';
-import { TO_WORKER } from './protocol.js';
-import { settings } from './lab/settings.js';
-import { fitOwnLot } from './lab/lot-size.js';
-import { counted, shown } from './shown.js';
+import { LabData } from '../pkg/dpsgd_lab.js';
+import { TO_WORKER } from '../core/protocol.js';
+import { settings } from './settings.js';
+import { fitOwnLot } from './lot-size.js';
+import { counted, shown } from '../core/shown.js';
 
 const $ = (id) => document.getElementById(id);
 // Rows the form shows at most: a wider file states the rest in the text field (10,000
@@ -95,7 +95,7 @@ function loadPanelOnOpen(wire) {
   };
   panel.addEventListener('toggle', () => {
     if (!panel.open || loading) return;
-    loading = fetch(new URL('own-data.html', import.meta.url))
+    loading = fetch(new URL('../own-data.html', import.meta.url))
       .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`))))
       .then((html) => {
         const body = new DOMParser().parseFromString(html, 'text/html').body;

@@ -40,7 +40,7 @@ const takeTurns = () => {
 
 export class ModuleWorker {
   /**
-   * @param {string | URL} url
+   * @param {URL} url the worker's script, `new URL('../workers/x.js', import.meta.url)`
    * @param {{onmessage?: (ev: MessageEvent) => void, onerror?: (e: Event, why: string) => void}} [handlers]
    */
   constructor(url, { onmessage, onerror } = {}) {

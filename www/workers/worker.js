@@ -5,15 +5,15 @@
 // the next chunk, so a cancelled run never keeps computing. With k > 1 workers it coordinates
 // data-parallel training: k − 1 helpers (gradient-pool.js) sum parts of each lot; the noise and
 // the step stay here.
-import init, { RunSettings, Session, bench_session, panic_for_tests } from './pkg/dpsgd_lab.js';
+import init, { RunSettings, Session, bench_session, panic_for_tests } from '../pkg/dpsgd_lab.js';
 import { TrainingData } from './training-data.js';
-import { checkToTraining } from './protocol.js';
+import { checkToTraining } from '../core/protocol.js';
 import { post, sharedModule, startWorker, trapped } from './worker-shell.js';
 import { GradientPool } from './gradient-pool.js';
 import { sleep, stopwatch, yieldToEvents } from './worker-time.js';
 
-/** @typedef {import('./protocol.js').ToTraining} ToTraining */
-/** @typedef {import('./protocol.js').FromTraining} FromTraining */
+/** @typedef {import('../core/protocol.js').ToTraining} ToTraining */
+/** @typedef {import('../core/protocol.js').FromTraining} FromTraining */
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
 const BOUNDARY_RES = 60; // grid of the decision-boundary view (2-D data only)

@@ -5,13 +5,13 @@
 // Its parts come by message, or through shared memory where the page allows it
 // (shared-channel.js); the sums are the same either way. Start-up, pings and traps:
 // worker-shell.js (a trap posts 'crashed', and the training worker drops this helper).
-import init, { GradientWorker } from './pkg/dpsgd_lab.js';
-import { checkToHelper } from './protocol.js';
+import init, { GradientWorker } from '../pkg/dpsgd_lab.js';
+import { checkToHelper } from '../core/protocol.js';
 import { post, startWorker, trapped } from './worker-shell.js';
 import { HelperEnd, isChannel } from './shared-channel.js';
 
-/** @typedef {import('./protocol.js').ToHelper} ToHelper */
-/** @typedef {import('./protocol.js').FromHelper} FromHelper */
+/** @typedef {import('../core/protocol.js').ToHelper} ToHelper */
+/** @typedef {import('../core/protocol.js').FromHelper} FromHelper */
 
 /**
  * @param {FromHelper} m

@@ -6,13 +6,13 @@
 // (protocol.js): the run's settings and the data's public facts, from which Rust derives the
 // mechanism (and the run as an Opacus script). Requests coalesce: of several waiting requests of one type only the newest runs,
 // and the page drops older answers. Start-up, pings and traps: worker-shell.js.
-import init, { calibrate, file_ledger, opacus_export, opacus_export_needs_data, opacus_refusal, pld_preview, sigma_needed } from './pkg/dpsgd_lab.js';
-import { loadBuiltin } from './data-loader.js';
-import { checkToAccounting } from './protocol.js';
+import init, { calibrate, file_ledger, opacus_export, opacus_export_needs_data, opacus_refusal, pld_preview, sigma_needed } from '../pkg/dpsgd_lab.js';
+import { loadBuiltin } from '../core/data-loader.js';
+import { checkToAccounting } from '../core/protocol.js';
 import { post, startWorker, trapped } from './worker-shell.js';
 
-/** @typedef {import('./protocol.js').ToAccounting} ToAccounting */
-/** @typedef {import('./protocol.js').FromAccounting} FromAccounting */
+/** @typedef {import('../core/protocol.js').ToAccounting} ToAccounting */
+/** @typedef {import('../core/protocol.js').FromAccounting} FromAccounting */
 
 /**
  * @param {FromAccounting} m

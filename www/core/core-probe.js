@@ -21,7 +21,7 @@
 import { ofThisBuild } from './build.js';
 
 const KEY = 'dpsgd-lab-cores';
-const WORKER_URL = ofThisBuild('core-probe-worker.js'); // the page's own build (build.js)
+const WORKER_URL = ofThisBuild(new URL('../workers/core-probe-worker.js', import.meta.url)); // the page's own build (build.js)
 const WINDOW_MS = 15; // each loop runs this long
 const ROUNDS = 5; // rounds of one loop alone, then all together
 const GIVE_UP_MS = 4000; // a probe that takes longer is dropped (the reported count is used)
