@@ -6,10 +6,11 @@
 
 mod common;
 
-use common::{dpsgd, refused};
+use common::{dpsgd, refused, temp_file};
 use dpsgd_lab::config::{
     names_of, range_of, Clipping, Ends, Mode, ModelKind, ReleaseLevel, RunConfig, Sampling, RANGES,
 };
+use dpsgd_lab::export::OpacusAccountant;
 use dpsgd_lab::privacy::accountant::{AccountantName, Amplification};
 use dpsgd_lab::train::groups::GroupBy;
 use serde_json::{json, Value};
@@ -243,4 +244,92 @@ fn each_choice_lists_the_names_its_setting_takes() {
             "{field}"
         );
     }
+}
+
+/// The flags outside RunConfig that take a closed set of names (`bench --case`, `export-opacus
+/// --accountant`, `--scale`, `--amplification`) list their enum's names in their help, refuse
+/// another name with that same list, and accept each listed name (#54 §5: the names come from
+/// the enums; none is written by hand in the binary's source).
+#[test]
+fn the_commands_own_choices_list_and_take_their_enums_names() {
+    let listed = |cmd: &str, flag: &str| -> Vec<String> {
+        let out = help(&[cmd, "--help"]);
+        let line = out
+            .lines()
+            .map(str::trim)
+            .find(|l| l.starts_with(&format!("{flag} ")))
+            .unwrap_or_else(|| panic!("{cmd} {flag} has help: {out}"));
+        let names = shown(line, "possible values").unwrap_or_else(|| panic!("{line}"));
+        names.split(", ").map(String::from).collect()
+    };
+    let opacus = listed("export-opacus", "--accountant");
+    assert_eq!(opacus, names_of::<OpacusAccountant>());
+    assert_eq!(
+        listed("epsilon", "--amplification"),
+        names_of::<Amplification>()
+    );
+    let csv = temp_file("choices.csv", b"a,y\n1,0\n2,1\n3,0\n4,1\n");
+    let csv = csv.to_str().unwrap();
+    let out = std::env::temp_dir().join(format!("dpsgd-choices-{}", std::process::id()));
+    let out = out.to_str().unwrap();
+    for (cmd, flag, names, args) in [
+        ("bench", "--case", listed("bench", "--case"), vec![]),
+        // A run whose --epochs is refused after --accountant is read: nothing is written.
+        (
+            "export-opacus",
+            "--accountant",
+            opacus,
+            vec!["--out", out, "--epochs", "abc"],
+        ),
+        (
+            "coverage",
+            "--scale",
+            listed("coverage", "--scale"),
+            vec!["--csv", csv, "--label", "y", "--report", "teaching"],
+        ),
+    ] {
+        assert!(names.len() >= 2, "{cmd} {flag}: {names:?}");
+        let args_with = |value: &str| {
+            let mut a = vec![cmd, flag, value];
+            a.extend(args.iter().copied());
+            dpsgd(&a)
+        };
+        let (code, _, err) = args_with("no-such-name");
+        assert_eq!(code, Some(2), "{cmd} {flag}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{flag} = 'no-such-name' must be one of {}",
+                names.join(", ")
+            )),
+            "{cmd} {flag}: {err}"
+        );
+        // Each listed name gets past the flag's own check (bench's are not run: too slow).
+        for name in names.iter().filter(|_| cmd != "bench") {
+            let (_, _, err) = args_with(name);
+            assert!(
+                !err.contains(&format!("{flag} =")),
+                "{cmd} {flag} {name}: {err}"
+            );
+        }
+    }
+    // The binary's source lists no choice by hand: every "possible values" is made from an enum.
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin");
+    let mut by_hand = Vec::new();
+    let mut stack = vec![src];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for line in text.lines().filter(|l| l.contains("possible values: ")) {
+                if !line.contains("{}") && !line.contains("{names}") {
+                    by_hand.push(format!("{}: {line}", path.display()));
+                }
+            }
+        }
+    }
+    assert!(by_hand.is_empty(), "{by_hand:#?}");
 }

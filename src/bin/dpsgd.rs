@@ -9,14 +9,15 @@
 //!                 (--alice [ROW]: a real training example as the canary)
 //! dpsgd epsilon   --q --sigma (--epochs|--steps) --delta           ε of the training steps
 //! dpsgd sigma     --target-epsilon --q (--epochs|--steps) --delta  σ for a target ε
-//! dpsgd bench     [--case all|training|accountants|kernels]
-//! dpsgd export-opacus --out DIR [--accountant rdp|prv] [run options]  an Opacus script
+//! dpsgd bench     [--case NAME]                      benchmarks, one JSON line per case
+//! dpsgd export-opacus --out DIR [--accountant NAME] [run options]  an Opacus script
 //! ```
 //!
 //! `dpsgd --help` and `dpsgd COMMAND --help` list every option with its default and valid
-//! range. The run options are RunConfig's fields, each as `--field-name` (`--noise` for
-//! `data_noise`), with the defaults of `RunConfig::default()` and the ranges of
-//! config/validate.rs (`--dataset`, `--sigma` ...), and the data's (`--csv`, `--label` ...).
+//! range, and each named choice's possible values, read from its enum. The run options are
+//! RunConfig's fields, each as `--field-name` (`--noise` for `data_noise`), with the defaults of
+//! `RunConfig::default()` and the ranges of config/validate.rs (`--dataset`, `--sigma` ...), and
+//! the data's (`--csv`, `--label` ...).
 //!
 //! `epsilon` and `sigma` account the training steps alone (their JSON says so in `accounts`): a
 //! run's DP-PCA, private ranges and noisy counts are in `train`'s ε, not theirs.
@@ -39,7 +40,7 @@ mod export;
 mod options;
 
 use args::{fail, one_line};
-use cli::{AuditArgs, BenchArgs, Command, RunArgs, DEFAULT_CANARIES, DEFAULT_RUNS};
+use cli::{AuditArgs, BenchArgs, BenchCase, Command, RunArgs, DEFAULT_CANARIES, DEFAULT_RUNS};
 use data::load_data;
 use dpsgd_lab::audit::alice::AliceChoice;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditSpec, Threat};
@@ -185,14 +186,9 @@ fn audit(a: &AuditArgs) {
 fn bench(a: &BenchArgs) {
     let start = std::time::Instant::now();
     let now = move || start.elapsed().as_secs_f64() * 1e3;
-    let case = a.case.as_deref().unwrap_or("all");
-    if !["all", "training", "accountants", "kernels"].contains(&case) {
-        fail(format!(
-            "--case = '{}' must be all, training, accountants or kernels",
-            shown(case)
-        ));
-    }
-    if case == "all" || case == "kernels" {
+    // An unknown --case is refused before any benchmark runs.
+    a.runs(BenchCase::All);
+    if a.runs(BenchCase::Kernels) {
         for l in dpsgd_lab::bench::kernels("native", &now, 300.0) {
             println!(
                 "{}",
@@ -200,7 +196,7 @@ fn bench(a: &BenchArgs) {
             );
         }
     }
-    if case == "all" || case == "training" {
+    if a.runs(BenchCase::Training) {
         for l in dpsgd_lab::bench::training("native", &now, 1000.0) {
             println!(
                 "{}",
@@ -208,7 +204,7 @@ fn bench(a: &BenchArgs) {
             );
         }
     }
-    if case == "all" || case == "accountants" {
+    if a.runs(BenchCase::Accountants) {
         for l in dpsgd_lab::bench::accountant_curves("native", &now) {
             println!(
                 "{}",

@@ -12,12 +12,14 @@
 use super::opacus_words::{before_in_words, data_in_words, run_in_words};
 use super::table::{matrix_csv, split_csv};
 use super::ExportFile;
-use crate::config::{Clipping, Mode, ModelKind, RunConfig, Sampling};
+use crate::config::{name_of, names_of, Clipping, Mode, ModelKind, RunConfig, Sampling};
 use crate::data::builtin::builtin_files;
 use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset};
 use crate::privacy::accountant::rdp::default_orders;
 use crate::train::{budget_step_limit, Trainer};
+use serde::Serialize;
+use strum::{EnumIter, IntoEnumIterator};
 
 /// The Opacus release the script is written for (the one `pip install opacus` gave when the
 /// export was last run for real: docs/opacus.md).
@@ -33,7 +35,10 @@ pub const SCRIPT_NAME: &str = "train_opacus.py";
 const TEMPLATE: &str = include_str!("opacus_script.py");
 
 /// Opacus's accountant the script reports ε with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Its names (serde's, lowercase) are the CLI's `--accountant` values and
+/// the script's `ACCOUNTANT`, listed from the enum (`names_of`), never by hand (#54 §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, EnumIter)]
+#[serde(rename_all = "lowercase")]
 pub enum OpacusAccountant {
     /// Rényi DP (Mironov 2017), Opacus's default: compare with the lab's RDP ε.
     Rdp,
@@ -43,21 +48,20 @@ pub enum OpacusAccountant {
 
 impl OpacusAccountant {
     pub fn parse(name: &str) -> Result<OpacusAccountant, String> {
-        match name {
-            "rdp" => Ok(OpacusAccountant::Rdp),
-            "prv" => Ok(OpacusAccountant::Prv),
-            other => Err(format!(
-                "'{}' is not an Opacus accountant the export writes: rdp or prv",
-                crate::text::shown(other)
-            )),
-        }
+        OpacusAccountant::iter()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| {
+                format!(
+                    "'{}' is not an Opacus accountant the export writes: {}",
+                    crate::text::shown(name),
+                    names_of::<OpacusAccountant>().join(" or ")
+                )
+            })
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            OpacusAccountant::Rdp => "rdp",
-            OpacusAccountant::Prv => "prv",
-        }
+    /// Its name in Opacus (`"rdp"`, `"prv"`).
+    pub fn name(self) -> String {
+        name_of(self)
     }
 }
 
@@ -220,7 +224,7 @@ pub fn export_opacus(
         ("LR_END", cfg.lr_end.map_or("None".into(), py_float)),
         ("LR_DECAY_EPOCHS", cfg.lr_decay_epochs.to_string()),
         ("DELTA", py_float(cfg.delta)),
-        ("ACCOUNTANT_NAME", py_str(accountant.name())),
+        ("ACCOUNTANT_NAME", py_str(&accountant.name())),
         ("RDP_ORDERS", py_list(&default_orders(), |&a| py_float(a))),
         ("PRV_EPS_ERROR", py_float(PRV_EPS_ERROR)),
         ("SEED", cfg.seed.map_or("None".into(), |s| s.to_string())),

@@ -1,14 +1,14 @@
 //! `dpsgd epsilon` and `dpsgd sigma`: the accountants from the command line. Every flag is
 //! checked here, by name, before an accountant sees it.
 
-use super::args::{fail, read, Given};
+use super::args::{choice_help, fail, read, Given};
 
 /// What `epsilon` and `sigma` account, printed with every answer: a run's other releases
 /// (DP-PCA, private ranges, noisy counts) are not in it, and `train` reports a run's ε with them.
 const ACCOUNTS: &str = "the training steps alone (T sampled Gaussian steps at rate q and noise \
      σ): a run's DP-PCA, private column ranges and noisy counts spend more, and `dpsgd train` \
      reports ε with them";
-use dpsgd_lab::config::{fmt_num, name_of, names_of, MAX_SIGMA};
+use dpsgd_lab::config::{fmt_num, MAX_SIGMA};
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon_in;
 use dpsgd_lab::privacy::accountant::{
     Accountant, AccountantName, Amplification, EpsilonReport, SampledGaussian, MAX_STEPS,
@@ -44,10 +44,9 @@ pub struct MechanismArgs {
     #[arg(
         long,
         value_name = "NAME",
-        help = format!(
-            "How naive and strong composition bound a step [default: {}] [possible values: {}]",
-            name_of(Amplification::default()),
-            names_of::<Amplification>().join(", ")
+        help = choice_help(
+            "How naive and strong composition bound a step",
+            Amplification::default()
         )
     )]
     amplification: Option<String>,

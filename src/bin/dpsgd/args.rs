@@ -4,12 +4,15 @@
 
 use clap::builder::TypedValueParser;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
+use dpsgd_lab::config::{name_of, names_of};
 use dpsgd_lab::text::{shown, shown_up_to};
+use serde::Serialize;
 use std::ffi::OsStr;
 use std::io::Read as _;
 use std::marker::PhantomData;
 use std::process::exit;
 use std::str::FromStr;
+use strum::IntoEnumIterator;
 
 pub const USAGE: &str =
     "usage: dpsgd train|coverage|epsilon|sigma|audit|bench|export-opacus [--name value ...]; dpsgd --help lists the commands, dpsgd COMMAND --help their options";
@@ -25,6 +28,33 @@ pub const MAX_FILE: u64 = dpsgd_lab::data::csv::MAX_BYTES as u64;
 /// and at most [`MAX_MESSAGE`] characters, so a script reading stderr sees one line.
 pub fn one_line(msg: &str) -> String {
     shown_up_to(msg, MAX_MESSAGE)
+}
+
+/// A flag that names one of the choices `T` (an enum whose serde names are its names, its
+/// variants listed by strum): the choice named `given`, `default` when not given; another name
+/// exits naming the flag and every choice. With [`choice_help`], the choices are written once,
+/// in the enum (#54 §5).
+pub fn choice<T>(flag: &str, given: Option<&str>, default: T) -> T
+where
+    T: IntoEnumIterator + Serialize + Copy,
+{
+    let Some(given) = given else { return default };
+    T::iter().find(|c| name_of(*c) == given).unwrap_or_else(|| {
+        fail(format!(
+            "--{flag} = '{}' must be one of {}",
+            shown(given),
+            names_of::<T>().join(", ")
+        ))
+    })
+}
+
+/// The help of a [`choice`] flag: what it is, its default and its possible values, from `T`.
+pub fn choice_help<T: IntoEnumIterator + Serialize>(what: &str, default: T) -> String {
+    format!(
+        "{what} [default: {}] [possible values: {}]",
+        name_of(default),
+        names_of::<T>().join(", ")
+    )
 }
 
 /// Prints one line and exits with status 2 (bad usage).

@@ -3,13 +3,15 @@
 //! excepted: they print on stdout with status 0).
 
 use crate::accounting::{EpsilonArgs, SigmaArgs};
-use crate::args::{fail, read, refuse, Given};
+use crate::args::{choice, choice_help, fail, read, refuse, Given};
 use crate::data::DataOptions;
 use crate::options::RunOptions;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use dpsgd_lab::audit::{Threat, MAX_CANARIES, MAX_RUNS};
 use dpsgd_lab::config::names_of;
 use dpsgd_lab::text::shown;
+use serde::Serialize;
+use strum::EnumIter;
 
 /// Runs per side, and one-run canaries, when not given.
 pub const DEFAULT_RUNS: usize = 200;
@@ -94,9 +96,26 @@ pub struct AuditArgs {
 /// `dpsgd bench`'s options.
 #[derive(clap::Args, Clone, Debug)]
 pub struct BenchArgs {
-    /// Which benchmarks [default: all] [possible values: all, training, accountants, kernels]
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help = choice_help("Which benchmarks", BenchCase::All))]
     pub case: Option<String>,
+}
+
+/// Which benchmarks `dpsgd bench` runs (`--case`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, EnumIter)]
+#[serde(rename_all = "kebab-case")]
+pub enum BenchCase {
+    All,
+    Training,
+    Accountants,
+    Kernels,
+}
+
+impl BenchArgs {
+    /// Whether `--case` asks for the benchmarks of `case`.
+    pub fn runs(&self, case: BenchCase) -> bool {
+        let chosen = choice("case", self.case.as_deref(), BenchCase::All);
+        chosen == BenchCase::All || chosen == case
+    }
 }
 
 /// The command line, or the exit clap's refusal calls for. Every option that takes a value

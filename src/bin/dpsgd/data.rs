@@ -1,7 +1,7 @@
 //! `dpsgd`'s data: a CSV of one's own (private: ranges clipped to stated or privately
 //! estimated bounds) or a built-in set read from `--data-dir`.
 
-use crate::args::{fail, read, read_file, shown_path, Given};
+use crate::args::{choice, choice_help, fail, read, read_file, shown_path, Given};
 use crate::options::RunOptions;
 use dpsgd_lab::config::{ReleaseLevel, RunConfig};
 use dpsgd_lab::data::bounds::DEFAULT_BOUNDS_NOISE;
@@ -12,10 +12,11 @@ use dpsgd_lab::data::split::{
 };
 use dpsgd_lab::data::stated::parse_stated;
 use dpsgd_lab::data::Dataset;
-use dpsgd_lab::text::shown;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
 use std::path::PathBuf;
+use strum::EnumIter;
 
 /// The data options of `train` (and of the run `coverage` and `audit` describe).
 #[derive(clap::Args, Clone, Debug)]
@@ -34,9 +35,11 @@ pub struct DataOptions {
     /// The class column of --csv (required with --csv)
     #[arg(long, value_name = "COLUMN")]
     pub label: Option<String>,
-    /// How --csv's numeric columns are scaled [default: bounds] [possible values: bounds,
-    /// standard, none]
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = choice_help("How --csv's numeric columns are scaled", CsvScale::Bounds)
+    )]
     pub scale: Option<String>,
     /// Stated ranges of --csv's numeric columns, as age=17:90,hours=0:100 (with --scale bounds;
     /// a name holding a comma, semicolon, quote or = in double quotes: '"e,f"=0:1'); the other
@@ -53,6 +56,19 @@ pub struct DataOptions {
         )
     )]
     pub bounds_noise: Option<Given<f64>>,
+}
+
+/// How a file of one's own has its numeric columns scaled (`--scale`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, EnumIter)]
+#[serde(rename_all = "kebab-case")]
+pub enum CsvScale {
+    /// Clipped to stated or privately estimated ranges, then scaled to them (private).
+    Bounds,
+    /// Centred and scaled by the data's mean and spread, without noise (teaching only).
+    Standard,
+    /// As given.
+    #[serde(rename = "none")]
+    Unscaled,
 }
 
 impl DataOptions {
@@ -94,8 +110,8 @@ pub fn load_data(a: &DataOptions, run: &RunOptions, cfg: &RunConfig) -> Dataset 
             None => ChaCha8Rng::from_os_rng(),
         };
         let private = cfg.report == ReleaseLevel::Private;
-        return match a.scale.as_deref() {
-            None | Some("bounds") => {
+        return match choice("scale", a.scale.as_deref(), CsvScale::Bounds) {
+            CsvScale::Bounds => {
                 let prep = PrivatePrep {
                     stated: a
                         .bounds
@@ -111,13 +127,13 @@ pub fn load_data(a: &DataOptions, run: &RunOptions, cfg: &RunConfig) -> Dataset 
                 private_dataset(path, train, test, &prep, &mut rng)
                     .unwrap_or_else(|e| fail(format!("{at}: {e}")))
             }
-            Some(other @ ("standard" | "none")) => {
+            other @ (CsvScale::Standard | CsvScale::Unscaled) => {
                 for (flag, given) in &a.csv_only()[3..] {
                     if *given {
                         fail(format!("--{flag} goes with --scale bounds"));
                     }
                 }
-                if other == "none" {
+                if other == CsvScale::Unscaled {
                     let prep = PrivatePrep {
                         scale: false,
                         ..PrivatePrep::default()
@@ -140,10 +156,6 @@ pub fn load_data(a: &DataOptions, run: &RunOptions, cfg: &RunConfig) -> Dataset 
                 d.private = true;
                 d
             }
-            Some(o) => fail(format!(
-                "--scale = '{}' must be bounds, standard or none",
-                shown(o)
-            )),
         };
     }
     for (flag, given) in a.csv_only() {

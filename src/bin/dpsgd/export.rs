@@ -1,7 +1,7 @@
 //! `dpsgd export-opacus`: the run the train options describe as an Opacus script, with the
 //! data it reads, written into a directory (issue #41 §4; `dpsgd_lab::export`).
 
-use crate::args::{fail, shown_path};
+use crate::args::{choice, choice_help, fail, shown_path};
 use crate::cli::RunArgs;
 use crate::data::load_data;
 use crate::options::flag_of;
@@ -19,8 +19,11 @@ pub struct ExportArgs {
     /// refused when it already holds a file of the export's names, or is a symbolic link)
     #[arg(long, value_name = "DIR")]
     pub out: Option<String>,
-    /// Opacus's accountant in the script [default: rdp] [possible values: rdp, prv]
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = choice_help("Opacus's accountant in the script", OpacusAccountant::Rdp)
+    )]
     pub accountant: Option<String>,
     #[command(flatten)]
     pub options: RunArgs,
@@ -36,8 +39,7 @@ pub fn export(a: &ExportArgs) {
     if out.trim().is_empty() {
         fail("--out: an empty path names no folder: give the folder to write into");
     }
-    let accountant = OpacusAccountant::parse(a.accountant.as_deref().unwrap_or("rdp"))
-        .unwrap_or_else(|e| fail(format!("--accountant: {e}")));
+    let accountant = choice("accountant", a.accountant.as_deref(), OpacusAccountant::Rdp);
     let RunArgs { run, data } = &a.options;
     let own_file = data.csv.is_some();
     let cfg = run.config(own_file);
