@@ -4,9 +4,9 @@
 
 use crate::config::{Mode, ModelKind, RunConfig};
 use crate::data::{Dataset, Split};
+use crate::privacy::accountant::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::privacy::accountant::pld_accountant::PldAccountant;
 use crate::privacy::accountant::{compose, Accountant, Amplification};
-use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::train::Trainer;
 use crate::Real;
 use ndarray::Array2;

@@ -3,7 +3,8 @@
 //! CLI) and for wasm32 (the browser lab, through the thin `web` facade).
 //!
 //! Data flows one way: `web` and the CLI drive [`train`], which uses [`privacy`], [`model`] and
-//! [`data`]; the accountants in [`privacy::accountant`] depend on nothing but maths.
+//! [`data`]; the accountants in [`privacy::accountant`] depend on nothing but maths. Each room
+//! uses only the rooms below it (ARCHITECTURE.md's layers; `tests/layers.rs` holds them).
 
 pub mod audit;
 pub mod bench;

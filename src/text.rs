@@ -50,7 +50,6 @@ pub fn counted<N: std::fmt::Display + PartialEq + From<u8>>(n: N, one: &str, man
 /// `v` to three significant digits, as a person would write it (η·C = 1e-4 is not "0"; 2618,
 /// not 2.62e3).
 pub fn three_digits(v: f64) -> String {
-    use crate::config::fmt_num;
     if v == 0.0 || !v.is_finite() {
         return fmt_num(v);
     }
@@ -70,6 +69,46 @@ pub fn thousands(n: usize) -> String {
         out.push(d);
     }
     out
+}
+
+/// A number as a person would write it: plain when moderate, with an exponent when huge or
+/// tiny (1e300, not three hundred digits).
+pub fn fmt_num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-4..1e7).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// A noise multiplier to three significant digits, rounded down (never more noise than used).
+pub fn noise_in_words(v: f64) -> String {
+    three_digits_rounded(v, f64::floor)
+}
+
+/// A sampling rate to three significant digits, rounded up (never a smaller sample).
+pub fn rate_in_words(v: f64) -> String {
+    three_digits_rounded(v, f64::ceil)
+}
+
+/// `v` to three significant digits, rounded by `round`; integers, 0 and non-finite values as
+/// they are. A value with at most three significant digits is printed as it is (0.7, not 0.700,
+/// and never 0.699: 0.7 / 0.001 is 699.999… in floating point, which `floor` would take down).
+fn three_digits_rounded(v: f64, round: fn(f64) -> f64) -> String {
+    if !v.is_finite() || v == 0.0 || v.fract() == 0.0 {
+        return format!("{v}");
+    }
+    let unit = 10f64.powi(v.abs().log10().floor() as i32 - 2);
+    let x = v / unit;
+    let exact = (x - x.round()).abs() < 1e-9 * x.abs();
+    let r = if exact { x.round() } else { round(x) } * unit;
+    let decimals = (2 - r.abs().log10().floor() as i32).max(0) as usize;
+    let text = format!("{r:.decimals$}");
+    if exact && text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]

@@ -7,12 +7,12 @@
 mod common;
 
 use common::{dpsgd, refused, temp_file};
+use dpsgd_lab::config::GroupBy;
 use dpsgd_lab::config::{
     names_of, range_of, Clipping, Ends, Mode, ModelKind, ReleaseLevel, RunConfig, Sampling, RANGES,
 };
 use dpsgd_lab::export::OpacusAccountant;
 use dpsgd_lab::privacy::accountant::{AccountantName, Amplification};
-use dpsgd_lab::train::groups::GroupBy;
 use serde_json::{json, Value};
 
 const COMMANDS: [&str; 7] = [

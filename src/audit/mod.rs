@@ -25,7 +25,7 @@ pub use summary::Said;
 
 use crate::config::{ConfigError, RunConfig, Sampling};
 use crate::data::{DataFacts, Dataset};
-use crate::privacy::mechanism::Mechanism;
+use crate::privacy::accountant::mechanism::Mechanism;
 use crate::train::{DiracCanaries, Draws, Fault, Trainer};
 use alice::{check_index, lab_pick, split_off, Alice, AliceChoice};
 use canary::{dirac_scores, train_to_end, InputCanaries};

@@ -7,16 +7,16 @@ mod lot;
 mod validate;
 
 pub use crate::privacy::accountant::AccountantName;
-pub use crate::train::groups::GroupBy;
-pub use kinds::{name_of, names_of, Clipping, Mode, ModelKind, ReleaseLevel, Sampling};
+pub use crate::text::fmt_num;
+pub use kinds::{name_of, names_of, Clipping, GroupBy, Mode, ModelKind, ReleaseLevel, Sampling};
 pub use lot::LotAtLeastN;
 pub use validate::{
-    fmt_num, range_of, ConfigError, Ends, Range, HIDDEN_LAYERS, MAX_EPOCHS, MAX_SIGMA, RANGES,
+    range_of, ConfigError, Ends, Range, HIDDEN_LAYERS, MAX_EPOCHS, MAX_SIGMA, RANGES,
 };
 
 use crate::data::DataFacts;
+use crate::privacy::accountant::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::privacy::accountant::{Accountant, Amplification};
-use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
 use serde::{Deserialize, Serialize};
 
 /// The lab's suggested target quantile for adaptive clipping: C follows the 90th percentile of

@@ -4,7 +4,7 @@
 //! not fit.
 
 use super::{ModelKind, RunConfig};
-use crate::text::{shown, shown_up_to};
+use crate::text::{fmt_num, shown, shown_up_to};
 use std::fmt;
 
 /// Largest σ the lab accepts; beyond it the noise swamps any gradient.
@@ -26,16 +26,6 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
-
-/// A number as a person would write it: plain when moderate, with an exponent when huge or
-/// tiny (1e300, not three hundred digits).
-pub fn fmt_num(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() || (1e-4..1e7).contains(&v.abs()) {
-        format!("{v}")
-    } else {
-        format!("{v:e}")
-    }
-}
 
 /// Every field of the configuration, by its JSON name (`config::tests` checks it against
 /// RunConfig's own).

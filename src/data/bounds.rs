@@ -17,7 +17,7 @@
 use super::split::PrepError;
 use super::stated::written_name;
 use super::DataError;
-use crate::privacy::mechanism::{Release, ReleaseKind};
+use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 use crate::text::shown;
 use rand::Rng;
 use rand_distr::StandardNormal;

@@ -14,7 +14,7 @@ pub mod synthetic;
 
 pub use packed::{decode_packed, DataError};
 
-use crate::privacy::mechanism::Release;
+use crate::privacy::accountant::mechanism::Release;
 use crate::Real;
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
@@ -100,7 +100,7 @@ impl DataFacts {
             n_classes: 2,
             private: true,
             releases: vec![Release {
-                what: crate::privacy::mechanism::ReleaseKind::Bounds,
+                what: crate::privacy::accountant::mechanism::ReleaseKind::Bounds,
                 q: 1.0,
                 sigma: 5.0,
             }],

@@ -4,7 +4,7 @@
 
 use super::bounds::Range;
 use super::DataError;
-use crate::privacy::mechanism::{Release, ReleaseKind};
+use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 use serde::Serialize;
 use std::fmt;
 
@@ -66,7 +66,7 @@ impl fmt::Display for PrepError {
                         ReleaseKind::Bounds => "the noisy histograms of your columns' ranges",
                         _ => "a noisy release about your file",
                     },
-                    crate::train::noise_in_words(r.sigma)
+                    crate::text::noise_in_words(r.sigma)
                 )?,
             }
         }

@@ -14,7 +14,7 @@ use super::csv::Table;
 pub use super::refusal::{ColumnRange, PrepError, RangesNeeded};
 use super::stated::written_name;
 use super::{DataError, Dataset, Split};
-use crate::privacy::mechanism::{Release, ReleaseKind};
+use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 use crate::text::shown;
 use crate::Real;
 use ndarray::{Array2, Axis};

@@ -4,8 +4,8 @@
 use super::opacus::ExportData;
 use crate::config::{fmt_num, Clipping, ModelKind, RunConfig};
 use crate::data::DataFacts;
+use crate::privacy::accountant::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::privacy::accountant::Accountant;
-use crate::privacy::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::text::counted;
 
 pub(super) fn run_in_words(

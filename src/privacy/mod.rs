@@ -4,8 +4,6 @@
 
 pub mod accountant;
 pub mod adaptive;
-pub mod ledger;
-pub mod mechanism;
 pub mod noise_rng;
 pub mod sampling;
 pub mod sanitizer;

@@ -5,9 +5,9 @@
 //! min over λ ≤ 32 of (T·α(λ) + ln(1/δ))/λ, can never go below ln(1/δ)/32) — and which of the
 //! two is a valid bound.
 
+use super::accountant::mechanism::Release;
 use super::accountant::moments::LAMBDAS;
 use super::accountant::Amplification;
-use super::mechanism::Release;
 
 /// The whole run's ε by the accountants the sentences compare (`None`: ∞ or not known yet).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -103,7 +103,7 @@ fn percent(share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::privacy::mechanism::ReleaseKind;
+    use crate::privacy::accountant::mechanism::ReleaseKind;
 
     fn training(q: f64, sigma: f64) -> Release {
         Release {

@@ -3,10 +3,10 @@
 //! [`Mechanism`] makes — before training, per step, per epoch — and read at each epoch's report
 //! (Algorithm 1's "compute the overall privacy cost", done once an epoch).
 
+use crate::privacy::accountant::mechanism::Mechanism;
 use crate::privacy::accountant::{
     Accountant, Amplification, EpsilonReport, PerAccountant, PrivacyAccountant,
 };
-use crate::privacy::mechanism::Mechanism;
 
 pub(super) struct RunAccounting {
     ledgers: PerAccountant<Box<dyn PrivacyAccountant>>,

@@ -4,7 +4,7 @@
 use crate::config::{fmt_num, ConfigError, RunConfig};
 use crate::privacy::accountant::calibrate::max_steps_within;
 use crate::privacy::accountant::compose;
-use crate::privacy::mechanism::Mechanism;
+use crate::privacy::accountant::mechanism::Mechanism;
 
 /// The step count at which `cfg`'s budget stops the run `mechanism` is: the largest T whose ε,
 /// everything the run releases included, stays within it (None without a budget). The trainer

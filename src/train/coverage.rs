@@ -9,8 +9,9 @@ use super::report::NOT_PRIVATE_IN_WORDS;
 use crate::config::{ReleaseLevel, RunConfig, Sampling};
 use crate::data::builtin::scaling_outside;
 use crate::data::DataFacts;
+use crate::privacy::accountant::mechanism::{Mechanism, ReleaseKind};
 use crate::privacy::accountant::Amplification;
-use crate::privacy::mechanism::{Mechanism, ReleaseKind};
+use crate::text::{noise_in_words as noise, rate_in_words as rate};
 use serde::Serialize;
 
 /// What a run's ε covers and what it does not, one sentence per release or caveat.
@@ -230,36 +231,6 @@ fn capitalised(s: &str) -> String {
         .next()
         .map(|c| c.to_uppercase().chain(chars).collect())
         .unwrap_or_default()
-}
-
-/// A noise multiplier to three significant digits, rounded down (never more noise than used).
-pub fn noise(v: f64) -> String {
-    three_digits(v, f64::floor)
-}
-
-/// A sampling rate to three significant digits, rounded up (never a smaller sample).
-pub fn rate(v: f64) -> String {
-    three_digits(v, f64::ceil)
-}
-
-/// `v` to three significant digits, rounded by `round`; integers, 0 and non-finite values as
-/// they are. A value with at most three significant digits is printed as it is (0.7, not 0.700,
-/// and never 0.699: 0.7 / 0.001 is 699.999… in floating point, which `floor` would take down).
-fn three_digits(v: f64, round: fn(f64) -> f64) -> String {
-    if !v.is_finite() || v == 0.0 || v.fract() == 0.0 {
-        return format!("{v}");
-    }
-    let unit = 10f64.powi(v.abs().log10().floor() as i32 - 2);
-    let x = v / unit;
-    let exact = (x - x.round()).abs() < 1e-9 * x.abs();
-    let r = if exact { x.round() } else { round(x) } * unit;
-    let decimals = (2 - r.abs().log10().floor() as i32).max(0) as usize;
-    let text = format!("{r:.decimals$}");
-    if exact && text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
 }
 
 #[cfg(test)]

@@ -257,7 +257,7 @@ fn conventions_seeds_and_other_runs_are_said() {
 #[test]
 fn ranges_read_off_the_file_leave_no_guarantee_and_say_so() {
     let facts = DataFacts {
-        releases: vec![crate::privacy::mechanism::Release {
+        releases: vec![crate::privacy::accountant::mechanism::Release {
             what: ReleaseKind::ReadOff,
             q: 1.0,
             sigma: 0.0,

@@ -5,8 +5,8 @@ use super::report::AccuracyNoise;
 use super::{Diagnostics, EpochReport, Trainer};
 use crate::config::{fmt_num, Mode, ReleaseLevel, Sampling};
 use crate::model::Model;
+use crate::privacy::accountant::mechanism::ReleaseKind;
 use crate::privacy::accountant::{Accountant, EpsilonReport};
-use crate::privacy::mechanism::ReleaseKind;
 use rand_distr::{Distribution, StandardNormal};
 
 impl Trainer {

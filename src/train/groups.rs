@@ -9,56 +9,11 @@
 //! training-set group sizes are a public fact of a public data set. On a file of one's own the
 //! groups of its private rows would be released without noise: refused.
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, GroupBy};
 use crate::data::{Dataset, Split};
 use crate::model::{evaluate, Mlp};
 use ndarray::Axis;
 use serde::{Deserialize, Serialize};
-
-/// What the rows are grouped by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GroupBy {
-    /// Adult's `sex` column.
-    Sex,
-    /// Adult's `race` column.
-    Race,
-    /// The label.
-    Class,
-}
-
-impl GroupBy {
-    /// Every grouping, in the order the page offers them.
-    pub const ALL: [GroupBy; 3] = [GroupBy::Sex, GroupBy::Race, GroupBy::Class];
-
-    /// Its name, as in a link and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            GroupBy::Sex => "sex",
-            GroupBy::Race => "race",
-            GroupBy::Class => "class",
-        }
-    }
-
-    /// The groupings the data set named `dataset` offers: Adult's sex and race columns and the
-    /// class on Adult, the class on the other built-in sets, none on a file of one's own (its
-    /// rows are private: see [`Groups::of`], which a test holds this to).
-    pub fn offered(dataset: &str) -> &'static [GroupBy] {
-        match dataset {
-            "adult" => &GroupBy::ALL,
-            d if crate::data::builtin::BUILTIN.contains(&d) => &[GroupBy::Class],
-            _ => &[],
-        }
-    }
-
-    fn column(self) -> Option<&'static str> {
-        match self {
-            GroupBy::Sex => Some("sex"),
-            GroupBy::Race => Some("race"),
-            GroupBy::Class => None,
-        }
-    }
-}
 
 /// One group's line of an epoch's report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

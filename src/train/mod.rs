@@ -6,8 +6,7 @@
 //! of its unclipped examples and C follows it (`privacy::adaptive`). After each epoch an
 //! [`EpochReport`] says where accuracy and privacy stand, at the configured release level.
 //!
-//! The run's privacy is its [`Mechanism`] (from `RunConfig::mechanism`), composed into one
-//! running accountant per reported accountant as the epochs go.
+//! The run's privacy: its [`Mechanism`] (`RunConfig::mechanism`), composed epoch by epoch.
 
 mod accounting;
 mod budget;
@@ -17,6 +16,7 @@ mod epoch;
 pub mod gap;
 pub mod groups;
 mod inputs;
+pub mod ledger;
 pub mod part;
 mod report;
 mod stats;
@@ -25,7 +25,7 @@ pub mod verdict;
 
 pub use budget::budget_step_limit;
 pub use canary::{DiracCanaries, Draws, Fault, CANARY_NORM};
-pub use coverage::{noise as noise_in_words, Coverage, Shown};
+pub use coverage::{Coverage, Shown};
 use inputs::Inputs;
 pub use inputs::Rows;
 use part::DataParallel;
@@ -36,8 +36,8 @@ use crate::config::{ConfigError, ModelKind, RunConfig};
 use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset, Split};
 use crate::model::{Mlp, Model};
+use crate::privacy::accountant::mechanism::Mechanism;
 use crate::privacy::accountant::EpsilonReport;
-use crate::privacy::mechanism::Mechanism;
 use crate::Real;
 use accounting::RunAccounting;
 use rand::SeedableRng;

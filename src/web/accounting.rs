@@ -8,13 +8,13 @@ use super::{config_from_js, from_js, js_err, to_js};
 use crate::config::{Mode, RunConfig};
 use crate::data::DataFacts;
 use crate::privacy::accountant::calibrate::{self, round_up};
+use crate::privacy::accountant::mechanism::Release;
 use crate::privacy::accountant::{
     compose, Accountant, AccountantName, Amplification, Epsilon, PerAccountant, SampledGaussian,
     MAX_STEPS,
 };
-use crate::privacy::ledger::Ledger;
-use crate::privacy::mechanism::Release;
 use crate::privacy::why::{why_they_differ, WholeRun};
+use crate::train::ledger::Ledger;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 

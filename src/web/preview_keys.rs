@@ -6,7 +6,7 @@
 
 use super::accounting::{inputs, with_sigma};
 use super::{js_err, to_js};
-use crate::privacy::mechanism::Mechanism;
+use crate::privacy::accountant::mechanism::Mechanism;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

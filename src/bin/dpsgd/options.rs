@@ -5,6 +5,7 @@
 
 use crate::args::fail;
 use clap::{Arg, ArgMatches, Command};
+use dpsgd_lab::config::GroupBy;
 use dpsgd_lab::config::{
     fmt_num, names_of, range_of, Clipping, Mode, ModelKind, ReleaseLevel, RunConfig, Sampling,
     HIDDEN_LAYERS,
@@ -12,7 +13,6 @@ use dpsgd_lab::config::{
 use dpsgd_lab::data::builtin::BUILTIN;
 use dpsgd_lab::privacy::accountant::{AccountantName, Amplification};
 use dpsgd_lab::text::shown;
-use dpsgd_lab::train::groups::GroupBy;
 use serde_json::Value;
 
 /// The flag of a RunConfig field: `--field-name`, but `--noise` for `data_noise`.

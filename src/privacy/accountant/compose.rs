@@ -12,7 +12,7 @@ use super::{
     add_part, check_delta, naive, needs_accounting, strong, AccountError, Accountant,
     AccountantName, Amplification, PerAccountant, PrivacyAccountant, SampledGaussian,
 };
-use crate::privacy::mechanism::Mechanism;
+use crate::privacy::accountant::mechanism::Mechanism;
 
 /// ε at δ of all `parts` run in sequence, under `acc`.
 pub fn epsilon(
@@ -150,7 +150,7 @@ impl PrivacyAccountant for BasicComposition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::privacy::mechanism::{Release, ReleaseKind};
+    use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 
     const ALL: [Accountant; 5] = [
         Accountant::Naive(Amplification::Rigorous),

@@ -14,11 +14,12 @@
 //!
 //! Every accountant is used the same way, as dp_accounting's `PrivacyAccountant`: start one
 //! ([`Accountant::start`]), [`PrivacyAccountant::compose`] the releases of a run (see
-//! `privacy::mechanism`) in any order and amount, and read ε(δ) — or δ(ε) where the
+//! `privacy::accountant::mechanism`) in any order and amount, and read ε(δ) — or δ(ε) where the
 //! accountant has it — at any point. [`compose`] builds ε and ε-curves on that.
 
 pub mod calibrate;
 pub mod compose;
+pub mod mechanism;
 pub mod moments;
 pub mod naive;
 pub mod pld;
@@ -216,7 +217,7 @@ pub fn merge_parts(parts: &[SampledGaussian]) -> Vec<SampledGaussian> {
 /// Adds `p` to `parts` (merged as [`merge_parts`] merges): its steps to the part with the same
 /// q and σ, or `p` at the end. Returns whether it went to the end. One pass over `parts`, so a
 /// running composition of n distinct parts costs n², not n³ (a student's file after hundreds of
-/// runs: `privacy::ledger`).
+/// runs: `train::ledger`).
 pub(crate) fn add_part(parts: &mut Vec<SampledGaussian>, p: &SampledGaussian) -> bool {
     match parts.iter_mut().find(|m| (m.q, m.sigma) == (p.q, p.sigma)) {
         Some(m) => {

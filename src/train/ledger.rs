@@ -16,10 +16,10 @@
 //! The composition is read at the smallest δ any run used. What it does not cover — runs with
 //! a fixed seed, at the teaching level, or with shuffled lots — is said by [`Ledger::caveats`].
 
-use super::accountant::{add_part, compose, AccountError, Accountant, SampledGaussian};
-use super::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::config::{ReleaseLevel, RunConfig, Sampling};
 use crate::data::DataFacts;
+use crate::privacy::accountant::mechanism::{Mechanism, Release, ReleaseKind};
+use crate::privacy::accountant::{add_part, compose, AccountError, Accountant, SampledGaussian};
 
 /// What some runs on one data set released, composed.
 #[derive(Clone, Debug, Default)]

@@ -10,8 +10,14 @@
 //!
 //! [`crate::config::RunConfig::mechanism`] is the one place that derives it; the trainer, the
 //! budget stop, calibration, the page's previews and the audit all read it from there.
+//!
+//! The contract, as dp_accounting's `dp_event.py` has one: these types say what was released and
+//! nothing of how it was computed; an accountant reads a run only through them, and they import
+//! nothing above the accountants (`tests/layers.rs`). So they live in the accountants' room, a
+//! leaf the accountants compose, and a new kind of release is a variant here and a case in each
+//! accountant, never a type of the trainer's.
 
-use super::accountant::SampledGaussian;
+use super::SampledGaussian;
 use serde::{Deserialize, Serialize};
 
 /// What a release is.
