@@ -87,12 +87,12 @@ export function defaultReason(probe, count, reported = probe?.reported ?? count)
  */
 function loop(w, ms) {
   return new Promise((resolve, reject) => {
-    w.onmessage = (ev) => resolve(Number(ev.data?.rate));
+    w.onmessage = (ev) => resolve(ev.data?.type === 'rate' ? Number(ev.data.rate) : NaN);
     w.onerror = (e) => {
       e.preventDefault();
       reject(new Error(e.message || 'a probe worker failed to start'));
     };
-    w.postMessage({ ms });
+    w.postMessage({ type: 'probe', ms }); // protocol.js: ToProbe
   });
 }
 

@@ -103,6 +103,12 @@
  *   | Crashed | InitError | Refused} FromAudit
  */
 //
+// Page ↔ the cores' timing workers (core-probe-worker.js, started by core-probe.js): {type:
+// 'probe', ms} → {type: 'rate', rate, x} (loop steps per ms; x the loop's value, so that it is
+// computed). No shell: they load no wasm, so that only the loop is timed.
+/** @typedef {{type: 'probe', ms: number}} ToProbe */
+/** @typedef {{type: 'rate', rate: number, x: number}} FromProbe */
+//
 // Page ↔ accounting worker (accounting-worker.js): a request {id, type, …} is answered by
 // {id, type, result} or {id, type, error}; of several waiting requests of a type only the newest
 // runs. 'file-ledger' composes every run on a student's file (file-ledger.js); 'opacus-export'
