@@ -323,6 +323,7 @@ const lessonSources = (cfg = run?.cfg ?? current(), data = factsFor(cfg)) => ({
 });
 setUpLessonPlayer({
   run: () => run, done: () => !!run?.done, ready: () => wasmReady && !!run && !!factsFor(run.cfg), fmtEps,
+  accountants: () => log.accountants.map((a) => a.name), // Rust's accountants(), once wasm has loaded
   pin: (label, cfg, history) => pinRun(label, cfg, history, true), press: (id) => $(id).click(), sources: lessonSources,
   factsOfConfig: (cfg) => (factsFor(cfg) ? { ...lessonSources(cfg), history: [], done: true, preview: previews.of(cfg, factsFor(cfg)), pld: null } : null),
 });

@@ -74,7 +74,7 @@ pub struct RunConfig {
     pub pca_sample: f64,
     /// Budget mode (the paper's DPTrain): stop before the step that would take ε above this.
     pub budget_epsilon: Option<f64>,
-    /// The accountant the budget is measured with: naive, strong, moments, rdp or pld
+    /// The accountant the budget is measured with (any of [`AccountantName::ALL`])
     /// (naive and strong always with the rigorous convention: a budget decides something).
     pub budget_accountant: AccountantName,
     /// How naive and strong composition bound a step in the reports: `rigorous` (exact ε0,

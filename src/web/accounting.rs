@@ -122,7 +122,7 @@ pub fn epsilon_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsErr
 
 /// Why two accountants on the ε chart disagree by more than 2× (`privacy::why`), as sentences
 /// for the run with `config` on data `facts`: `whole`, the whole run's ε as the preview's last
-/// point ({naive, strong, moments, …}), `pld` the PLD accountant's (a number; "inf" or null
+/// point (ε by accountant name), `pld` the PLD accountant's (a number; "inf" or null
 /// while unknown). Empty when they agree within 2×.
 #[wasm_bindgen]
 pub fn epsilon_why(

@@ -30,7 +30,7 @@ impl EpsilonPoint {
     }
 }
 
-/// A preview point as `epsilon_preview` gives it: {epoch, naive, strong, moments, rdp}.
+/// A preview point as `epsilon_preview` gives it: its epoch and ε by each accountant but PLD.
 #[derive(Deserialize)]
 struct PreviewPoint {
     epoch: f64,

@@ -11,6 +11,9 @@ import { factsOf, fillers, fillIn } from '../../www/lessons/lesson-facts.js';
 // Every `{name}` filled with a mark, so the test reads the words, not the numbers.
 const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
 
+// Rust's accountants() names, as the page hands them to the lessons' fillers.
+const ACCOUNTANTS = ['naive', 'strong', 'moments', 'rdp', 'pld'];
+
 // The facts of a finished run with `cfg`: numbers everywhere a sentence might look.
 function factsFor(cfg) {
   const numbers = { acc: 0.8, majority: 0.76, clipped: 0.3, noiseRatio_: 2, eps_: 1.2, q: 0.01, nTrain: 1000, nTest: 300, cost: 1.5 };
@@ -141,10 +144,10 @@ test('the audit lesson quotes the audit\'s numbers as its summary does, and name
     { threat: 'worst-case', eps_lower: 0.051, eps_upper: { pld: 4.213 }, said: { eps_lower: '0.05', pld: '4.22' } },
   ];
   const facts = factsOf({ cfg: want, history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 5.1 } }], done: true, data: { n_test: 300 }, preview: [], pld: null, cost: undefined, audit, learnedNothing: false, prev: null });
-  const fill = fillers((v) => v.toFixed(2));
+  const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
   assert.equal(fill.get('audit.realistic')(facts), '3.66');
   assert.equal(fill.get('audit.worst')(facts), '0.05');
-  assert.equal(fill.get('audit.pld')(facts), '4.22');
+  assert.equal(fill.get('audit.upper')(facts), '4.22');
   const said = lesson.steps[1].say.filter((s) => typeof s !== 'string' && 'when' in s).map((s) => fillIn(s.when(facts) ? s.yes : s.no, facts, fill));
   assert.ok(said.some((t) => /ε ≥ 3\.66: below the PLD accountant's ε = 4\.22/.test(t)), said.join(' | '));
   assert.ok(!said.join(' ').includes('3.67'));
@@ -159,7 +162,7 @@ test('audit step 2 quotes the earlier audit kept beside it, and only when there 
   const audit = [{ threat: 'realistic', eps_lower: 0.48, eps_upper: { pld: 0.9 }, said: { eps_lower: '0.48', pld: '0.90' }, region: { verdict: 'inside', above_at: null } }];
   const earlier = { label: 'σ = 0', results: [{ threat: 'realistic', eps_lower: 3.129, said: { eps_lower: '3.12' } }] };
   const base = { cfg: want, history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 0.9 } }], done: true, data: { n_test: 300 }, preview: [], pld: null, cost: undefined, audit, learnedNothing: false, prev: null };
-  const fill = fillers((v) => v.toFixed(2));
+  const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
   const text = (facts) => claimsOf(lesson.steps[1], want, facts, (t) => fillIn(t, facts, fill), true).parts.map((p) => p.text).join(' ');
   const beside = text(factsOf({ ...base, earlierAudit: earlier }));
   assert.match(beside, /At σ = 0 \(long dashes\) it proved ε ≥ 3\.12\./);
@@ -167,3 +170,22 @@ test('audit step 2 quotes the earlier audit kept beside it, and only when there 
   assert.doesNotMatch(alone, /long dashes/);
   assert.doesNotMatch(text(factsOf({ ...base, audit: null, earlierAudit: earlier })), /long dashes/, 'not before this audit is in');
 });
+
+// Every `{name}` of every lesson's text is one the fillers know (with Rust's accountants'
+// names: {whole.NAME} is made from them, not listed in the page), so no sentence shows a raw
+// `{whole.moments}` to a class.
+test('every name a lesson fills in is one the fillers know', () => {
+  const texts = [];
+  const walk = (v) => {
+    if (typeof v === 'string') texts.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  for (const lesson of LESSONS.values()) walk(lesson);
+  const names = new Set(texts.flatMap((t) => [...t.matchAll(/\{(?:prev\.)?([a-zA-Z.]+)\}/g)].map((m) => m[1])));
+  assert.ok(names.has('whole.moments') && names.size > 20, [...names].join(' '));
+  const known = fillers((v) => v.toFixed(2), ACCOUNTANTS);
+  assert.deepEqual([...names].filter((n) => !known.has(n)), []);
+  assert.ok(!fillers((v) => v.toFixed(2), []).has('whole.moments'), 'the accountants\' names come from Rust');
+});
+

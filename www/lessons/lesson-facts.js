@@ -72,8 +72,8 @@ export function factsOf(s) {
     costGap: cost === undefined || acc === undefined ? undefined : compare(acc, Math.min(1, Math.max(0, acc + cost / 100))),
     groups: s.groups ?? undefined,
     audit: s.audit ? {
-      realistic: threat('realistic'), worst: threat('worst-case'), pld: finite(realistic?.eps_upper?.pld), region: realistic?.region,
-      said: { realistic: said('realistic')?.eps_lower, worst: said('worst-case')?.eps_lower, pld: said('realistic')?.pld },
+      realistic: threat('realistic'), worst: threat('worst-case'), upper: finite(realistic?.eps_upper?.pld), region: realistic?.region,
+      said: { realistic: said('realistic')?.eps_lower, worst: said('worst-case')?.eps_lower, upper: said('realistic')?.pld },
     } : undefined,
     // An audit of other settings kept beside this one (audit.js earlierAuditOf), as its words.
     earlierAudit: s.earlierAudit ? {
@@ -96,11 +96,13 @@ const num = (v) => String(Number(v.toPrecision(3)));
 
 /**
  * What `{name}` in a lesson's sentence stands for: a formatter of the facts, or undefined
- * while the number is not known. `fmtEps` is Rust's ε formatter.
+ * while the number is not known. `fmtEps` is Rust's ε formatter, `accountants` the names of
+ * Rust's accountants() (none before the wasm has loaded).
  * @param {(v: number) => string} fmtEps
+ * @param {string[]} accountants
  * @returns {Map<string, (f: Facts) => string | undefined>}
  */
-export function fillers(fmtEps) {
+export function fillers(fmtEps, accountants) {
   const when = (v, f) => (v === undefined || v === null ? undefined : f(v));
   const eps = (v) => (v === Infinity ? '∞' : when(finite(v), fmtEps));
   return new Map(Object.entries({
@@ -123,11 +125,8 @@ export function fillers(fmtEps) {
     nTrain: (f) => when(f.nTrain, (v) => v.toLocaleString('en')),
     nTest: (f) => when(f.nTest, String),
     auditRuns: (f) => when(f.auditRuns, String),
-    'whole.naive': (f) => eps(f.whole.naive),
-    'whole.strong': (f) => eps(f.whole.strong),
-    'whole.moments': (f) => eps(f.whole.moments),
-    'whole.rdp': (f) => eps(f.whole.rdp),
-    'whole.pld': (f) => eps(f.whole.pld),
+    // The whole run's ε by each accountant Rust lists: {whole.NAME}.
+    ...Object.fromEntries(accountants.map((name) => [`whole.${name}`, (f) => eps(f.whole[name])])),
     strongOverMoments: (f) => when(f.whole.strong !== undefined && f.whole.moments ? f.whole.strong / f.whole.moments : undefined, times),
     // Who pays for privacy (Rust's numbers; gaps and falls already in points).
     'groups.gap': (f) => when(f.groups?.summary.gap, (v) => v.toFixed(1)),
@@ -154,7 +153,7 @@ export function fillers(fmtEps) {
     'alice.runs': (f) => when(f.alice?.runs, String),
     'audit.realistic': (f) => f.audit?.said.realistic,
     'audit.worst': (f) => f.audit?.said.worst,
-    'audit.pld': (f) => f.audit?.said.pld,
+    'audit.upper': (f) => f.audit?.said.upper, // the PLD accountant's ε, the region's
     'earlierAudit.label': (f) => f.earlierAudit?.label,
     'earlierAudit.realistic': (f) => f.earlierAudit?.said.realistic,
     // What the realistic attack's ROC does against the region, by Rust's region check (the

@@ -235,7 +235,7 @@ export function refreshLesson() {
     try { host.press(step.then); } finally { pressing = false; }
   }
   const facts = current();
-  const fill = fillers(host.fmtEps);
+  const fill = fillers(host.fmtEps, host.accountants());
   // The step's premises checked first (noise present, its settings in force): lesson-claims.js.
   const { parts, ask } = claimsOf(step, settingsOf(on.lesson, on.index), facts, (t) => fillIn(t, facts, fill), !!run && !run.pin);
   $('lesson-ask').textContent = ask;

@@ -252,9 +252,9 @@ export const LESSONS = new Map(Object.entries({
           },
           {
             // Against the PLD accountant's ε, the tightest promise and the region drawn.
-            when: (f) => (f.audit && known(f.audit.pld) ? f.audit.realistic < f.audit.pld : undefined),
-            yes: 'The same attack proves only ε ≥ {audit.realistic}: below the PLD accountant\'s ε = {audit.pld}, the grey region\'s, as it must be.',
-            no: 'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD accountant\'s ε = {audit.pld}, the grey region\'s: a 1-in-20 fluke — audit again — or the accounting is wrong.',
+            when: (f) => (f.audit && known(f.audit.upper) ? f.audit.realistic < f.audit.upper : undefined),
+            yes: 'The same attack proves only ε ≥ {audit.realistic}: below the PLD accountant\'s ε = {audit.upper}, the grey region\'s, as it must be.',
+            no: 'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD accountant\'s ε = {audit.upper}, the grey region\'s: a 1-in-20 fluke — audit again — or the accounting is wrong.',
             wait: '',
           },
           // Said only beside an audit of other settings (step 1's, kept on the region chart).
