@@ -186,6 +186,10 @@ test('every name a lesson fills in is one the fillers know', () => {
   assert.ok(names.has('whole.moments') && names.size > 20, [...names].join(' '));
   const known = fillers((v) => v.toFixed(2), ACCOUNTANTS);
   assert.deepEqual([...names].filter((n) => !known.has(n)), []);
-  assert.ok(!fillers((v) => v.toFixed(2), []).has('whole.moments'), 'the accountants\' names come from Rust');
+  const before = fillers((v) => v.toFixed(2), []);
+  assert.ok(!before.has('whole.moments'), 'the accountants\' names come from Rust');
+  const facts = factsFor(settingsOf(LESSONS.get('moments'), 0));
+  assert.equal(fillIn('ε = {whole.moments}, {whole.typo}', facts, before), 'ε = …, …', 'before the wasm: waiting');
+  assert.equal(fillIn('ε = {whole.moments}, {whole.typo}', facts, known), 'ε = 1.20, {whole.typo}', 'a typo shows');
 });
 

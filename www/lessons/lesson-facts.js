@@ -125,8 +125,10 @@ export function fillers(fmtEps, accountants) {
     nTrain: (f) => when(f.nTrain, (v) => v.toLocaleString('en')),
     nTest: (f) => when(f.nTest, String),
     auditRuns: (f) => when(f.auditRuns, String),
-    // The whole run's ε by each accountant Rust lists: {whole.NAME}.
+    // The whole run's ε by each accountant Rust lists: {whole.NAME}; before the wasm has
+    // loaded (no names yet) any {whole.…} waits as "…" rather than showing as typed.
     ...Object.fromEntries(accountants.map((name) => [`whole.${name}`, (f) => eps(f.whole[name])])),
+    ...(accountants.length ? {} : { 'whole.*': () => undefined }),
     strongOverMoments: (f) => when(f.whole.strong !== undefined && f.whole.moments ? f.whole.strong / f.whole.moments : undefined, times),
     // Who pays for privacy (Rust's numbers; gaps and falls already in points).
     'groups.gap': (f) => when(f.groups?.summary.gap, (v) => v.toFixed(1)),
@@ -178,7 +180,7 @@ export function fillers(fmtEps, accountants) {
  */
 export function fillIn(text, facts, fill) {
   return text.replace(/\{(prev\.)?([a-zA-Z.]+)\}/g, (whole, prev, name) => {
-    const f = fill.get(name);
+    const f = fill.get(name) ?? (name.startsWith('whole.') ? fill.get('whole.*') : undefined);
     if (!f) return whole;
     const from = prev ? facts.prev : facts;
     return (from && from.cfg ? f(from) : undefined) ?? '…';
