@@ -3,7 +3,7 @@
 // the gate for a link's values, and user strings never reach a prototype.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ROWS, configOf, fromHash, toHash, valuesOf } from '../../www/lab/settings.js';
+import { ROWS, configOf, fromHash, toHash, valuesOf, configKey, sameConfig } from '../../www/lab/settings.js';
 
 // A run's config as Rust's run_defaults() gives it (the fields the table's rows name).
 const DEFAULTS = Object.freeze({
@@ -106,4 +106,18 @@ test('a select with a none choice (groups) leaves its field out, and a link of i
   const bad = fromHash(new URLSearchParams('groups=__proto__'), { check: accept, defaults: DEFAULTS, range, offered: offeredGroups });
   assert.deepEqual(bad.part, {});
   assert.equal(bad.problems.length, 1);
+});
+
+// One identity for settings (#54 §1): the same settings in another key order (as a link, a pin
+// or Rust's check gives them back) are the same; any value changed, nested ones included, is not.
+test('configKey tells settings apart by their values, not their keys\' order', () => {
+  const a = { sigma: 1, clip: 4, hidden: [1000], nested: { b: 2, a: 1 } };
+  const b = { nested: { a: 1, b: 2 }, hidden: [1000], clip: 4, sigma: 1 };
+  assert.equal(configKey(a), configKey(b));
+  assert.ok(sameConfig(a, b));
+  assert.ok(!sameConfig(a, { ...b, clip: 4.5 }));
+  assert.ok(!sameConfig(a, { ...b, nested: { a: 1, b: 3 } }));
+  assert.ok(!sameConfig(a, { ...b, hidden: [100] }));
+  assert.ok(!sameConfig({ sigma: 1 }, { sigma: 1, seed: null }), 'a field more is another config');
+  assert.equal(configKey([{ y: 1, x: 2 }, null]), '[{"x":2,"y":1},null]');
 });

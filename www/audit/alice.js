@@ -11,7 +11,7 @@ import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
 import { showMessage } from '../core/messages.js';
 import { auditWorkerPlan } from '../views/cores.js';
-import { settings } from '../lab/settings.js';
+import { configKey, settings } from '../lab/settings.js';
 import { dataKeyOf } from '../core/data-loader.js';
 
 const $ = (id) => document.getElementById(id);
@@ -46,7 +46,7 @@ const EVENTS = {
   finished: (results, seconds) => {
     const { run: { total }, config, index } = job;
     stop(`${total} runs in ${seconds.toFixed(1)} s.`);
-    last = { result: results.get(THREAT), config: JSON.stringify(config), index };
+    last = { result: results.get(THREAT), config: configKey(config), index };
     draw();
     host.drawn();
   },
@@ -59,7 +59,7 @@ const EVENTS = {
 
 const chosenIndex = () => chosen?.index ?? null;
 // Whether the last result is of the settings and the Alice now chosen.
-const current = () => !!last && last.config === JSON.stringify(host.readConfig()) && last.index === chosenIndex();
+const current = () => !!last && last.config === configKey(host.readConfig()) && last.index === chosenIndex();
 
 // Fades the chart and its sentence the moment the settings, or the Alice chosen, differ from
 // those it trained.
@@ -87,7 +87,7 @@ export function draw() {
 }
 
 // Rust's result for `config` ({alice: AliceResult, region, …}), if the last run was of it.
-export const aliceOf = (config) => (last && last.config === JSON.stringify(config) && last.index === chosenIndex() ? last.result : null);
+export const aliceOf = (config) => (last && last.config === configKey(config) && last.index === chosenIndex() ? last.result : null);
 export const lastAlice = () => last?.result ?? null;
 
 function start() {

@@ -9,7 +9,7 @@ import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
 import { showMessage } from '../core/messages.js';
 import { auditWorkerPlan, defaultWorkers } from '../views/cores.js';
-import { settings } from '../lab/settings.js';
+import { configKey, settings } from '../lab/settings.js';
 import { movedFrom } from '../lessons/lesson-claims.js';
 
 const $ = (id) => document.getElementById(id);
@@ -82,7 +82,7 @@ function finish(byThreat, seconds) {
   stop('');
   keepEarlier(config);
   lastResults = results;
-  lastConfig = JSON.stringify(config);
+  lastConfig = configKey(config);
   // Against the settings now: they may have changed while it trained.
   markStale(readConfig());
   draw();
@@ -105,7 +105,7 @@ let earlier = null;
 // Before the audit of `config` replaces the last one: the last is kept as the earlier one if it
 // audited other settings; an earlier one of these very settings is dropped (the last is them).
 function keepEarlier(config) {
-  const json = JSON.stringify(config);
+  const json = configKey(config);
   if (lastResults && lastConfig !== json) {
     const moved = movedFrom(config, JSON.parse(lastConfig));
     const label = moved.length ? moved.map(([name, , was]) => `${name} = ${was}`).join(', ') : 'other settings';
@@ -118,14 +118,14 @@ let onDrawn = () => {};
 // Says, the moment the settings differ from those the last audit trained, that its charts and
 // sentences are that audit's and not this run's (`config`: the run's settings now).
 function markStale(config) {
-  const stale = !!lastResults && JSON.stringify(config) !== lastConfig;
+  const stale = !!lastResults && configKey(config) !== lastConfig;
   $('audit-stale').hidden = !stale;
   $('audit-stale').textContent = stale ? 'The settings have changed since this audit: its charts and sentences below are for the settings it trained, not for this run. Audit again to see this run\'s.' : '';
   $('audit-region').closest('.charts').classList.toggle('stale', stale);
 }
 
 // The last audit's results ([{threat, eps_lower, …}], Rust's), if it audited `config`.
-export const auditOf = (config) => (lastResults && JSON.stringify(config) === lastConfig ? lastResults : null);
+export const auditOf = (config) => (lastResults && configKey(config) === lastConfig ? lastResults : null);
 
 // The last audit's results, whatever settings it audited (labTest.lastAudit).
 export const lastAudit = () => lastResults;

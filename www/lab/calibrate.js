@@ -2,7 +2,7 @@
 // spends at most the target ε, and moves the σ slider there. An answer to settings that have
 // changed since is dropped with a message; the page itself computes nothing of it.
 import { clearMessage, setStatus, showMessage } from '../core/messages.js';
-import { settings } from './settings.js';
+import { configKey, settings } from './settings.js';
 import { counted } from '../core/shown.js';
 
 const $ = (id) => document.getElementById(id);
@@ -17,12 +17,12 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
     }
     const accountant = settings.get('budget_accountant');
     const target = settings.get('budget_epsilon');
-    const asked = JSON.stringify([cfg, facts]);
+    const asked = configKey([cfg, facts]);
     clearMessage();
     setStatus(`Calibrating σ for ε = ${target} with the ${accountant} accountant…`);
     accounting.ask('calibrate', { config: cfg, facts, accountant, target }, (m) => {
       const now = current();
-      if (JSON.stringify([now.cfg, now.facts]) !== asked) {
+      if (configKey([now.cfg, now.facts]) !== asked) {
         showMessage('The settings changed while σ was being calibrated: press Calibrate σ again.');
         return;
       }

@@ -4,7 +4,7 @@
 // Hostile input is normal here: nothing in it is looked up on a plain object, and no value
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
-import { settings, toHash } from './settings.js';
+import { configKey, settings, toHash } from './settings.js';
 import { shown } from '../core/shown.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings) and `teacher`
@@ -66,7 +66,7 @@ export function pinsFromLink(text, check) {
 // both are through `check` (Rust's): a link copied before #53 carried the step's pin, which the
 // step pins again, so it showed twice.
 export function stepThenLinkRuns(stepRuns, linkRuns, check) {
-  const key = (cfg) => { const c = check(cfg); return JSON.stringify(c, Object.keys(c).sort()); };
+  const key = (cfg) => configKey(check(cfg));
   const own = stepRuns.map((r) => `${r.label}\n${key(r.cfg)}`);
   return [...stepRuns, ...linkRuns.filter((r) => !own.includes(`${r.label}\n${key(r.cfg)}`))];
 }

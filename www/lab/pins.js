@@ -3,6 +3,8 @@
 // last report's notes: shuffled lots, no guarantee…), listed with the run's own notes and its
 // name marked "*" where it is drawn; and a run on the student's own data is
 // never written into a link (its settings cannot reopen it, and a fixed seed must not travel).
+import { sameConfig } from './settings.js';
+
 const $ = (id) => document.getElementById(id);
 export const MAX_PINS = 4;
 
@@ -75,7 +77,7 @@ export const comparison = (base) => [['non-private', 'non-private'], ['clip-only
 // same settings and seed give the same reports). Not a run that failed or diverged, and not on
 // a student's file, whose ledger counts every run trained on it.
 export const pinIsTheRun = (run, cfg) => !!run?.pin && run.done && !run.failed && !run.history.at(-1)?.divergence
-  && cfg.dataset !== 'own' && JSON.stringify(run.pin.cfg) === JSON.stringify(cfg);
+  && cfg.dataset !== 'own' && sameConfig(run.pin.cfg, cfg);
 
 // Compare's click handler: on a student's own file (`onOwnData()`) three of its four runs have
 // no guarantee (ε = ∞ for that file, for good: the file ledger can never come back from it),

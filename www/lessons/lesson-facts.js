@@ -10,7 +10,7 @@
  *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, gap_change_margin: number, gap_widened_clear: boolean, most_lost: string,
  *   most_lost_n_train: number, most_lost_points: number, most_lost_margin: number, most_lost_n_test: number, most_lost_clear: boolean, falls_beyond_noise: number,
  *   rarest: string, rarest_n_train: number}}} GroupFacts
- * @typedef {{realistic: number, worst: number, pld: number | undefined, said: {realistic?: string, worst?: string, pld?: string},
+ * @typedef {{realistic: number, worst: number, upper: number | undefined, said: {realistic?: string, worst?: string, upper?: string},
  *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
  * @typedef {{

@@ -14,6 +14,7 @@ import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { claimsOf } from './lesson-claims.js';
 import { keepPresenterFitted, predictFirst, setUpPresenter } from './teacher.js';
 import { setUpWorksheet } from './worksheet.js';
+import { sameConfig } from '../lab/settings.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
@@ -204,7 +205,7 @@ export function enterStep(step, configWith) {
     prevConfig = cfg; // its preview needs the data set's facts: read when the lesson is filled
     return [];
   }
-  if (earlier && JSON.stringify(earlier.cfg) === JSON.stringify(cfg)) {
+  if (earlier && sameConfig(earlier.cfg, cfg)) {
     prev = earlier.facts;
     host.pin(before.label, cfg, earlier.history);
     return [];
