@@ -111,6 +111,32 @@ fn three_digits_rounded(v: f64, round: fn(f64) -> f64) -> String {
     }
 }
 
+/// ε for people: three decimals below 10, one below 100, none above, always rounded up — a
+/// shown ε is never below the true one (the page's `format_epsilon`, the charts' labels).
+pub fn format_eps(e: f64) -> String {
+    let up = |digits: i32| {
+        let s = 10f64.powi(digits);
+        (e * s).ceil() / s
+    };
+    if e < 10.0 {
+        format!("{:.3}", up(3))
+    } else if e < 100.0 {
+        format!("{:.1}", up(1))
+    } else if e < 1e6 {
+        format!("{:.0}", e.ceil())
+    } else {
+        // Three figures, rounded up like the rest: 50,555,480,321 is "5.06e10" (its eleven
+        // digits would run off a chart's edge and say nothing more).
+        let mut exponent = e.log10().floor() as i32;
+        let mut mantissa = (e / 10f64.powi(exponent) * 100.0).ceil() / 100.0;
+        if mantissa >= 10.0 {
+            mantissa /= 10.0;
+            exponent += 1;
+        }
+        format!("{mantissa:.2}e{exponent}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 /// The rooms from the bottom up: words and numbers; linear algebra; the accountants and the
 /// mechanisms they account (maths only); the sanitizer and sampling; the data sets; a run's
 /// settings; the models; training; then what uses a trained run (audit, export, charts,
-/// benchmarks, links) and the wasm facade on top.
-const LAYERS: [&str; 14] = [
+/// benchmarks, links) and the wasm facade on top: its values across the boundary (`web::js`),
+/// its charts (`web::draw`), then its entry points.
+const LAYERS: [&str; 16] = [
     "text",
     "linalg",
     "privacy::accountant",
@@ -27,14 +28,24 @@ const LAYERS: [&str; 14] = [
     "charts",
     "bench",
     "share",
+    "web::js",
+    "web::draw",
     "web",
 ];
 
 /// The room of a module path (its components after `crate`).
 fn room_of(path: &[String]) -> Option<&'static str> {
     let first = path.first()?.as_str();
-    if first == "privacy" && path.get(1).map(String::as_str) == Some("accountant") {
+    let second = path.get(1).map(String::as_str);
+    if first == "privacy" && second == Some("accountant") {
         return Some("privacy::accountant");
+    }
+    if first == "web" && matches!(second, Some("draw" | "js")) {
+        return Some(if second == Some("js") {
+            "web::js"
+        } else {
+            "web::draw"
+        });
     }
     LAYERS.iter().copied().find(|r| *r == first)
 }
@@ -191,6 +202,11 @@ fn the_check_finds_an_arrow_up() {
             "data/refusal.rs".to_string(),
             "fn f() { super::super::train::noise(1.0) }".into(),
         ),
+        // A chart reaching for the wasm entry points beside it.
+        (
+            "web/draw/epsilon_chart.rs".to_string(),
+            "use super::super::accounting::format_eps;\nuse super::chart_kit::BLUE;".into(),
+        ),
     ];
     assert_eq!(
         upward(&files),
@@ -198,6 +214,7 @@ fn the_check_finds_an_arrow_up() {
             "config/mod.rs → train",
             "data/refusal.rs → train",
             "privacy/accountant/compose.rs → privacy",
+            "web/draw/epsilon_chart.rs → web",
         ]
     );
 }

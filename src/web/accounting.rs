@@ -14,6 +14,7 @@ use crate::privacy::accountant::{
     MAX_STEPS,
 };
 use crate::privacy::why::{why_they_differ, WholeRun};
+use crate::text::format_eps;
 use crate::train::ledger::Ledger;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -347,30 +348,5 @@ pub fn format_epsilon(v: JsValue) -> String {
     match v.as_f64() {
         Some(e) if e.is_finite() && e >= 0.0 => format_eps(e),
         _ => "∞".into(),
-    }
-}
-
-/// [`format_epsilon`] for Rust callers (the charts).
-pub(crate) fn format_eps(e: f64) -> String {
-    let up = |digits: i32| {
-        let s = 10f64.powi(digits);
-        (e * s).ceil() / s
-    };
-    if e < 10.0 {
-        format!("{:.3}", up(3))
-    } else if e < 100.0 {
-        format!("{:.1}", up(1))
-    } else if e < 1e6 {
-        format!("{:.0}", e.ceil())
-    } else {
-        // Three figures, rounded up like the rest: 50,555,480,321 is "5.06e10" (its eleven
-        // digits would run off a chart's edge and say nothing more).
-        let mut exponent = e.log10().floor() as i32;
-        let mut mantissa = (e / 10f64.powi(exponent) * 100.0).ceil() / 100.0;
-        if mantissa >= 10.0 {
-            mantissa /= 10.0;
-            exponent += 1;
-        }
-        format!("{mantissa:.2}e{exponent}")
     }
 }

@@ -1,6 +1,6 @@
 //! The "Audit this run" panel's side of the core: [`AuditSession`], run in every audit worker
 //! (each does the runs it is handed; their scores are combined by one of them). Its two charts
-//! are [`super::audit_chart`]'s.
+//! are [`super::draw::audit_chart`]'s.
 
 use super::session::LabData;
 use super::{config_from_js, from_js, js_err, to_js};

@@ -6,8 +6,9 @@
 //!   preview, the PLD curve, calibration, the σ-needed panel — always from the run's settings
 //!   and the data's public facts, so the page never derives a privacy quantity itself.
 //! - [`audit`]: the audit workers' [`AuditSession`] and the audit panel's two charts.
-//! - one file per chart, on the toolkit in [`chart_kit`] and the frame (header, axes laid
-//!   out by [`crate::charts`], the layouts drawn) in [`chart_frame`]; [`bench`] for `make bench`.
+//! - [`draw`]: every chart the page draws, one file each, on its toolkit and frame; the room
+//!   below the entry points here (it draws what it is given and calls none of them:
+//!   `tests/layers.rs`). [`bench`] for `make bench`.
 //! - [`share`]: the lab's link as a QR code's modules, for the page's "QR code" button;
 //!   [`export`]: the run as an Opacus script, for the page's "Export as Opacus script".
 //!
@@ -15,29 +16,16 @@
 //! the CLI's JSON.
 
 mod accounting;
-mod accuracy_chart;
-mod alice_chart;
 mod audit;
-mod audit_chart;
 mod bench;
-mod boundary_chart;
-mod chart_frame;
-mod chart_kit;
-mod chart_record;
-mod clipping_chart;
-mod epsilon_chart;
+mod draw;
 mod export;
-mod groups_chart;
-mod legend;
-mod legend_sample;
-mod noise_chart;
+mod js;
 mod parallel;
 mod preview_keys;
 mod refusal;
-mod run_view;
 mod session;
 mod share;
-mod sigma_chart;
 
 /// The charts' log-axis labels (public for the browser tests).
 #[doc(hidden)]
@@ -47,28 +35,27 @@ pub use accounting::{
     format_epsilon, group_choices, lot_at_least_n, pld_preview, run_defaults, sigma_needed,
     suggested_settings,
 };
-pub use accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
-pub use alice_chart::draw_alice;
 pub use audit::AuditSession;
-pub use audit_chart::{draw_audit_epsilons, draw_audit_region};
 pub use bench::{bench_accountants, bench_kernels, bench_session, bench_training};
-pub use boundary_chart::draw_boundary;
-pub use chart_record::chart_layout;
-pub use clipping_chart::{clipped_fraction, draw_clipping_histogram};
-pub use epsilon_chart::draw_epsilon_chart;
+pub use draw::accuracy_chart::{draw_accuracy_chart, y_range as accuracy_y_range};
+pub use draw::alice_chart::draw_alice;
+pub use draw::audit_chart::{draw_audit_epsilons, draw_audit_region};
+pub use draw::boundary_chart::draw_boundary;
+pub use draw::chart_record::chart_layout;
+pub use draw::clipping_chart::{clipped_fraction, draw_clipping_histogram};
+pub use draw::epsilon_chart::draw_epsilon_chart;
+pub use draw::groups_chart::draw_groups_chart;
+pub use draw::noise_chart::draw_noise_chart;
+pub use draw::run_view::RunView;
+pub use draw::sigma_chart::draw_sigma_chart;
 pub use export::{opacus_export, OpacusDownload};
-pub use groups_chart::draw_groups_chart;
-pub use noise_chart::draw_noise_chart;
 pub use parallel::GradientWorker;
 pub use preview_keys::preview_keys;
-pub use run_view::RunView;
 pub use session::{LabData, RunSettings, Session};
 pub use share::{qr_modules, QrModules};
-pub use sigma_chart::draw_sigma_chart;
 
 use crate::config::RunConfig;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+pub(crate) use js::{from_js, js_err, to_js};
 use std::sync::atomic::{AtomicU32, Ordering};
 use wasm_bindgen::prelude::*;
 
@@ -109,21 +96,6 @@ pub fn matrix_kernel() -> String {
 #[doc(hidden)]
 pub fn panic_for_tests() {
     panic!("panic_for_tests: a deliberate panic");
-}
-
-pub(crate) fn js_err(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
-}
-
-/// A Rust value as a plain JS object (maps as objects, `None` as null).
-pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsError> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(js_err)
-}
-
-/// A JS value as a Rust value; the error names `what` was malformed.
-pub(crate) fn from_js<T: DeserializeOwned>(v: JsValue, what: &str) -> Result<T, JsError> {
-    serde_wasm_bindgen::from_value(v).map_err(|e| JsError::new(&format!("{what}: {e}")))
 }
 
 /// How many times the settings of a run have been parsed in this instance (`config_parses`).

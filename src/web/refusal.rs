@@ -2,10 +2,10 @@
 //! attempt spent when its preparation released something, with the releases (`spent`, for
 //! the page's ledger of the file) and the columns that need ranges (`ranges`, for its form).
 
-use super::accounting::format_eps;
 use super::to_js;
 use crate::data::split::PrepError;
 use crate::privacy::accountant::{compose, Accountant};
+use crate::text::format_eps;
 use wasm_bindgen::prelude::*;
 
 /// A refused file as an Error: its message, then — when its preparation released something —

@@ -3,9 +3,9 @@
 
 use super::chart_frame::Fonts;
 use super::chart_kit::Area;
-use super::to_js;
 use crate::charts::layout::MIN_PLOT_SHARE;
 use crate::charts::Rect;
+use crate::web::js::to_js;
 use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;

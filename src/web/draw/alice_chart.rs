@@ -9,9 +9,9 @@ use super::chart_frame::{
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
 use super::legend::LegendSpot;
 use super::legend::{LegendEntry, Sample};
-use super::{from_js, js_err};
 use crate::audit::alice::Alice;
 use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
+use crate::web::js::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;

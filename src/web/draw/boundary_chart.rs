@@ -4,8 +4,8 @@ use super::chart_frame::{
     builder, draw_header, frame, keyed, labeller, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, BLUE, ORANGE};
-use super::js_err;
 use crate::charts::{layout, AxisSpec, Format, Scale};
+use crate::web::js::js_err;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 

@@ -3,11 +3,11 @@
 //! shown by a sample of how the chart draws it (a line's dash, a dot, a ring or a bar).
 
 use super::chart_kit::{Area, GREY};
-use super::js_err;
 use super::legend_sample::sample;
 pub(super) use super::legend_sample::{LegendEntry, Sample};
 use crate::charts::layout::MIN_PLOT_SHARE;
 use crate::charts::{fit_text, line_height, text_width, Layout, Rect};
+use crate::web::js::js_err;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 

@@ -2,7 +2,7 @@
 //! with its dash, a dot, a ring or a bar), drawn beside its name.
 
 use super::chart_kit::{Area, Dash};
-use super::js_err;
+use crate::web::js::js_err;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;

@@ -4,9 +4,9 @@
 //! plot and fonts (in [`super::chart_record`]).
 
 use super::chart_kit::{Area, GRID, VERMILLION};
-use super::js_err;
 use crate::charts::ticks::light_points;
 use crate::charts::{fit_text, fit_title, line_height, text_width, Frame, Layout, Scale, Tick};
+use crate::web::js::js_err;
 use plotters::coord::ranged1d::{AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
 use plotters::style::FontStyle;

@@ -2,18 +2,18 @@
 //! training) thin, the epochs trained so far thick, pinned runs in their looks, each curve
 //! named at its end — or, in the log-log view, with its growth exponent.
 
-use super::accounting::format_eps;
 use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, with_points, Fonts,
     Header,
 };
 use super::chart_kit::{colour, line, open_canvas, Dash, GREY, PIN_LOOKS, VERMILLION};
-use super::js_err;
 use super::legend::{name_curves, names_span, naming, LegendEntry};
 use super::run_view::{EpsilonPoint, RunView};
 use crate::charts::ticks::light_points;
 use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
 use crate::privacy::accountant::AccountantName;
+use crate::text::format_eps;
+use crate::web::js::js_err;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 

@@ -4,7 +4,6 @@
 //! with the PLD curve, and the runs pinned behind it. The page keeps one per run.
 
 use super::chart_kit::{finite, Epsilons, Pinned, Point};
-use super::from_js;
 use super::noise_chart::NormPoint;
 use crate::charts::accuracy::{privacy_cost_ends, privacy_cost_points, RunEnd};
 use crate::charts::groups::{compare, summary, GroupsCompared, RunGroups};
@@ -12,6 +11,7 @@ use crate::config::Mode;
 use crate::privacy::accountant::Amplification;
 use crate::train::gap::accuracy_gap;
 use crate::train::verdict::{verdict, EpochOutcome};
+use crate::web::js::from_js;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
@@ -153,7 +153,7 @@ impl RunView {
         n_test: Option<usize>,
     ) -> Result<JsValue, JsError> {
         match verdict(&self.outcomes, majority, n_test) {
-            Some(v) => super::to_js(&v),
+            Some(v) => crate::web::js::to_js(&v),
             None => Ok(JsValue::UNDEFINED),
         }
     }
@@ -198,7 +198,7 @@ impl RunView {
         else {
             return Ok(JsValue::UNDEFINED);
         };
-        super::to_js(&serde_json::json!({
+        crate::web::js::to_js(&serde_json::json!({
             "summary": summary,
             "compared": self.groups_compared(),
         }))

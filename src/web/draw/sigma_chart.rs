@@ -8,9 +8,9 @@ use super::chart_frame::{
 };
 use super::chart_kit::{colour, open_canvas, Dash, GREY};
 use super::legend::{name_curves, names_span, naming, LegendEntry};
-use super::{from_js, js_err};
 use crate::charts::{layout, line_height, text_width, AxisSpec, Format, Scale};
 use crate::privacy::accountant::{AccountantName, PerAccountant};
+use crate::web::js::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;

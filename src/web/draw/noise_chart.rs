@@ -6,10 +6,10 @@ use super::chart_frame::{
     builder, draw_header, frame, keyed, labeller, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREEN, GRID, VERMILLION};
-use super::js_err;
 use super::legend::{legend_row, legend_row_height, LegendEntry};
 use super::run_view::RunView;
 use crate::charts::{layout, AxisSpec, Format, Scale};
+use crate::web::js::js_err;
 use plotters::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;

@@ -8,11 +8,11 @@ use super::chart_frame::{
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
 use super::legend::{LegendEntry, LegendSpot};
-use super::{from_js, js_err};
 use crate::audit::Threat;
 use crate::charts::{fit_text, layout, text_width, AxisSpec, Format, Scale, Tick};
 use crate::config::fmt_num;
 use crate::privacy::accountant::AccountantName;
+use crate::web::js::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -2,10 +2,10 @@
 //! canvas backend by id, and reading values out of the reports the page passes in (JS objects; ε may be "inf"). Layout and ticks: `chart_frame`;
 //! legends: `legend`.
 
-use super::js_err;
 use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, PerAccountant};
 use crate::train::groups::GroupAccuracy;
+use crate::web::js::js_err;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;

@@ -13,13 +13,13 @@ use super::chart_frame::{
 use super::chart_frame::{plot_rect, Fonts, Header};
 use super::chart_kit::{open_canvas, Point};
 use super::chart_kit::{GREY, ORANGE, PIN_LOOKS};
-use super::js_err;
 use super::legend::{legend_column_width, LegendSpot};
 use super::legend::{LegendEntry, Sample};
 use super::run_view::RunView;
 use crate::charts::groups::{compared_sentence, gap_points};
 use crate::charts::{fit_text, layout, line_height, text_width, AxisSpec, Format, Scale, Tick};
 use crate::train::groups::GroupAccuracy;
+use crate::web::js::js_err;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 

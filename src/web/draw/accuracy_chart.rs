@@ -7,12 +7,12 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
 };
 use super::chart_kit::{line, open_canvas, Dash, Point, BLUE, GREY, ORANGE, PIN_LOOKS};
-use super::js_err;
 use super::legend::{name_curves, names_span, naming, LegendEntry};
 use super::run_view::RunView;
 pub use crate::charts::accuracy::y_range;
 use crate::charts::accuracy::{baseline_label, baseline_mark, privacy_cost_sentence, BaselineMark};
 use crate::charts::{layout, AxisSpec, Format, Scale};
+use crate::web::js::js_err;
 use plotters::prelude::*;
 use wasm_bindgen::prelude::*;
 
