@@ -21,6 +21,20 @@
 
 import { ofThisBuild } from './build.js';
 
+/**
+ * The name of every worker of a page a test asked hooks for (window.labTestWanted, set by
+ * tests/e2e/browser.mjs), and of the workers those start: only a worker of that name obeys the
+ * tests' messages ('test-panic', 'test-hang-helper', 'test-hang'); a production page's workers
+ * refuse them as messages of no known type (#54 §1).
+ */
+export const TEST_WORKER_NAME = 'lab-test';
+
+/** Whether this page, or this worker, runs for a test that asked for hooks. */
+export function forTests() {
+  const global = /** @type {any} */ (self);
+  return global.document === undefined ? global.name === TEST_WORKER_NAME : global.labTestWanted === true;
+}
+
 /** The pause before a worker whose scripts failed to load is started again. */
 export const LOAD_RETRY_MS = 150;
 /** A worker that has neither loaded nor failed after this long no longer holds up the next. */
@@ -86,7 +100,7 @@ export class ModuleWorker {
   }
 
   spawn() {
-    const w = new Worker(this.url, { type: 'module' });
+    const w = new Worker(this.url, forTests() ? { type: 'module', name: TEST_WORKER_NAME } : { type: 'module' });
     this.worker = w;
     w.onmessage = (ev) => {
       if (!this.loaded) {

@@ -352,7 +352,9 @@ startWorker({
       if (answer) send(answer);
     },
     bench,
-    'test-panic': () => panic_for_tests(), // the tests' stand-in for a bug: a real Rust panic, a real trap
+    // The tests' (obeyed only in a worker a test asked for: worker-shell.js): a stand-in for
+    // a bug (a real Rust panic, a real trap), and a helper that hangs.
+    'test-panic': () => panic_for_tests(),
     'test-hang-helper': () => pool.hangForTests(),
   },
 });
