@@ -34,6 +34,7 @@ import { resized } from './lab/lot-size.js';
 import { applyTeacherMode, fitPresenter } from './lessons/teacher.js';
 import { earlierStepDone, enterStep, lessonPressing, refreshLesson, setUpLessonPlayer } from './lessons/lesson-player.js';
 import { firstEpochShown, offlineCopyStored, setUpUpdates } from './lab/update.js';
+import { LoadedFacts, Run } from './lab/run.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 /** @typedef {import('./core/protocol.js').FromTraining} FromTraining */
@@ -41,10 +42,10 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 
 let wasmReady = false;
 let workerReady = false;
-let facts = null;      // DataFacts of the data set the last run loaded (from the worker)
-let factsOf = '';      // …and which data set that was: previews wait for the facts of theirs
+const loaded = new LoadedFacts(); // the data set's facts the last run loaded: previews wait for theirs
 let generation = 0;    // every run-scoped message carries it; older runs' messages are dropped
-let run = null;        // { cfg, history, mechanism, plane, pin } of the run now training
+/** @type {Run | null} */
+let run = null;        // the run now training (lab/run.js)
 let debounce = null;
 let lastNorms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
 const pins = new Pins(() => showRunNotes());
@@ -67,7 +68,7 @@ const current = () => settings.config();
 // Rust's caveats on the numbers shown: the run's (its latest report's), then the pins'.
 const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pins.notes()]);
 // The facts of `cfg`'s data set, or null until a run has loaded that one.
-const factsFor = (cfg) => (facts && factsOf === cfg.dataset ? facts : null);
+const factsFor = (cfg) => loaded.for(cfg);
 // Rust's sentence on why the run on screen learned nothing or diverged, or undefined.
 const verdictNow = () => ((d) => verdict(d?.majority_share, d?.n_test)?.say)(run && factsFor(run.cfg));
 
@@ -122,7 +123,7 @@ function restart(pin) {
   if (!pin) writeHash(cfg);
   if (!run || run.cfg.dataset !== cfg.dataset || cfg.report !== 'teaching') lastNorms = new Float32Array(0);
   generation += 1;
-  run = { cfg, history: [], plane: null, pin: pin || null };
+  run = new Run(cfg, pin || null, generation);
   log.clear(generation);
   drawCanvasMessage($('boundary-chart'), 'This run\'s model is drawn after its first epoch'); // not the last run's
   showRunNotes();
@@ -174,12 +175,10 @@ function ended() {
 
 /** @param {Msg<'data'>} m */
 function onData(m) {
-  const fresh = factsOf !== run.cfg.dataset || JSON.stringify(facts) !== JSON.stringify(m.facts);
-  facts = m.facts;
-  factsOf = run.cfg.dataset;
+  const fresh = loaded.keep(run.cfg.dataset, m.facts);
   run.facts = m.facts;
   if (fresh) {
-    if (!run.pin) settings.setLotRange(facts.n_train);
+    if (!run.pin) settings.setLotRange(m.facts.n_train);
     updatePreview(run.cfg);
     drawCharts();
   }
@@ -281,8 +280,7 @@ function scheduleRestart(keep = false) {
 // A student's file is private data: the private release level, a hidden random seed.
 function ownDataLoaded(own, file) {
   if (!ownFiles.loaded(own, file)) return; // the same file, given to a restarted worker
-  facts = own;
-  factsOf = 'own';
+  loaded.keep('own', own);
   showSeedMode();
   scheduleRestart(true);
 }
