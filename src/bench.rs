@@ -6,6 +6,7 @@ use crate::config::{Mode, ModelKind, RunConfig};
 use crate::data::{Dataset, Split};
 use crate::privacy::accountant::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::privacy::accountant::pld_accountant::PldAccountant;
+use crate::privacy::accountant::AccountantName;
 use crate::privacy::accountant::{compose, Accountant, Amplification};
 use crate::train::Trainer;
 use crate::Real;
@@ -61,10 +62,10 @@ pub fn accountant_curves(implementation: &str, now_ms: &dyn Fn() -> f64) -> Vec<
     };
     let last = |v: Vec<f64>| *v.last().expect("400 epochs");
     for acc in [
-        Accountant::Naive(Amplification::Rigorous),
-        Accountant::Strong(Amplification::Rigorous),
-        Accountant::Moments,
-        Accountant::Rdp,
+        Accountant::of(AccountantName::Naive, Amplification::Rigorous),
+        Accountant::of(AccountantName::Strong, Amplification::Rigorous),
+        Accountant::named(AccountantName::Moments),
+        Accountant::named(AccountantName::Rdp),
     ] {
         time(acc.name(), &|| {
             last(compose::curve(acc, &mech, delta).expect("valid"))

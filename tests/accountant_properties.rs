@@ -4,16 +4,17 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
+use dpsgd_lab::privacy::accountant::AccountantName;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 use proptest::prelude::*;
 
 const ANALYTIC: [Accountant; 6] = [
-    Accountant::Naive(Amplification::Paper),
-    Accountant::Naive(Amplification::Rigorous),
-    Accountant::Strong(Amplification::Paper),
-    Accountant::Strong(Amplification::Rigorous),
-    Accountant::Moments,
-    Accountant::Rdp,
+    Accountant::of(AccountantName::Naive, Amplification::Paper),
+    Accountant::of(AccountantName::Naive, Amplification::Rigorous),
+    Accountant::of(AccountantName::Strong, Amplification::Paper),
+    Accountant::of(AccountantName::Strong, Amplification::Rigorous),
+    Accountant::named(AccountantName::Moments),
+    Accountant::named(AccountantName::Rdp),
 ];
 
 fn eps(acc: Accountant, q: f64, sigma: f64, steps: u64, delta: f64) -> f64 {
@@ -51,7 +52,7 @@ proptest! {
     #[test]
     fn calibration_round_trips(lq in -3.0f64..-1.0, t in 10u64..20_000, target in 0.2f64..8.0) {
         let (q, delta) = (10f64.powf(lq), 1e-5);
-        for acc in [Accountant::Moments, Accountant::Rdp, Accountant::Strong(Amplification::Paper)] {
+        for acc in [Accountant::named(AccountantName::Moments), Accountant::named(AccountantName::Rdp), Accountant::of(AccountantName::Strong, Amplification::Paper)] {
             let Ok(s) = sigma_for_epsilon(acc, target, delta, q, t, 1e-6) else {
                 // Only when no noise can reach the target: the moments accountant's λ ≤ 32
                 // floors ε at ln(1/δ)/32.
@@ -76,11 +77,11 @@ proptest! {
     #[test]
     fn pld_is_monotone_and_tightest(lq in -3.0f64..-1.0, sigma in 0.7f64..8.0, t in 1u64..5_000) {
         let (q, delta) = (10f64.powf(lq), 1e-5);
-        let base = eps(Accountant::Pld, q, sigma, t, delta);
-        prop_assert!(le(base, eps(Accountant::Pld, q, sigma, 2 * t, delta), 1e-6));
-        prop_assert!(le(eps(Accountant::Pld, q, sigma * 1.5, t, delta), base, 1e-6));
+        let base = eps(Accountant::named(AccountantName::Pld), q, sigma, t, delta);
+        prop_assert!(le(base, eps(Accountant::named(AccountantName::Pld), q, sigma, 2 * t, delta), 1e-6));
+        prop_assert!(le(eps(Accountant::named(AccountantName::Pld), q, sigma * 1.5, t, delta), base, 1e-6));
         // The tight accountant is never above the RDP bound.
-        prop_assert!(le(base, eps(Accountant::Rdp, q, sigma, t, delta), 1e-6));
+        prop_assert!(le(base, eps(Accountant::named(AccountantName::Rdp), q, sigma, t, delta), 1e-6));
     }
 }
 
@@ -95,21 +96,35 @@ fn sigma_needed_grows_as_each_composition_predicts() {
     let steps = [1_000u64, 4_000, 16_000, 64_000];
     let plain = |sigma: f64, t: u64| vec![SampledGaussian { q, sigma, steps: t }];
     let curve = |acc| sigma_needed(acc, target, delta, &plain, &steps, 1e-4).unwrap();
-    let naive = curve(Accountant::Naive(Amplification::Rigorous));
-    let strong = curve(Accountant::Strong(Amplification::Rigorous));
-    let moments = curve(Accountant::Moments);
-    let rdp = curve(Accountant::Rdp);
+    let naive = curve(Accountant::of(
+        AccountantName::Naive,
+        Amplification::Rigorous,
+    ));
+    let strong = curve(Accountant::of(
+        AccountantName::Strong,
+        Amplification::Rigorous,
+    ));
+    let moments = curve(Accountant::named(AccountantName::Moments));
+    let rdp = curve(Accountant::named(AccountantName::Rdp));
     let exponent =
         |c: &[Option<f64>], i: usize| (c[i + 1].unwrap() / c[i].unwrap()).ln() / 4f64.ln();
     for (name, acc, c) in [
-        ("naive", Accountant::Naive(Amplification::Rigorous), &naive),
+        (
+            "naive",
+            Accountant::of(AccountantName::Naive, Amplification::Rigorous),
+            &naive,
+        ),
         (
             "strong",
-            Accountant::Strong(Amplification::Rigorous),
+            Accountant::of(AccountantName::Strong, Amplification::Rigorous),
             &strong,
         ),
-        ("moments", Accountant::Moments, &moments),
-        ("rdp", Accountant::Rdp, &rdp),
+        (
+            "moments",
+            Accountant::named(AccountantName::Moments),
+            &moments,
+        ),
+        ("rdp", Accountant::named(AccountantName::Rdp), &rdp),
     ] {
         for (&t, s) in steps.iter().zip(c.iter()) {
             let s = s.unwrap_or_else(|| panic!("{name}: no σ for T = {t}"));
@@ -156,28 +171,65 @@ fn sigma_needed_grows_as_each_composition_predicts() {
         );
     }
     // Bad input is an error, not a curve of Nones.
-    assert!(sigma_needed(Accountant::Moments, 0.0, delta, &plain, &steps, 1e-3).is_err());
-    assert!(sigma_needed(Accountant::Moments, 2.0, 1.5, &plain, &steps, 1e-3).is_err());
-    assert!(sigma_needed(Accountant::Moments, 2.0, delta, &plain, &[20_000_000], 1e-3).is_err());
+    assert!(sigma_needed(
+        Accountant::named(AccountantName::Moments),
+        0.0,
+        delta,
+        &plain,
+        &steps,
+        1e-3
+    )
+    .is_err());
+    assert!(sigma_needed(
+        Accountant::named(AccountantName::Moments),
+        2.0,
+        1.5,
+        &plain,
+        &steps,
+        1e-3
+    )
+    .is_err());
+    assert!(sigma_needed(
+        Accountant::named(AccountantName::Moments),
+        2.0,
+        delta,
+        &plain,
+        &[20_000_000],
+        1e-3
+    )
+    .is_err());
     // A DP-PCA step first (paper Section 4): every σ meets the target for the composition,
     // is larger than without it, and a target the PCA step alone exceeds is out of reach.
     let pca = [SampledGaussian::new(1.0, 7.0, 1).unwrap()];
     let after_pca = |sigma: f64, t: u64| vec![pca[0], SampledGaussian { q, sigma, steps: t }];
-    let with_pca = sigma_needed(Accountant::Rdp, target, delta, &after_pca, &steps, 1e-4).unwrap();
+    let with_pca = sigma_needed(
+        Accountant::named(AccountantName::Rdp),
+        target,
+        delta,
+        &after_pca,
+        &steps,
+        1e-4,
+    )
+    .unwrap();
     for (i, (&t, s)) in steps.iter().zip(&with_pca).enumerate() {
         let s = s.unwrap();
         let parts = [pca[0], SampledGaussian::new(q, s, t).unwrap()];
-        let composed =
-            dpsgd_lab::privacy::accountant::compose::epsilon(Accountant::Rdp, &parts, delta)
-                .unwrap();
+        let composed = dpsgd_lab::privacy::accountant::compose::epsilon(
+            Accountant::named(AccountantName::Rdp),
+            &parts,
+            delta,
+        )
+        .unwrap();
         assert!(
             composed <= target && s > rdp[i].unwrap(),
             "T = {t}: σ {s}, ε {composed}"
         );
     }
-    let pca_eps = Accountant::Rdp.epsilon(&pca[0], delta).unwrap();
+    let pca_eps = Accountant::named(AccountantName::Rdp)
+        .epsilon(&pca[0], delta)
+        .unwrap();
     let unreachable = sigma_needed(
-        Accountant::Rdp,
+        Accountant::named(AccountantName::Rdp),
         pca_eps * 0.9,
         delta,
         &after_pca,

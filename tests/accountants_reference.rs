@@ -4,6 +4,7 @@
 mod common;
 
 use dpsgd_lab::privacy::accountant::calibrate::sigma_for_epsilon;
+use dpsgd_lab::privacy::accountant::AccountantName;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 
 const ACCOUNTANTS: &str = "tests/fixtures/reference/accountants.csv";
@@ -37,7 +38,9 @@ fn every_reference_row_matches() {
             }
         }
         // Our RDP minimises over more orders than the table's: never looser, never below PLD.
-        let rdp = Accountant::Rdp.epsilon(&mech, f("delta")).unwrap();
+        let rdp = Accountant::named(AccountantName::Rdp)
+            .epsilon(&mech, f("delta"))
+            .unwrap();
         if !(rdp <= f("rdp") * (1.0 + 0.005) && rdp >= f("pld") * (1.0 - 0.02)) {
             failures.push(format!(
                 "rdp (all orders) q={} σ={} T={}: {rdp} vs table {} and PLD {}",
@@ -63,15 +66,19 @@ fn paper_figure_2_and_moments_values() {
     let at = |epochs: f64| {
         SampledGaussian::new(0.01, 4.0, SampledGaussian::steps_for_epochs(0.01, epochs)).unwrap()
     };
-    let strong = Accountant::Strong(Amplification::Paper);
+    let strong = Accountant::of(AccountantName::Strong, Amplification::Paper);
     assert!(rel_err(strong.epsilon(&at(100.0), d).unwrap(), 9.34) < 0.005);
     assert!(rel_err(strong.epsilon(&at(400.0), d).unwrap(), 24.22) < 0.005);
-    let m100 = Accountant::Moments.epsilon(&at(100.0), d).unwrap();
+    let m100 = Accountant::named(AccountantName::Moments)
+        .epsilon(&at(100.0), d)
+        .unwrap();
     assert!(
         (m100 - 1.26).abs() < 0.005,
         "moments at E=100: {m100} (paper 1.26)"
     );
-    let m400 = Accountant::Moments.epsilon(&at(400.0), d).unwrap();
+    let m400 = Accountant::named(AccountantName::Moments)
+        .epsilon(&at(400.0), d)
+        .unwrap();
     assert!(
         (m400 - 2.576).abs() < 0.001,
         "moments at E=400: {m400} (paper prints 2.55)"
@@ -85,9 +92,9 @@ fn calibration_matches_reference_sigmas() {
     for row in &rows {
         let f = |name: &str| row[col(name)].parse::<f64>().unwrap();
         for (name, acc) in [
-            ("sigma_moments", Accountant::Moments),
-            ("sigma_rdp", Accountant::Rdp),
-            ("sigma_pld", Accountant::Pld),
+            ("sigma_moments", Accountant::named(AccountantName::Moments)),
+            ("sigma_rdp", Accountant::named(AccountantName::Rdp)),
+            ("sigma_pld", Accountant::named(AccountantName::Pld)),
         ] {
             let s = sigma_for_epsilon(
                 acc,
@@ -117,15 +124,15 @@ fn calibration_matches_reference_sigmas() {
 #[test]
 fn edge_cases_give_numbers_not_panics() {
     let all = [
-        Accountant::Naive(Amplification::Paper),
-        Accountant::Naive(Amplification::Classical),
-        Accountant::Naive(Amplification::Rigorous),
-        Accountant::Strong(Amplification::Paper),
-        Accountant::Strong(Amplification::Classical),
-        Accountant::Strong(Amplification::Rigorous),
-        Accountant::Moments,
-        Accountant::Rdp,
-        Accountant::Pld,
+        Accountant::of(AccountantName::Naive, Amplification::Paper),
+        Accountant::of(AccountantName::Naive, Amplification::Classical),
+        Accountant::of(AccountantName::Naive, Amplification::Rigorous),
+        Accountant::of(AccountantName::Strong, Amplification::Paper),
+        Accountant::of(AccountantName::Strong, Amplification::Classical),
+        Accountant::of(AccountantName::Strong, Amplification::Rigorous),
+        Accountant::named(AccountantName::Moments),
+        Accountant::named(AccountantName::Rdp),
+        Accountant::named(AccountantName::Pld),
     ];
     for acc in all {
         let e = |q, s, t| {
@@ -160,7 +167,8 @@ fn budget_steps_and_the_dptrain_question() {
     use dpsgd_lab::privacy::accountant::calibrate::max_steps_within;
     let (q, sigma, delta) = (0.01, 4.0, 1e-5);
     let eps_at = |steps: u64| {
-        Accountant::Moments.epsilon(&SampledGaussian::new(q, sigma, steps).unwrap(), delta)
+        Accountant::named(AccountantName::Moments)
+            .epsilon(&SampledGaussian::new(q, sigma, steps).unwrap(), delta)
     };
     // The paper's setting: ε = 1.26 at E = 100 (10,000 steps), so a budget of 1.26 allows
     // those steps and a few more, not 10,100.

@@ -8,6 +8,7 @@
 mod common;
 
 use common::dpsgd;
+use dpsgd_lab::privacy::accountant::AccountantName;
 
 use dpsgd_lab::config::{Mode, ReleaseLevel, RunConfig, DEFAULT_CLIP_QUANTILE};
 use dpsgd_lab::model::Model;
@@ -259,10 +260,12 @@ fn rigorous_naive_and_strong_are_never_below_pld() {
                     for &sigma in &[0.1, 0.3, 0.7, 2.0, 8.0] {
                         for &t in &[1u64, 100, 1000] {
                             let m = SampledGaussian::new(q, sigma, t).unwrap();
-                            let pld = Accountant::Pld.epsilon(&m, delta).unwrap();
+                            let pld = Accountant::named(AccountantName::Pld)
+                                .epsilon(&m, delta)
+                                .unwrap();
                             for acc in [
-                                Accountant::Naive(Amplification::Rigorous),
-                                Accountant::Strong(Amplification::Rigorous),
+                                Accountant::of(AccountantName::Naive, Amplification::Rigorous),
+                                Accountant::of(AccountantName::Strong, Amplification::Rigorous),
                             ] {
                                 let e = acc.epsilon(&m, delta).unwrap();
                                 assert!(
@@ -282,10 +285,15 @@ fn rigorous_naive_and_strong_are_never_below_pld() {
     assert_eq!(checked, 45);
     // And the classical convention is not: at σ = 0.5, T = 1, q = 1 it is below PLD.
     let m = SampledGaussian::new(1.0, 0.5, 1).unwrap();
-    let classical = Accountant::Naive(Amplification::Classical)
+    let classical = Accountant::of(AccountantName::Naive, Amplification::Classical)
         .epsilon(&m, delta)
         .unwrap();
-    assert!(classical < Accountant::Pld.epsilon(&m, delta).unwrap());
+    assert!(
+        classical
+            < Accountant::named(AccountantName::Pld)
+                .epsilon(&m, delta)
+                .unwrap()
+    );
 }
 
 #[test]
@@ -293,11 +301,11 @@ fn a_calibrated_sigma_rounded_up_never_spends_more_than_its_target() {
     let delta = 1e-5;
     let mut checked = 0;
     for acc in [
-        Accountant::Moments,
-        Accountant::Rdp,
-        Accountant::Pld,
-        Accountant::Strong(Amplification::Rigorous),
-        Accountant::Naive(Amplification::Rigorous),
+        Accountant::named(AccountantName::Moments),
+        Accountant::named(AccountantName::Rdp),
+        Accountant::named(AccountantName::Pld),
+        Accountant::of(AccountantName::Strong, Amplification::Rigorous),
+        Accountant::of(AccountantName::Naive, Amplification::Rigorous),
     ] {
         for &(target, q, steps) in &[
             (1.5, 256.0 / 32561.0, 635u64),
@@ -364,7 +372,7 @@ fn adaptive_clipping_learns_like_the_best_fixed_c_and_pays_for_its_counts() {
     assert!((adaptive.accounted_sigma - sigma_eff).abs() < 1e-12);
     let steps = adaptive.steps;
     let q = adaptive.sampling_rate;
-    let want = Accountant::Rdp
+    let want = Accountant::named(AccountantName::Rdp)
         .epsilon(&SampledGaussian::new(q, sigma_eff, steps).unwrap(), 1e-5)
         .unwrap();
     assert!((adaptive.epsilon.rdp - want).abs() < 1e-9 * want);

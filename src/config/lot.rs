@@ -5,6 +5,7 @@
 
 use super::RunConfig;
 use crate::data::DataFacts;
+use crate::privacy::accountant::AccountantName;
 use crate::privacy::accountant::{compose, AccountError, Accountant, Epsilon};
 use serde::Serialize;
 
@@ -45,7 +46,7 @@ impl RunConfig {
             };
             let mech = cfg.mechanism(facts);
             compose::epsilon(
-                Accountant::Moments,
+                Accountant::named(AccountantName::Moments),
                 &mech.after_epochs(self.epochs as u64),
                 self.delta,
             )
@@ -98,7 +99,12 @@ mod tests {
             ..cfg.clone()
         };
         let m = full.mechanism(&facts);
-        let e = compose::epsilon(Accountant::Moments, &m.after_epochs(20), cfg.delta).unwrap();
+        let e = compose::epsilon(
+            Accountant::named(AccountantName::Moments),
+            &m.after_epochs(20),
+            cfg.delta,
+        )
+        .unwrap();
         assert_eq!(at.epsilon.0, e);
         assert_eq!(
             full.lot_at_least_n(&facts).unwrap().unwrap().lot,

@@ -6,6 +6,7 @@ use crate::config::{fmt_num, Clipping, ModelKind, RunConfig};
 use crate::data::DataFacts;
 use crate::privacy::accountant::mechanism::{Mechanism, Release, ReleaseKind};
 use crate::privacy::accountant::Accountant;
+use crate::privacy::accountant::AccountantName;
 use crate::text::counted;
 
 pub(super) fn run_in_words(
@@ -128,7 +129,7 @@ fn release_name(r: &Release) -> String {
 }
 
 fn release_epsilon(r: &Release, delta: f64) -> String {
-    match Accountant::Rdp.epsilon(&r.times(1), delta) {
+    match Accountant::named(AccountantName::Rdp).epsilon(&r.times(1), delta) {
         Ok(e) if e.is_finite() => format!(
             "epsilon = {} at delta = {}",
             fmt_num((e * 1000.0).ceil() / 1000.0),

@@ -6,7 +6,7 @@ use super::{Diagnostics, EpochReport, Trainer};
 use crate::config::{fmt_num, Mode, ReleaseLevel, Sampling};
 use crate::model::Model;
 use crate::privacy::accountant::mechanism::ReleaseKind;
-use crate::privacy::accountant::{Accountant, EpsilonReport};
+use crate::privacy::accountant::EpsilonReport;
 use rand_distr::{Distribution, StandardNormal};
 
 impl Trainer {
@@ -145,9 +145,9 @@ impl Trainer {
             return None;
         }
         let acc = self.cfg.budget_accountant();
-        let convention = match acc {
-            Accountant::Naive(a) | Accountant::Strong(a) => format!(" ({} convention)", a.name()),
-            _ => String::new(),
+        let convention = match acc.convention() {
+            Some(a) => format!(" ({} convention)", a.name()),
+            None => String::new(),
         };
         Some(format!(
             "one more step would spend more than ε = {} with the {} accountant{convention}",

@@ -2,6 +2,7 @@ use super::*;
 use crate::config::{Mode, ReleaseLevel};
 use crate::data::csv::parse_csv;
 use crate::data::split::{private_dataset, PrivatePrep};
+use crate::privacy::accountant::AccountantName;
 use crate::privacy::accountant::Amplification;
 use crate::train::Trainer;
 use rand::SeedableRng;
@@ -9,10 +10,10 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
 const ACCOUNTANTS: [Accountant; 4] = [
-    Accountant::Naive(Amplification::Rigorous),
-    Accountant::Strong(Amplification::Rigorous),
-    Accountant::Moments,
-    Accountant::Rdp,
+    Accountant::of(AccountantName::Naive, Amplification::Rigorous),
+    Accountant::of(AccountantName::Strong, Amplification::Rigorous),
+    Accountant::named(AccountantName::Moments),
+    Accountant::named(AccountantName::Rdp),
 ];
 
 /// A student's file as the worker prepares it: 1,000 training rows, a range estimate.
@@ -110,7 +111,9 @@ fn a_run_without_noise_that_showed_a_step_leaves_epsilon_infinite() {
     l.ran(&cfg(1.1), &facts, 40).unwrap();
     l.ran(&open, &facts, 0).unwrap();
     assert!(
-        l.epsilon(Accountant::Moments).unwrap().is_finite(),
+        l.epsilon(Accountant::named(AccountantName::Moments))
+            .unwrap()
+            .is_finite(),
         "nothing shown yet"
     );
     l.ran(&open, &facts, 1).unwrap();
@@ -128,7 +131,10 @@ fn a_run_without_noise_that_showed_a_step_leaves_epsilon_infinite() {
         0,
     )
     .unwrap();
-    assert_eq!(l.epsilon(Accountant::Rdp).unwrap(), f64::INFINITY);
+    assert_eq!(
+        l.epsilon(Accountant::named(AccountantName::Rdp)).unwrap(),
+        f64::INFINITY
+    );
     let cause = l.why_unbounded(f64::INFINITY).unwrap();
     assert!(cause.starts_with("A run without privacy"), "{cause}");
     assert_eq!(l.why_unbounded(1.0), None);
@@ -145,7 +151,9 @@ fn ranges_read_off_the_file_are_the_cause_of_infinity_not_a_run() {
     let mut l = Ledger::new();
     l.prepared(&read_off);
     l.ran(&cfg(1.1), &own_facts(), 40).unwrap();
-    let eps = l.epsilon(Accountant::Moments).unwrap();
+    let eps = l
+        .epsilon(Accountant::named(AccountantName::Moments))
+        .unwrap();
     assert_eq!(eps, f64::INFINITY);
     let cause = l.why_unbounded(eps).unwrap();
     assert!(cause.contains("read off the file without noise"), "{cause}");
@@ -156,7 +164,10 @@ fn ranges_read_off_the_file_are_the_cause_of_infinity_not_a_run() {
 fn delta_is_the_smallest_of_the_runs_and_impossible_steps_are_refused() {
     let facts = own_facts();
     let mut l = Ledger::new();
-    assert!(l.epsilon(Accountant::Rdp).is_err(), "no run yet");
+    assert!(
+        l.epsilon(Accountant::named(AccountantName::Rdp)).is_err(),
+        "no run yet"
+    );
     l.ran(&cfg(1.1), &facts, 5).unwrap();
     l.ran(
         &RunConfig {
@@ -210,10 +221,14 @@ fn a_trained_runs_reported_epsilon_is_its_ledger() {
     l.prepared(&t.facts().releases);
     l.ran(&run, t.facts(), last.steps).unwrap();
     assert!(close(
-        l.epsilon(Accountant::Moments).unwrap(),
+        l.epsilon(Accountant::named(AccountantName::Moments))
+            .unwrap(),
         last.epsilon.moments
     ));
-    assert!(close(l.epsilon(Accountant::Rdp).unwrap(), last.epsilon.rdp));
+    assert!(close(
+        l.epsilon(Accountant::named(AccountantName::Rdp)).unwrap(),
+        last.epsilon.rdp
+    ));
 }
 
 /// What the composed ε leaves out is said by the ledger, each kind once, from the runs'

@@ -158,8 +158,12 @@ pub fn epsilon_why(
 #[wasm_bindgen]
 pub fn pld_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsError> {
     let (cfg, facts) = inputs(&config, facts)?;
-    let curve =
-        compose::curve(Accountant::Pld, &cfg.mechanism(&facts), cfg.delta).map_err(js_err)?;
+    let curve = compose::curve(
+        Accountant::named(AccountantName::Pld),
+        &cfg.mechanism(&facts),
+        cfg.delta,
+    )
+    .map_err(js_err)?;
     to_js(&curve.into_iter().map(Epsilon).collect::<Vec<_>>())
 }
 
@@ -216,8 +220,12 @@ pub fn file_ledger(preparations: JsValue, runs: JsValue) -> Result<JsValue, JsEr
         cfg.validate(run.facts.n_train).map_err(js_err)?;
         ledger.ran(&cfg, &run.facts, run.steps).map_err(js_err)?;
     }
-    let moments = ledger.epsilon(Accountant::Moments).map_err(js_err)?;
-    let rdp = ledger.epsilon(Accountant::Rdp).map_err(js_err)?;
+    let moments = ledger
+        .epsilon(Accountant::named(AccountantName::Moments))
+        .map_err(js_err)?;
+    let rdp = ledger
+        .epsilon(Accountant::named(AccountantName::Rdp))
+        .map_err(js_err)?;
     to_js(&FileLedger {
         runs: ledger.runs(),
         steps: ledger.steps(),

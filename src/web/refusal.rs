@@ -4,7 +4,7 @@
 
 use super::to_js;
 use crate::data::split::PrepError;
-use crate::privacy::accountant::{compose, Accountant};
+use crate::privacy::accountant::{compose, Accountant, AccountantName};
 use crate::text::format_eps;
 use wasm_bindgen::prelude::*;
 
@@ -15,7 +15,8 @@ pub(super) fn refused(e: PrepError, delta: f64) -> JsValue {
     let mut text = e.to_string();
     if !e.spent.is_empty() {
         let parts: Vec<_> = e.spent.iter().map(|r| r.times(1)).collect();
-        if let Ok(eps) = compose::epsilon(Accountant::Moments, &parts, delta) {
+        if let Ok(eps) = compose::epsilon(Accountant::named(AccountantName::Moments), &parts, delta)
+        {
             text.push_str(&format!(
                 ": ε = {} (moments accountant, δ = {delta:e}) spent by this attempt alone",
                 if eps.is_finite() {

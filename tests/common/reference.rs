@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 use dpsgd_lab::privacy::accountant::rdp::{epsilon_with_orders, reference_orders};
+use dpsgd_lab::privacy::accountant::AccountantName;
 use dpsgd_lab::privacy::accountant::{Accountant, Amplification, SampledGaussian};
 
 /// How a reference column is computed here.
@@ -31,26 +32,40 @@ impl Ours {
 pub const COLUMNS: [(&str, Ours, f64); 7] = [
     (
         "naive_paper",
-        Ours::Accountant(Accountant::Naive(Amplification::Paper)),
+        Ours::Accountant(Accountant::of(AccountantName::Naive, Amplification::Paper)),
         0.005,
     ),
     (
         "naive_rigorous",
-        Ours::Accountant(Accountant::Naive(Amplification::Classical)),
+        Ours::Accountant(Accountant::of(
+            AccountantName::Naive,
+            Amplification::Classical,
+        )),
         0.005,
     ),
     (
         "strong_paper",
-        Ours::Accountant(Accountant::Strong(Amplification::Paper)),
+        Ours::Accountant(Accountant::of(AccountantName::Strong, Amplification::Paper)),
         0.005,
     ),
     (
         "strong_rigorous",
-        Ours::Accountant(Accountant::Strong(Amplification::Classical)),
+        Ours::Accountant(Accountant::of(
+            AccountantName::Strong,
+            Amplification::Classical,
+        )),
         0.005,
     ),
-    ("moments", Ours::Accountant(Accountant::Moments), 0.001),
+    (
+        "moments",
+        Ours::Accountant(Accountant::named(AccountantName::Moments)),
+        0.001,
+    ),
     ("rdp", Ours::RdpReferenceOrders, 0.005),
     // PLD with h = 1e-4, connect-the-dots: its discretisation error is far below 2%.
-    ("pld", Ours::Accountant(Accountant::Pld), 0.02),
+    (
+        "pld",
+        Ours::Accountant(Accountant::named(AccountantName::Pld)),
+        0.02,
+    ),
 ];

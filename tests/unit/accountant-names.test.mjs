@@ -61,3 +61,16 @@ test('the check finds a list by hand, a quoted name and a key that ends in one',
   assert.deepEqual(byHand('/// The accountant: naive|strong|moments', QUOTED_RS, false), ['1: /// The accountant: naive|strong|moments']);
   assert.deepEqual(byHand('const a = ["rdp"]; // Opacus', QUOTED_RS, false), []);
 });
+
+// One enum lists the accountants (#54 §5): AccountantName in the table. `Accountant` is a name
+// and an amplification convention, not a second list whose variants could drift from it.
+const ENUM_OF_ACCOUNTANTS = /\benum\s+(\w+)\s*\{[^}]*?\b(Naive|Moments|Pld)\b[^}]*\}/g;
+const enumsListing = (text) => [...text.matchAll(ENUM_OF_ACCOUNTANTS)].map((m) => m[1]);
+
+test('one enum lists the accountants: AccountantName', () => {
+  const rust = files('src', '.rs');
+  const found = rust.flatMap((f) => enumsListing(readFileSync(join(root, f), 'utf8')).map((e) => `${f}: ${e}`));
+  assert.deepEqual(found, [`${TABLE}: AccountantName`]);
+  assert.deepEqual(enumsListing('pub enum Accountant {\n    Naive(Amplification),\n    Moments,\n}\nenum Other { A, B }'), ['Accountant']);
+});
+

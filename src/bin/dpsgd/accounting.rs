@@ -209,7 +209,7 @@ pub fn sigma(a: &SigmaArgs) {
             fmt_num(target)
         ));
     }
-    if matches!(acc, Accountant::Naive(_) | Accountant::Strong(_)) && !amp.is_valid_bound() {
+    if acc.convention().is_some() && !amp.is_valid_bound() {
         out["warning"] = serde_json::json!(format!(
             "the {} convention is not always a valid bound: this σ may spend more than ε = {}",
             amp.name(),

@@ -2,6 +2,7 @@
 //! root-finder needs few evaluations and finds the smallest σ; a range bounds the search.
 
 use super::*;
+use crate::privacy::accountant::AccountantName;
 
 #[test]
 fn rounding_up_never_lowers_sigma() {
@@ -19,11 +20,36 @@ fn calibration_takes_any_run() {
     let (q, t, target, delta) = (0.01, 1000u64, 1.0, 1e-5);
     let pca = SampledGaussian::new(1.0, 7.0, 1).unwrap();
     let with = |sigma: f64| vec![pca, SampledGaussian { q, sigma, steps: t }];
-    let s = calibrate(Accountant::Rdp, target, delta, &with, 1e-6).unwrap();
-    let alone = sigma_for_epsilon(Accountant::Rdp, target, delta, q, t, 1e-6).unwrap();
+    let s = calibrate(
+        Accountant::named(AccountantName::Rdp),
+        target,
+        delta,
+        &with,
+        1e-6,
+    )
+    .unwrap();
+    let alone = sigma_for_epsilon(
+        Accountant::named(AccountantName::Rdp),
+        target,
+        delta,
+        q,
+        t,
+        1e-6,
+    )
+    .unwrap();
     assert!(s > alone, "{s} vs {alone}");
-    assert!(compose::epsilon(Accountant::Rdp, &with(s), delta).unwrap() <= target);
-    assert!(calibrate(Accountant::Rdp, 0.01, delta, &with, 1e-6).is_err());
+    assert!(
+        compose::epsilon(Accountant::named(AccountantName::Rdp), &with(s), delta).unwrap()
+            <= target
+    );
+    assert!(calibrate(
+        Accountant::named(AccountantName::Rdp),
+        0.01,
+        delta,
+        &with,
+        1e-6
+    )
+    .is_err());
 }
 
 /// Counts the runs built: bisection took 22 to 25 ε evaluations to reach 1e-6, each up
@@ -37,10 +63,16 @@ fn calibration_needs_few_evaluations_and_finds_the_smallest_sigma() {
         vec![SampledGaussian { q, sigma, steps: t }]
     };
     for acc in [
-        Accountant::Moments,
-        Accountant::Rdp,
-        Accountant::Strong(crate::privacy::accountant::Amplification::Rigorous),
-        Accountant::Naive(crate::privacy::accountant::Amplification::Rigorous),
+        Accountant::named(AccountantName::Moments),
+        Accountant::named(AccountantName::Rdp),
+        Accountant::of(
+            AccountantName::Strong,
+            crate::privacy::accountant::Amplification::Rigorous,
+        ),
+        Accountant::of(
+            AccountantName::Naive,
+            crate::privacy::accountant::Amplification::Rigorous,
+        ),
     ] {
         for target in [0.3, 1.5, 8.0] {
             count.set(0);
@@ -72,7 +104,11 @@ fn a_range_bounds_the_search() {
             steps: 1000,
         }]
     };
-    for acc in [Accountant::Rdp, Accountant::Pld, Accountant::Moments] {
+    for acc in [
+        Accountant::named(AccountantName::Rdp),
+        Accountant::named(AccountantName::Pld),
+        Accountant::named(AccountantName::Moments),
+    ] {
         count.set(0);
         let e = calibrate_in(acc, 1e-300, 1e-5, &run, 1e-6, (0.1, 100.0))
             .unwrap_err()
@@ -85,5 +121,13 @@ fn a_range_bounds_the_search() {
         let s = calibrate_in(acc, 1e300, 1e-5, &run, 1e-6, (0.5, 100.0)).unwrap();
         assert_eq!(s, 0.5);
     }
-    assert!(calibrate_in(Accountant::Rdp, 1.0, 1e-5, &run, 1e-6, (2.0, 1.0)).is_err());
+    assert!(calibrate_in(
+        Accountant::named(AccountantName::Rdp),
+        1.0,
+        1e-5,
+        &run,
+        1e-6,
+        (2.0, 1.0)
+    )
+    .is_err());
 }

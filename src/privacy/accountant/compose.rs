@@ -153,11 +153,11 @@ mod tests {
     use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 
     const ALL: [Accountant; 5] = [
-        Accountant::Naive(Amplification::Rigorous),
-        Accountant::Strong(Amplification::Paper),
-        Accountant::Moments,
-        Accountant::Rdp,
-        Accountant::Pld,
+        Accountant::of(AccountantName::Naive, Amplification::Rigorous),
+        Accountant::of(AccountantName::Strong, Amplification::Paper),
+        Accountant::named(AccountantName::Moments),
+        Accountant::named(AccountantName::Rdp),
+        Accountant::named(AccountantName::Pld),
     ];
 
     fn run(pca: bool, eval: bool) -> Mechanism {
@@ -213,10 +213,12 @@ mod tests {
             },
             ..run(false, false)
         };
-        assert!(curve(Accountant::Moments, &open, 1e-5)
-            .unwrap()
-            .iter()
-            .all(|e| e.is_infinite()));
+        assert!(
+            curve(Accountant::named(AccountantName::Moments), &open, 1e-5)
+                .unwrap()
+                .iter()
+                .all(|e| e.is_infinite())
+        );
     }
 
     #[test]

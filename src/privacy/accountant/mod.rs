@@ -231,14 +231,14 @@ pub(crate) fn add_part(parts: &mut Vec<SampledGaussian>, p: &SampledGaussian) ->
     }
 }
 
-/// The accountants the lab offers.
+/// An accountant as the lab runs it: which one ([`AccountantName`], the one list of them) and,
+/// for naive and strong composition, how a step is bounded ([`Amplification`]; the others have
+/// no such choice and ignore it). Not a second list of the accountants: a new one is a variant
+/// of [`AccountantName`] and a case of [`Accountant::start`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Accountant {
-    Naive(Amplification),
-    Strong(Amplification),
-    Moments,
-    Rdp,
-    Pld,
+pub struct Accountant {
+    pub name: AccountantName,
+    pub amplification: Amplification,
 }
 
 impl Accountant {
@@ -256,40 +256,43 @@ impl Accountant {
     }
 
     /// Accountant `a`; naive and strong with the given amplification.
-    pub fn of(a: AccountantName, amp: Amplification) -> Accountant {
-        match a {
-            AccountantName::Naive => Accountant::Naive(amp),
-            AccountantName::Strong => Accountant::Strong(amp),
-            AccountantName::Moments => Accountant::Moments,
-            AccountantName::Rdp => Accountant::Rdp,
-            AccountantName::Pld => Accountant::Pld,
+    pub const fn of(a: AccountantName, amp: Amplification) -> Accountant {
+        Accountant {
+            name: a,
+            amplification: amp,
         }
+    }
+
+    /// Accountant `a`; naive and strong with the rigorous bound (a valid one).
+    pub const fn named(a: AccountantName) -> Accountant {
+        Accountant::of(a, Amplification::Rigorous)
     }
 
     /// Which accountant this is.
     pub fn kind(self) -> AccountantName {
-        match self {
-            Accountant::Naive(_) => AccountantName::Naive,
-            Accountant::Strong(_) => AccountantName::Strong,
-            Accountant::Moments => AccountantName::Moments,
-            Accountant::Rdp => AccountantName::Rdp,
-            Accountant::Pld => AccountantName::Pld,
-        }
+        self.name
     }
 
     pub fn name(self) -> &'static str {
-        self.kind().name()
+        self.name.name()
+    }
+
+    /// The amplification convention, for naive and strong composition; None for the others.
+    pub fn convention(self) -> Option<Amplification> {
+        matches!(self.name, AccountantName::Naive | AccountantName::Strong)
+            .then_some(self.amplification)
     }
 
     /// An empty composition under this accountant. `capacity` is the most of each mechanism
     /// that will be composed (the PLD accountant plans its grid for it; the others ignore it).
     pub fn start(self, capacity: &[SampledGaussian]) -> Box<dyn PrivacyAccountant> {
-        match self {
-            Accountant::Naive(a) => Box::new(compose::BasicComposition::naive(a)),
-            Accountant::Strong(a) => Box::new(compose::BasicComposition::strong(a)),
-            Accountant::Moments => Box::new(moments::MomentsAccountant::default()),
-            Accountant::Rdp => Box::new(rdp::RdpAccountant::default()),
-            Accountant::Pld => Box::new(pld_accountant::PldAccountant::new(capacity)),
+        let amp = self.amplification;
+        match self.name {
+            AccountantName::Naive => Box::new(compose::BasicComposition::naive(amp)),
+            AccountantName::Strong => Box::new(compose::BasicComposition::strong(amp)),
+            AccountantName::Moments => Box::new(moments::MomentsAccountant::default()),
+            AccountantName::Rdp => Box::new(rdp::RdpAccountant::default()),
+            AccountantName::Pld => Box::new(pld_accountant::PldAccountant::new(capacity)),
         }
     }
 
