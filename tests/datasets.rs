@@ -299,9 +299,14 @@ fn the_majority_baseline_is_public_only() {
         .collect();
     let table = parse_csv(text.as_bytes(), "y").unwrap();
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-    let own =
-        dpsgd_lab::data::split::private_dataset("own", table, None, &Default::default(), &mut rng)
-            .unwrap();
+    let own = dpsgd_lab::data::prepare::split::private_dataset(
+        "own",
+        table,
+        None,
+        &Default::default(),
+        &mut rng,
+    )
+    .unwrap();
     assert_eq!(own.facts().majority_share, None);
     assert!(own.test.majority_share().is_some(), "the test rows exist");
 }

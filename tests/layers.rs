@@ -218,3 +218,32 @@ fn the_check_finds_an_arrow_up() {
         ]
     );
 }
+
+/// Inside `data::prepare` the same (#54 §3): its leaf of words (`types`) uses none of the
+/// others, the refusals only it, the ranges' estimate and statement those two, the split all.
+#[test]
+fn the_preparation_of_a_file_stands_on_its_leaf_of_types() {
+    const ORDER: [(&str, usize); 5] = [
+        ("types", 0),
+        ("refusal", 1),
+        ("bounds", 2),
+        ("stated", 2),
+        ("split", 3),
+    ];
+    let rank = |m: &str| ORDER.iter().find(|(n, _)| *n == m).map(|(_, r)| *r);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/data/prepare");
+    let mut arrows = Vec::new();
+    for (file, mine) in ORDER {
+        let text = code_of(&std::fs::read_to_string(dir.join(format!("{file}.rs"))).unwrap());
+        for (at, _) in text.match_indices("super::") {
+            let name: String = text[at + "super::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if rank(&name).is_some_and(|theirs| theirs >= mine && name != file) {
+                arrows.push(format!("{file} → {name}"));
+            }
+        }
+    }
+    assert_eq!(arrows, Vec::<String>::new());
+}

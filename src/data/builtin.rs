@@ -4,7 +4,7 @@
 
 use super::csv::parse_csv;
 use super::idx::images_and_labels;
-use super::split::{dataset_from_tables, Scale};
+use super::prepare::split::{dataset_from_tables, Scale};
 use super::synthetic::{two_d, SHAPES};
 use super::{decode_packed, DataError, Dataset};
 use std::sync::Arc;

@@ -1,15 +1,12 @@
 //! Datasets: feature matrices with labels, split into train and test, and the decoders of the
 //! files the lab ships under `www/data/`.
 
-pub mod bounds;
 pub mod builtin;
 pub mod csv;
 pub mod idx;
 mod packed;
 pub mod pca;
-mod refusal;
-pub mod split;
-pub mod stated;
+pub mod prepare;
 pub mod synthetic;
 
 pub use packed::{decode_packed, DataError};

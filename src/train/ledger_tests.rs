@@ -1,7 +1,7 @@
 use super::*;
 use crate::config::{Mode, ReleaseLevel};
 use crate::data::csv::parse_csv;
-use crate::data::split::{private_dataset, PrivatePrep};
+use crate::data::prepare::split::{private_dataset, PrivatePrep};
 use crate::privacy::accountant::AccountantName;
 use crate::privacy::accountant::Amplification;
 use crate::train::Trainer;

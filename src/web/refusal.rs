@@ -3,7 +3,7 @@
 //! the page's ledger of the file) and the columns that need ranges (`ranges`, for its form).
 
 use super::to_js;
-use crate::data::split::PrepError;
+use crate::data::prepare::split::PrepError;
 use crate::privacy::accountant::{compose, Accountant, AccountantName};
 use crate::text::format_eps;
 use wasm_bindgen::prelude::*;

@@ -6,9 +6,9 @@
 
 use crate::common;
 use dpsgd_lab::config::{ReleaseLevel, RunConfig};
-use dpsgd_lab::data::bounds::Range;
 use dpsgd_lab::data::csv::parse_csv;
-use dpsgd_lab::data::split::{private_dataset, PrivatePrep};
+use dpsgd_lab::data::prepare::split::{private_dataset, PrivatePrep};
+use dpsgd_lab::data::prepare::Range;
 use dpsgd_lab::train::Trainer;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -4,13 +4,13 @@
 use crate::args::{choice, choice_help, fail, read, read_file, shown_path, Given};
 use crate::options::RunOptions;
 use dpsgd_lab::config::{ReleaseLevel, RunConfig};
-use dpsgd_lab::data::bounds::DEFAULT_BOUNDS_NOISE;
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use dpsgd_lab::data::csv::parse_csv_pair;
-use dpsgd_lab::data::split::{
+use dpsgd_lab::data::prepare::bounds::DEFAULT_BOUNDS_NOISE;
+use dpsgd_lab::data::prepare::split::{
     check_rows, dataset_from_tables, private_dataset, PrivatePrep, Scale,
 };
-use dpsgd_lab::data::stated::parse_stated;
+use dpsgd_lab::data::prepare::stated::parse_stated;
 use dpsgd_lab::data::Dataset;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

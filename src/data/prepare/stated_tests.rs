@@ -2,6 +2,7 @@
 //! refusal said in words that fit the case and stay short.
 
 use super::*;
+use crate::data::prepare::written_name;
 
 #[test]
 fn stated_bounds_parse_and_bad_ones_say_why() {
@@ -95,7 +96,7 @@ fn a_huge_name_is_shown_short() {
 fn the_estimates_suggestion_parses_back() {
     use rand::SeedableRng;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-    let e = crate::data::bounds::estimate(&[("e,f", Vec::new())], 5.0, &mut rng)
+    let e = crate::data::prepare::bounds::estimate(&[("e,f", Vec::new())], 5.0, &mut rng)
         .unwrap_err()
         .error
         .0;

@@ -9,11 +9,12 @@
 //!   and scaled to [0, 1]; every example is divided by √(columns) so ‖x‖ ≤ 1, as for Adult.
 //!   The file's column names, categories and classes are treated as public.
 
-use super::bounds::{self, Range};
-use super::csv::Table;
+use super::bounds;
 pub use super::refusal::{ColumnRange, PrepError, RangesNeeded};
-use super::stated::written_name;
-use super::{DataError, Dataset, Split};
+use super::types::written_name;
+use super::types::Range;
+use crate::data::csv::Table;
+use crate::data::{DataError, Dataset, Split};
 use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 use crate::text::shown;
 use crate::Real;

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::data::csv::parse_csv;
-use crate::data::stated::stated_with;
+use crate::data::prepare::stated::stated_with;
 
 #[test]
 fn split_is_seeded_and_disjoint_and_scaling_uses_train_statistics() {

@@ -4,28 +4,15 @@
 //! it doubled, as in a CSV file: `"e,f"=0:1`. Names are compared in Unicode's composed form
 //! (NFC), as the file's header is read ([`column_name`]).
 
-use super::bounds::Range;
-use super::csv::column_name;
-use super::DataError;
+use super::types::{Range, SEPARATORS};
+use crate::data::csv::column_name;
+use crate::data::DataError;
 use crate::text::shown;
 use std::collections::{HashMap, HashSet};
-
-/// What separates one stated range from the next.
-const SEPARATORS: [char; 3] = [',', ';', '\n'];
 
 /// How stated ranges are written, for a message.
 const HOW: &str = "write name=min:max, e.g. age=0:120 (a name with a comma, a semicolon, a quote \
                    or = in double quotes, a quote in it doubled: \"e,f\"=0:1)";
-
-/// `name` as stated bounds must write it: as it is, or quoted when it holds a separator, a
-/// quote or `=`, or starts with a quote (what [`parse_stated`] reads back as `name`).
-pub fn written_name(name: &str) -> String {
-    if name.contains(|c: char| SEPARATORS.contains(&c) || c == '"' || c == '=' || c == '\r') {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    } else {
-        name.to_string()
-    }
-}
 
 /// A quoted name's text after its opening quote: the name (`""` read as one quote) and what
 /// follows its closing quote; None when the quote is never closed.

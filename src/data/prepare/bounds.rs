@@ -14,14 +14,13 @@
 //! too small is refused with nothing released, rather than after a release that found
 //! nothing.
 
-use super::split::PrepError;
-use super::stated::written_name;
-use super::DataError;
+use super::refusal::PrepError;
+use super::types::{written_name, Range};
+use crate::data::DataError;
 use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 use crate::text::shown;
 use rand::Rng;
 use rand_distr::StandardNormal;
-use serde::Serialize;
 
 /// Powers of two the bins span: |v| from 2^MIN_EXP to 2^(MAX_EXP + 1); smaller is "zero".
 const MIN_EXP: i32 = -20;
@@ -69,13 +68,6 @@ pub fn named(names: &[&str]) -> String {
         out.push(format!("and {} more", names.len() - 20));
     }
     out.join(", ")
-}
-
-/// A numeric column's public or privately estimated range.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Range {
-    pub lo: f64,
-    pub hi: f64,
 }
 
 /// The bin of value v: 0 is the zero bin, then the negative bins from −2^(MAX_EXP+1) upward,

@@ -2,8 +2,8 @@
 //! error of [`super::split::private_dataset`], with the columns a form of ranges needs when
 //! ranges are what the file lacks.
 
-use super::bounds::Range;
-use super::DataError;
+use super::types::Range;
+use crate::data::DataError;
 use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 use serde::Serialize;
 use std::fmt;
