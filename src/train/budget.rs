@@ -18,7 +18,7 @@ pub fn budget_step_limit(
     };
     let as_config = |e: crate::privacy::accountant::AccountError| ConfigError {
         field: "budget_accountant",
-        message: e.0,
+        message: e.message,
     };
     let acc = cfg.budget_accountant();
     let limit = mechanism.total_steps();

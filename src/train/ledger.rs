@@ -66,7 +66,7 @@ impl Ledger {
         };
         let mech: Mechanism = cfg.mechanism(&own);
         if steps > mech.total_steps() {
-            return Err(AccountError(format!(
+            return Err(AccountError::not_seen(format!(
                 "a run of {} steps cannot have shown {steps}",
                 mech.total_steps()
             )));
@@ -144,7 +144,7 @@ impl Ledger {
     pub fn epsilon(&self, acc: Accountant) -> Result<f64, AccountError> {
         let delta = self
             .delta
-            .ok_or_else(|| AccountError("no run to account".into()))?;
+            .ok_or_else(|| AccountError::not_seen("no run to account".into()))?;
         compose::epsilon(acc, &self.parts, delta)
     }
 }

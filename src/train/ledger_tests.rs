@@ -2,8 +2,8 @@ use super::*;
 use crate::config::{Mode, ReleaseLevel};
 use crate::data::csv::parse_csv;
 use crate::data::prepare::split::{private_dataset, PrivatePrep};
-use crate::privacy::accountant::AccountantName;
 use crate::privacy::accountant::Amplification;
+use crate::privacy::accountant::{AccountErrorKind, AccountantName};
 use crate::train::Trainer;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -189,7 +189,8 @@ fn delta_is_the_smallest_of_the_runs_and_impossible_steps_are_refused() {
     .unwrap();
     assert_eq!(l.delta(), Some(1e-7));
     let err = l.ran(&cfg(1.1), &facts, 41).unwrap_err();
-    assert!(err.0.contains("40 steps"), "{err}");
+    assert!(err.message.contains("40 steps"), "{err}");
+    assert_eq!(err.kind, AccountErrorKind::NotSeen);
     assert_eq!(l.runs(), 3, "a refused run is not counted");
 }
 

@@ -28,10 +28,13 @@ fn check_target(target_eps: f64) -> Result<(), AccountError> {
     if target_eps > 0.0 && target_eps.is_finite() {
         Ok(())
     } else {
-        Err(AccountError(format!(
-            "target epsilon = {} must be a positive number",
-            short(target_eps)
-        )))
+        Err(AccountError::out_of_range(
+            "target_epsilon",
+            format!(
+                "target epsilon = {} must be a positive number",
+                short(target_eps)
+            ),
+        ))
     }
 }
 
@@ -108,11 +111,14 @@ pub fn calibrate_in(
     check_target(target_eps)?;
     let (s_min, s_max) = range;
     if !(s_min > 0.0 && s_min <= s_max && s_max.is_finite()) {
-        return Err(AccountError(format!(
-            "the range of σ searched, [{}, {}], must be positive and ordered",
-            short(s_min),
-            short(s_max)
-        )));
+        return Err(AccountError::out_of_range(
+            "sigma_range",
+            format!(
+                "the range of σ searched, [{}, {}], must be positive and ordered",
+                short(s_min),
+                short(s_max)
+            ),
+        ));
     }
     let at = |sigma: f64| -> Result<Point, AccountError> {
         let eps = compose::epsilon(acc, &event(sigma), delta)?;
@@ -145,7 +151,7 @@ pub fn calibrate_in(
         let (mut lo, mut before) = (first, None);
         loop {
             if lo.sigma >= s_max {
-                return Err(AccountError(format!(
+                return Err(AccountError::unreachable(format!(
                     "no σ up to {} reaches ε = {} with the {} accountant",
                     short(s_max),
                     short(target_eps),

@@ -32,8 +32,8 @@ pub fn epsilon_planned(
     delta: f64,
 ) -> Result<f64, AccountError> {
     check_delta(delta)?;
-    for p in parts {
-        mechanism_check(p)?;
+    for (i, p) in parts.iter().enumerate() {
+        mechanism_check(p).map_err(|e| e.in_part(i))?;
     }
     let mut ledger = acc.start(capacity);
     for p in parts {
@@ -56,8 +56,8 @@ pub fn curve_of(
     delta: f64,
 ) -> Result<Vec<f64>, AccountError> {
     check_delta(delta)?;
-    for p in &mech.after_epochs(mech.epochs) {
-        mechanism_check(p)?;
+    for (i, p) in mech.after_epochs(mech.epochs).iter().enumerate() {
+        mechanism_check(p).map_err(|e| e.in_part(i))?;
     }
     for p in mech.before_training() {
         ledger.compose(&p);
@@ -151,6 +151,7 @@ impl PrivacyAccountant for BasicComposition {
 mod tests {
     use super::*;
     use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
+    use crate::privacy::accountant::AccountErrorKind;
 
     const ALL: [Accountant; 5] = [
         Accountant::of(AccountantName::Naive, Amplification::Rigorous),
@@ -266,5 +267,28 @@ mod tests {
             let open = SampledGaussian { sigma: 0.0, ..pca };
             assert_eq!(epsilon(acc, &[open, train], 1e-5).unwrap(), f64::INFINITY);
         }
+    }
+
+    /// An error names its argument and the part of the composition it is in (#54 §3), and
+    /// says it in a sentence with the value and the valid range.
+    #[test]
+    fn an_error_names_the_argument_and_the_part() {
+        let good = SampledGaussian {
+            q: 0.01,
+            sigma: 1.0,
+            steps: 100,
+        };
+        let bad = SampledGaussian { q: 1.5, ..good };
+        let err = epsilon(ALL[2], &[good, bad], 1e-5).unwrap_err();
+        assert_eq!(err.kind, AccountErrorKind::OutOfRange);
+        assert_eq!((err.argument, err.part), (Some("q"), Some(1)));
+        assert_eq!(err.to_string(), "q = 1.5 must be in [0, 1]");
+        let err = epsilon(ALL[2], &[good], 1.0).unwrap_err();
+        assert_eq!((err.argument, err.part), (Some("delta"), None));
+        let err = Accountant::parse("moment", Amplification::Rigorous).unwrap_err();
+        assert_eq!(
+            (err.kind, err.argument),
+            (AccountErrorKind::UnknownName, Some("accountant"))
+        );
     }
 }

@@ -47,13 +47,75 @@ pub struct SampledGaussian {
     pub steps: u64,
 }
 
-/// An input the accountants reject, with the argument and its valid range.
+/// An input the accountants reject, or a question they cannot answer (#54 §3): its kind, the
+/// argument at fault and the part of a composition it is in, and the sentence that says so with
+/// the value and its valid range (what `Display` prints).
 #[derive(Clone, Debug, PartialEq)]
-pub struct AccountError(pub String);
+pub struct AccountError {
+    pub kind: AccountErrorKind,
+    /// The argument at fault (`q`, `sigma`, `steps`, `delta`, `target_epsilon`, `sigma_range`,
+    /// `accountant`, `amplification`); None when no one argument is.
+    pub argument: Option<&'static str>,
+    /// The index of the part of a composition whose argument it is, if it is one.
+    pub part: Option<usize>,
+    pub message: String,
+}
+
+/// What an [`AccountError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccountErrorKind {
+    /// An argument outside its valid range.
+    OutOfRange,
+    /// A name that is not one of its kind's.
+    UnknownName,
+    /// No σ in the range searched reaches the target ε.
+    Unreachable,
+    /// A question about steps or runs not seen (a ledger with no run, a run of fewer steps).
+    NotSeen,
+}
+
+impl AccountError {
+    /// `argument` outside its range, said by `message`.
+    pub fn out_of_range(argument: &'static str, message: String) -> Self {
+        Self::of(AccountErrorKind::OutOfRange, Some(argument), message)
+    }
+
+    /// `argument` names nothing of its kind, said by `message`.
+    pub fn unknown_name(argument: &'static str, message: String) -> Self {
+        Self::of(AccountErrorKind::UnknownName, Some(argument), message)
+    }
+
+    fn of(kind: AccountErrorKind, argument: Option<&'static str>, message: String) -> Self {
+        AccountError {
+            kind,
+            argument,
+            part: None,
+            message,
+        }
+    }
+
+    /// No σ reaches the target (calibration), said by `message`.
+    pub fn unreachable(message: String) -> Self {
+        Self::of(AccountErrorKind::Unreachable, None, message)
+    }
+
+    /// A question about steps or runs not seen, said by `message`.
+    pub fn not_seen(message: String) -> Self {
+        Self::of(AccountErrorKind::NotSeen, None, message)
+    }
+
+    /// The same error, in part `index` of a composition.
+    pub fn in_part(self, index: usize) -> Self {
+        AccountError {
+            part: Some(index),
+            ..self
+        }
+    }
+}
 
 impl fmt::Display for AccountError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -63,17 +125,22 @@ impl SampledGaussian {
     /// Checks q ∈ [0, 1], σ ≥ 0 (σ = 0 means no privacy: ε = ∞), steps ≤ [`MAX_STEPS`].
     pub fn new(q: f64, sigma: f64, steps: u64) -> Result<Self, AccountError> {
         if !(0.0..=1.0).contains(&q) {
-            return Err(AccountError(format!("q = {q} must be in [0, 1]")));
+            return Err(AccountError::out_of_range(
+                "q",
+                format!("q = {q} must be in [0, 1]"),
+            ));
         }
         if !(sigma >= 0.0 && sigma.is_finite()) {
-            return Err(AccountError(format!(
-                "sigma = {sigma} must be a finite number ≥ 0"
-            )));
+            return Err(AccountError::out_of_range(
+                "sigma",
+                format!("sigma = {sigma} must be a finite number ≥ 0"),
+            ));
         }
         if steps > MAX_STEPS {
-            return Err(AccountError(format!(
-                "steps = {steps} must be at most {MAX_STEPS}"
-            )));
+            return Err(AccountError::out_of_range(
+                "steps",
+                format!("steps = {steps} must be at most {MAX_STEPS}"),
+            ));
         }
         Ok(SampledGaussian { q, sigma, steps })
     }
@@ -110,9 +177,10 @@ pub fn check_delta(delta: f64) -> Result<(), AccountError> {
     if delta > 0.0 && delta < 1.0 {
         Ok(())
     } else {
-        Err(AccountError(format!(
-            "delta = {delta} must be strictly between 0 and 1"
-        )))
+        Err(AccountError::out_of_range(
+            "delta",
+            format!("delta = {delta} must be strictly between 0 and 1"),
+        ))
     }
 }
 
@@ -168,9 +236,10 @@ impl Amplification {
             "paper" => Ok(Amplification::Paper),
             "classical" => Ok(Amplification::Classical),
             "rigorous" => Ok(Amplification::Rigorous),
-            other => Err(AccountError(format!(
-                "amplification '{other}' is not one of paper, classical, rigorous"
-            ))),
+            other => Err(AccountError::unknown_name(
+                "amplification",
+                format!("amplification '{other}' is not one of paper, classical, rigorous"),
+            )),
         }
     }
 
@@ -248,10 +317,13 @@ impl Accountant {
         AccountantName::parse(name)
             .map(|a| Accountant::of(a, amp))
             .ok_or_else(|| {
-                AccountError(format!(
-                    "accountant '{name}' is not one of {}",
-                    AccountantName::names()
-                ))
+                AccountError::unknown_name(
+                    "accountant",
+                    format!(
+                        "accountant '{name}' is not one of {}",
+                        AccountantName::names()
+                    ),
+                )
             })
     }
 
