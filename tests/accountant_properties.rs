@@ -171,33 +171,10 @@ fn sigma_needed_grows_as_each_composition_predicts() {
         );
     }
     // Bad input is an error, not a curve of Nones.
-    assert!(sigma_needed(
-        Accountant::named(AccountantName::Moments),
-        0.0,
-        delta,
-        &plain,
-        &steps,
-        1e-3
-    )
-    .is_err());
-    assert!(sigma_needed(
-        Accountant::named(AccountantName::Moments),
-        2.0,
-        1.5,
-        &plain,
-        &steps,
-        1e-3
-    )
-    .is_err());
-    assert!(sigma_needed(
-        Accountant::named(AccountantName::Moments),
-        2.0,
-        delta,
-        &plain,
-        &[20_000_000],
-        1e-3
-    )
-    .is_err());
+    let moments = Accountant::named(AccountantName::Moments);
+    assert!(sigma_needed(moments, 0.0, delta, &plain, &steps, 1e-3).is_err());
+    assert!(sigma_needed(moments, 2.0, 1.5, &plain, &steps, 1e-3).is_err());
+    assert!(sigma_needed(moments, 2.0, delta, &plain, &[20_000_000], 1e-3).is_err());
     // A DP-PCA step first (paper Section 4): every σ meets the target for the composition,
     // is larger than without it, and a target the PCA step alone exceeds is out of reach.
     let pca = [SampledGaussian::new(1.0, 7.0, 1).unwrap()];
