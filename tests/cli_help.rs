@@ -268,6 +268,11 @@ fn the_commands_own_choices_list_and_take_their_enums_names() {
         listed("epsilon", "--amplification"),
         names_of::<Amplification>()
     );
+    // Its parse reads the same names (Amplification::name, not a list of its own).
+    for name in names_of::<Amplification>() {
+        let parsed = Amplification::parse(&name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(parsed.name(), name);
+    }
     let csv = temp_file("choices.csv", b"a,y\n1,0\n2,1\n3,0\n4,1\n");
     let csv = csv.to_str().unwrap();
     let out = std::env::temp_dir().join(format!("dpsgd-choices-{}", std::process::id()));

@@ -230,17 +230,18 @@ impl Amplification {
         }
     }
 
-    /// Parses "paper", "classical" or "rigorous".
+    /// The convention named `name` (one of [`Amplification::name`]'s).
     pub fn parse(name: &str) -> Result<Amplification, AccountError> {
-        match name {
-            "paper" => Ok(Amplification::Paper),
-            "classical" => Ok(Amplification::Classical),
-            "rigorous" => Ok(Amplification::Rigorous),
-            other => Err(AccountError::unknown_name(
-                "amplification",
-                format!("amplification '{other}' is not one of paper, classical, rigorous"),
-            )),
-        }
+        use strum::IntoEnumIterator;
+        Amplification::iter()
+            .find(|a| a.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Amplification::iter().map(Amplification::name).collect();
+                AccountError::unknown_name(
+                    "amplification",
+                    format!("amplification '{name}' is not one of {}", names.join(", ")),
+                )
+            })
     }
 
     /// Whether naive and strong composition under this convention are an upper bound on ε
