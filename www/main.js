@@ -5,7 +5,7 @@
 // settings -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
   accountants, check_run_config, draw_boundary, format_epsilon, matrix_kernel,
-  run_defaults, suggested_settings,
+  opacus_accountants, run_defaults, suggested_settings,
 } from './pkg/dpsgd_lab.js';
 import { Accounting, accountingIdle } from './lab/accounting.js';
 import { Previews } from './lab/previews.js';
@@ -370,6 +370,7 @@ worker = startTrainingWorker({ onMessage: onWorkerMessage, lost: () => { workerR
 pageModule().then((module) => init({ module_or_path: module })).then(() => {
   const listed = accountants();
   $('budget-accountant').replaceChildren(...listed.map((a) => new Option(a.choice, a.name)));
+  $('opacus-accountant').replaceChildren(...opacus_accountants().map((a) => new Option(a.label, a.name)));
   settings.start(run_defaults(), suggested_settings());
   log.setAccountants(listed);
   $('engine').textContent = engineText(matrix_kernel());

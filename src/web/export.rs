@@ -2,12 +2,13 @@
 //! as a download — the script alone, or a tar of it and the data it reads. A run that cannot
 //! be exported exactly throws its one-line reason.
 
-use super::{config_from_js, from_js, js_err, LabData};
+use super::{config_from_js, from_js, js_err, to_js, LabData};
 use crate::data::DataFacts;
 use crate::export::opacus::{reads_idx, refusal};
 use crate::export::{download, export_opacus, export_run, ExportData, OpacusAccountant};
 use crate::train::Trainer;
 use std::sync::Arc;
+use strum::IntoEnumIterator;
 use wasm_bindgen::prelude::*;
 
 /// A file for the browser to save.
@@ -50,7 +51,18 @@ pub const OWN_FILE_ON_THE_COMMAND_LINE: &str =
      dpsgd export-opacus --csv YOUR_FILE.csv --label CLASS_COLUMN --out NEW_FOLDER (with the \
      run's settings as flags); it writes your prepared rows beside the script";
 
-/// The run `config` as an Opacus script with Opacus's `accountant` ("rdp" or "prv"). A
+/// Opacus's accountants the export writes, for the page's choice: `[{name, label}]` in the
+/// enum's order, the first the default. The page lists no accountant of its own (#54 §5).
+#[wasm_bindgen]
+pub fn opacus_accountants() -> Result<JsValue, JsError> {
+    let list: Vec<serde_json::Value> = OpacusAccountant::iter()
+        .map(|a| serde_json::json!({ "name": a.name(), "label": a.name().to_uppercase() }))
+        .collect();
+    to_js(&list)
+}
+
+/// The run `config` as an Opacus script with Opacus's `accountant` (one of
+/// [`opacus_accountants`]' names). A
 /// built-in set with prepared features (Adult, breast cancer, the 2-D sets) needs its `data`,
 /// loaded as for training; an image set needs only the data's `facts` (null before a run has
 /// loaded them), since the script reads its files itself. One's own file is refused

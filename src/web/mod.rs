@@ -48,7 +48,7 @@ pub use draw::groups_chart::draw_groups_chart;
 pub use draw::noise_chart::draw_noise_chart;
 pub use draw::run_view::RunView;
 pub use draw::sigma_chart::draw_sigma_chart;
-pub use export::{opacus_export, OpacusDownload};
+pub use export::{opacus_accountants, opacus_export, OpacusDownload};
 pub use parallel::GradientWorker;
 pub use preview_keys::preview_keys;
 pub use session::{LabData, RunSettings, Session};
