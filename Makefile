@@ -2,7 +2,16 @@
 PORT ?= 8000
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: setup wasm serve dist test test-native test-wasm test-wasm-relaxed bench
+.PHONY: setup wasm serve dist fmt test test-native test-wasm test-wasm-relaxed bench
+
+# The page's, the tests' and the scripts' JavaScript, in prettier's format (.prettierrc.json:
+# 100 columns; .prettierignore leaves out what is built). `make fmt` writes it; `make test`
+# checks it first, so the file-size limit counts formatted lines.
+JS := 'www/**/*.js' 'tests/**/*.mjs' 'scripts/*.mjs'
+PRETTIER := node_modules/.bin/prettier
+
+fmt: setup
+	$(PRETTIER) --write --log-level=warn $(JS)
 
 setup:
 	bash scripts/setup
@@ -24,6 +33,7 @@ dist: wasm
 # both test binaries at once before they run. The end-to-end files run two at a time but those
 # that time anything (scripts/test-e2e).
 test: setup
+	$(PRETTIER) --check --log-level=warn $(JS)
 	cargo test --profile release-test
 	bash scripts/build-wasm
 	bash scripts/build-wasm-tests

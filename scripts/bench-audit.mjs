@@ -8,7 +8,11 @@ const RUNS = process.env.AUDIT_RUNS || '16';
 await setUp();
 try {
   const { page } = await openLab('#v=1');
-  await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 300_000 });
+  await page.waitForFunction(
+    () => /^(Done|Stopped)/.test(document.getElementById('status').textContent),
+    null,
+    { timeout: 300_000 },
+  );
   await coresTimed(page);
   const rates = [];
   for (const workers of ['1', '2']) {
@@ -16,12 +20,18 @@ try {
     await page.fill('#audit-runs', RUNS);
     await page.click('#audit-start');
     // The timing sentence sits below the charts (#audit-timing) since the audit lesson's layout.
-    await page.waitForFunction(() => /runs in/.test(document.getElementById('audit-timing').textContent), null, { timeout: 600_000 });
+    await page.waitForFunction(
+      () => /runs in/.test(document.getElementById('audit-timing').textContent),
+      null,
+      { timeout: 600_000 },
+    );
     const status = await page.locator('#audit-timing').textContent();
     rates.push(Number(status.match(/\(([\d.]+) runs\/s\)/)[1]));
     console.log(JSON.stringify({ bench: 'audit', workers: Number(workers), status }));
   }
-  console.log(JSON.stringify({ bench: 'audit', speedup_2_over_1: +(rates[1] / rates[0]).toFixed(2) }));
+  console.log(
+    JSON.stringify({ bench: 'audit', speedup_2_over_1: +(rates[1] / rates[0]).toFixed(2) }),
+  );
 } finally {
   await tearDown();
 }

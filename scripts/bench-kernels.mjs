@@ -17,7 +17,14 @@ try {
     const m = await import('/pkg/dpsgd_lab.js');
     await m.default({ module_or_path: '/pkg/dpsgd_lab_relaxed_bg.wasm' });
     const out = [];
-    for (let round = 0; round < 3; round += 1) out.push(...m.bench_kernels(400).trim().split('\n').map((l) => JSON.parse(l)));
+    for (let round = 0; round < 3; round += 1)
+      out.push(
+        ...m
+          .bench_kernels(400)
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      );
     return out;
   });
   if (!lines) throw new Error('this Chromium does not validate relaxed SIMD');
@@ -34,11 +41,23 @@ try {
     // same kernel reading Δ row-major, in place, is printed beside it.
     const rowMajorKey = [...best.keys()].find((k) => k.startsWith(`${kernel}|relaxed-simd fma, `));
     const rowMajor = rowMajorKey && best.get(rowMajorKey);
-    console.log(JSON.stringify({
-      bench: 'kernels', impl: 'wasm', kernel, shape,
-      relaxed_fma_gflops: +fma.toFixed(1), gemm_simd128_gflops: +gemm.toFixed(1), ratio: +(fma / gemm).toFixed(2),
-      ...(rowMajor ? { relaxed_fma_row_major_gflops: +rowMajor.toFixed(1), panels_over_row_major: +(fma / rowMajor).toFixed(2) } : {}),
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'kernels',
+        impl: 'wasm',
+        kernel,
+        shape,
+        relaxed_fma_gflops: +fma.toFixed(1),
+        gemm_simd128_gflops: +gemm.toFixed(1),
+        ratio: +(fma / gemm).toFixed(2),
+        ...(rowMajor
+          ? {
+              relaxed_fma_row_major_gflops: +rowMajor.toFixed(1),
+              panels_over_row_major: +(fma / rowMajor).toFixed(2),
+            }
+          : {}),
+      }),
+    );
   }
 } finally {
   await context.close();

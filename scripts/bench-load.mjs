@@ -15,10 +15,16 @@ try {
     const context = await launch();
     const page = await context.newPage();
     await page.goto(`${server.url}#v=1`);
-    const ms = await page.waitForFunction(() => {
-      const rows = document.querySelector('#run-log tbody')?.rows.length;
-      return rows ? performance.now() : null;
-    }, null, { timeout: 60_000, polling: 'raf' }).then((h) => h.jsonValue());
+    const ms = await page
+      .waitForFunction(
+        () => {
+          const rows = document.querySelector('#run-log tbody')?.rows.length;
+          return rows ? performance.now() : null;
+        },
+        null,
+        { timeout: 60_000, polling: 'raf' },
+      )
+      .then((h) => h.jsonValue());
     times.push(ms);
     await page.evaluate(() => navigator.serviceWorker.ready); // its precache counts too
     await page.waitForTimeout(1500);
@@ -38,11 +44,15 @@ for (const { path, bytes } of last) {
 const files = [...byPath.values()].sort((a, b) => b.bytes - a.bytes);
 const total = files.reduce((s, f) => s + f.bytes, 0);
 times.sort((a, b) => a - b);
-console.log(JSON.stringify({
-  bench: 'first-visit',
-  bytes: total,
-  wasm_fetches: [...byPath].filter(([p]) => p.endsWith('_bg.wasm')).reduce((n, [, v]) => n + v.fetches, 0),
-  first_row_ms_median: Math.round(times[Math.floor(times.length / 2)]),
-  first_row_ms: times.map(Math.round),
-  largest: files.slice(0, 6),
-}));
+console.log(
+  JSON.stringify({
+    bench: 'first-visit',
+    bytes: total,
+    wasm_fetches: [...byPath]
+      .filter(([p]) => p.endsWith('_bg.wasm'))
+      .reduce((n, [, v]) => n + v.fetches, 0),
+    first_row_ms_median: Math.round(times[Math.floor(times.length / 2)]),
+    first_row_ms: times.map(Math.round),
+    largest: files.slice(0, 6),
+  }),
+);

@@ -9,8 +9,8 @@
 // the ratio of the two parts' summing time at the same moment in two workers to that time in
 // one worker (`parts_concurrent_over_alone`: 1 when two workers do not slow each other down).
 // The pages are cross-origin isolated, as `make serve` serves them, so parts go through shared
-// memory (www/workers/shared-channel.js); a third page, served without COOP/COEP like a static host,
-// runs the relaxed build's k = 2 by message, beside the same k = 1 (`messages_2_over_1`).
+// memory (www/workers/shared-channel.js); a third page, served without COOP/COEP like a static
+// host, runs the relaxed build's k = 2 by message, beside the same k = 1 (`messages_2_over_1`).
 import { serveWww } from '../tests/e2e/serve.mjs';
 import { coresTimed, launch } from '../tests/e2e/browser.mjs';
 
@@ -30,29 +30,44 @@ async function openPage(relaxed, at = server) {
   }
   await page.goto(`${at.url}#v=1`);
   // The page's own default run finishes first: it would compete for the cores.
-  await page.waitForFunction(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), null, { timeout: 300_000 });
+  await page.waitForFunction(
+    () => /^(Done|Stopped)/.test(document.getElementById('status').textContent),
+    null,
+    { timeout: 300_000 },
+  );
   await coresTimed(page);
   const engine = await page.locator('#engine').textContent();
-  if (/no relaxed/.test(engine) === relaxed) throw new Error(`asked for relaxed = ${relaxed}, the page says: ${engine}`);
+  if (/no relaxed/.test(engine) === relaxed)
+    throw new Error(`asked for relaxed = ${relaxed}, the page says: ${engine}`);
   return page;
 }
 
-const lotLoop = (page, model, workers, alone = false) => page.evaluate(async ([model, workers, ms, alone]) => {
-  const { sendWasm } = await import('./core/wasm-module.js');
-  const w = new Worker('workers/worker.js', { type: 'module' });
-  sendWasm(w);
-  const answer = new Promise((resolve, reject) => {
-    w.onmessage = (ev) => { if (ev.data?.type === 'bench') resolve(ev.data); };
-    w.onerror = (e) => reject(new Error(e.message));
-  });
-  w.postMessage({ type: 'bench', model, workers, ms, alone });
-  const got = await answer;
-  w.terminate();
-  return got;
-}, [model, workers, MS, alone]);
+const lotLoop = (page, model, workers, alone = false) =>
+  page.evaluate(
+    async ([model, workers, ms, alone]) => {
+      const { sendWasm } = await import('./core/wasm-module.js');
+      const w = new Worker('workers/worker.js', { type: 'module' });
+      sendWasm(w);
+      const answer = new Promise((resolve, reject) => {
+        w.onmessage = (ev) => {
+          if (ev.data?.type === 'bench') resolve(ev.data);
+        };
+        w.onerror = (e) => reject(new Error(e.message));
+      });
+      w.postMessage({ type: 'bench', model, workers, ms, alone });
+      const got = await answer;
+      w.terminate();
+      return got;
+    },
+    [model, workers, MS, alone],
+  );
 
 try {
-  const pages = { relaxed: await openPage(true), simd128: await openPage(false), messages: await openPage(true, plainServer) };
+  const pages = {
+    relaxed: await openPage(true),
+    simd128: await openPage(false),
+    messages: await openPage(true, plainServer),
+  };
   const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
   for (const model of CASES) {
     const rates = new Map();
@@ -65,35 +80,84 @@ try {
           const key = `${engine} ${workers}`;
           rates.set(key, [...(rates.get(key) || []), line.examples_per_sec]);
           if (workers === 2) add(`${engine} helpers`, line.phases);
-          console.log(JSON.stringify({ bench: 'data-parallel', impl: 'wasm', engine, model, private: true, workers: line.workers, channel: line.channel, examples_per_sec: Math.round(line.examples_per_sec) }));
+          console.log(
+            JSON.stringify({
+              bench: 'data-parallel',
+              impl: 'wasm',
+              engine,
+              model,
+              private: true,
+              workers: line.workers,
+              channel: line.channel,
+              examples_per_sec: Math.round(line.examples_per_sec),
+            }),
+          );
         }
         const alone = await lotLoop(pages[engine], model, 2, true);
         add(`${engine} alone`, alone.phases);
       }
       const line = await lotLoop(pages.messages, model, 2);
-      if (line.channel !== 'messages') throw new Error(`the page without COOP/COEP used ${line.channel}`);
+      if (line.channel !== 'messages')
+        throw new Error(`the page without COOP/COEP used ${line.channel}`);
       rates.set('messages 2', [...(rates.get('messages 2') || []), line.examples_per_sec]);
       add('messages helpers', line.phases);
-      console.log(JSON.stringify({ bench: 'data-parallel', impl: 'wasm', engine: 'relaxed', model, private: true, workers: line.workers, channel: line.channel, examples_per_sec: Math.round(line.examples_per_sec) }));
+      console.log(
+        JSON.stringify({
+          bench: 'data-parallel',
+          impl: 'wasm',
+          engine: 'relaxed',
+          model,
+          private: true,
+          workers: line.workers,
+          channel: line.channel,
+          examples_per_sec: Math.round(line.examples_per_sec),
+        }),
+      );
     }
-    const meanPhases = (runs) => Object.fromEntries(Object.keys(runs[0]).map((p) => [p, +mean(runs.map((r) => r[p] || 0)).toFixed(3)]));
+    const meanPhases = (runs) =>
+      Object.fromEntries(
+        Object.keys(runs[0]).map((p) => [p, +mean(runs.map((r) => r[p] || 0)).toFixed(3)]),
+      );
     for (const engine of ['relaxed', 'simd128']) {
-      const [both, alone] = [meanPhases(phases.get(`${engine} helpers`)), meanPhases(phases.get(`${engine} alone`))];
-      console.log(JSON.stringify({
-        bench: 'data-parallel-phases', engine, model, ms_per_lot: { two_workers: both, one_worker_two_parts: alone },
-        parts_concurrent_over_alone: +((both.own + both.helpers) / (alone.own + alone.others)).toFixed(2),
-      }));
+      const [both, alone] = [
+        meanPhases(phases.get(`${engine} helpers`)),
+        meanPhases(phases.get(`${engine} alone`)),
+      ];
+      console.log(
+        JSON.stringify({
+          bench: 'data-parallel-phases',
+          engine,
+          model,
+          ms_per_lot: { two_workers: both, one_worker_two_parts: alone },
+          parts_concurrent_over_alone: +(
+            (both.own + both.helpers) /
+            (alone.own + alone.others)
+          ).toFixed(2),
+        }),
+      );
     }
     const m = (engine, k) => mean(rates.get(`${engine} ${k}`));
-    console.log(JSON.stringify({
-      bench: 'data-parallel', model,
-      relaxed_k1: Math.round(m('relaxed', 1)), relaxed_k2: Math.round(m('relaxed', 2)),
-      simd128_k1: Math.round(m('simd128', 1)), simd128_k2: Math.round(m('simd128', 2)),
-      speedup_2_over_1: { relaxed: +(m('relaxed', 2) / m('relaxed', 1)).toFixed(2), simd128: +(m('simd128', 2) / m('simd128', 1)).toFixed(2) },
-      messages_k2: Math.round(m('messages', 2)), messages_2_over_1: +(m('messages', 2) / m('relaxed', 1)).toFixed(2),
-      messages_wait_ms: meanPhases(phases.get('messages helpers')).wait,
-      relaxed_over_simd128: { k1: +(m('relaxed', 1) / m('simd128', 1)).toFixed(2), k2: +(m('relaxed', 2) / m('simd128', 2)).toFixed(2) },
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'data-parallel',
+        model,
+        relaxed_k1: Math.round(m('relaxed', 1)),
+        relaxed_k2: Math.round(m('relaxed', 2)),
+        simd128_k1: Math.round(m('simd128', 1)),
+        simd128_k2: Math.round(m('simd128', 2)),
+        speedup_2_over_1: {
+          relaxed: +(m('relaxed', 2) / m('relaxed', 1)).toFixed(2),
+          simd128: +(m('simd128', 2) / m('simd128', 1)).toFixed(2),
+        },
+        messages_k2: Math.round(m('messages', 2)),
+        messages_2_over_1: +(m('messages', 2) / m('relaxed', 1)).toFixed(2),
+        messages_wait_ms: meanPhases(phases.get('messages helpers')).wait,
+        relaxed_over_simd128: {
+          k1: +(m('relaxed', 1) / m('simd128', 1)).toFixed(2),
+          k2: +(m('relaxed', 2) / m('simd128', 2)).toFixed(2),
+        },
+      }),
+    );
   }
 } finally {
   await context.close();

@@ -4,11 +4,11 @@
 // which the browser's byte-for-byte check of this worker and what it imports sees: the new
 // version is installed whole, in the background, into a cache of its own, each file checked
 // against its hash (one the HTTP cache kept from before is fetched again; a server caught
-// between two versions fails the install, which a later visit tries again). It is taken only when no page of the old version is open (the next visit once
-// the lab's tabs are closed), or when the page's notice is pressed in the lab's only tab
-// (update.js): never skipWaiting or claim under a running page. So a page and every worker it
-// starts run one version's files for the page's whole life: never an old compiled module with a
-// new glue, never files refreshed one by one.
+// between two versions fails the install, which a later visit tries again). It is taken only when
+// no page of the old version is open (the next visit once the lab's tabs are closed), or when the
+// page's notice is pressed in the lab's only tab (update.js): never skipWaiting or claim under a
+// running page. So a page and every worker it starts run one version's files for the page's whole
+// life: never an old compiled module with a new glue, never files refreshed one by one.
 //
 // Stored at install: the page, its scripts, this browser's wasm build and the default and small
 // data sets. A data set fetched later (MNIST) is stored when first used, and kept into the next
@@ -26,7 +26,8 @@ const CACHE = `dpsgd-lab-${self.labVersion.id}`;
 /** @type {Map<string, string>} the lab's path of each file → its SHA-256 in hex */
 const FILES = new Map(Object.entries(self.labVersion.files));
 const ROOT = new URL('./', self.location.href); // the lab's folder: every path is relative to it
-const DATA_AT_INSTALL = ['data/adult.bin', 'data/breast_cancer.csv']; // the default and the small one
+// the default and the small one
+const DATA_AT_INSTALL = ['data/adult.bin', 'data/breast_cancer.csv'];
 
 // Whether the file at `path` is stored at install (else when first used, if ever).
 function atInstall(path) {
@@ -60,21 +61,23 @@ async function install() {
   const cache = await caches.open(CACHE);
   const earlier = (await caches.keys()).filter((k) => k !== CACHE && k.startsWith('dpsgd-lab-'));
   try {
-    await Promise.all([...FILES].map(async ([path, hash]) => {
-      if (path === 'sw.js') return;
-      const url = urlOf(path);
-      if (atInstall(path)) {
-        await cache.put(url, await fetchChecked(path, hash));
-        return;
-      }
-      for (const name of earlier) {
-        const kept = await (await caches.open(name)).match(url);
-        if (kept && await holds(kept.clone(), hash)) {
-          await cache.put(url, kept);
+    await Promise.all(
+      [...FILES].map(async ([path, hash]) => {
+        if (path === 'sw.js') return;
+        const url = urlOf(path);
+        if (atInstall(path)) {
+          await cache.put(url, await fetchChecked(path, hash));
           return;
         }
-      }
-    }));
+        for (const name of earlier) {
+          const kept = await (await caches.open(name)).match(url);
+          if (kept && (await holds(kept.clone(), hash))) {
+            await cache.put(url, kept);
+            return;
+          }
+        }
+      }),
+    );
   } catch (e) {
     await caches.delete(CACHE); // no half version: a later visit installs it again
     throw e;
@@ -85,7 +88,11 @@ self.addEventListener('install', (event) => event.waitUntil(install()));
 
 // Taken over: the other versions' caches go (no page of theirs is open any more).
 self.addEventListener('activate', (event) => {
-  event.waitUntil(caches.keys().then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k)))));
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k)))),
+  );
 });
 
 // The page's notice, pressed (update.js): this waiting version is taken at once when the
@@ -93,12 +100,14 @@ self.addEventListener('activate', (event) => {
 // is not (they would run on with a version not theirs), and the page is told how many.
 self.addEventListener('message', (event) => {
   if (event.data?.type !== 'take-over') return;
-  event.waitUntil(self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((all) => {
-    const tabs = all.filter((c) => c.url.startsWith(ROOT.href)).length;
-    if (tabs > 1) event.source?.postMessage({ type: 'other-tabs', tabs });
-    else return self.skipWaiting();
-    return undefined;
-  }));
+  event.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((all) => {
+      const tabs = all.filter((c) => c.url.startsWith(ROOT.href)).length;
+      if (tabs > 1) event.source?.postMessage({ type: 'other-tabs', tabs });
+      else return self.skipWaiting();
+      return undefined;
+    }),
+  );
 });
 
 // This version's snapshot (scripts/version.py, build.js): the page starts its workers from
@@ -149,7 +158,12 @@ async function answer(event, path) {
   if (!res) {
     res = await fetch(url);
     const copy = res.clone();
-    if (res.ok) event.waitUntil(holds(copy.clone(), FILES.get(path)).then((same) => (same ? cache.put(url, copy) : undefined)));
+    if (res.ok)
+      event.waitUntil(
+        holds(copy.clone(), FILES.get(path)).then((same) =>
+          same ? cache.put(url, copy) : undefined,
+        ),
+      );
   }
   // Documents and workers carry the isolation; scripts, wasm and data need no header, and
   // are left as the cache gave them (a rebuilt response loses the browser's code cache).
@@ -157,7 +171,10 @@ async function answer(event, path) {
   return isolates ? isolated(res) : res;
 }
 
-const ISOLATION = [['Cross-Origin-Opener-Policy', 'same-origin'], ['Cross-Origin-Embedder-Policy', 'require-corp']];
+const ISOLATION = [
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  ['Cross-Origin-Embedder-Policy', 'require-corp'],
+];
 
 // `res` with the isolation headers (a copy: a fetched or cached response's headers are
 // immutable). Only this origin's ordinary responses without them; anything else (none,

@@ -17,7 +17,10 @@ const DOCS = [
   'README.md',
   'CONTRIBUTING.md',
   'ARCHITECTURE.md',
-  ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`),
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
 ];
 
 // The text outside fenced code blocks (``` or ~~~), lines kept so line numbers still hold.
@@ -25,7 +28,7 @@ function outsideFences(text) {
   let fence = null;
   return text.split('\n').map((line) => {
     const m = line.match(/^\s{0,3}(`{3,}|~{3,})/);
-    if (m && (fence === null || m[1][0] === fence[0] && m[1].length >= fence.length)) {
+    if (m && (fence === null || (m[1][0] === fence[0] && m[1].length >= fence.length))) {
       fence = fence === null ? m[1] : null;
       return '';
     }
@@ -40,7 +43,11 @@ function slug(heading) {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link or image: its text
     .replace(/<[^>]+>/g, '') // inline HTML such as <sub>
     .replace(/[`*]/g, '');
-  return rendered.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return rendered
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 function anchorsOf(file) {
@@ -62,7 +69,9 @@ function linksOf(text) {
   const links = [];
   outsideFences(text).forEach((line, i) => {
     const prose = line.replace(/(`+)[^`]*?\1/g, (span) => ' '.repeat(span.length));
-    for (const m of prose.matchAll(/!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    for (const m of prose.matchAll(
+      /!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g,
+    )) {
       links.push({ line: i + 1, target: m[2] });
     }
   });
@@ -76,9 +85,14 @@ function problemWith(file, target) {
   if (target.startsWith('#')) return null;
   const [rawPath, anchor] = target.split('#', 2);
   const resolved = path.resolve(path.dirname(file), decodeURIComponent(rawPath));
-  if (resolved !== ROOT && !resolved.startsWith(ROOT + path.sep)) return `${rawPath} is outside the repository`;
+  if (resolved !== ROOT && !resolved.startsWith(ROOT + path.sep))
+    return `${rawPath} is outside the repository`;
   if (!existsSync(resolved)) return `${rawPath} does not exist`;
-  if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(resolved).has(decodeURIComponent(anchor).toLowerCase())) {
+  if (
+    anchor !== undefined &&
+    resolved.endsWith('.md') &&
+    !anchorsOf(resolved).has(decodeURIComponent(anchor).toLowerCase())
+  ) {
     return `${rawPath} has no heading with the anchor #${anchor}`;
   }
   return null;
@@ -100,15 +114,29 @@ for (const doc of DOCS) {
 test('the README is at most 200 lines', () => {
   const text = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines; keep it to ${README_MAX_LINES} and move the rest to docs/`);
+  assert.ok(
+    lines <= README_MAX_LINES,
+    `README.md has ${lines} lines; keep it to ${README_MAX_LINES} and move the rest to docs/`,
+  );
 });
 
 test('the checker sees links and headings (so a pass means something)', () => {
-  const links = linksOf('See [a](docs/x.md#y), ![b](c.png) and `[not](a-link)`.\n```\n[nor](this)\n```\n');
-  assert.deepEqual(links.map((l) => l.target), ['docs/x.md#y', 'c.png']);
+  const links = linksOf(
+    'See [a](docs/x.md#y), ![b](c.png) and `[not](a-link)`.\n```\n[nor](this)\n```\n',
+  );
+  assert.deepEqual(
+    links.map((l) => l.target),
+    ['docs/x.md#y', 'c.png'],
+  );
   assert.equal(slug('Auditing a run: what ε means'), 'auditing-a-run-what-ε-means');
   assert.equal(slug('The `make dist` folder'), 'the-make-dist-folder');
   assert.equal(slug('ε<sub>lower</sub> and [links](x.md)'), 'εlower-and-links');
-  assert.equal(problemWith(path.join(ROOT, 'README.md'), 'no-such-file.md'), 'no-such-file.md does not exist');
-  assert.ok(linksOf(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).length > 0, 'README.md links to nothing');
+  assert.equal(
+    problemWith(path.join(ROOT, 'README.md'), 'no-such-file.md'),
+    'no-such-file.md does not exist',
+  );
+  assert.ok(
+    linksOf(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).length > 0,
+    'README.md links to nothing',
+  );
 });

@@ -39,7 +39,8 @@ function fieldsOf(inside) {
 }
 
 // protocol.js's message types: type → the fields of each variant (a Set per type).
-export function protocolTypes(text) {
+export function protocolTypes(jsdoc) {
+  const text = jsdoc.replace(/\n\s*\*(?!\/)/g, ' '); // a type over several comment lines as one
   const types = new Map();
   for (const m of text.matchAll(/\{type: '([a-z-]+)'/g)) {
     const fields = fieldsOf(braced(text, m.index)).filter((f) => f !== 'type');
@@ -53,13 +54,19 @@ export function protocolTypes(text) {
 export function tableMessages(text) {
   const start = text.indexOf('| from → to | messages |');
   const lines = text.slice(start).split('\n').slice(2);
-  const rows = lines.slice(0, lines.findIndex((l) => !l.startsWith('|')));
+  const rows = lines.slice(
+    0,
+    lines.findIndex((l) => !l.startsWith('|')),
+  );
   const found = [];
   for (const row of rows) {
     const column = row.split(' | ').slice(1).join(' | ');
     for (const m of column.matchAll(/`([a-z]+(?:-[a-z]+)*)(?: \{([^`]*)\})?`(:)?/g)) {
       if (m[3] && !m[2]) continue; // a field explained, not a message
-      const fields = (m[2] ?? '').split(',').map((f) => f.trim().replace(/\?$/, '')).filter((f) => /^[\w-]+$/.test(f));
+      const fields = (m[2] ?? '')
+        .split(',')
+        .map((f) => f.trim().replace(/\?$/, ''))
+        .filter((f) => /^[\w-]+$/.test(f));
       found.push({ name: m[1], fields });
     }
   }
@@ -72,18 +79,43 @@ test('the table names every message of the protocol, and only those, with their 
   const table = tableMessages(ARCHITECTURE);
   assert.ok(table.length > 40, `${table.length} messages in the table`);
   const named = new Set(table.map((m) => m.name));
-  assert.deepEqual([...types.keys()].filter((t) => !named.has(t)), [], 'in protocol.js, not in the table');
+  assert.deepEqual(
+    [...types.keys()].filter((t) => !named.has(t)),
+    [],
+    'in protocol.js, not in the table',
+  );
   // A bare name that is not a message may be a field the row speaks of (`grad`, `setup`).
   const fields = new Set([...types.values()].flatMap((f) => [...f]));
-  const madeUp = table.filter((m) => !types.has(m.name) && (m.fields.length > 0 || !fields.has(m.name)));
-  assert.deepEqual(madeUp.map((m) => m.name), [], 'in the table, not in protocol.js');
-  const wrong = table.flatMap((m) => m.fields.filter((f) => !types.get(m.name)?.has(f)).map((f) => `${m.name}.${f}`));
+  const madeUp = table.filter(
+    (m) => !types.has(m.name) && (m.fields.length > 0 || !fields.has(m.name)),
+  );
+  assert.deepEqual(
+    madeUp.map((m) => m.name),
+    [],
+    'in the table, not in protocol.js',
+  );
+  const wrong = table.flatMap((m) =>
+    m.fields.filter((f) => !types.get(m.name)?.has(f)).map((f) => `${m.name}.${f}`),
+  );
   assert.deepEqual(wrong, [], 'fields the table gives that the type has not');
 });
 
 test('the check finds a message missing, one made up and a field that is not there', () => {
-  const protocol = "/** @typedef {{type: 'start', generation: number, config: {a: 1, b: 2}} | {type: 'pause'}} T */";
-  assert.deepEqual([...protocolTypes(protocol)].map(([t, f]) => [t, [...f]]), [['start', ['generation', 'config']], ['pause', []]]);
-  const doc = '| from → to | messages |\n|---|---|\n| page → w | `start {generation, seed}` (`seed`: x), `stop`, `w.js` |\n';
-  assert.deepEqual(tableMessages(doc), [{ name: 'start', fields: ['generation', 'seed'] }, { name: 'stop', fields: [] }]);
+  const protocol =
+    "/** @typedef {{type: 'start', generation: number, config: {a: 1, b: 2}} | {type: " +
+    "'pause'}} T */";
+  assert.deepEqual(
+    [...protocolTypes(protocol)].map(([t, f]) => [t, [...f]]),
+    [
+      ['start', ['generation', 'config']],
+      ['pause', []],
+    ],
+  );
+  const doc =
+    '| from → to | messages |\n|---|---|\n| page → w | `start {generation, seed}` (`seed`: ' +
+    'x), `stop`, `w.js` |\n';
+  assert.deepEqual(tableMessages(doc), [
+    { name: 'start', fields: ['generation', 'seed'] },
+    { name: 'stop', fields: [] },
+  ]);
 });

@@ -26,16 +26,27 @@ after(tearDown);
 // DevTools protocol (Runtime.evaluate), which the CSP does not govern, in this page alone.
 async function axeViolations(page) {
   await page.evaluate(await AXE_SOURCE);
-  return page.evaluate((tags) => window.axe.run(document, { runOnly: { type: 'tag', values: tags } })
-    .then((r) => r.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.failureSummary })),
-    }))), TAGS);
+  return page.evaluate(
+    (tags) =>
+      window.axe.run(document, { runOnly: { type: 'tag', values: tags } }).then((r) =>
+        r.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.failureSummary })),
+        })),
+      ),
+    TAGS,
+  );
 }
 
-const describe = (violations) => violations.map((v) => v.nodes.map((n) =>
-  `${v.id} (${v.impact}) at ${n.target}: ${n.summary.replace(/\s+/g, ' ')}`).join('\n')).join('\n');
+const describe = (violations) =>
+  violations
+    .map((v) =>
+      v.nodes
+        .map((n) => `${v.id} (${v.impact}) at ${n.target}: ${n.summary.replace(/\s+/g, ' ')}`)
+        .join('\n'),
+    )
+    .join('\n');
 
 for (const [name, width, height, hash] of [
   ['laptop', 1366, 768, '#epochs=3'],
@@ -52,7 +63,8 @@ for (const [name, width, height, hash] of [
     await page.waitForTimeout(300); // the resize's redraw
     await page.screenshot({ path: path.join(ARTIFACTS, `a11y-${name}.png`), fullPage: true });
     await assertNoViolation(page, `${name} ${width}×${height}`);
-    if (width < 500) { // the run log is wider than a phone: the keyboard scrolls it sideways
+    if (width < 500) {
+      // the run log is wider than a phone: the keyboard scrolls it sideways
       await page.locator('.table-scroll').focus();
       await page.keyboard.press('ArrowRight');
       await page.waitForFunction(() => document.querySelector('.table-scroll').scrollLeft > 0);
@@ -65,19 +77,29 @@ for (const [name, width, height, hash] of [
 // The reading page the header links to (how-it-works.html) as a phone, a projector and a large
 // projector show it: no violation, nothing wider than the screen, type that grows with it (read
 // from the back row); and the own-data panel, whose markup arrives when it is first opened.
-test('the reading page at 390×844, 1280×720 and 1920×1080, and the own-data panel opened: no axe violation', async () => {
+test('the reading page at three sizes, the own-data panel open: no axe violation', async () => {
   const { page, problems, url } = await openLab('#epochs=1');
   await page.locator('#own-data summary').click();
   await page.locator('#data-file').waitFor({ state: 'attached' });
   await assertNoViolation(page, 'the own-data panel opened');
   await page.goto(`${url}how-it-works.html`);
-  for (const [name, width, height] of [['reading-phone', 390, 844], ['reading-projector', 1280, 720], ['reading-projector-large', 1920, 1080]]) {
+  for (const [name, width, height] of [
+    ['reading-phone', 390, 844],
+    ['reading-projector', 1280, 720],
+    ['reading-projector-large', 1920, 1080],
+  ]) {
     await page.setViewportSize({ width, height });
     await page.screenshot({ path: path.join(ARTIFACTS, `a11y-${name}.png`), fullPage: true });
     await assertNoViolation(page, `${name} ${width}×${height}`);
-    const [scrollWidth, px] = await page.evaluate(() => [document.documentElement.scrollWidth, parseFloat(getComputedStyle(document.body).fontSize)]);
+    const [scrollWidth, px] = await page.evaluate(() => [
+      document.documentElement.scrollWidth,
+      parseFloat(getComputedStyle(document.body).fontSize),
+    ]);
     assert.ok(scrollWidth <= width, `${name}: ${scrollWidth} px wide on a ${width} px screen`);
-    assert.ok(px >= Math.max(16, 0.015 * width - 0.5), `${name}: ${px} px type on a ${width} px screen`);
+    assert.ok(
+      px >= Math.max(16, 0.015 * width - 0.5),
+      `${name}: ${px} px type on a ${width} px screen`,
+    );
   }
   assert.deepEqual(problems, []);
   await page.close();
@@ -85,10 +107,14 @@ test('the reading page at 390×844, 1280×720 and 1920×1080, and the own-data p
 
 async function assertNoViolation(page, where) {
   const violations = await axeViolations(page);
-  assert.deepEqual(violations.map((v) => v.id), [], `axe on ${where}:\n${describe(violations)}`);
+  assert.deepEqual(
+    violations.map((v) => v.id),
+    [],
+    `axe on ${where}:\n${describe(violations)}`,
+  );
 }
 
-test('the warnings in their colour: run notes, an error message with its close button, a confirmation', async () => {
+test('warnings in their colour: run notes, an error and its close, a confirmation', async () => {
   // The paper's amplification convention: the run's notes say it is not a valid bound.
   const { page } = await openLab('#amp=paper&epochs=3');
   await waitForRun(page, 0, 1);
@@ -106,15 +132,22 @@ test('the warnings in their colour: run notes, an error message with its close b
   await page.close();
 });
 
-test('the adaptive-clipping checkbox beside its first words; "Workers" apart from its value', async () => {
+test('the adaptive-clipping box by its first words; "Workers" apart from its value', async () => {
   const { page } = await openLab('#epochs=3');
   // Two workers asked (the default is what this machine runs at once: core-probe.js).
   await page.evaluate(() => {
     document.getElementById('workers').value = '2';
     document.getElementById('workers').dispatchEvent(new Event('change'));
   });
-  await page.waitForFunction(() => document.getElementById('workers-used').textContent.length > 12); // "(1 in use: …)"
-  for (const [width, height] of [[320, 640], [390, 844], [768, 1024], [1000, 800], [1366, 768]]) {
+  // "(1 in use: …)"
+  await page.waitForFunction(() => document.getElementById('workers-used').textContent.length > 12);
+  for (const [width, height] of [
+    [320, 640],
+    [390, 844],
+    [768, 1024],
+    [1000, 800],
+    [1366, 768],
+  ]) {
     await page.setViewportSize({ width, height });
     const [box, words, name, value] = await page.evaluate(() => {
       // Where the first `n` characters of text node `node` (after its leading spaces) are.
@@ -127,13 +160,22 @@ test('the adaptive-clipping checkbox beside its first words; "Workers" apart fro
       };
       const check = document.getElementById('adapt-on');
       const name = document.querySelector('label[for=workers]').firstChild;
-      return [check.getBoundingClientRect().toJSON(), first(check.nextSibling, 5), first(name, 7),
-        document.getElementById('workers-used').getBoundingClientRect().toJSON()];
+      return [
+        check.getBoundingClientRect().toJSON(),
+        first(check.nextSibling, 5),
+        first(name, 7),
+        document.getElementById('workers-used').getBoundingClientRect().toJSON(),
+      ];
     });
-    assert.ok(words.left > box.right && words.top < box.bottom && words.bottom > box.top,
-      `${width} px: "Adapt" at ${JSON.stringify(words)}, its checkbox at ${JSON.stringify(box)}`);
-    assert.ok(value.top >= name.bottom || value.left - name.right >= 4,
-      `${width} px: "Workers" ends at ${name.right}, its value "${await page.locator('#workers-used').textContent()}" starts at ${value.left}`);
+    assert.ok(
+      words.left > box.right && words.top < box.bottom && words.bottom > box.top,
+      `${width} px: "Adapt" at ${JSON.stringify(words)}, its checkbox at ${JSON.stringify(box)}`,
+    );
+    assert.ok(
+      value.top >= name.bottom || value.left - name.right >= 4,
+      `${width} px: "Workers" ends at ${name.right}, its value ` +
+        `"${await page.locator('#workers-used').textContent()}" starts at ${value.left}`,
+    );
   }
   await page.close();
 });

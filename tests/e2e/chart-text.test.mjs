@@ -1,7 +1,7 @@
 // Charts at every Text size (#53 §6), read from the drawing (Rust's chart_layout), not from
 // CSS: in the presenter layout at 1280×720 and 1920×1080, each chart a busy lesson step points
-// at has tick labels of at least 20 / 26 CSS px (#53 §6) that grow with the Text menu and a title no
-// smaller than its labels; at Text: large and largest a plot of at least 40% of its canvas (a
+// at has tick labels of at least 20 / 26 CSS px (#53 §6) that grow with the Text menu and a title
+// no smaller than its labels; at Text: large and largest a plot of at least 40% of its canvas (a
 // chart reflows — its x title onto the tick row, its legend beside the plot — and the presenter
 // gives it the height its layout asks for), at Text: normal at least 90 px (lessons.test.mjs's
 // bar, with the lesson's controls on the first screen). Lesson text: at least 24 / 32 px times
@@ -15,29 +15,52 @@ import { LESSONS } from '../../www/lessons/lessons.js';
 before(setUp);
 after(tearDown);
 
-const SCREENS = [[1280, 720, { tick: 20, lesson: 24 }], [1920, 1080, { tick: 26, lesson: 32 }]];
+const SCREENS = [
+  [1280, 720, { tick: 20, lesson: 24 }],
+  [1920, 1080, { tick: 26, lesson: 32 }],
+];
 const SIZES = ['1', '1.25', '1.5'];
 // The steps with the most on their charts: a compared run and four legend entries, a wrapped
 // histogram title, the moments lesson's two low charts, ten rows of groups.
-const STEPS = [['clipping', 2], ['noise', 2], ['moments', 2], ['who-pays', 1]];
+const STEPS = [
+  ['clipping', 2],
+  ['noise', 2],
+  ['moments', 2],
+  ['who-pays', 1],
+];
 
 // Each chart's drawing in CSS px: its canvas height, plot height and fonts.
-const drawn = (page, ids) => page.evaluate((list) => list.map((id) => {
-  const c = document.getElementById(id);
-  const l = window.labTest.chartLayout(id);
-  const k = c.width / c.clientWidth;
-  return { id, canvas: c.clientHeight, plot: l?.plot ? l.plot.h / k : null, tick: l && l.fonts.tick / k, title: l && l.fonts.title / k };
-}), ids);
+const drawn = (page, ids) =>
+  page.evaluate(
+    (list) =>
+      list.map((id) => {
+        const c = document.getElementById(id);
+        const l = window.labTest.chartLayout(id);
+        const k = c.width / c.clientWidth;
+        return {
+          id,
+          canvas: c.clientHeight,
+          plot: l?.plot ? l.plot.h / k : null,
+          tick: l && l.fonts.tick / k,
+          title: l && l.fonts.title / k,
+        };
+      }),
+    ids,
+  );
 
 for (const [name, number] of STEPS) {
   const step = LESSONS.get(name).steps[number - 1];
-  test(`${name} step ${number}: every chart readable at every Text size on both projectors`, async () => {
+  test(`${name} step ${number}: charts readable at each Text size, both projectors`, async () => {
     const { page, problems } = await openLab(`#big=1&lesson=${name}&step=${number}`);
     await page.setViewportSize({ width: 1280, height: 720 });
-    await page.waitForFunction(() => {
-      const s = window.labTest.lessonState();
-      return s && s.done && s.claims.every((c) => c !== null);
-    }, null, { timeout: 300_000 });
+    await page.waitForFunction(
+      () => {
+        const s = window.labTest.lessonState();
+        return s && s.done && s.claims.every((c) => c !== null);
+      },
+      null,
+      { timeout: 300_000 },
+    );
     const bad = [];
     for (const [width, height, least] of SCREENS) {
       await page.setViewportSize({ width, height });
@@ -45,27 +68,52 @@ for (const [name, number] of STEPS) {
       for (const size of SIZES) {
         await page.selectOption('#text-size', size);
         // Refitted and redrawn at this size: every chart's ticks at the canvas's font-size.
-        await page.waitForFunction((ids) => ids.every((id) => {
-          const c = document.getElementById(id);
-          const l = window.labTest.chartLayout(id);
-          return l && l.plot && Math.abs(l.fonts.tick / (c.width / c.clientWidth) - parseFloat(getComputedStyle(c).fontSize)) < 0.1;
-        }), step.charts, { timeout: 20_000 });
+        await page.waitForFunction(
+          (ids) =>
+            ids.every((id) => {
+              const c = document.getElementById(id);
+              const l = window.labTest.chartLayout(id);
+              return (
+                l &&
+                l.plot &&
+                Math.abs(
+                  l.fonts.tick / (c.width / c.clientWidth) -
+                    parseFloat(getComputedStyle(c).fontSize),
+                ) < 0.1
+              );
+            }),
+          step.charts,
+          { timeout: 20_000 },
+        );
         await page.waitForTimeout(400); // a refit's redraw (the least height a chart asked for)
         const at = `${width}×${height} Text ${size}`;
-        for (const part of ['#lesson-say', '.lesson-ask']) { // the question included
-          const lesson = await page.locator(part).evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+        for (const part of ['#lesson-say', '.lesson-ask']) {
+          // the question included
+          const lesson = await page
+            .locator(part)
+            .evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
           if (lesson < least.lesson * Number(size) - 0.5) bad.push(`${at}: ${part} ${lesson} px`);
         }
         for (const c of await drawn(page, step.charts)) {
-          if (c.tick < least.tick - 0.05) bad.push(`${at}: #${c.id} tick labels ${c.tick.toFixed(1)} px`);
-          if (c.title < c.tick - 0.05) bad.push(`${at}: #${c.id} title ${c.title.toFixed(1)} px under its labels`);
+          if (c.tick < least.tick - 0.05)
+            bad.push(`${at}: #${c.id} tick labels ${c.tick.toFixed(1)} px`);
+          if (c.title < c.tick - 0.05)
+            bad.push(`${at}: #${c.id} title ${c.title.toFixed(1)} px under its labels`);
           const plot = size === '1' ? 90 : 0.4 * c.canvas - 1;
-          if (!(c.plot >= plot)) bad.push(`${at}: #${c.id} plot ${c.plot?.toFixed(0)} of ${c.canvas} px`);
+          if (!(c.plot >= plot))
+            bad.push(`${at}: #${c.id} plot ${c.plot?.toFixed(0)} of ${c.canvas} px`);
           const before = smaller?.find((s) => s.id === c.id);
-          if (before && !(c.tick > before.tick)) bad.push(`${at}: #${c.id} labels did not grow (${before.tick} → ${c.tick})`);
+          if (before && !(c.tick > before.tick))
+            bad.push(`${at}: #${c.id} labels did not grow (${before.tick} → ${c.tick})`);
         }
         smaller = await drawn(page, step.charts);
-        if (size === '1.5') await page.screenshot({ path: path.join(ARTIFACTS, `chart-text-${name}-${number}-${width}x${height}-largest.png`) });
+        if (size === '1.5')
+          await page.screenshot({
+            path: path.join(
+              ARTIFACTS,
+              `chart-text-${name}-${number}-${width}x${height}-largest.png`,
+            ),
+          });
       }
       await page.selectOption('#text-size', '1');
     }

@@ -6,7 +6,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,28 +37,63 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-test('the dist folder holds the page, both wasm builds, the data and the hosts\' header files', () => {
-  for (const f of ['index.html', 'main.js', 'sw.js', 'pkg/dpsgd_lab.js', 'pkg/dpsgd_lab_bg.wasm', 'pkg/dpsgd_lab_relaxed_bg.wasm', 'data/adult.bin']) {
+test("dist holds the page, both wasm builds, the data and the hosts' header files", () => {
+  for (const f of [
+    'index.html',
+    'main.js',
+    'sw.js',
+    'pkg/dpsgd_lab.js',
+    'pkg/dpsgd_lab_bg.wasm',
+    'pkg/dpsgd_lab_relaxed_bg.wasm',
+    'data/adult.bin',
+  ]) {
     assert.ok(existsSync(path.join(DIST, f)), f);
   }
-  assert.match(readFileSync(path.join(DIST, '_headers'), 'utf8'), /Cross-Origin-Embedder-Policy: require-corp/);
-  assert.match(readFileSync(path.join(DIST, '.htaccess'), 'utf8'), /AddType application\/wasm \.wasm/);
+  assert.match(
+    readFileSync(path.join(DIST, '_headers'), 'utf8'),
+    /Cross-Origin-Embedder-Policy: require-corp/,
+  );
+  assert.match(
+    readFileSync(path.join(DIST, '.htaccess'), 'utf8'),
+    /AddType application\/wasm \.wasm/,
+  );
   // The folder's version (version.js, which the service worker installs) lists its files, each
   // with the hash of the copy in the folder.
   const text = readFileSync(path.join(DIST, 'version.js'), 'utf8');
   const { files } = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
   assert.ok(Object.hasOwn(files, 'main.js') && Object.hasOwn(files, 'pkg/dpsgd_lab_bg.wasm'));
   for (const [f, hash] of Object.entries(files)) {
-    assert.equal(createHash('sha256').update(readFileSync(path.join(DIST, f))).digest('hex'), hash, f);
+    assert.equal(
+      createHash('sha256')
+        .update(readFileSync(path.join(DIST, f)))
+        .digest('hex'),
+      hash,
+      f,
+    );
   }
   // The version's snapshot, which the page starts its workers from (www/core/build.js): its scripts
   // and glue, the same bytes; no snapshot of this machine's other builds.
   const { id } = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
   assert.deepEqual(readdirSync(path.join(DIST, 'v')), [id]);
-  for (const f of ['workers/worker.js', 'workers/audit-worker.js', 'workers/gradient-worker.js', 'core/build.js', 'pkg/dpsgd_lab.js']) {
-    assert.equal(createHash('sha256').update(readFileSync(path.join(DIST, 'v', id, f))).digest('hex'), files[f], `v/${id}/${f}`);
+  for (const f of [
+    'workers/worker.js',
+    'workers/audit-worker.js',
+    'workers/gradient-worker.js',
+    'core/build.js',
+    'pkg/dpsgd_lab.js',
+  ]) {
+    assert.equal(
+      createHash('sha256')
+        .update(readFileSync(path.join(DIST, 'v', id, f)))
+        .digest('hex'),
+      files[f],
+      `v/${id}/${f}`,
+    );
   }
-  assert.ok(!existsSync(path.join(DIST, 'v', id, 'pkg/dpsgd_lab_bg.wasm')), 'workers get the page\'s compiled module, not the file');
+  assert.ok(
+    !existsSync(path.join(DIST, 'v', id, 'pkg/dpsgd_lab_bg.wasm')),
+    "workers get the page's compiled module, not the file",
+  );
 });
 
 test('served by a plain static server, the dist folder trains the default run', async () => {
@@ -63,16 +107,23 @@ test('served by a plain static server, the dist folder trains the default run', 
 
 // `scripts/dist ARGS` run from `cwd`: {status, stderr}.
 const dist = (args, cwd = REPO) => {
-  const r = spawnSync('bash', [path.join(REPO, 'scripts/dist'), ...args], { cwd, encoding: 'utf8' });
+  const r = spawnSync('bash', [path.join(REPO, 'scripts/dist'), ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
   return { status: r.status, stderr: r.stderr };
 };
 // Every file under `dir`, with its bytes, to compare before and after.
-const snapshot = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true })
-  .filter((e) => e.isFile())
-  .map((e) => { const f = path.join(e.parentPath ?? e.path, e.name); return [f, createHash('sha256').update(readFileSync(f)).digest('hex')]; })
-  .sort(([a], [b]) => a.localeCompare(b));
+const snapshot = (dir) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => {
+      const f = path.join(e.parentPath ?? e.path, e.name);
+      return [f, createHash('sha256').update(readFileSync(f)).digest('hex')];
+    })
+    .sort(([a], [b]) => a.localeCompare(b));
 
-test('scripts/dist refuses the sources, the repository, a link and an empty path, changing nothing', () => {
+test('scripts/dist refuses the sources, the repo, a link and an empty path: no change', () => {
   const www = snapshot(path.join(REPO, 'www'));
   for (const [args, cwd, said] of [
     [['www'], REPO, /inside the lab's own www\//],
@@ -98,17 +149,19 @@ test('scripts/dist refuses the sources, the repository, a link and an empty path
   assert.deepEqual(readdirSync(real), ['mine.txt']);
 });
 
-test('scripts/dist keeps a folder of someone else\'s files, and replaces only its own dist', () => {
+test("scripts/dist keeps a folder of someone else's files, and replaces only its own dist", () => {
   const site = path.join(tmp, 'site');
   mkdirSync(site);
-  writeFileSync(path.join(site, 'index.html'), 'the department\'s page');
+  writeFileSync(path.join(site, 'index.html'), "the department's page");
   const r = dist([site]);
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /holds files that no dist wrote/);
-  assert.equal(readFileSync(path.join(site, 'index.html'), 'utf8'), 'the department\'s page');
+  assert.equal(readFileSync(path.join(site, 'index.html'), 'utf8'), "the department's page");
   // A relative folder is read from where the command ran, not from the repository.
   assert.equal(dist(['again'], tmp).status, 0);
-  assert.ok(existsSync(path.join(tmp, 'again/index.html')) && !existsSync(path.join(REPO, 'again')));
+  assert.ok(
+    existsSync(path.join(tmp, 'again/index.html')) && !existsSync(path.join(REPO, 'again')),
+  );
   // Its own dist is replaced; once someone adds a file to it, it is not.
   assert.equal(dist(['again'], tmp).status, 0);
   writeFileSync(path.join(tmp, 'again/notes.txt'), 'keep');

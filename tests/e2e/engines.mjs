@@ -14,7 +14,8 @@ import path from 'node:path';
 
 export const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
 export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER || '/usr/bin/WebKitWebDriver';
-export const MINIBROWSER = process.env.MINIBROWSER || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+export const MINIBROWSER =
+  process.env.MINIBROWSER || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 const VIEWPORT = { width: 1400, height: 1000 };
 
 // What is missing to run `engine`, or '' (scripts/setup installs them).
@@ -39,12 +40,17 @@ async function launchFirefox() {
     headless: true,
     userDataDir: profile,
     // No update checks, telemetry or remote settings: this machine reaches no such host.
-    extraPrefsFirefox: { 'app.update.enabled': false, 'datareporting.policy.dataSubmissionEnabled': false },
+    extraPrefsFirefox: {
+      'app.update.enabled': false,
+      'datareporting.policy.dataSubmissionEnabled': false,
+    },
   });
   const page = await browser.newPage();
   await page.setViewport(VIEWPORT);
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   return {
     name: 'Firefox',
@@ -52,7 +58,8 @@ async function launchFirefox() {
     goto: (url) => page.goto(url, { waitUntil: 'load' }),
     reload: () => page.reload({ waitUntil: 'load' }),
     evaluate: (fn, ...args) => page.evaluate(call(fn, args)),
-    waitFor: (fn, args = [], timeout = 60_000) => waitUntil((a) => page.evaluate(call(fn, a)), args, timeout),
+    waitFor: (fn, args = [], timeout = 60_000) =>
+      waitUntil((a) => page.evaluate(call(fn, a)), args, timeout),
     screenshot: (file) => page.screenshot({ path: file }),
     close: async () => {
       await browser.close();
@@ -62,24 +69,34 @@ async function launchFirefox() {
 }
 
 // A free TCP port on 127.0.0.1 for the driver.
-const freePort = () => new Promise((resolve, reject) => {
-  const s = net.createServer();
-  s.listen(0, '127.0.0.1', () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
   });
-  s.on('error', reject);
-});
 
 async function launchWebKit() {
   const port = await freePort();
   // Its own process group, so that close() ends Xvfb, the driver and MiniBrowser together.
-  const driver = spawn('xvfb-run', ['-a', '-s', '-screen 0 1600x1200x24', WEBKIT_DRIVER, `--port=${port}`, '--host=127.0.0.1'], { detached: true, stdio: 'ignore' });
+  const driver = spawn(
+    'xvfb-run',
+    ['-a', '-s', '-screen 0 1600x1200x24', WEBKIT_DRIVER, `--port=${port}`, '--host=127.0.0.1'],
+    { detached: true, stdio: 'ignore' },
+  );
   const base = `http://127.0.0.1:${port}`;
   const rpc = async (method, url, body) => {
-    const res = await fetch(base + url, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(base + url, {
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(`WebDriver ${method} ${url}: ${res.status} ${JSON.stringify(json.value ?? json).slice(0, 400)}`);
+    const said = JSON.stringify(json.value ?? json).slice(0, 400);
+    if (!res.ok) throw new Error(`WebDriver ${method} ${url}: ${res.status} ${said}`);
     return json.value;
   };
   const started = Date.now();
@@ -88,12 +105,15 @@ async function launchWebKit() {
       await rpc('GET', '/status');
       break;
     } catch (e) {
-      if (Date.now() - started > 20_000) throw new Error(`WebKitWebDriver did not start: ${e.message}`);
+      if (Date.now() - started > 20_000)
+        throw new Error(`WebKitWebDriver did not start: ${e.message}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
   const { sessionId } = await rpc('POST', '/session', {
-    capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } },
+    capabilities: {
+      alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } },
+    },
   });
   const s = `/session/${sessionId}`;
   await rpc('POST', `${s}/timeouts`, { script: 120_000, pageLoad: 60_000 });
@@ -101,7 +121,8 @@ async function launchWebKit() {
   const evaluate = async (fn, ...args) => {
     const script = `const done = arguments[0];
       Promise.resolve().then(() => ${call(fn, args)})
-        .then((v) => done({ value: v === undefined ? null : v }), (e) => done({ error: String(e && e.stack || e) }));`;
+        .then((v) => done({ value: v === undefined ? null : v }),
+          (e) => done({ error: String(e && e.stack || e) }));`;
     const r = await rpc('POST', `${s}/execute/async`, { script, args: [] });
     if (r && r.error) throw new Error(`in WebKit: ${r.error}`);
     return r?.value;
@@ -112,11 +133,17 @@ async function launchWebKit() {
     goto: (url) => rpc('POST', `${s}/url`, { url }),
     reload: () => rpc('POST', `${s}/refresh`, {}),
     evaluate,
-    waitFor: (fn, args = [], timeout = 60_000) => waitUntil((a) => evaluate(fn, ...a), args, timeout),
-    screenshot: async (file) => writeFileSync(file, Buffer.from(await rpc('GET', `${s}/screenshot`), 'base64')),
+    waitFor: (fn, args = [], timeout = 60_000) =>
+      waitUntil((a) => evaluate(fn, ...a), args, timeout),
+    screenshot: async (file) =>
+      writeFileSync(file, Buffer.from(await rpc('GET', `${s}/screenshot`), 'base64')),
     close: async () => {
       await rpc('DELETE', s).catch(() => {});
-      try { process.kill(-driver.pid, 'SIGTERM'); } catch { /* already gone */ }
+      try {
+        process.kill(-driver.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
     },
   };
 }
@@ -132,7 +159,8 @@ async function waitUntil(check, args, timeout) {
     } catch (e) {
       last = e.message; // a page between two documents
     }
-    if (Date.now() > until) throw new Error(`timed out after ${timeout} ms (last: ${JSON.stringify(last)})`);
+    if (Date.now() > until)
+      throw new Error(`timed out after ${timeout} ms (last: ${JSON.stringify(last)})`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }

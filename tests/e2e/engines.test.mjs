@@ -69,7 +69,7 @@ async function smoke(b, tag) {
   await b.waitFor(hasRun, [0, 1], 120_000);
   for (const id of ['accuracy-chart', 'epsilon-chart', 'clipping-chart', 'noise-chart']) {
     await b.waitFor((c) => document.getElementById(c).width > 0, [id]);
-    assert.ok(await b.evaluate(inked, id) > 500, `${b.name}: ${id} has ink`);
+    assert.ok((await b.evaluate(inked, id)) > 500, `${b.name}: ${id} has ink`);
   }
   // 2. A σ change restarts the run, which completes an epoch.
   const g = (await b.evaluate(state)).generation;
@@ -83,16 +83,36 @@ async function smoke(b, tag) {
   // (WebKitGTK: 4 on 2 cores), and the tooltip says where it comes from (#40, 2.3). The cores are
   // timed once a run has ended, on quiet cores (core-probe.js): the σ run's.
   // Waits for the timing's outcome, either way, so that a failure says which it was.
-  await b.waitFor(() => /a short timing ran|could not be timed/.test(document.getElementById('workers').title), [], 120_000)
+  await b
+    .waitFor(
+      () => /a short timing ran|could not be timed/.test(document.getElementById('workers').title),
+      [],
+      120_000,
+    )
     .catch(async (e) => {
-      const now = await b.evaluate(() => [document.getElementById('workers').title, document.getElementById('status').textContent]);
+      const now = await b.evaluate(() => [
+        document.getElementById('workers').title,
+        document.getElementById('status').textContent,
+      ]);
       throw new Error(`${e.message}; the Workers tooltip: ${now[0]}; status: ${now[1]}`);
     });
-  const workers = await b.evaluate(() => [document.getElementById('workers').placeholder, document.getElementById('workers').title]);
+  const workers = await b.evaluate(() => [
+    document.getElementById('workers').placeholder,
+    document.getElementById('workers').title,
+  ]);
   console.log(`${b.name}: ${workers[1]}`);
-  assert.ok(Number(workers[0]) >= 1 && Number(workers[0]) <= os.availableParallelism(), `${b.name}: ${workers[0]} workers by default on ${os.availableParallelism()} cores`);
+  assert.ok(
+    Number(workers[0]) >= 1 && Number(workers[0]) <= os.availableParallelism(),
+    `${b.name}: ${workers[0]} workers by default on ${os.availableParallelism()} cores`,
+  );
   // A timing that took too long (a loaded machine) leaves the untimed default: no more than 2.
-  assert.match(workers[1], /^By default \d+: this browser reports \d+ cores?, ((and|but) a short timing ran \d+ at full speed|which could not be timed)/);
+  assert.match(
+    workers[1],
+    new RegExp(
+      String.raw`^By default \d+: this browser reports \d+ cores?, ((and|but) a short timing ` +
+        String.raw`ran \d+ at full speed|which could not be timed)`,
+    ),
+  );
   await shot('page');
   const s = await b.evaluate(state);
   assert.equal(s.message, '', `${b.name}: no banner on the isolated host`);
@@ -100,9 +120,16 @@ async function smoke(b, tag) {
   // two ‖ of ‖g_i‖ have a width (WebKit drew a stretchy ‖ as nothing, 0 px wide).
   const reading = await b.evaluate(() => document.querySelector('a.how').href);
   await b.goto(reading);
-  await b.waitFor(() => document.readyState === 'complete' && !!document.getElementById('how-dp-sgd-works'), [], 30_000);
-  const bars = await b.evaluate(() => [...document.querySelectorAll('#how-dp-sgd-works mo')]
-    .filter((e) => e.textContent === '‖').map((e) => e.getBoundingClientRect().width));
+  await b.waitFor(
+    () => document.readyState === 'complete' && !!document.getElementById('how-dp-sgd-works'),
+    [],
+    30_000,
+  );
+  const bars = await b.evaluate(() =>
+    [...document.querySelectorAll('#how-dp-sgd-works mo')]
+      .filter((e) => e.textContent === '‖')
+      .map((e) => e.getBoundingClientRect().width),
+  );
   assert.equal(bars.length, 2, `${b.name}: two norm bars`);
   for (const w of bars) assert.ok(w >= 3, `${b.name}: a norm bar ${w} px wide`);
   await b.evaluate(() => document.getElementById('how-dp-sgd-works').scrollIntoView());
@@ -121,18 +148,30 @@ async function smoke(b, tag) {
     w.dispatchEvent(new Event('change', { bubbles: true }));
   });
   await b.waitFor(hasRun, [g1, 1], 120_000);
-  const used = await b.evaluate(() => [document.getElementById('workers-used').textContent, document.getElementById('workers-used').title]);
+  const used = await b.evaluate(() => [
+    document.getElementById('workers-used').textContent,
+    document.getElementById('workers-used').title,
+  ]);
   assert.equal(used[0], '(2 in use)', `${b.name}: ${used.join(' ')}`);
   const shares = await b.evaluate(() => typeof SharedArrayBuffer === 'function');
-  const how = shares ? /^Parts of each lot go to the helpers through shared memory\./
-    : /^Parts of each lot go to the helpers by message: this browser does not let this page share memory with its workers \(no SharedArrayBuffer\), though the page is cross-origin isolated\./;
+  const how = shares
+    ? /^Parts of each lot go to the helpers through shared memory\./
+    : new RegExp(
+        String.raw`^Parts of each lot go to the helpers by message: this browser does not let ` +
+          String.raw`this page share memory with its workers \(no SharedArrayBuffer\), though ` +
+          String.raw`the page is cross-origin isolated\.`,
+      );
   assert.match(used[1], how, `${b.name}: ${used.join(' ')}`);
   console.log(`${b.name}: + two workers in ${Date.now() - t0} ms`);
 
   // 4. An audit on a 2-D set.
   await open(b, `${server.url}#v=1&dataset=blobs&model=logistic&lot_size=60&epochs=3&sigma=1`);
   await b.waitFor(hasRun, [0, 3], 120_000);
-  await b.waitFor(() => /^(Done|Stopped)/.test(document.getElementById('status').textContent), [], 120_000);
+  await b.waitFor(
+    () => /^(Done|Stopped)/.test(document.getElementById('status').textContent),
+    [],
+    120_000,
+  );
   await b.evaluate(() => {
     document.getElementById('audit-runs').value = '4';
     document.getElementById('audit-runs').dispatchEvent(new Event('input', { bubbles: true }));
@@ -141,7 +180,10 @@ async function smoke(b, tag) {
   await b.waitFor(() => document.querySelectorAll('#audit-summary li').length === 2, [], 180_000);
   const summary = await b.evaluate(() => document.getElementById('audit-summary').textContent);
   assert.match(summary, /proved ε ≥ [\d.]+/, `${b.name}: the audit's summary`);
-  assert.ok(await b.evaluate(inked, 'audit-region') > 500, `${b.name}: the audit's region has ink`);
+  assert.ok(
+    (await b.evaluate(inked, 'audit-region')) > 500,
+    `${b.name}: the audit's region has ink`,
+  );
   console.log(`${b.name}: + audit in ${Date.now() - t0} ms`);
 
   // 5. A plain static host: the service worker isolates the second visit; no false banner;
@@ -152,7 +194,11 @@ async function smoke(b, tag) {
     await b.evaluate(() => navigator.serviceWorker.ready.then(() => true));
     await b.reload();
     await b.waitFor(() => document.body.dataset.ready === '1', [], 90_000);
-    assert.equal(await b.evaluate(() => self.crossOriginIsolated), true, `${b.name}: the second visit is isolated`);
+    assert.equal(
+      await b.evaluate(() => self.crossOriginIsolated),
+      true,
+      `${b.name}: the second visit is isolated`,
+    );
     await b.waitFor(hasRun, [0, 1], 120_000);
     await new Promise((r) => setTimeout(r, 3000)); // a worker that fails at start has failed by now
     const second = await b.evaluate(state);
@@ -164,7 +210,11 @@ async function smoke(b, tag) {
     await b.waitFor(hasRun, [0, 1], 120_000);
     const offline = await b.evaluate(state);
     assert.equal(offline.message, '', `${b.name}: no banner offline`);
-    assert.equal(await b.evaluate(() => navigator.serviceWorker.controller !== null), true, `${b.name}: served by the service worker`);
+    assert.equal(
+      await b.evaluate(() => navigator.serviceWorker.controller !== null),
+      true,
+      `${b.name}: served by the service worker`,
+    );
   } finally {
     await host.close();
   }
@@ -174,8 +224,11 @@ async function smoke(b, tag) {
 
 // ENGINES=webkit (or firefox) runs one of them.
 const ENGINES = (process.env.ENGINES || 'firefox,webkit').split(',');
-for (const [engine, tag] of [['firefox', 'firefox'], ['webkit', 'webkit']].filter(([e]) => ENGINES.includes(e))) {
-  test(`${engine}: default run, σ restart, charts, formula, audit, second visit and offline`, async () => {
+for (const [engine, tag] of [
+  ['firefox', 'firefox'],
+  ['webkit', 'webkit'],
+].filter(([e]) => ENGINES.includes(e))) {
+  test(`${engine}: default run, σ restart, charts, formula, audit, revisit, offline`, async () => {
     const lacking = missing(engine);
     assert.equal(lacking, '', `${engine}: not installed (scripts/setup installs it): ${lacking}`);
     const b = await launch(engine);

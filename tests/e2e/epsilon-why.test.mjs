@@ -2,8 +2,8 @@
 // accountants on it are more than 2× apart. The page's first screen (σ = 1, L = 256 on Adult,
 // the exact per-step bound) has strong composition above naive: the sentence says why (its two
 // terms' shares of naive's T·ε′) and that both are valid bounds; in the paper's convention,
-// that neither is. Where the accountants agree within 2× (the moments lesson's paper setting: naive 144,
-// strong 9.37, moments 1.26, PLD 0.95) nothing is said.
+// that neither is. Where the accountants agree within 2× (the moments lesson's paper setting: naive
+// 144, strong 9.37, moments 1.26, PLD 0.95) nothing is said.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
@@ -13,21 +13,42 @@ after(tearDown);
 
 const why = (page) => page.locator('#epsilon-why').evaluate((e) => (e.hidden ? '' : e.textContent));
 
-test('the first screen says why strong composition is above naive, and that both are bounds', async () => {
+test('the first screen says why strong is above naive, and that both are bounds', async () => {
   const { page, problems } = await openLab('#v=1&epochs=2');
   await waitForRun(page, 0, 1);
-  await page.waitForFunction(() => !document.getElementById('epsilon-why').hidden, null, { timeout: 30_000 });
+  await page.waitForFunction(() => !document.getElementById('epsilon-why').hidden, null, {
+    timeout: 30_000,
+  });
   const said = await why(page);
-  assert.match(said, /^Strong composition is above naive here\. Against naive's T·ε′ \(ε′ = [\d.]+ a step, T = [\d,]+ steps\), its √\(2T·ln\(1\/δ\)\)·ε′ term is about \d+% of it/, said);
+  assert.match(
+    said,
+    new RegExp(
+      String.raw`^Strong composition is above naive here\. Against naive's T·ε′ \(ε′ = ` +
+        String.raw`[\d.]+ a step, T = [\d,]+ steps\), its √\(2T·ln\(1\/δ\)\)·ε′ term is about ` +
+        String.raw`\d+% of it`,
+    ),
+    said,
+  );
   assert.match(said, /Both are valid bounds: the smaller holds\./);
   await page.selectOption('#amplification', 'paper');
   // In the paper's convention strong composition is not above naive, or if it is, neither is
   // called a bound (the moments accountant's sentence may stay: it does not depend on it).
-  await page.waitForFunction(() => {
-    const t = document.getElementById('epsilon-why');
-    return t.hidden || !/Strong composition/.test(t.textContent) || /neither is a bound/.test(t.textContent);
-  }, null, { timeout: 30_000 });
-  assert.ok(!/Strong composition[^]*Both are valid bounds: the smaller holds/.test(await why(page)), await why(page));
+  await page.waitForFunction(
+    () => {
+      const t = document.getElementById('epsilon-why');
+      return (
+        t.hidden ||
+        !/Strong composition/.test(t.textContent) ||
+        /neither is a bound/.test(t.textContent)
+      );
+    },
+    null,
+    { timeout: 30_000 },
+  );
+  assert.ok(
+    !/Strong composition[^]*Both are valid bounds: the smaller holds/.test(await why(page)),
+    await why(page),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -35,8 +56,13 @@ test('the first screen says why strong composition is above naive, and that both
 test('accountants within 2× of each other: nothing is said under the chart', async () => {
   const { page, problems } = await openLab('#lesson=moments&step=1');
   // The whole run's ε (the lesson quotes the preview's) and PLD's (the status line) are in.
-  await page.waitForFunction(() => window.labTest.lessonState()?.text.includes('moments accountant 1.26')
-    && /\(PLD\)/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () =>
+      window.labTest.lessonState()?.text.includes('moments accountant 1.26') &&
+      /\(PLD\)/.test(document.getElementById('status').textContent),
+    null,
+    { timeout: 120_000 },
+  );
   await page.waitForTimeout(500); // the ε chart's redraw
   assert.equal(await why(page), '');
   assert.deepEqual(problems, []);
@@ -58,9 +84,17 @@ test('moving C recomputes no privacy preview; moving σ only the PLD curve', asy
     };
   };
   const { page, problems } = await openLab('#v=1&epochs=2', COUNT_POSTS);
-  const asked = () => page.evaluate(() => ({ pld: window.labPosts['pld-curve'] || 0, sigma: window.labPosts['sigma-needed'] || 0 }));
+  const asked = () =>
+    page.evaluate(() => ({
+      pld: window.labPosts['pld-curve'] || 0,
+      sigma: window.labPosts['sigma-needed'] || 0,
+    }));
   await waitForRun(page, 0, 2, { done: true });
-  await page.waitForFunction(() => window.labPosts['pld-curve'] >= 1 && window.labPosts['sigma-needed'] >= 1, null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => window.labPosts['pld-curve'] >= 1 && window.labPosts['sigma-needed'] >= 1,
+    null,
+    { timeout: 30_000 },
+  );
   const first = await asked();
   let g = await generationOf(page);
   await setRange(page, '#clip', '3');
@@ -69,7 +103,9 @@ test('moving C recomputes no privacy preview; moving σ only the PLD curve', asy
   g = await generationOf(page);
   await setRange(page, '#sigma', '2');
   await waitForRun(page, g, 2, { done: true });
-  await page.waitForFunction((n) => window.labPosts['pld-curve'] > n, first.pld, { timeout: 30_000 });
+  await page.waitForFunction((n) => window.labPosts['pld-curve'] > n, first.pld, {
+    timeout: 30_000,
+  });
   assert.equal((await asked()).sigma, first.sigma, 'σ moved: the σ panel stands');
   assert.deepEqual(problems, []);
   await page.close();

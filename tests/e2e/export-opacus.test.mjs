@@ -19,7 +19,10 @@ responsiveSuite(before, after);
 function untar(buf) {
   const files = new Map();
   for (let at = 0; at + 512 <= buf.length;) {
-    const name = buf.subarray(at, at + 100).toString('latin1').replace(/\0.*$/s, '');
+    const name = buf
+      .subarray(at, at + 100)
+      .toString('latin1')
+      .replace(/\0.*$/s, '');
     if (!name) break;
     const size = parseInt(buf.subarray(at + 124, at + 135).toString('latin1'), 8);
     files.set(name, buf.subarray(at + 512, at + 512 + size));
@@ -32,20 +35,31 @@ function untar(buf) {
 function constant(script, name) {
   const line = script.split('\n').find((l) => l.startsWith(`${name} = `));
   assert.ok(line, `no ${name} in the script`);
-  return line.slice(name.length + 3).split('  #')[0].trim();
+  return line
+    .slice(name.length + 3)
+    .split('  #')[0]
+    .trim();
 }
 
-test('Adult: one tar of the script and its features, with the run\'s own numbers', async () => {
+test("Adult: one tar of the script and its features, with the run's own numbers", async () => {
   const { page, problems } = await openLab('#v=1&epochs=2&sigma=1.5&seed=7');
   await waitForRun(page, 0, 1);
   const [report] = await page.evaluate(() => window.labTest.reports());
   await page.selectOption('#opacus-accountant', 'prv');
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-opacus')]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.click('#export-opacus'),
+  ]);
   assert.equal(download.suggestedFilename(), 'dpsgd-opacus-adult.tar');
   const files = untar(await readFile(await download.path()));
-  assert.deepEqual([...files.keys()].sort(), ['dpsgd-opacus-adult/test.csv', 'dpsgd-opacus-adult/train.csv', 'dpsgd-opacus-adult/train_opacus.py']);
+  assert.deepEqual([...files.keys()].sort(), [
+    'dpsgd-opacus-adult/test.csv',
+    'dpsgd-opacus-adult/train.csv',
+    'dpsgd-opacus-adult/train_opacus.py',
+  ]);
   const script = files.get('dpsgd-opacus-adult/train_opacus.py').toString('utf8');
-  const n = files.get('dpsgd-opacus-adult/train.csv').toString('utf8').trim().split('\n').length - 1;
+  const n =
+    files.get('dpsgd-opacus-adult/train.csv').toString('utf8').trim().split('\n').length - 1;
   assert.equal(Number(constant(script, 'N_TRAIN')), n);
   assert.equal(Number(constant(script, 'SIGMA')), 1.5);
   assert.equal(Number(constant(script, 'NOISE_MULTIPLIER')), report.accounted_sigma);
@@ -58,7 +72,11 @@ test('Adult: one tar of the script and its features, with the run\'s own numbers
   assert.equal(Number(constant(script, 'EPOCHS')), 2);
   assert.equal(Number(constant(script, 'SEED')), 7);
   assert.equal(constant(script, 'ACCOUNTANT'), '"prv"');
-  await page.waitForFunction(() => /^Saved dpsgd-opacus-adult\.tar/.test(document.getElementById('opacus-export-message').textContent));
+  await page.waitForFunction(() =>
+    /^Saved dpsgd-opacus-adult\.tar/.test(
+      document.getElementById('opacus-export-message').textContent,
+    ),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -67,10 +85,14 @@ test('adaptive clipping is refused in one line, and nothing is downloaded', asyn
   const { page, problems } = await openLab('#v=1&epochs=1&adapt=0.9');
   await waitForRun(page, 0, 1);
   let downloads = 0;
-  page.on('download', () => { downloads += 1; });
+  page.on('download', () => {
+    downloads += 1;
+  });
   await page.click('#export-opacus');
   const message = page.locator('#opacus-export-message');
-  await page.waitForFunction(() => /^Not exported/.test(document.getElementById('opacus-export-message').textContent));
+  await page.waitForFunction(() =>
+    /^Not exported/.test(document.getElementById('opacus-export-message').textContent),
+  );
   const text = await message.innerText();
   assert.match(text, /^Not exported: adaptive clipping cannot be exported exactly/);
   assert.equal(text.split('\n').length, 1);
@@ -79,7 +101,7 @@ test('adaptive clipping is refused in one line, and nothing is downloaded', asyn
   await page.close();
 });
 
-test('DP-PCA without a seed is refused: the page would export a new DP-PCA, not the run\'s', async () => {
+test("DP-PCA without a seed is refused: it would export a new DP-PCA, not the run's", async () => {
   const { page, problems } = await openLab('#v=1&epochs=1&dataset=breast-cancer&pca=5');
   await waitForRun(page, 0, 1);
   const g = await generationOf(page);
@@ -88,28 +110,57 @@ test('DP-PCA without a seed is refused: the page would export a new DP-PCA, not 
   await waitForRun(page, g, 1, { done: true });
   // (Clicked in the page: the seed's message box moves the button as Playwright aims.)
   await page.evaluate(() => document.getElementById('export-opacus').click());
-  await page.waitForFunction(() => /^Not exported/.test(document.getElementById('opacus-export-message').textContent));
-  assert.match(await page.locator('#opacus-export-message').innerText(), /^Not exported: this run's DP-PCA was drawn from a seed the page does not keep/);
+  await page.waitForFunction(() =>
+    /^Not exported/.test(document.getElementById('opacus-export-message').textContent),
+  );
+  assert.match(
+    await page.locator('#opacus-export-message').innerText(),
+    /^Not exported: this run's DP-PCA was drawn from a seed the page does not keep/,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('a run on a file of one\'s own is refused with the command that exports it', async () => {
+test("a run on a file of one's own is refused with the command that exports it", async () => {
   const { page, problems } = await openLab('#v=1&epochs=1');
   await waitForRun(page, 0, 1);
   await page.locator('#own-data summary').click();
-  const rows = ['x,city,label', ...Array.from({ length: 300 }, (_, i) => `${i % 17},${['Paris', 'Lyon'][i % 2]},${i % 3 ? 'a' : 'b'}`)].join('\n');
-  await page.setInputFiles('#data-file', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(rows) });
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+  const rows = [
+    'x,city,label',
+    ...Array.from(
+      { length: 300 },
+      (_, i) => `${i % 17},${['Paris', 'Lyon'][i % 2]},${i % 3 ? 'a' : 'b'}`,
+    ),
+  ].join('\n');
+  await page.setInputFiles('#data-file', {
+    name: 'mine.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(rows),
+  });
+  await page.waitForFunction(
+    () => document.getElementById('label-column').value === 'label',
+    null,
+    { timeout: 5_000 },
+  );
   const g = await generationOf(page);
   await page.click('#load-data');
   await waitForRun(page, g, 1, { done: true });
   let downloads = 0;
-  page.on('download', () => { downloads += 1; });
+  page.on('download', () => {
+    downloads += 1;
+  });
   await page.click('#export-opacus');
-  await page.waitForFunction(() => /^Not exported/.test(document.getElementById('opacus-export-message').textContent));
+  await page.waitForFunction(() =>
+    /^Not exported/.test(document.getElementById('opacus-export-message').textContent),
+  );
   const text = await page.locator('#opacus-export-message').innerText();
-  assert.match(text, /^Not exported: a run on a file of your own is exported by the command line, beside your file: dpsgd export-opacus --csv /);
+  assert.match(
+    text,
+    new RegExp(
+      String.raw`^Not exported: a run on a file of your own is exported by the command line, ` +
+        String.raw`beside your file: dpsgd export-opacus --csv `,
+    ),
+  );
   assert.equal(downloads, 0);
   assert.deepEqual(problems, []);
   await page.close();

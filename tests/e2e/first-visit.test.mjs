@@ -18,7 +18,13 @@ after(tearDown);
 // In the page before its own scripts: when each worker was created, when the service worker was
 // registered, and what the Workers tooltip said when the first epoch row appeared.
 function record() {
-  const seen = { workers: [], registered: null, rowsAtRegister: null, firstRow: null, tooltipAtFirstRow: null };
+  const seen = {
+    workers: [],
+    registered: null,
+    rowsAtRegister: null,
+    firstRow: null,
+    tooltipAtFirstRow: null,
+  };
   window.firstVisit = seen;
   const Base = window.Worker;
   window.Worker = class extends Base {
@@ -43,42 +49,83 @@ function record() {
   }).observe(document, { childList: true, subtree: true });
 }
 
-test('a first visit trains at once; its cores are timed once the run has ended, and the default follows the timing', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=3', record);
-  await waitForRun(page, 0, 3, { done: true });
-  const doneAt = await page.evaluate(() => performance.now());
-  const probe = await page.waitForFunction(() => sessionStorage.getItem('dpsgd-lab-cores'), null, { timeout: 20_000 })
-    .then((h) => h.jsonValue()).then((json) => JSON.parse(json));
-  const seen = await page.evaluate(() => window.firstVisit);
-  const made = (name) => seen.workers.filter(([, url]) => url === name).map(([t]) => t);
+test(
+  'a first visit trains at once; its cores are timed once the run has ended, and the default ' +
+    'follows the timing',
+  async () => {
+    const { page, problems } = await openLab('#v=1&epochs=3', record);
+    await waitForRun(page, 0, 3, { done: true });
+    const doneAt = await page.evaluate(() => performance.now());
+    const probe = await page
+      .waitForFunction(() => sessionStorage.getItem('dpsgd-lab-cores'), null, { timeout: 20_000 })
+      .then((h) => h.jsonValue())
+      .then((json) => JSON.parse(json));
+    const seen = await page.evaluate(() => window.firstVisit);
+    const made = (name) => seen.workers.filter(([, url]) => url === name).map(([t]) => t);
 
-  // The first run did not wait for the timing: its epoch row came before any timing worker.
-  assert.ok(seen.firstRow > 0, 'the first epoch row was seen');
-  const probes = made('core-probe-worker.js');
-  assert.ok(probes.length >= 2, `the cores were timed (${probes.length} timing workers)`);
-  assert.ok(Math.min(...probes) > seen.firstRow, `timed after the first row (${Math.round(Math.min(...probes))} ms against ${Math.round(seen.firstRow)} ms)`);
-  assert.match(seen.tooltipAtFirstRow, /^By default [12] until a run has ended: then a short timing shows/);
+    // The first run did not wait for the timing: its epoch row came before any timing worker.
+    assert.ok(seen.firstRow > 0, 'the first epoch row was seen');
+    const probes = made('core-probe-worker.js');
+    assert.ok(probes.length >= 2, `the cores were timed (${probes.length} timing workers)`);
+    assert.ok(
+      Math.min(...probes) > seen.firstRow,
+      `timed after the first row (${Math.round(Math.min(...probes))} ms ` +
+        `against ${Math.round(seen.firstRow)} ms)`,
+    );
+    assert.match(
+      seen.tooltipAtFirstRow,
+      /^By default [12] until a run has ended: then a short timing shows/,
+    );
 
-  // The page's decision follows the timing it measured: what the speed-up shows, no more than
-  // the browser reports. (Not a fixed count: another program on a core makes the timing read
-  // fewer, and then the page must take fewer. The bug it fixes, a timing during the load, is
-  // the ordering asserted above.)
-  assert.ok(Number.isFinite(probe.speedup) && probe.speedup > 0, `a speed-up was measured (${probe.speedup})`);
-  assert.equal(probe.measured, workersShown(probe.speedup, probe.reported), `timed ${probe.measured} of ${probe.reported} reported cores (speed-up ${probe.speedup})`);
-  assert.ok(probe.reported >= 1 && probe.reported <= Math.max(os.availableParallelism(), 1) + 8);
-  assert.equal(await page.locator('#workers').getAttribute('placeholder'), String(probe.measured));
-  assert.match(await page.locator('#workers').getAttribute('title'), /a short timing ran \d+ at full speed at once/);
+    // The page's decision follows the timing it measured: what the speed-up shows, no more than
+    // the browser reports. (Not a fixed count: another program on a core makes the timing read
+    // fewer, and then the page must take fewer. The bug it fixes, a timing during the load, is
+    // the ordering asserted above.)
+    assert.ok(
+      Number.isFinite(probe.speedup) && probe.speedup > 0,
+      `a speed-up was measured (${probe.speedup})`,
+    );
+    assert.equal(
+      probe.measured,
+      workersShown(probe.speedup, probe.reported),
+      `timed ${probe.measured} of ${probe.reported} reported cores (speed-up ${probe.speedup})`,
+    );
+    assert.ok(probe.reported >= 1 && probe.reported <= Math.max(os.availableParallelism(), 1) + 8);
+    assert.equal(
+      await page.locator('#workers').getAttribute('placeholder'),
+      String(probe.measured),
+    );
+    assert.match(
+      await page.locator('#workers').getAttribute('title'),
+      /a short timing ran \d+ at full speed at once/,
+    );
 
-  // The page's three workers were created at once (no service worker controls a first visit:
-  // WebKit's failure, module-worker.js, cannot happen), not one after another has loaded.
-  const own = [...made('worker.js'), ...made('accounting-worker.js')];
-  assert.equal(own.length, 3, `the training and two accounting workers (${seen.workers.map(([, u]) => u).join(', ')})`);
-  assert.ok(Math.max(...own) - Math.min(...own) < 50, `created within ${Math.round(Math.max(...own) - Math.min(...own))} ms`);
+    // The page's three workers were created at once (no service worker controls a first visit:
+    // WebKit's failure, module-worker.js, cannot happen), not one after another has loaded.
+    const own = [...made('worker.js'), ...made('accounting-worker.js')];
+    assert.equal(
+      own.length,
+      3,
+      `the training and two accounting workers (${seen.workers.map(([, u]) => u).join(', ')})`,
+    );
+    assert.ok(
+      Math.max(...own) - Math.min(...own) < 50,
+      `created within ${Math.round(Math.max(...own) - Math.min(...own))} ms`,
+    );
 
-  // The offline copy was registered once the first epoch was on screen, not during the load.
-  assert.ok(seen.rowsAtRegister >= 1, `registered at ${Math.round(seen.registered)} ms with ${seen.rowsAtRegister} epoch rows shown`);
-  await page.evaluate(() => navigator.serviceWorker.ready);
-  console.log(`first row ${Math.round(seen.firstRow)} ms, run done by ${Math.round(doneAt)} ms, timed at ${Math.round(Math.min(...probes))} ms: ${probe.measured} (speed-up ${probe.speedup.toFixed(2)})`);
-  assert.deepEqual(problems, []);
-  await page.close();
-});
+    // The offline copy was registered once the first epoch was on screen, not during the load.
+    assert.ok(
+      seen.rowsAtRegister >= 1,
+      `registered at ${Math.round(seen.registered)} ms with ${seen.rowsAtRegister} epoch ` +
+        `rows shown`,
+    );
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    console.log(
+      `first row ${Math.round(seen.firstRow)} ms, run done by ${Math.round(doneAt)} ms, timed ` +
+        `at ${Math.round(Math.min(...probes))} ms: ${probe.measured} ` +
+        `(speed-up ${probe.speedup.toFixed(2)})`,
+    );
+    assert.deepEqual(problems, []);
+    await page.close();
+  },
+);

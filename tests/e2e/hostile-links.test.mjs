@@ -5,87 +5,176 @@
 // uncaught error through, and must still train afterwards.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { downloadCsv, generationOf, mulberry32, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import {
+  downloadCsv,
+  generationOf,
+  mulberry32,
+  openLab,
+  setUp,
+  tearDown,
+  waitForRun,
+} from './lab.mjs';
 import { junkInPage, junkOnPage, message, waitForMessage } from './hostile-kit.mjs';
 
 before(setUp);
 after(tearDown);
 
-test('each bad pin of a link is dropped by name; the good pins and the link\'s own run train, each with Rust\'s caveats', async () => {
-  // Written out: a JS object literal's __proto__ would set the prototype, not a key.
-  const pins = `[${[
-    '{"label":"good","cfg":{"dataset":"blobs","model":"logistic","epochs":1}}',
-    '{"label":"huge","cfg":{"epochs":1e9}}',
-    '{}',
-    '{"label":"proto","cfg":{"__proto__":{"sigma":1},"pca":1e308}}',
-  ].join(',')}]`;
-  const { page, problems } = await openLab(`#v=1&epochs=2&dataset=blobs&model=logistic&amp=paper&pins=${encodeURIComponent(pins)}`);
-  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, { timeout: 30_000 });
-  await waitForRun(page, 0, 2, { done: true });
-  const text = await message(page);
-  for (const part of ['pinned run "huge" was skipped (epochs: epochs = 1000000000 must be between 1 and 10000)', '"pin 3" has no settings', 'pinned run "proto" was skipped (config: unknown setting \'__proto__\')']) {
-    assert.ok(text.includes(part), `${part} in: ${text}`);
-  }
-  assert.equal(await page.locator('#pin-list li').textContent(), 'good');
-  // The link's own run uses the paper's convention for naive and strong: said under the status.
-  assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
-    'Note: naive and strong use the paper convention, which is not always a valid bound.',
-  ]);
-  // …and in the run log's CSV, on every epoch's row.
-  const rows = (await downloadCsv(page)).trim().split('\n');
-  assert.ok(rows[0].split(',').includes('notes'), rows[0]);
-  assert.equal(rows.length, 3);
-  for (const row of rows.slice(1)) assert.ok(row.includes(',"naive and strong use the paper convention, which is not always a valid bound",'), row);
+test(
+  "each bad pin of a link is dropped by name; the good pins and the link's own run train, each " +
+    "with Rust's caveats",
+  async () => {
+    // Written out: a JS object literal's __proto__ would set the prototype, not a key.
+    const pins = `[${[
+      '{"label":"good","cfg":{"dataset":"blobs","model":"logistic","epochs":1}}',
+      '{"label":"huge","cfg":{"epochs":1e9}}',
+      '{}',
+      '{"label":"proto","cfg":{"__proto__":{"sigma":1},"pca":1e308}}',
+    ].join(',')}]`;
+    const { page, problems } = await openLab(
+      `#v=1&epochs=2&dataset=blobs&model=logistic&amp=paper&pins=${encodeURIComponent(pins)}`,
+    );
+    await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, {
+      timeout: 30_000,
+    });
+    await waitForRun(page, 0, 2, { done: true });
+    const text = await message(page);
+    for (const part of [
+      'pinned run "huge" was skipped (epochs: epochs = 1000000000 must be between 1 and 10000)',
+      '"pin 3" has no settings',
+      'pinned run "proto" was skipped (config: unknown setting \'__proto__\')',
+    ]) {
+      assert.ok(text.includes(part), `${part} in: ${text}`);
+    }
+    assert.equal(await page.locator('#pin-list li').textContent(), 'good');
+    // The link's own run uses the paper's convention for naive and strong: said under the status.
+    assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
+      'Note: naive and strong use the paper convention, which is not always a valid bound.',
+    ]);
+    // …and in the run log's CSV, on every epoch's row.
+    const rows = (await downloadCsv(page)).trim().split('\n');
+    assert.ok(rows[0].split(',').includes('notes'), rows[0]);
+    assert.equal(rows.length, 3);
+    for (const row of rows.slice(1))
+      assert.ok(
+        row.includes(
+          ',"naive and strong use the paper convention, which is not always a valid bound",',
+        ),
+        row,
+      );
 
-  // A pin with L > N trains with L = N and leaves the main slider where the link put it.
-  const before = await page.locator('#lot-size-value').textContent();
-  // A shuffled pin's ε is not what the accountants assume: its mark and note say so (a link
-  // can ask for what the controls do not offer).
-  const bigLot = JSON.stringify([
-    { label: 'big L', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, lot_size: 99999 } },
-    { label: 'shuffled', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, sampling: 'shuffle' } },
-    // Written by hand: a link's author choosing the seed of a run on the student's file.
-    { label: 'mine', cfg: { dataset: 'own', seed: 7 } },
-  ]);
-  const g = await generationOf(page);
-  await page.evaluate((h) => { location.hash = h; }, `#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(bigLot)}`);
-  await page.waitForFunction(() => [...document.querySelectorAll('#pin-list li')].some((li) => li.textContent === '* big L'), null, { timeout: 30_000 });
-  await waitForRun(page, g, 2, { done: true });
-  assert.equal(await page.locator('#lot-size-value').textContent(), before);
-  // Both marked: each run's numbers come with a note (q = 1; shuffled lots).
-  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['* big L', '* shuffled']);
-  assert.ok((await message(page)).includes('pinned run "mine" was skipped (a link cannot train on your own file)'), await message(page));
-  // The big pin's lot was changed aloud: to N, every row in every step, which its run says too.
-  const said = await message(page);
-  const n = Number(said.match(/Pinned run "big L": lot size L = \d+ is larger than the N = (\d+) training rows of this data set: it trains with L = N = \1; the settings stay\. Every step uses every row \(q = 1\), which spends privacy fast: ε = [\d.]+ for 1 epoch\./)?.[1]);
-  assert.ok(n > 0, said);
-  assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
-    `Note: pinned run "* big L": the lot is every training row (L = ${n} ≥ N = ${n}: q = 1), so sampling hides no one and ε grows fast.`,
-    'Note: pinned run "* shuffled": fixed-size shuffled lots: the accountants assume Poisson sampling, so ε is indicative only.',
-  ]);
+    // A pin with L > N trains with L = N and leaves the main slider where the link put it.
+    const before = await page.locator('#lot-size-value').textContent();
+    // A shuffled pin's ε is not what the accountants assume: its mark and note say so (a link
+    // can ask for what the controls do not offer).
+    const bigLot = JSON.stringify([
+      { label: 'big L', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, lot_size: 99999 } },
+      {
+        label: 'shuffled',
+        cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, sampling: 'shuffle' },
+      },
+      // Written by hand: a link's author choosing the seed of a run on the student's file.
+      { label: 'mine', cfg: { dataset: 'own', seed: 7 } },
+    ]);
+    const g = await generationOf(page);
+    await page.evaluate(
+      (h) => {
+        location.hash = h;
+      },
+      `#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(bigLot)}`,
+    );
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('#pin-list li')].some((li) => li.textContent === '* big L'),
+      null,
+      { timeout: 30_000 },
+    );
+    await waitForRun(page, g, 2, { done: true });
+    assert.equal(await page.locator('#lot-size-value').textContent(), before);
+    // Both marked: each run's numbers come with a note (q = 1; shuffled lots).
+    assert.deepEqual(await page.locator('#pin-list li').allTextContents(), [
+      '* big L',
+      '* shuffled',
+    ]);
+    assert.ok(
+      (await message(page)).includes(
+        'pinned run "mine" was skipped (a link cannot train on your own file)',
+      ),
+      await message(page),
+    );
+    // The big pin's lot was changed aloud: to N, every row in every step, which its run says too.
+    const said = await message(page);
+    const n = Number(
+      said.match(
+        new RegExp(
+          String.raw`Pinned run "big L": lot size L = \d+ is larger than the N = (\d+) ` +
+            String.raw`training rows of this data set: it trains with L = N = \1; the settings ` +
+            String.raw`stay\. Every step uses every row \(q = 1\), which spends privacy fast: ` +
+            String.raw`ε = [\d.]+ for 1 epoch\.`,
+        ),
+      )?.[1],
+    );
+    assert.ok(n > 0, said);
+    assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
+      `Note: pinned run "* big L": the lot is every training row (L = ${n} ≥ N = ${n}: q = 1), ` +
+        `so sampling hides no one and ε grows fast.`,
+      'Note: pinned run "* shuffled": fixed-size shuffled lots: the accountants assume Poisson ' +
+        'sampling, so ε is indicative only.',
+    ]);
 
-  // Messages a worker should never send are ignored with a message, never an uncaught error.
-  for (const data of [null, 7, 'report', { type: 'report' }, { type: 'data', generation: 1 }, { type: '__proto__' }, { type: 'constructor', generation: 0 }]) {
-    await page.evaluate((d) => window.labTest.fakeWorkerMessage(d), data);
-  }
-  await waitForMessage(page, /training worker sent a message the page does not understand; it was ignored/);
-  assert.equal(await junkOnPage(page), null);
-  assert.deepEqual(problems, []);
-  await page.close();
-});
+    // Messages a worker should never send are ignored with a message, never an uncaught error.
+    for (const data of [
+      null,
+      7,
+      'report',
+      { type: 'report' },
+      { type: 'data', generation: 1 },
+      { type: '__proto__' },
+      { type: 'constructor', generation: 0 },
+    ]) {
+      await page.evaluate((d) => window.labTest.fakeWorkerMessage(d), data);
+    }
+    await waitForMessage(
+      page,
+      /training worker sent a message the page does not understand; it was ignored/,
+    );
+    assert.equal(await junkOnPage(page), null);
+    assert.deepEqual(problems, []);
+    await page.close();
+  },
+);
 
 test('a run whose weights overflow stops in that epoch and says the model diverged', async () => {
   // Non-private (no clipping), the MLP on Breast Cancer at η = 10: the weights overflow within
   // a few epochs; before, the run went on with its accuracy frozen at a constant.
-  const pins = JSON.stringify([{ label: 'too fast', cfg: { dataset: 'breast-cancer', model: 'mlp', mode: 'non-private', lr: 10, epochs: 30, seed: 1 } }]);
-  const { page, problems } = await openLab(`#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(pins)}`);
-  await waitForMessage(page, /Pinned run "too fast": the model diverged in epoch \d+: its weights grew until they overflowed.*η = 10 is too large/);
+  const pins = JSON.stringify([
+    {
+      label: 'too fast',
+      cfg: {
+        dataset: 'breast-cancer',
+        model: 'mlp',
+        mode: 'non-private',
+        lr: 10,
+        epochs: 30,
+        seed: 1,
+      },
+    },
+  ]);
+  const { page, problems } = await openLab(
+    `#v=1&epochs=2&dataset=blobs&model=logistic&pins=${encodeURIComponent(pins)}`,
+  );
+  await waitForMessage(
+    page,
+    new RegExp(
+      String.raw`Pinned run "too fast": the model diverged in epoch \d+: its weights grew ` +
+        String.raw`until they overflowed.*η = 10 is too large`,
+    ),
+  );
   assert.equal(await junkOnPage(page), null);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('the L slider reaches N, and values beyond a slider are named, not moved to its end', async () => {
+test('the L slider reaches N; values beyond a slider are named, not moved to its end', async () => {
   const { page, problems } = await openLab('#v=1&epochs=1&lot_size=99999999&sigma=1e308');
   await waitForRun(page, 0, 1);
   assert.equal(await page.locator('#lot-size-value').textContent(), '32561');
@@ -97,17 +186,104 @@ test('the L slider reaches N, and values beyond a slider are named, not moved to
 
 // The fuzz: keys the page reads, prototype keys and junk; values that are huge, tiny, empty,
 // not numbers, markup, very long; pins malformed every way. Seeded, so a failure repeats.
-const KEYS = ['v', 'sigma', 'clip', 'lot_size', 'lr', 'epochs', 'delta', 'seed', 'dataset', 'model', 'report', 'amp', 'pca',
-  'pca_sigma', 'adapt', 'pins', 'lesson', 'step', 'size', 'teacher', 'big', 'hide', 'lock', '__proto__', 'constructor', 'toString',
-  'hasOwnProperty', 'prototype', '', 'x'];
-const VALUES = ['1', '0', '-1', '2.5', '1e308', '-1e308', '1e-308', '5e-324', 'Infinity', '-Infinity', 'NaN', 'nan', '',
-  ' ', '0x10', '1_000', '٣', '1e', '.', '+', '__proto__', 'constructor', 'toString', 'valueOf', 'adult', 'mnist', 'blobs',
-  'own', 'spiral', 'mlp', 'logistic', 'private', 'teaching', 'paper', 'clipping', 'moments', 'audit', 'noise', 'cost', '1.25',
-  '<img src=x onerror="window.pwned=1">', '"><script>window.pwned=1</script>', 'sigma,clip,dataset,play,run-log',
-  '%', '%00', '\u202e', '🙂', 'x'.repeat(5000), '9'.repeat(400), '[]', '{}', 'null', 'true', '[{}]', '[1,2]',
-  '[{"label":"a","cfg":{"sigma":"x"}}]', '[{"label":{},"cfg":[]}]', '[{"label":"a","cfg":{"epochs":100000}}]',
-  '[{"label":"a","cfg":{"lot_size":1e12,"dataset":"blobs"}}]', '[{"label":"a","cfg":{"dataset":"own"}}]',
-  '[{"label":"a","cfg":{"__proto__":{"x":1}}}]', '{"__proto__":[]}', '[' + '['.repeat(3000), 'null'.repeat(100)];
+const KEYS = [
+  'v',
+  'sigma',
+  'clip',
+  'lot_size',
+  'lr',
+  'epochs',
+  'delta',
+  'seed',
+  'dataset',
+  'model',
+  'report',
+  'amp',
+  'pca',
+  'pca_sigma',
+  'adapt',
+  'pins',
+  'lesson',
+  'step',
+  'size',
+  'teacher',
+  'big',
+  'hide',
+  'lock',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'prototype',
+  '',
+  'x',
+];
+const VALUES = [
+  '1',
+  '0',
+  '-1',
+  '2.5',
+  '1e308',
+  '-1e308',
+  '1e-308',
+  '5e-324',
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  'nan',
+  '',
+  ' ',
+  '0x10',
+  '1_000',
+  '٣',
+  '1e',
+  '.',
+  '+',
+  '__proto__',
+  'constructor',
+  'toString',
+  'valueOf',
+  'adult',
+  'mnist',
+  'blobs',
+  'own',
+  'spiral',
+  'mlp',
+  'logistic',
+  'private',
+  'teaching',
+  'paper',
+  'clipping',
+  'moments',
+  'audit',
+  'noise',
+  'cost',
+  '1.25',
+  '<img src=x onerror="window.pwned=1">',
+  '"><script>window.pwned=1</script>',
+  'sigma,clip,dataset,play,run-log',
+  '%',
+  '%00',
+  '\u202e',
+  '🙂',
+  'x'.repeat(5000),
+  '9'.repeat(400),
+  '[]',
+  '{}',
+  'null',
+  'true',
+  '[{}]',
+  '[1,2]',
+  '[{"label":"a","cfg":{"sigma":"x"}}]',
+  '[{"label":{},"cfg":[]}]',
+  '[{"label":"a","cfg":{"epochs":100000}}]',
+  '[{"label":"a","cfg":{"lot_size":1e12,"dataset":"blobs"}}]',
+  '[{"label":"a","cfg":{"dataset":"own"}}]',
+  '[{"label":"a","cfg":{"__proto__":{"x":1}}}]',
+  '{"__proto__":[]}',
+  '[' + '['.repeat(3000),
+  'null'.repeat(100),
+];
 
 function hashes(seed, n) {
   const rand = mulberry32(seed);
@@ -117,7 +293,9 @@ function hashes(seed, n) {
     const r = rand();
     if (r < 0.08) {
       // Raw junk: random bytes as a hash, percent signs, separators.
-      out.push(`#${Array.from({ length: 1 + Math.floor(rand() * 40) }, () => String.fromCharCode(32 + Math.floor(rand() * 95))).join('')}`);
+      const length = 1 + Math.floor(rand() * 40);
+      const chars = Array.from({ length }, () => String.fromCharCode(32 + Math.floor(rand() * 95)));
+      out.push(`#${chars.join('')}`);
       continue;
     }
     const params = new URLSearchParams();
@@ -129,8 +307,9 @@ function hashes(seed, n) {
 }
 
 // 400 hashes (FUZZ_COUNT for more): at this seed each key above comes up 23 to 53 times, each
-// value 10 or more. 1,000 took 80 s of the suite (idle), the page restarting its run for most of them.
-test('fuzz: 400 random and adversarial URL hashes never break the page, and it still trains', async () => {
+// value 10 or more. 1,000 took 80 s of the suite (idle), the page restarting its run for most of
+// them.
+test('fuzz: 400 random and adversarial URL hashes never break the page; it trains', async () => {
   const seed = Number(process.env.FUZZ_SEED) || 20261123;
   const count = Number(process.env.FUZZ_COUNT) || 400;
   const list = hashes(seed, count);
@@ -151,14 +330,18 @@ test('fuzz: 400 random and adversarial URL hashes never break the page, and it s
       }
       return bad;
     };
-    const found = await page.evaluate(`(${run})(${JSON.stringify(list.slice(i, i + 100))}, ${junkInPage})`);
+    const found = await page.evaluate(
+      `(${run})(${JSON.stringify(list.slice(i, i + 100))}, ${junkInPage})`,
+    );
     failures.push(...found);
   }
   assert.deepEqual(failures, [], `FUZZ_SEED=${seed} FUZZ_COUNT=${count}`);
   assert.deepEqual(problems, [], `FUZZ_SEED=${seed} FUZZ_COUNT=${count}`);
   // The page still trains: a sane link, opened in place.
   const g = await generationOf(page);
-  await page.evaluate(() => { location.hash = '#v=1&epochs=2&dataset=blobs&model=logistic'; });
+  await page.evaluate(() => {
+    location.hash = '#v=1&epochs=2&dataset=blobs&model=logistic';
+  });
   await waitForRun(page, g, 2, { done: true });
   await page.close();
 

@@ -1,8 +1,8 @@
-// e2e: alone (a killed worker is found by the watchdog's clock, labTest.setSilence(2 s); a 50 MB file's main-thread tasks are held to a CPU time).
-// Hostile and careless input, and faults (#13): workers that die, files too large, gzip bombs,
-// a header longer than 64 kB (links with bad pins and a fuzz over the URL hash:
-// hostile-links.test.mjs, which runs beside another file). Each test opens a page of its own;
-// the page must never show NaN or undefined, never let a wasm panic or an uncaught error
+// e2e: alone (the watchdog's clock finds a killed worker; a 50 MB file's tasks hold a CPU time).
+// Hostile and careless input, and faults (#13): workers that die (labTest.setSilence(2 s)), files
+// too large, gzip bombs, a header longer than 64 kB (links with bad pins and a fuzz over the URL
+// hash: hostile-links.test.mjs, which runs beside another file). Each test opens a page of its
+// own; the page must never show NaN or undefined, never let a wasm panic or an uncaught error
 // through, and must still train afterwards.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,13 +27,20 @@ async function killSilently(page, hook, said) {
   await page.evaluate(() => window.labTest.setSilence(null));
 }
 
-test('a training worker that dies is noticed, replaced, and re-runs the last settings', async () => {
+test('a training worker that dies is noticed, replaced, and reruns the last settings', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3&sigma=1.5&dataset=blobs&model=logistic');
   await waitForRun(page, 0, 3, { done: true });
 
   // terminate(): no error event; only the watchdog's unanswered ping tells.
   let g = await generationOf(page);
-  await killSilently(page, 'killTrainingWorker', /training worker stopped \(it did not answer for 2 s\).*new one was started with the last settings/);
+  await killSilently(
+    page,
+    'killTrainingWorker',
+    new RegExp(
+      String.raw`training worker stopped \(it did not answer for 2 s\).*new one was started ` +
+        String.raw`with the last settings`,
+    ),
+  );
   await waitForRun(page, g, 3, { done: true });
   assert.match(await page.locator('#sigma-value').textContent(), /^1\.50$/);
 
@@ -44,36 +51,79 @@ test('a training worker that dies is noticed, replaced, and re-runs the last set
   await waitForRun(page, g, 3, { done: true });
 
   // A dead accounting worker: Calibrate is still answered, by its replacement.
-  await killSilently(page, 'killAccountingWorker', /accounting worker stopped \(it did not answer for 2 s\); a new one was started/);
+  await killSilently(
+    page,
+    'killAccountingWorker',
+    /accounting worker stopped \(it did not answer for 2 s\); a new one was started/,
+  );
   await page.click('#calibrate');
   await waitForMessage(page, /σ = [\d.]+ \(rounded up\) spends ε = [\d.]+ ≤ 2/);
   // With a file of one's own loaded, the new worker is given the file again and trains on it.
   await page.locator('#own-data summary').click();
-  const rows = ['x1,x2,label', ...Array.from({ length: 400 }, (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`)];
-  await page.setInputFiles('#data-file', { name: 'mine.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n')) });
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 5_000 });
+  const rows = [
+    'x1,x2,label',
+    ...Array.from(
+      { length: 400 },
+      (_, i) => `${i % 17},${(i * 7) % 13},${i % 17 > 8 ? 'hi' : 'lo'}`,
+    ),
+  ];
+  await page.setInputFiles('#data-file', {
+    name: 'mine.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(rows.join('\n')),
+  });
+  await page.waitForFunction(
+    () => document.getElementById('label-column').value === 'label',
+    null,
+    { timeout: 5_000 },
+  );
   await page.click('#load-data');
   // The file's own run: the calibrated run may still be starting (150 ms after its σ) and finish
   // first, so the run log alone does not tell which run is done; the file's ledger does.
-  await page.waitForFunction(() => /: 1 run, 3 training steps reported/.test(document.getElementById('file-ledger').textContent)
-    && /^Done/.test(document.getElementById('status').textContent), null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () =>
+      /: 1 run, 3 training steps reported/.test(
+        document.getElementById('file-ledger').textContent,
+      ) && /^Done/.test(document.getElementById('status').textContent),
+    null,
+    { timeout: 30_000 },
+  );
   assert.equal(await page.locator('#dataset').inputValue(), 'own');
   g = await generationOf(page);
-  await killSilently(page, 'killTrainingWorker', /training worker stopped \(it did not answer for 2 s\).*with the last settings and your file/);
+  await killSilently(
+    page,
+    'killTrainingWorker',
+    /training worker stopped \(it did not answer for 2 s\).*with the last settings and your file/,
+  );
   await waitForRun(page, g, 3, { done: true });
   assert.equal(await page.locator('#dataset').inputValue(), 'own');
   assert.match(await page.locator('#own-option').textContent(), /mine\.csv/);
   // The file's second preparation and the restarted run join the file's ledger.
-  await page.waitForFunction(() => /runs, .* The file was prepared 2 times/.test(document.getElementById('file-ledger').textContent), null, { timeout: 10_000 })
-    .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await page.locator('#file-ledger').textContent()}`));
+  await page
+    .waitForFunction(
+      () =>
+        /runs, .* The file was prepared 2 times/.test(
+          document.getElementById('file-ledger').textContent,
+        ),
+      null,
+      { timeout: 10_000 },
+    )
+    .catch(async (e) =>
+      assert.fail(
+        `${e.message}; the ledger says: ${await page.locator('#file-ledger').textContent()}`,
+      ),
+    );
 
   assert.equal(await junkOnPage(page), null);
   const expected = (p) => /panic_for_tests: a deliberate panic/.test(p);
-  assert.deepEqual(problems.filter((p) => !expected(p)), []);
+  assert.deepEqual(
+    problems.filter((p) => !expected(p)),
+    [],
+  );
   await page.close();
 });
 
-test('a 50 MB file and a gzip bomb are refused with the reason, and the main thread stays free', async () => {
+test('a 50 MB file and a gzip bomb are refused, saying why; the main thread is free', async () => {
   // The files are made first: compressing 200 MB in this process while the page is measured
   // would take a core from it (the machine has two).
   // 50 MB: an ID column with a million distinct values, BOM and CRLF line ends.
@@ -93,17 +143,31 @@ test('a 50 MB file and a gzip bomb are refused with the reason, and the main thr
   header.writeUInt32BE(32, 8);
   header.writeUInt32BE(32, 12);
   const bomb = zlib.gzipSync(Buffer.concat([header, Buffer.alloc(200 * 1048576)]), { level: 9 });
-  const labels = zlib.gzipSync(Buffer.concat([Buffer.from([0, 0, 8, 1, 0, 3, 32, 0]), Buffer.alloc(200 * 1024)]));
+  const labels = zlib.gzipSync(
+    Buffer.concat([Buffer.from([0, 0, 8, 1, 0, 3, 32, 0]), Buffer.alloc(200 * 1024)]),
+  );
   const { page, problems } = await openLab('#v=1&epochs=2&dataset=blobs');
   await waitForRun(page, 0, 1);
   await page.locator('#own-data summary').click();
   const t0 = await page.evaluate(() => performance.now());
 
   await page.setInputFiles('#data-file', big);
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'label', null, { timeout: 10_000 });
-  assert.equal(await page.locator('#label-column option').first().textContent(), 'id', 'the BOM is not part of the first name');
+  await page.waitForFunction(
+    () => document.getElementById('label-column').value === 'label',
+    null,
+    { timeout: 10_000 },
+  );
+  assert.equal(
+    await page.locator('#label-column option').first().textContent(),
+    'id',
+    'the BOM is not part of the first name',
+  );
   await page.click('#load-data');
-  await waitForMessage(page, /not loaded.*column 'id' has more than [\d,]+ distinct values/, 60_000);
+  await waitForMessage(
+    page,
+    /not loaded.*column 'id' has more than [\d,]+ distinct values/,
+    60_000,
+  );
 
   await page.setInputFiles('#data-file', [
     { name: 'bomb-images.idx3-ubyte.gz', mimeType: 'application/gzip', buffer: bomb },
@@ -113,7 +177,11 @@ test('a 50 MB file and a gzip bomb are refused with the reason, and the main thr
   await waitForMessage(page, /not loaded.*decompresses to more than 100 MB/);
 
   // A single gzipped CSV is not read as text.
-  await page.setInputFiles('#data-file', { name: 'data.csv.gz', mimeType: 'application/gzip', buffer: zlib.gzipSync('a,label\n1,x\n2,y\n') });
+  await page.setInputFiles('#data-file', {
+    name: 'data.csv.gz',
+    mimeType: 'application/gzip',
+    buffer: zlib.gzipSync('a,label\n1,x\n2,y\n'),
+  });
   await page.click('#load-data');
   await waitForMessage(page, /not loaded.*gzip/);
 
@@ -126,16 +194,31 @@ test('a 50 MB file and a gzip bomb are refused with the reason, and the main thr
   await page.close();
 });
 
-test('the label list has every column of a header longer than 64 kB, the last preselected', async () => {
+test('the label list has every column of a header over 64 kB, the last preselected', async () => {
   const { page, problems } = await openLab('#v=1&epochs=1&dataset=blobs');
   await page.locator('#own-data summary').click();
-  const names = Array.from({ length: 9000 }, (_, i) => `"feature, no ${String(i).padStart(5, '0')}"`);
-  const text = `${[...names, 'target'].join(',')}\n${Array.from({ length: 9001 }, (_, i) => (i === 9000 ? 'a' : '1')).join(',')}\n`;
+  const names = Array.from(
+    { length: 9000 },
+    (_, i) => `"feature, no ${String(i).padStart(5, '0')}"`,
+  );
+  const row = Array.from({ length: 9001 }, (_, i) => (i === 9000 ? 'a' : '1'));
+  const text = `${[...names, 'target'].join(',')}\n${row.join(',')}\n`;
   assert.ok(text.indexOf('\n') > 65536);
-  await page.setInputFiles('#data-file', { name: 'wide.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
-  await page.waitForFunction(() => document.getElementById('label-column').value === 'target', null, { timeout: 10_000 });
+  await page.setInputFiles('#data-file', {
+    name: 'wide.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(text),
+  });
+  await page.waitForFunction(
+    () => document.getElementById('label-column').value === 'target',
+    null,
+    { timeout: 10_000 },
+  );
   assert.equal(await page.locator('#label-column option').count(), 9001);
-  assert.equal(await page.locator('#label-column option').first().textContent(), 'feature, no 00000');
+  assert.equal(
+    await page.locator('#label-column option').first().textContent(),
+    'feature, no 00000',
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });

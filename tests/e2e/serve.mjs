@@ -7,8 +7,8 @@
 // be; a missing sw.js would be a console error on every page). Its version.js (the lab's
 // files and their hashes, which sw.js imports) is made afresh by scripts/version.py on each
 // request, as `make serve` does, so a file edited since the last build is a new version rather
-// than one that fails its hash; the snapshot v/ID/ (www/core/build.js) of the version.js served last
-// is its files as they are now (an older one, the snapshot scripts/version.py wrote). With
+// than one that fails its hash; the snapshot v/ID/ (www/core/build.js) of the version.js served
+// last is its files as they are now (an older one, the snapshot scripts/version.py wrote). With
 // `{ revalidate: true }` every file is sent with `Cache-Control: max-age=0, must-revalidate`, as
 // some hosts do. Records every request, and the bytes each response carried (`served`, for the
 // load benchmark).
@@ -21,12 +21,21 @@ import { fileURLToPath } from 'node:url';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ROOT = path.join(REPO, 'www');
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json',
-  '.bin': 'application/octet-stream', '.png': 'image/png', '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.bin': 'application/octet-stream',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
 };
 
-const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 
 // The version of www/ as it is now (scripts/version.py): {id, text}.
 function currentVersion() {
@@ -45,15 +54,26 @@ export async function serveWww({ isolated = true, serviceWorker = true, revalida
     const snapshot = /^\/v\/([0-9a-f]{16})\/(.+)$/.exec(pathname);
     if (snapshot && snapshot[1] === servedId) pathname = `/${snapshot[2]}`;
     let file = path.normalize(path.join(ROOT, pathname));
-    if (!file.startsWith(ROOT)) { res.writeHead(403).end(); return; }
+    if (!file.startsWith(ROOT)) {
+      res.writeHead(403).end();
+      return;
+    }
     if (!serviceWorker && url.pathname === '/sw.js') {
-      res.writeHead(200, { 'Content-Type': 'text/javascript' }).end('// no service worker on this host (serve.mjs)\n');
+      res
+        .writeHead(200, { 'Content-Type': 'text/javascript' })
+        .end('// no service worker on this host (serve.mjs)\n');
       return;
     }
     if (url.pathname === '/version.js') {
       const { id, text: body } = currentVersion();
       servedId = id;
-      res.writeHead(200, { 'Content-Type': 'text/javascript', 'Content-Length': body.length, 'Cache-Control': 'no-cache' }).end(body);
+      res
+        .writeHead(200, {
+          'Content-Type': 'text/javascript',
+          'Content-Length': body.length,
+          'Cache-Control': 'no-cache',
+        })
+        .end(body);
       return;
     }
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
@@ -61,7 +81,12 @@ export async function serveWww({ isolated = true, serviceWorker = true, revalida
       const body = await readFile(file);
       const type = TYPES[path.extname(file)] || 'application/octet-stream';
       const cache = revalidate ? { 'Cache-Control': 'max-age=0, must-revalidate' } : {};
-      res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length, ...cache, ...(isolated ? ISOLATION : {}) });
+      res.writeHead(200, {
+        'Content-Type': type,
+        'Content-Length': body.length,
+        ...cache,
+        ...(isolated ? ISOLATION : {}),
+      });
       served.push({ path: url.pathname, bytes: body.length });
       res.end(body);
     } catch {
@@ -72,10 +97,11 @@ export async function serveWww({ isolated = true, serviceWorker = true, revalida
   const { port } = server.address();
   // Closing drops open keep-alive connections too: a browser left open by a failed test must
   // not keep the suite from ending.
-  const close = () => new Promise((r) => {
-    server.close(r);
-    server.closeAllConnections();
-  });
+  const close = () =>
+    new Promise((r) => {
+      server.close(r);
+      server.closeAllConnections();
+    });
   return { url: `http://127.0.0.1:${port}/`, requests, served, close };
 }
 
@@ -85,8 +111,14 @@ export async function serveWww({ isolated = true, serviceWorker = true, revalida
 // a few hundred requests, and from then on every request hung in the server's logging — the
 // page's workers started late in update.test never loaded (a test that failed one run in two).
 export function servePlain(dir) {
-  const python = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const close = async () => { python.kill(); };
+  const python = spawn(
+    'python3',
+    ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const close = async () => {
+    python.kill();
+  };
   return new Promise((resolve, reject) => {
     python.on('error', reject);
     python.stdout.on('data', (chunk) => {
@@ -103,20 +135,28 @@ export async function serveDir(dir, headers = {}) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
     let file = path.normalize(path.join(dir, decodeURIComponent(url.pathname)));
-    if (!file.startsWith(dir)) { res.writeHead(403).end(); return; }
+    if (!file.startsWith(dir)) {
+      res.writeHead(403).end();
+      return;
+    }
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream', 'Content-Length': body.length, ...headers });
+      res.writeHead(200, {
+        'Content-Type': TYPES[path.extname(file)] || 'application/octet-stream',
+        'Content-Length': body.length,
+        ...headers,
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const close = () => new Promise((r) => {
-    server.close(r);
-    server.closeAllConnections();
-  });
+  const close = () =>
+    new Promise((r) => {
+      server.close(r);
+      server.closeAllConnections();
+    });
   return { url: `http://127.0.0.1:${server.address().port}/`, close };
 }

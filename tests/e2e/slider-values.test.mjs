@@ -9,7 +9,7 @@ import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
 before(setUp);
 after(tearDown);
 
-test('a link\'s η = 0.5 and C = 0.3 train as 0.5 and 0.3; the knob moved gives its own values', async () => {
+test("a link's η = 0.5 and C = 0.3 train as such; the knob moved gives its values", async () => {
   const { page, problems } = await openLab('#v=1&epochs=1&dataset=blobs&lr=0.5&clip=0.3');
   await waitForRun(page, 0, 1, { done: true });
   const run = await page.evaluate(() => window.labTest.reports().at(-1));
@@ -21,7 +21,11 @@ test('a link\'s η = 0.5 and C = 0.3 train as 0.5 and 0.3; the knob moved gives 
   assert.equal(hash.get('clip'), '0.3', page.url());
   await page.locator('#lr').focus();
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.locator('#lr-value').textContent(), '0.513', 'one step up the grid: 10^−0.29');
+  assert.equal(
+    await page.locator('#lr-value').textContent(),
+    '0.513',
+    'one step up the grid: 10^−0.29',
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });

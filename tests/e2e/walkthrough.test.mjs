@@ -12,16 +12,24 @@ before(setUp);
 after(tearDown);
 
 // Waits until the step on screen has said all it will (its run done, every claim decided).
-const settled = (page, step) => page.waitForFunction((n) => {
-  const s = window.labTest.lessonState();
-  return s && s.step === n && s.done && s.claims.every((c) => c !== null) && !/…/.test(s.text);
-}, step, { timeout: 120_000 });
+const settled = (page, step) =>
+  page.waitForFunction(
+    (n) => {
+      const s = window.labTest.lessonState();
+      return s && s.step === n && s.done && s.claims.every((c) => c !== null) && !/…/.test(s.text);
+    },
+    step,
+    { timeout: 120_000 },
+  );
 
-test('a lecturer opens the page, picks a lesson, steps through it and shares it with the class', async () => {
+test('a lecturer opens the page, picks a lesson, steps through it, shares it', async () => {
   const { page, problems } = await openLab('');
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.click('#presenter');
-  assert.ok(await page.evaluate(() => document.body.classList.contains('presenter')), 'presenter layout');
+  assert.ok(
+    await page.evaluate(() => document.body.classList.contains('presenter')),
+    'presenter layout',
+  );
   assert.match(page.url(), /big=1/, 'the presenter layout is in the link');
   assert.equal(await page.getAttribute('#presenter', 'aria-pressed'), 'true');
 
@@ -39,7 +47,10 @@ test('a lecturer opens the page, picks a lesson, steps through it and shares it 
     await page.click('#lesson-next');
     await settled(page, step);
     const state = await page.evaluate(() => window.labTest.lessonState());
-    assert.ok(state.claims.every((c) => c === true), `step ${step}: ${state.text}`);
+    assert.ok(
+      state.claims.every((c) => c === true),
+      `step ${step}: ${state.text}`,
+    );
     // The step before stays on the charts, pinned under its name (the run the class just saw).
     assert.match(await page.textContent('#pin-list'), step === 2 ? /C = 0\.1/ : /C = 1\b/);
     await page.screenshot({ path: path.join(ARTIFACTS, `walkthrough-step${step}.png`) });

@@ -29,23 +29,43 @@ const linesOf = (rel) => {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 };
 
-const over = (files, max) => files.map((f) => [f, linesOf(f)]).filter(([, n]) => n > max).map(([f, n]) => `${f}: ${n} lines`);
+const over = (files, max) =>
+  files
+    .map((f) => [f, linesOf(f)])
+    .filter(([, n]) => n > max)
+    .map(([f, n]) => `${f}: ${n} lines`);
 
 test('every file under src/ and www/ is at most 400 lines', () => {
-  const files = [...filesUnder('src', []), ...filesUnder('www', ['www/pkg', 'www/data', 'www/v'])]
-    .filter((f) => !f.endsWith('www/version.js')); // written by scripts/version.py
-  assert.ok(files.some((f) => f === 'www/index.html') && files.some((f) => f === 'src/lib.rs'), files.join(', '));
+  const files = [
+    ...filesUnder('src', []),
+    ...filesUnder('www', ['www/pkg', 'www/data', 'www/v']),
+  ].filter((f) => !f.endsWith('www/version.js')); // written by scripts/version.py
+  assert.ok(
+    files.some((f) => f === 'www/index.html') && files.some((f) => f === 'src/lib.rs'),
+    files.join(', '),
+  );
   assert.deepEqual(over(files, 400), [], 'split these by concern (CONTRIBUTING.md)');
 });
 
 test('every test file is at most 500 lines', () => {
   const files = filesUnder('tests', ['tests/fixtures']);
-  assert.ok(files.some((f) => f === 'tests/unit/file-sizes.test.mjs'), files.join(', '));
+  assert.ok(
+    files.some((f) => f === 'tests/unit/file-sizes.test.mjs'),
+    files.join(', '),
+  );
   assert.deepEqual(over(files, 500), [], 'split these by concern (CONTRIBUTING.md)');
 });
 
 test('the count is the one wc -l gives', () => {
   for (const f of ['www/index.html', 'src/lib.rs', 'tests/unit/file-sizes.test.mjs']) {
-    assert.equal(linesOf(f), Number(execFileSync('wc', ['-l', path.join(ROOT, f)], { encoding: 'utf8' }).trim().split(/\s+/)[0]), f);
+    assert.equal(
+      linesOf(f),
+      Number(
+        execFileSync('wc', ['-l', path.join(ROOT, f)], { encoding: 'utf8' })
+          .trim()
+          .split(/\s+/)[0],
+      ),
+      f,
+    );
   }
 });

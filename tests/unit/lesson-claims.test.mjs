@@ -16,29 +16,58 @@ const ACCOUNTANTS = ['naive', 'strong', 'moments', 'rdp', 'pld'];
 
 // The facts of a finished run with `cfg`: numbers everywhere a sentence might look.
 function factsFor(cfg) {
-  const numbers = { acc: 0.8, majority: 0.76, clipped: 0.3, noiseRatio_: 2, eps_: 1.2, q: 0.01, nTrain: 1000, nTest: 300, cost: 1.5 };
+  const numbers = {
+    acc: 0.8,
+    majority: 0.76,
+    clipped: 0.3,
+    noiseRatio_: 2,
+    eps_: 1.2,
+    q: 0.01,
+    nTrain: 1000,
+    nTest: 300,
+    cost: 1.5,
+  };
   const whole = { naive: 9, strong: 5, moments: 1.2, rdp: 1.1, pld: 1 };
-  return { done: true, epoch: cfg.epochs, cfg, ...numbers, whole, learnedNothing: false, prev: { cfg, ...numbers, whole } };
+  return {
+    done: true,
+    epoch: cfg.epochs,
+    cfg,
+    ...numbers,
+    whole,
+    learnedNothing: false,
+    prev: { cfg, ...numbers, whole },
+  };
 }
 
 // The fixed words of a step's `asSet` sentences (the longest run of words between its `{}`s):
 // never said off the path.
-const longest = (t) => t.split(/\{[^}]*\}/).map((w) => w.trim()).sort((a, b) => b.length - a.length)[0];
-const fixedWords = (step) => step.say.filter((s) => typeof s !== 'string' && s.asSet)
-  .flatMap((s) => ('when' in s ? [s.yes] : [s.text]).map(longest).filter((t) => t.length > 8));
+const longest = (t) =>
+  t
+    .split(/\{[^}]*\}/)
+    .map((w) => w.trim())
+    .sort((a, b) => b.length - a.length)[0];
+const fixedWords = (step) =>
+  step.say
+    .filter((s) => typeof s !== 'string' && s.asSet)
+    .flatMap((s) => ('when' in s ? [s.yes] : [s.text]).map(longest).filter((t) => t.length > 8));
 
-const steps = [...LESSONS].flatMap(([name, lesson]) => lesson.steps.map((step, i) => ({ name, lesson, step, i, want: settingsOf(lesson, i) })));
+const steps = [...LESSONS].flatMap(([name, lesson]) =>
+  lesson.steps.map((step, i) => ({ name, lesson, step, i, want: settingsOf(lesson, i) })),
+);
 
 test('at its own settings every step says its own sentences, nothing off the path', () => {
   for (const { name, step, i, want } of steps) {
     assert.deepEqual(movedFrom(want, want), [], `${name} ${i + 1}`);
     const { parts, ask } = claimsOf(step, want, factsFor({ ...want }), fill, true);
     assert.equal(ask, step.ask, `${name} ${i + 1}`);
-    assert.ok(!/^(Off the step|No noise in this run)/.test(parts[0]?.text ?? ''), `${name} ${i + 1}: ${parts[0]?.text}`);
+    assert.ok(
+      !/^(Off the step|No noise in this run)/.test(parts[0]?.text ?? ''),
+      `${name} ${i + 1}: ${parts[0]?.text}`,
+    );
   }
 });
 
-test('σ moved to 0 on a step with noise: no noise narrated, ε = ∞ said, and how to get it back', () => {
+test('σ moved to 0 on a step with noise: no noise narrated, ε = ∞ said, and the way back', () => {
   let checked = 0;
   for (const { name, step, i, want } of steps) {
     if (!(want.sigma > 0)) continue; // a step without noise of its own (σ = 0 by design): below
@@ -47,29 +76,57 @@ test('σ moved to 0 on a step with noise: no noise narrated, ε = ∞ said, and 
     assert.equal(parts.length, 1, `${name} ${i + 1}: only the premise's sentence: ${text}`);
     assert.match(text, /^No noise in this run \(σ = 0\): nothing here is private, ε = ∞/);
     assert.match(text, new RegExp(`σ = ${want.sigma}: move it back`), text);
-    assert.ok(!/σ did not change|noise drowns|same noise/.test(ask + text), `${name} ${i + 1}: ${ask}`);
+    assert.ok(
+      !/σ did not change|noise drowns|same noise/.test(ask + text),
+      `${name} ${i + 1}: ${ask}`,
+    );
     checked += 1;
   }
   assert.ok(checked >= 8, `${checked} steps with noise checked`);
   // A mode without noise, too.
   const { lesson } = steps.find((s) => s.name === 'noise');
   const cfg = { ...settingsOf(lesson, 1), mode: 'clip-only' };
-  assert.match(claimsOf(lesson.steps[1], settingsOf(lesson, 1), factsFor(cfg), fill, true).parts[0].text, /^No noise in this run \(mode clip-only\)/);
+  assert.match(
+    claimsOf(lesson.steps[1], settingsOf(lesson, 1), factsFor(cfg), fill, true).parts[0].text,
+    /^No noise in this run \(mode clip-only\)/,
+  );
 });
 
 test('a setting moved is named with both values; the fixed words of the step are not said', () => {
   // C and L at each end of their sliders and past them, the data set, σ (not to 0).
-  const moves = [['clip', 0.001, 'C'], ['clip', 100, 'C'], ['lot_size', 1, 'L'], ['lot_size', 100000, 'L'],
-    ['dataset', 'blobs', 'the data set'], ['sigma', 0.5, 'σ']];
+  const moves = [
+    ['clip', 0.001, 'C'],
+    ['clip', 100, 'C'],
+    ['lot_size', 1, 'L'],
+    ['lot_size', 100000, 'L'],
+    ['dataset', 'blobs', 'the data set'],
+    ['sigma', 0.5, 'σ'],
+  ];
   let offPath = 0;
   for (const { name, step, i, want } of steps) {
     for (const [key, value, word] of moves) {
       if (!Object.hasOwn(want, key) || want[key] === value) continue;
       const { parts, ask } = claimsOf(step, want, factsFor({ ...want, [key]: value }), fill, true);
       const text = parts.map((p) => p.text).join(' ');
-      assert.match(parts[0].text, new RegExp(`^Off the step: ${word} = ${value} here \\(the step sets ${word} = ${want[key]}\\)`), `${name} ${i + 1}`);
-      for (const words of fixedWords(step)) assert.ok(!text.includes(words), `${name} ${i + 1} with ${word} = ${value} says "${words}"`);
-      assert.match(ask, new RegExp(`^What changed on the charts when ${word} = ${value} replaced the step's ${word} = `), ask);
+      assert.match(
+        parts[0].text,
+        new RegExp(
+          `^Off the step: ${word} = ${value} here \\(the step sets ${word} = ${want[key]}\\)`,
+        ),
+        `${name} ${i + 1}`,
+      );
+      for (const words of fixedWords(step))
+        assert.ok(
+          !text.includes(words),
+          `${name} ${i + 1} with ${word} = ${value} says "${words}"`,
+        );
+      assert.match(
+        ask,
+        new RegExp(
+          `^What changed on the charts when ${word} = ${value} replaced the step's ${word} = `,
+        ),
+        ask,
+      );
       offPath += 1;
     }
   }
@@ -85,14 +142,17 @@ test('another seed keeps the step on its path, every sentence said', () => {
     if (!Object.hasOwn(want, 'seed')) continue;
     const own = claimsOf(step, want, factsFor(want), fill, true).parts.length;
     const { parts } = claimsOf(step, want, factsFor({ ...want, seed: 99 }), fill, true);
-    assert.ok(!/^Off the step|^No noise in this run/.test(parts[0].text), `${name} ${i + 1}: ${parts[0].text}`);
+    assert.ok(
+      !/^Off the step|^No noise in this run/.test(parts[0].text),
+      `${name} ${i + 1}: ${parts[0].text}`,
+    );
     assert.equal(parts.length, own, `${name} ${i + 1}: the same sentences at seed 99`);
     checked += 1;
   }
   assert.ok(checked >= 15, `${checked} steps checked`);
 });
 
-test('the steps that presuppose their settings mark those words (the paper\'s setting, the same noise)', () => {
+test("steps that presuppose their settings mark those words (the paper's setting, …)", () => {
   const said = (n, i) => fixedWords(LESSONS.get(n).steps[i]).join(' | ');
   assert.match(said('moments', 0), /the paper's own optimistic convention/);
   assert.match(said('noise', 1), /the same noise/);
@@ -100,31 +160,48 @@ test('the steps that presuppose their settings mark those words (the paper\'s se
   assert.match(said('cost', 0), /On Adult, 32,561 people/);
   // A wait text never presupposes the result (clipping step 2's once said "climb").
   for (const { name, step, i } of steps) {
-    for (const s of step.say) if (typeof s !== 'string' && s.wait) assert.ok(!/climb|drown|recover/.test(s.wait), `${name} ${i + 1}: ${s.wait}`);
+    for (const s of step.say)
+      if (typeof s !== 'string' && s.wait)
+        assert.ok(!/climb|drown|recover/.test(s.wait), `${name} ${i + 1}: ${s.wait}`);
   }
 });
 
-test('a comparison training first (a pinned run) is not judged as the step\'s own', () => {
+test("a comparison training first (a pinned run) is not judged as the step's own", () => {
   const { lesson } = steps.find((s) => s.name === 'clipping');
   const want = settingsOf(lesson, 1);
   const { parts } = claimsOf(lesson.steps[1], want, factsFor({ ...want, clip: 0.1 }), fill, false);
-  assert.ok(!/^Off the step/.test(parts[0].text), 'the earlier step\'s run is on screen while it trains');
+  assert.ok(
+    !/^Off the step/.test(parts[0].text),
+    "the earlier step's run is on screen while it trains",
+  );
 });
 
 // Every accuracy comparison a lesson states carries its ± and says a difference only beyond it
 // (#53 §2): the facts' gaps are Rust's (train/gap.rs); here each is set by hand.
 test('an accuracy comparison is a difference only beyond its ±, and always gives the ±', () => {
-  const gaps = [['within', { points: 0.4, margin: 0.8, clear: false }], ['up', { points: 8.4, margin: 0.9, clear: true }],
-    ['down', { points: -2, margin: 0.9, clear: true }]];
+  const gaps = [
+    ['within', { points: 0.4, margin: 0.8, clear: false }],
+    ['up', { points: 8.4, margin: 0.9, clear: true }],
+    ['down', { points: -2, margin: 0.9, clear: true }],
+  ];
   let checked = 0;
   for (const { name, step, i, want } of steps) {
-    const compares = step.say.filter((s) => typeof s !== 'string' && 'when' in s && /\{accGap\}|\{cost\}|\{costAbs\}/.test(s.yes + s.no));
+    const compares = step.say.filter(
+      (s) =>
+        typeof s !== 'string' &&
+        'when' in s &&
+        /\{accGap\}|\{cost\}|\{costAbs\}/.test(s.yes + s.no),
+    );
     for (const s of compares) {
       for (const [kind, gap] of gaps) {
         const f = { ...factsFor({ ...want }), accGap: gap, costGap: gap, cost: gap.points };
         const said = s.when(f) ? s.yes : s.no;
         assert.match(said, /±/, `${name} ${i + 1} (${kind}): ${said}`);
-        if (kind === 'within') assert.ok(!/climbs|recovers|below the|costs \{cost\} ±|clearly/.test(said), `${name} ${i + 1}: a gap within the noise said as one: ${said}`);
+        if (kind === 'within')
+          assert.ok(
+            !/climbs|recovers|below the|costs \{cost\} ±|clearly/.test(said),
+            `${name} ${i + 1}: a gap within the noise said as one: ${said}`,
+          );
         checked += 1;
       }
     }
@@ -136,20 +213,47 @@ test('an accuracy comparison is a difference only beyond its ±, and always give
 // the audit's own summary words them (Rust's `said`: a lower bound rounded down, an upper
 // bound up; here 3.669 is "3.66", never JS's "3.67"), and compares with the PLD accountant's ε,
 // the region drawn, which it names.
-test('the audit lesson quotes the audit\'s numbers as its summary does, and names the PLD region', () => {
+test("the audit lesson quotes the audit's figures as its summary does, names PLD's region", () => {
   const lesson = LESSONS.get('audit');
   const want = settingsOf(lesson, 1);
   const audit = [
-    { threat: 'realistic', eps_lower: 3.669, eps_upper: { pld: 4.213, moments: 5.1 }, said: { eps_lower: '3.66', pld: '4.22' }, region: { verdict: 'inside', above_at: null } },
-    { threat: 'worst-case', eps_lower: 0.051, eps_upper: { pld: 4.213 }, said: { eps_lower: '0.05', pld: '4.22' } },
+    {
+      threat: 'realistic',
+      eps_lower: 3.669,
+      eps_upper: { pld: 4.213, moments: 5.1 },
+      said: { eps_lower: '3.66', pld: '4.22' },
+      region: { verdict: 'inside', above_at: null },
+    },
+    {
+      threat: 'worst-case',
+      eps_lower: 0.051,
+      eps_upper: { pld: 4.213 },
+      said: { eps_lower: '0.05', pld: '4.22' },
+    },
   ];
-  const facts = factsOf({ cfg: want, history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 5.1 } }], done: true, data: { n_test: 300 }, preview: [], pld: null, cost: undefined, audit, learnedNothing: false, prev: null });
+  const facts = factsOf({
+    cfg: want,
+    history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 5.1 } }],
+    done: true,
+    data: { n_test: 300 },
+    preview: [],
+    pld: null,
+    cost: undefined,
+    audit,
+    learnedNothing: false,
+    prev: null,
+  });
   const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
   assert.equal(fill.get('audit.realistic')(facts), '3.66');
   assert.equal(fill.get('audit.worst')(facts), '0.05');
   assert.equal(fill.get('audit.upper')(facts), '4.22');
-  const said = lesson.steps[1].say.filter((s) => typeof s !== 'string' && 'when' in s).map((s) => fillIn(s.when(facts) ? s.yes : s.no, facts, fill));
-  assert.ok(said.some((t) => /ε ≥ 3\.66: below the PLD accountant's ε = 4\.22/.test(t)), said.join(' | '));
+  const said = lesson.steps[1].say
+    .filter((s) => typeof s !== 'string' && 'when' in s)
+    .map((s) => fillIn(s.when(facts) ? s.yes : s.no, facts, fill));
+  assert.ok(
+    said.some((t) => /ε ≥ 3\.66: below the PLD accountant's ε = 4\.22/.test(t)),
+    said.join(' | '),
+  );
   assert.ok(!said.join(' ').includes('3.67'));
 });
 
@@ -159,16 +263,45 @@ test('the audit lesson quotes the audit\'s numbers as its summary does, and name
 test('audit step 2 quotes the earlier audit kept beside it, and only when there is one', () => {
   const lesson = LESSONS.get('audit');
   const want = settingsOf(lesson, 1);
-  const audit = [{ threat: 'realistic', eps_lower: 0.48, eps_upper: { pld: 0.9 }, said: { eps_lower: '0.48', pld: '0.90' }, region: { verdict: 'inside', above_at: null } }];
-  const earlier = { label: 'σ = 0', results: [{ threat: 'realistic', eps_lower: 3.129, said: { eps_lower: '3.12' } }] };
-  const base = { cfg: want, history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 0.9 } }], done: true, data: { n_test: 300 }, preview: [], pld: null, cost: undefined, audit, learnedNothing: false, prev: null };
+  const audit = [
+    {
+      threat: 'realistic',
+      eps_lower: 0.48,
+      eps_upper: { pld: 0.9 },
+      said: { eps_lower: '0.48', pld: '0.90' },
+      region: { verdict: 'inside', above_at: null },
+    },
+  ];
+  const earlier = {
+    label: 'σ = 0',
+    results: [{ threat: 'realistic', eps_lower: 3.129, said: { eps_lower: '3.12' } }],
+  };
+  const base = {
+    cfg: want,
+    history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 0.9 } }],
+    done: true,
+    data: { n_test: 300 },
+    preview: [],
+    pld: null,
+    cost: undefined,
+    audit,
+    learnedNothing: false,
+    prev: null,
+  };
   const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
-  const text = (facts) => claimsOf(lesson.steps[1], want, facts, (t) => fillIn(t, facts, fill), true).parts.map((p) => p.text).join(' ');
+  const text = (facts) =>
+    claimsOf(lesson.steps[1], want, facts, (t) => fillIn(t, facts, fill), true)
+      .parts.map((p) => p.text)
+      .join(' ');
   const beside = text(factsOf({ ...base, earlierAudit: earlier }));
   assert.match(beside, /At σ = 0 \(long dashes\) it proved ε ≥ 3\.12\./);
   const alone = text(factsOf({ ...base, earlierAudit: null }));
   assert.doesNotMatch(alone, /long dashes/);
-  assert.doesNotMatch(text(factsOf({ ...base, audit: null, earlierAudit: earlier })), /long dashes/, 'not before this audit is in');
+  assert.doesNotMatch(
+    text(factsOf({ ...base, audit: null, earlierAudit: earlier })),
+    /long dashes/,
+    'not before this audit is in',
+  );
 });
 
 // Every `{name}` of every lesson's text is one the fillers know (with Rust's accountants'
@@ -182,14 +315,26 @@ test('every name a lesson fills in is one the fillers know', () => {
     else if (v && typeof v === 'object') Object.values(v).forEach(walk);
   };
   for (const lesson of LESSONS.values()) walk(lesson);
-  const names = new Set(texts.flatMap((t) => [...t.matchAll(/\{(?:prev\.)?([a-zA-Z.]+)\}/g)].map((m) => m[1])));
+  const names = new Set(
+    texts.flatMap((t) => [...t.matchAll(/\{(?:prev\.)?([a-zA-Z.]+)\}/g)].map((m) => m[1])),
+  );
   assert.ok(names.has('whole.moments') && names.size > 20, [...names].join(' '));
   const known = fillers((v) => v.toFixed(2), ACCOUNTANTS);
-  assert.deepEqual([...names].filter((n) => !known.has(n)), []);
+  assert.deepEqual(
+    [...names].filter((n) => !known.has(n)),
+    [],
+  );
   const before = fillers((v) => v.toFixed(2), []);
-  assert.ok(!before.has('whole.moments'), 'the accountants\' names come from Rust');
+  assert.ok(!before.has('whole.moments'), "the accountants' names come from Rust");
   const facts = factsFor(settingsOf(LESSONS.get('moments'), 0));
-  assert.equal(fillIn('ε = {whole.moments}, {whole.typo}', facts, before), 'ε = …, …', 'before the wasm: waiting');
-  assert.equal(fillIn('ε = {whole.moments}, {whole.typo}', facts, known), 'ε = 1.20, {whole.typo}', 'a typo shows');
+  assert.equal(
+    fillIn('ε = {whole.moments}, {whole.typo}', facts, before),
+    'ε = …, …',
+    'before the wasm: waiting',
+  );
+  assert.equal(
+    fillIn('ε = {whole.moments}, {whole.typo}', facts, known),
+    'ε = 1.20, {whole.typo}',
+    'a typo shows',
+  );
 });
-

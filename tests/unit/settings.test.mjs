@@ -3,36 +3,99 @@
 // the gate for a link's values, and user strings never reach a prototype.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ROWS, configOf, fromHash, toHash, valuesOf, configKey, sameConfig } from '../../www/lab/settings.js';
+import { ROWS } from '../../www/lab/setting-rows.js';
+import {
+  configOf,
+  fromHash,
+  toHash,
+  valuesOf,
+  configKey,
+  sameConfig,
+} from '../../www/lab/settings.js';
 
 // A run's config as Rust's run_defaults() gives it (the fields the table's rows name).
 const DEFAULTS = Object.freeze({
-  sigma: 1, clip: 1, lot_size: 256, lr: 2, epochs: 20, delta: 1e-5, seed: null, dataset: 'adult',
-  model: 'logistic', report: 'teaching', amplification: 'rigorous', budget_accountant: 'moments',
-  pca: null, pca_sigma: 7, clip_quantile: null, budget_epsilon: null,
+  sigma: 1,
+  clip: 1,
+  lot_size: 256,
+  lr: 2,
+  epochs: 20,
+  delta: 1e-5,
+  seed: null,
+  dataset: 'adult',
+  model: 'logistic',
+  report: 'teaching',
+  amplification: 'rigorous',
+  budget_accountant: 'moments',
+  pca: null,
+  pca_sigma: 7,
+  clip_quantile: null,
+  budget_epsilon: null,
 });
-const CHOICES = new Map([['dataset', ['adult', 'blobs', 'mnist']], ['model', ['logistic', 'mlp']],
-  ['report', ['private', 'teaching']], ['amplification', ['rigorous', 'classical', 'paper']]]);
+const CHOICES = new Map([
+  ['dataset', ['adult', 'blobs', 'mnist']],
+  ['model', ['logistic', 'mlp']],
+  ['report', ['private', 'teaching']],
+  ['amplification', ['rigorous', 'classical', 'paper']],
+]);
 const offered = (row, v) => (CHOICES.get(row.key) ?? []).includes(v);
-const ENDS = new Map([['sigma', [0, 16]], ['clip', [-2, 1.30103]], ['lot_size', [0, 4.5126975]], ['lr', [-3, 1]],
-  ['epochs', [1, 100]], ['delta', [-10, -3]], ['seed', [0, 4294967295]], ['momentum', [0, 0.99]]]);
+const ENDS = new Map([
+  ['sigma', [0, 16]],
+  ['clip', [-2, 1.30103]],
+  ['lot_size', [0, 4.5126975]],
+  ['lr', [-3, 1]],
+  ['epochs', [1, 100]],
+  ['delta', [-10, -3]],
+  ['seed', [0, 4294967295]],
+  ['momentum', [0, 0.99]],
+]);
 const range = (row) => ENDS.get(row.key) ?? null;
 const accept = (cfg) => cfg;
 
-const roundTrip = (cfg, rows = ROWS, check = accept) => fromHash(toHash(cfg, [], rows), { check, defaults: DEFAULTS, range, offered, rows });
+const roundTrip = (cfg, rows = ROWS, check = accept) =>
+  fromHash(toHash(cfg, [], rows), { check, defaults: DEFAULTS, range, offered, rows });
 
 test('a link of a run reads back to the same run', () => {
-  const cfg = { ...DEFAULTS, sigma: 2.5, clip: 0.1, lot_size: 600, lr: 0.5, epochs: 7, delta: 1e-6, seed: 42, dataset: 'blobs',
-    model: 'mlp', report: 'private', amplification: 'paper', pca: 12, pca_sigma: 3, clip_quantile: 0.8 };
+  const cfg = {
+    ...DEFAULTS,
+    sigma: 2.5,
+    clip: 0.1,
+    lot_size: 600,
+    lr: 0.5,
+    epochs: 7,
+    delta: 1e-6,
+    seed: 42,
+    dataset: 'blobs',
+    model: 'mlp',
+    report: 'private',
+    amplification: 'paper',
+    pca: 12,
+    pca_sigma: 3,
+    clip_quantile: 0.8,
+  };
   const { part, problems } = roundTrip(cfg);
   assert.deepEqual(problems, []);
   for (const row of ROWS) if (row.url) assert.equal(part[row.field], cfg[row.field], row.key);
   // The settings object that reopens it gives the same config.
-  assert.deepEqual(configOf({ ...valuesOf(DEFAULTS), ...valuesOf(part) }, DEFAULTS), { ...DEFAULTS, ...part, budget_epsilon: null });
+  assert.deepEqual(configOf({ ...valuesOf(DEFAULTS), ...valuesOf(part) }, DEFAULTS), {
+    ...DEFAULTS,
+    ...part,
+    budget_epsilon: null,
+  });
 });
 
 test('a new setting is one row: its link round trip needs nothing else', () => {
-  const rows = [...ROWS, { key: 'momentum', control: 'momentum', field: 'momentum', url: 'mom', kind: 'slider', scale: 'linear' }];
+  const rows = [
+    ...ROWS,
+    {
+      key: 'momentum',
+      control: 'momentum',
+      field: 'momentum',
+      url: 'mom',
+      kind: 'slider',
+      scale: 'linear',
+    },
+  ];
   const cfg = { ...DEFAULTS, momentum: 0.9 };
   const params = toHash(cfg, [], rows);
   assert.equal(params.get('mom'), '0.9');
@@ -40,12 +103,18 @@ test('a new setting is one row: its link round trip needs nothing else', () => {
   assert.deepEqual(problems, []);
   assert.equal(part.momentum, 0.9);
   // Beyond its slider's ends: named, not moved to an end.
-  const far = fromHash(new URLSearchParams('mom=5'), { check: accept, defaults: DEFAULTS, range, offered, rows });
+  const far = fromHash(new URLSearchParams('mom=5'), {
+    check: accept,
+    defaults: DEFAULTS,
+    range,
+    offered,
+    rows,
+  });
   assert.deepEqual(far.part, {});
   assert.match(far.problems[0], /^mom = 5 is out of range \(0 to 0\.99\)$/);
 });
 
-test('Rust\'s check decides: a value it refuses is named with its message and skipped', () => {
+test("Rust's check decides: a value it refuses is named with its message and skipped", () => {
   const check = (cfg) => {
     if (cfg.pca === 0) throw new Error('pca: PCA needs at least 1 dimension');
     return cfg;
@@ -56,9 +125,17 @@ test('Rust\'s check decides: a value it refuses is named with its message and sk
   assert.deepEqual(problems, ['pca: PCA needs at least 1 dimension']);
 });
 
-test('a link\'s bad values are named; prototype keys do nothing', () => {
-  const params = new URLSearchParams('sigma=banana&dataset=__proto__&seed=x&__proto__=1&constructor=2&lot_size=99999999&model=toString');
-  const { part, problems } = fromHash(params, { check: accept, defaults: DEFAULTS, range, offered });
+test("a link's bad values are named; prototype keys do nothing", () => {
+  const params = new URLSearchParams(
+    'sigma=banana&dataset=__proto__&seed=x&__proto__=1&constructor=2' +
+      '&lot_size=99999999&model=toString',
+  );
+  const { part, problems } = fromHash(params, {
+    check: accept,
+    defaults: DEFAULTS,
+    range,
+    offered,
+  });
   assert.deepEqual(Object.keys(part), ['lot_size']);
   assert.equal(part.lot_size, 32561); // the lot's end is N: a larger lot means all of it
   assert.equal(Object.getPrototypeOf(part), Object.prototype);
@@ -70,47 +147,88 @@ test('a link\'s bad values are named; prototype keys do nothing', () => {
   ]);
 });
 
-test('switched settings: off is null and the box keeps its number; a student\'s file never travels', () => {
-  const values = { ...valuesOf(DEFAULTS), pca: 60, pca_on: false, clip_quantile: 0.9, adapt_on: true, budget_epsilon: 2, until_budget: false, fixed_seed: false };
+test("switched settings: off is null, the box keeps its number; a student's file stays", () => {
+  const values = {
+    ...valuesOf(DEFAULTS),
+    pca: 60,
+    pca_on: false,
+    clip_quantile: 0.9,
+    adapt_on: true,
+    budget_epsilon: 2,
+    until_budget: false,
+    fixed_seed: false,
+  };
   const cfg = configOf(values, DEFAULTS);
   assert.equal(cfg.pca, null);
   assert.equal(cfg.clip_quantile, 0.9);
   assert.equal(cfg.budget_epsilon, null);
-  assert.equal(configOf({ ...values, lot_size: 5000 }, DEFAULTS).lot_size, 5000, 'never cut to the data\'s N silently (lot-size.js says it)');
+  assert.equal(
+    configOf({ ...values, lot_size: 5000 }, DEFAULTS).lot_size,
+    5000,
+    "never cut to the data's N silently (lot-size.js says it)",
+  );
   const own = configOf({ ...values, dataset: 'own', seed: 7 }, DEFAULTS);
-  assert.equal(own.seed, null, 'a student\'s file: a hidden random seed unless fixed');
-  assert.equal(configOf({ ...values, dataset: 'own', seed: 7, fixed_seed: true }, DEFAULTS).seed, 7);
+  assert.equal(own.seed, null, "a student's file: a hidden random seed unless fixed");
+  assert.equal(
+    configOf({ ...values, dataset: 'own', seed: 7, fixed_seed: true }, DEFAULTS).seed,
+    7,
+  );
   const hash = toHash({ ...cfg, dataset: 'own', seed: 7 });
-  assert.ok(!hash.has('dataset') && !hash.has('seed') && !hash.has('pca') && !hash.has('pca_sigma'), String(hash));
+  assert.ok(
+    !hash.has('dataset') && !hash.has('seed') && !hash.has('pca') && !hash.has('pca_sigma'),
+    String(hash),
+  );
   // A blank required box keeps the default.
   assert.equal(configOf({ ...values, pca_sigma: null }, DEFAULTS).pca_sigma, 7);
 });
 
-test('a select with a none choice (groups) leaves its field out, and a link of it reads back', () => {
+test('a select with a none choice (groups) leaves its field out; its link reads back', () => {
   const row = ROWS.find((r) => r.key === 'groups');
   assert.equal(row.none, 'none');
   // None: the field is left out of the config (a pinned run's link does not grow) and of the hash.
-  assert.equal(Object.hasOwn(configOf({ ...valuesOf(DEFAULTS), groups: 'none' }, DEFAULTS), 'groups'), false);
+  assert.equal(
+    Object.hasOwn(configOf({ ...valuesOf(DEFAULTS), groups: 'none' }, DEFAULTS), 'groups'),
+    false,
+  );
   assert.equal(toHash({ ...DEFAULTS }).has('groups'), false);
   const picked = configOf({ ...valuesOf(DEFAULTS), groups: 'race' }, DEFAULTS);
   assert.equal(picked.groups, 'race');
-  const offeredGroups = (r, v) => (r.key === 'groups' ? ['none', 'sex', 'race', 'class'].includes(v) : offered(r, v));
-  const back = fromHash(toHash(picked), { check: accept, defaults: DEFAULTS, range, offered: offeredGroups });
+  const offeredGroups = (r, v) =>
+    r.key === 'groups' ? ['none', 'sex', 'race', 'class'].includes(v) : offered(r, v);
+  const back = fromHash(toHash(picked), {
+    check: accept,
+    defaults: DEFAULTS,
+    range,
+    offered: offeredGroups,
+  });
   assert.deepEqual(back.problems, []);
   assert.equal(back.part.groups, 'race');
   // A link's groups=none is null in the part (Rust's check sees no grouping), none on the control.
-  const none = fromHash(new URLSearchParams('groups=none'), { check: (c) => { assert.equal(c.groups, null); return c; }, defaults: DEFAULTS, range, offered: offeredGroups });
+  const none = fromHash(new URLSearchParams('groups=none'), {
+    check: (c) => {
+      assert.equal(c.groups, null);
+      return c;
+    },
+    defaults: DEFAULTS,
+    range,
+    offered: offeredGroups,
+  });
   assert.deepEqual(none.part, { groups: null });
   assert.equal(valuesOf(none.part).groups, 'none');
   // A choice that is not one: named and skipped.
-  const bad = fromHash(new URLSearchParams('groups=__proto__'), { check: accept, defaults: DEFAULTS, range, offered: offeredGroups });
+  const bad = fromHash(new URLSearchParams('groups=__proto__'), {
+    check: accept,
+    defaults: DEFAULTS,
+    range,
+    offered: offeredGroups,
+  });
   assert.deepEqual(bad.part, {});
   assert.equal(bad.problems.length, 1);
 });
 
 // One identity for settings (#54 §1): the same settings in another key order (as a link, a pin
 // or Rust's check gives them back) are the same; any value changed, nested ones included, is not.
-test('configKey tells settings apart by their values, not their keys\' order', () => {
+test("configKey tells settings apart by their values, not their keys' order", () => {
   const a = { sigma: 1, clip: 4, hidden: [1000], nested: { b: 2, a: 1 } };
   const b = { nested: { a: 1, b: 2 }, hidden: [1000], clip: 4, sigma: 1 };
   assert.equal(configKey(a), configKey(b));

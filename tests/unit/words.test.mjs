@@ -15,12 +15,20 @@ test('a user string is shown on one line, its first 60 characters and its length
   assert.equal(shown('x'.repeat(61)), `${'x'.repeat(60)}… (61 characters)`);
   const huge = shown('é'.repeat(900_000)); // a 900 KB column name
   assert.equal(huge, `${'é'.repeat(60)}… (900,000 characters)`);
-  assert.equal(shown('😀'.repeat(61)), `${'😀'.repeat(60)}… (61 characters)`, 'characters, not UTF-16 units');
+  assert.equal(
+    shown('😀'.repeat(61)),
+    `${'😀'.repeat(60)}… (61 characters)`,
+    'characters, not UTF-16 units',
+  );
 });
 
-test('a link\'s huge value is named short (3.6)', () => {
+test("a link's huge value is named short (3.6)", () => {
   const params = new URLSearchParams({ sigma: 'x'.repeat(100_000), dataset: 'z'.repeat(100_000) });
-  const { problems } = fromHash(params, { check: (c) => c, defaults: { sigma: 1, dataset: 'adult' }, offered: () => false });
+  const { problems } = fromHash(params, {
+    check: (c) => c,
+    defaults: { sigma: 1, dataset: 'adult' },
+    offered: () => false,
+  });
   assert.ok(problems.length >= 2, problems.join(' | '));
   for (const p of problems) assert.ok(p.length < 200, p.slice(0, 300));
 });
@@ -28,12 +36,34 @@ test('a link\'s huge value is named short (3.6)', () => {
 test('the file ledger says its count is this tab\'s (3.8: two tabs each said "1 run")', () => {
   const ledger = Object.create(FileLedger.prototype);
   ledger.fmtEps = (v) => String(v);
-  const text = ledger.sentence({ caveats: [], runs: 1, steps: 10, moments: 0.5, rdp: 0.6, delta: 1e-5, unbounded: null, preparations: 1 });
-  assert.match(text, /all runs in this tab together since you first loaded it here \(other tabs count their own\): 1 run, 10 training steps reported/);
+  const text = ledger.sentence({
+    caveats: [],
+    runs: 1,
+    steps: 10,
+    moments: 0.5,
+    rdp: 0.6,
+    delta: 1e-5,
+    unbounded: null,
+    preparations: 1,
+  });
+  assert.match(
+    text,
+    new RegExp(
+      String.raw`all runs in this tab together since you first loaded it here \(other tabs ` +
+        String.raw`count their own\): 1 run, 10 training steps reported`,
+    ),
+  );
 });
 
-test('the CSV export has each column once: the report\'s lr and the lr setting apart (3.8)', () => {
-  const report = { epoch: 1, lr: 1.5, test_acc: 0.8, epsilon: { moments: 1 }, not_private: [], notes: [] };
+test("the CSV export has each column once: the report's lr and the lr setting apart (3.8)", () => {
+  const report = {
+    epoch: 1,
+    lr: 1.5,
+    test_acc: 0.8,
+    epsilon: { moments: 1 },
+    not_private: [],
+    notes: [],
+  };
   const csv = csvOf([report], { sigma: 1, lot_size: 256, lr: 2, seed: null, dataset: 'adult' });
   const head = csv.split('\n')[0].split(',');
   assert.equal(new Set(head).size, head.length, head.join(','));

@@ -3,10 +3,16 @@
 // audit's own runs (audit-worker.js, `AuditSession` with `alice` in its spec: the realistic
 // threat with her as the canary) — the current settings trained R times without her (D′) and R
 // times with her (D), the loss on her in each, as two histograms, with the line of the
-// threshold test at 5% false alarms (the one the sentence quotes) and what ε allows. Alice is the point clicked on the decision-boundary chart (2-D sets, when
-// it shows the training points) or the lab's pick. Every number comes from Rust
-// (`audit::alice`); this file only hands out runs, draws and says Rust's sentence.
-import { audit_worker_bytes, chart_layout, draw_alice, draw_alice_image } from '../pkg/dpsgd_lab.js';
+// threshold test at 5% false alarms (the one the sentence quotes) and what ε allows. Alice is the
+// point clicked on the decision-boundary chart (2-D sets, when it shows the training points) or the
+// lab's pick. Every number comes from Rust (`audit::alice`); this file only hands out runs, draws
+// and says Rust's sentence.
+import {
+  audit_worker_bytes,
+  chart_layout,
+  draw_alice,
+  draw_alice_image,
+} from '../pkg/dpsgd_lab.js';
 import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
 import { showMessage } from '../core/messages.js';
@@ -18,9 +24,10 @@ const $ = (id) => document.getElementById(id);
 const button = (id) => /** @type {HTMLButtonElement} */ ($(id));
 const THREAT = 'realistic';
 
-let job = null;       // the runs under way: {run (audit-job.js), config, index}
-let last = null;      // {result, config (JSON)} of the last finished Alice audit
-let chosen = null;    // {index, data}: the training row clicked and its data set (dataKeyOf), or null for the lab's pick
+let job = null; // the runs under way: {run (audit-job.js), config, index}
+let last = null; // {result, config (JSON)} of the last finished Alice audit
+// {index, data}: the training row clicked and its data set (dataKeyOf), or null for the lab's pick
+let chosen = null;
 let host = null;
 
 function setProgress(done, total) {
@@ -42,9 +49,15 @@ function stop(text) {
 /** @type {import('./audit-job.js').JobEvents} */
 const EVENTS = {
   progress: (done, total) => setProgress(done, total),
-  combining: () => { $('alice-status').textContent = 'Comparing the runs with what ε allows…'; },
+  combining: () => {
+    $('alice-status').textContent = 'Comparing the runs with what ε allows…';
+  },
   finished: (results, seconds) => {
-    const { run: { total }, config, index } = job;
+    const {
+      run: { total },
+      config,
+      index,
+    } = job;
     stop(`${total} runs in ${seconds.toFixed(1)} s.`);
     last = { result: results.get(THREAT), config: configKey(config), index };
     draw();
@@ -59,7 +72,8 @@ const EVENTS = {
 
 const chosenIndex = () => chosen?.index ?? null;
 // Whether the last result is of the settings and the Alice now chosen.
-const current = () => !!last && last.config === configKey(host.readConfig()) && last.index === chosenIndex();
+const current = () =>
+  !!last && last.config === configKey(host.readConfig()) && last.index === chosenIndex();
 
 // Fades the chart and its sentence the moment the settings, or the Alice chosen, differ from
 // those it trained.
@@ -87,13 +101,17 @@ export function draw() {
 }
 
 // Rust's result for `config` ({alice: AliceResult, region, …}), if the last run was of it.
-export const aliceOf = (config) => (last && last.config === configKey(config) && last.index === chosenIndex() ? last.result : null);
+export const aliceOf = (config) =>
+  last && last.config === configKey(config) && last.index === chosenIndex() ? last.result : null;
 export const lastAlice = () => last?.result ?? null;
 
 function start() {
   if (job) return;
   if (host.ownData()) {
-    showMessage('Alice is picked from the built-in data sets only: the runs with and without her release how they differ, which no ε covers.');
+    showMessage(
+      'Alice is picked from the built-in data sets only: the runs with and without her ' +
+        'release how they differ, which no ε covers.',
+    );
     return;
   }
   const runs = settings.get('audit_runs');
@@ -101,21 +119,28 @@ function start() {
     showMessage('Runs per side (under Audit this run) must be a whole number from 2 to 1000.');
     return;
   }
-  dataChanged(); // a point clicked on another data set (changed by a lesson or a link) is not Alice here
+  // a point clicked on another data set (changed by a lesson or a link) is not Alice here
+  dataChanged();
   const config = host.readConfig();
   // The run's own seed when it has one (a lesson's runs repeat), else a fresh one.
-  const seed = Number.isInteger(config.seed) ? config.seed : crypto.getRandomValues(new Uint32Array(1))[0];
+  const seed = Number.isInteger(config.seed)
+    ? config.seed
+    : crypto.getRandomValues(new Uint32Array(1))[0];
   const spec = { threat: THREAT, runs, canaries: 0, seed, alice: { index: chosenIndex() } };
   let bytes = NaN;
   try {
     bytes = audit_worker_bytes(host.facts(config), 0, true);
-  } catch { /* facts not known yet: cores.js plans without */ }
+  } catch {
+    /* facts not known yet: cores.js plans without */
+  }
   const n = auditWorkerPlan(bytes).count;
   job = { run: new AuditJob(n, config, [spec], EVENTS), config, index: chosenIndex() };
   button('alice-start').disabled = true;
   button('alice-cancel').disabled = false;
   setProgress(0, 0);
-  $('alice-status').textContent = `Picking Alice and training ${runs} runs with her and ${runs} without on ${n} worker${n > 1 ? 's' : ''}…`;
+  $('alice-status').textContent =
+    `Picking Alice and training ${runs} runs with her and ${runs} without on ${n} ` +
+    `worker${n > 1 ? 's' : ''}…`;
   drawCanvasMessage($('alice-chart'), 'Training with and without Alice…');
 }
 
@@ -134,7 +159,10 @@ function planeOnCanvas() {
     points: plane.points,
     // CSS offset in the canvas → plane coordinates, and back.
     toPlane: (cx, cy) => [x0 + ((cx * k - x) / w) * (x1 - x0), y1 - ((cy * k - y) / h) * (y1 - y0)],
-    toCanvas: (px, py) => [(x + ((px - x0) / (x1 - x0)) * w) / k, (y + ((y1 - py) / (y1 - y0)) * h) / k],
+    toCanvas: (px, py) => [
+      (x + ((px - x0) / (x1 - x0)) * w) / k,
+      (y + ((y1 - py) / (y1 - y0)) * h) / k,
+    ],
   };
 }
 
@@ -165,16 +193,18 @@ function pickAt(ev) {
 // `why` says why the choice went back to the lab's pick.
 function choose(index, why = '') {
   chosen = index === null ? null : { index, data: dataKeyOf(host.readConfig()) };
-  $('alice-choice').textContent = index === null
-    ? `the lab's pick (the largest loss under a non-private model)${why}`
-    : `training example ${index} (clicked)`;
+  $('alice-choice').textContent =
+    index === null
+      ? `the lab's pick (the largest loss under a non-private model)${why}`
+      : `training example ${index} (clicked)`;
   markStale();
 }
 
 // A clicked point belongs to its data set: another data set (or another draw of a 2-D set)
 // goes back to the lab's pick.
 function dataChanged() {
-  if (chosen && chosen.data !== dataKeyOf(host.readConfig())) choose(null, ': the point clicked was on another data set');
+  if (chosen && chosen.data !== dataKeyOf(host.readConfig()))
+    choose(null, ': the point clicked was on another data set');
   markStale();
 }
 

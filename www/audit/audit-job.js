@@ -25,7 +25,8 @@ export class AuditJob {
   /**
    * @param {number} count the audit workers to start
    * @param {object} config the run's settings
-   * @param {Parameters<typeof TO_AUDIT.plan>[1]} specs the plan's specs (protocol.js), a threat each
+   * @param {Parameters<typeof TO_AUDIT.plan>[1]} specs the plan's specs (protocol.js), a threat
+   *   each
    * @param {JobEvents} on
    */
   constructor(count, config, specs, on) {
@@ -70,7 +71,9 @@ export class AuditJob {
         }
         this.seconds = (performance.now() - this.t0) / 1000;
         on.combining();
-        this.threats.forEach((t, i) => this.workers[i % this.workers.length].post(TO_AUDIT.summarize(t, this.runs.get(t) ?? [])));
+        this.threats.forEach((t, i) =>
+          this.workers[i % this.workers.length].post(TO_AUDIT.summarize(t, this.runs.get(t) ?? [])),
+        );
       },
       result: (w, threat, result) => {
         this.results.set(threat, result);

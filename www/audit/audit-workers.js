@@ -27,7 +27,9 @@ import { ModuleWorker } from '../core/module-worker.js';
 
 // A trap: a Rust panic (a bug: settings are checked and refused with a reason) or an allocation
 // the browser refused (out of memory).
-const TRAPPED = 'a run stopped: the browser ran out of memory for it, or the lab has a bug (not your settings; the browser console may say which)';
+const TRAPPED =
+  'a run stopped: the browser ran out of memory for it, or the lab has a bug (not your ' +
+  'settings; the browser console may say which)';
 
 export class AuditWorker {
   /** @param {AuditEvents} on */

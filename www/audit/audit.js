@@ -30,7 +30,10 @@ export function trainingCap() {
   if (!audit) return TO_WORKER.cap(null, '');
   const n = audit.job.workers.length;
   const cores = defaultWorkers();
-  return TO_WORKER.cap(Math.max(1, cores - n), `the audit is training on ${n} of this device's ${cores} cores`);
+  return TO_WORKER.cap(
+    Math.max(1, cores - n),
+    `the audit is training on ${n} of this device's ${cores} cores`,
+  );
 }
 
 // The progress bar and its words are shown only while an audit trains (the row above the
@@ -40,7 +43,9 @@ function setProgress(done, total) {
   $('audit-progress-text').hidden = !audit;
   $('audit-progress').max = Math.max(total, 1);
   $('audit-progress').value = done;
-  $('audit-progress-text').textContent = total ? `${done} / ${total} runs${timeLeft(done, total)}` : '';
+  $('audit-progress-text').textContent = total
+    ? `${done} / ${total} runs${timeLeft(done, total)}`
+    : '';
 }
 
 // ", about 40 min left" from the pace so far (an audit of a large data set trains hundreds of
@@ -67,10 +72,13 @@ function stop(text) {
 /** @type {import('./audit-job.js').JobEvents} */
 const EVENTS = {
   progress: (done, total) => setProgress(done, total),
-  combining: () => { $('audit-status').textContent = 'Combining the runs with the accountant…'; },
+  combining: () => {
+    $('audit-status').textContent = 'Combining the runs with the accountant…';
+  },
   finished: (results, seconds) => finish(results, seconds),
   failed: (why, worker) => {
-    if (why === null) return stop('The audit stopped: a worker sent a message the page does not understand.');
+    if (why === null)
+      return stop('The audit stopped: a worker sent a message the page does not understand.');
     showMessage(worker ? `Audit worker failed: ${why}` : `Audit: ${why}`);
     stop(worker ? 'The audit stopped.' : 'The audit stopped (see the message above).');
   },
@@ -78,7 +86,11 @@ const EVENTS = {
 
 function finish(byThreat, seconds) {
   const results = THREATS.map((t) => byThreat.get(t));
-  const { job: { total, workers }, config, readConfig } = audit;
+  const {
+    job: { total, workers },
+    config,
+    readConfig,
+  } = audit;
   stop('');
   keepEarlier(config);
   lastResults = results;
@@ -89,9 +101,13 @@ function finish(byThreat, seconds) {
   const rate = (total / seconds).toFixed(1);
   // How long it took goes below the charts: above them, on a projector, every line is a line
   // less for the charts the lesson talks about.
-  $('audit-timing').textContent = `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
+  $('audit-timing').textContent =
+    `${total} runs in ${seconds.toFixed(1)} s on ${workers.length} ` +
+    `worker${workers.length > 1 ? 's' : ''} (${rate} runs/s).`;
   const list = $('audit-summary');
-  list.replaceChildren(...results.map((r) => Object.assign(document.createElement('li'), { textContent: r.summary })));
+  list.replaceChildren(
+    ...results.map((r) => Object.assign(document.createElement('li'), { textContent: r.summary })),
+  );
   $('audit-summary-note').hidden = false;
 }
 
@@ -108,7 +124,9 @@ function keepEarlier(config) {
   const json = configKey(config);
   if (lastResults && lastConfig !== json) {
     const moved = movedFrom(config, JSON.parse(lastConfig));
-    const label = moved.length ? moved.map(([name, , was]) => `${name} = ${was}`).join(', ') : 'other settings';
+    const label = moved.length
+      ? moved.map(([name, , was]) => `${name} = ${was}`).join(', ')
+      : 'other settings';
     earlier = { results: lastResults, config: lastConfig, label };
   }
   if (earlier?.config === json) earlier = null;
@@ -120,19 +138,24 @@ let onDrawn = () => {};
 function markStale(config) {
   const stale = !!lastResults && configKey(config) !== lastConfig;
   $('audit-stale').hidden = !stale;
-  $('audit-stale').textContent = stale ? 'The settings have changed since this audit: its charts and sentences below are for the settings it trained, not for this run. Audit again to see this run\'s.' : '';
+  $('audit-stale').textContent = stale
+    ? 'The settings have changed since this audit: its charts and sentences below are for the ' +
+      "settings it trained, not for this run. Audit again to see this run's."
+    : '';
   $('audit-region').closest('.charts').classList.toggle('stale', stale);
 }
 
 // The last audit's results ([{threat, eps_lower, …}], Rust's), if it audited `config`.
-export const auditOf = (config) => (lastResults && configKey(config) === lastConfig ? lastResults : null);
+export const auditOf = (config) =>
+  lastResults && configKey(config) === lastConfig ? lastResults : null;
 
 // The last audit's results, whatever settings it audited (labTest.lastAudit).
 export const lastAudit = () => lastResults;
 
 // The audit of other settings kept beside the last one, when the last audited `config`:
 // {label, results} (what a lesson quotes of it), or null.
-export const earlierAuditOf = (config) => (earlier && auditOf(config) ? { label: earlier.label, results: earlier.results } : null);
+export const earlierAuditOf = (config) =>
+  earlier && auditOf(config) ? { label: earlier.label, results: earlier.results } : null;
 
 // Draws the last audit's charts (also after a resize).
 export function draw() {
@@ -163,7 +186,10 @@ function workerBytes(facts, canaries) {
 function start(readConfig, ownData, facts) {
   if (audit) return;
   if (ownData()) {
-    showMessage('The audit runs on the built-in data sets: it trains hundreds of models on the data and shows how they differ, which no ε covers.');
+    showMessage(
+      'The audit runs on the built-in data sets: it trains hundreds of models on the data ' +
+        'and shows how they differ, which no ε covers.',
+    );
     return;
   }
   const runs = settings.get('audit_runs');
@@ -183,8 +209,13 @@ function start(readConfig, ownData, facts) {
   $('audit-start').disabled = true;
   $('audit-cancel').disabled = false;
   setProgress(0, 0);
-  const fewer = !plan.reason ? '' : plan.count < plan.asked ? ` (not ${plan.asked}: ${plan.reason})` : ` (${plan.reason})`;
-  $('audit-status').textContent = `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}${fewer}…`;
+  const fewer = !plan.reason
+    ? ''
+    : plan.count < plan.asked
+      ? ` (not ${plan.asked}: ${plan.reason})`
+      : ` (${plan.reason})`;
+  $('audit-status').textContent =
+    `Training ${2 * runs} runs per threat model on ${n} worker${n > 1 ? 's' : ''}${fewer}…`;
   $('audit-summary').replaceChildren();
   $('audit-timing').textContent = '';
   $('audit-summary-note').hidden = true;
@@ -206,5 +237,6 @@ export function setUpAudit(readConfig, ownData, facts, workersChanged, drawn = (
     stop('Audit cancelled: its workers were stopped.');
     setProgress(0, 0);
   });
-  for (const id of ['audit-region', 'audit-epsilons']) drawCanvasMessage($(id), 'Press “Audit this run”');
+  for (const id of ['audit-region', 'audit-epsilons'])
+    drawCanvasMessage($(id), 'Press “Audit this run”');
 }

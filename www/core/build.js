@@ -25,7 +25,8 @@ export const labRoot = SNAPSHOT.test(HERE.pathname) ? new URL('../../', HERE) : 
 export function ofThisBuild(url) {
   const resolved = new URL(url);
   const id = /** @type {any} */ (globalThis).labVersion?.id;
-  if (SNAPSHOT.test(HERE.pathname) || typeof id !== 'string' || !/^[0-9a-f]{16}$/.test(id)) return resolved;
+  if (SNAPSHOT.test(HERE.pathname) || typeof id !== 'string' || !/^[0-9a-f]{16}$/.test(id))
+    return resolved;
   if (!resolved.href.startsWith(labRoot.href)) return resolved;
   return new URL(`v/${id}/${resolved.href.slice(labRoot.href.length)}`, labRoot);
 }

@@ -21,12 +21,15 @@
 import { ofThisBuild } from './build.js';
 
 const KEY = 'dpsgd-lab-cores';
-const WORKER_URL = ofThisBuild(new URL('../workers/core-probe-worker.js', import.meta.url)); // the page's own build (build.js)
+// the page's own build (build.js)
+const WORKER_URL = ofThisBuild(new URL('../workers/core-probe-worker.js', import.meta.url));
 const WINDOW_MS = 15; // each loop runs this long
 const ROUNDS = 5; // rounds of one loop alone, then all together
 const GIVE_UP_MS = 4000; // a probe that takes longer is dropped (the reported count is used)
 
-/** @typedef {{reported: number, measured: number | null, speedup: number | null, why: string}} Probe */
+/**
+ * @typedef {{reported: number, measured: number | null, speedup: number | null, why: string}} Probe
+ */
 
 /**
  * The cores loops run at once got, from one loop's rate alone and each loop's rate when all ran
@@ -35,7 +38,8 @@ const GIVE_UP_MS = 4000; // a probe that takes longer is dropped (the reported c
  * @param {number[]} togetherRates
  */
 export function speedupOf(aloneRate, togetherRates) {
-  if (!(aloneRate > 0) || togetherRates.length === 0 || !togetherRates.every((r) => r >= 0)) return NaN;
+  if (!(aloneRate > 0) || togetherRates.length === 0 || !togetherRates.every((r) => r >= 0))
+    return NaN;
   return togetherRates.reduce((sum, r) => sum + r, 0) / aloneRate;
 }
 
@@ -72,10 +76,21 @@ export function workersShown(speedup, tried) {
  */
 export function defaultReason(probe, count, reported = probe?.reported ?? count) {
   const cores = (n) => `${n} ${n === 1 ? 'core' : 'cores'}`;
-  if (probe === null) return `By default ${count} until a run has ended: then a short timing shows how many this device runs at full speed at once (this browser reports ${cores(reported)}).`;
-  if (probe.measured === null) return `By default ${count}: this browser reports ${cores(probe.reported)}, which could not be timed (${probe.why}).`;
-  const timed = `a short timing ran ${probe.measured} at full speed at once (speed-up ${probe.speedup?.toFixed(1)} ×)`;
-  if (probe.measured < probe.reported) return `By default ${count}: this browser reports ${cores(probe.reported)}, but ${timed}.`;
+  if (probe === null)
+    return (
+      `By default ${count} until a run has ended: then a short timing shows how many this ` +
+      `device runs at full speed at once (this browser reports ${cores(reported)}).`
+    );
+  if (probe.measured === null)
+    return (
+      `By default ${count}: this browser reports ${cores(probe.reported)}, which could not be ` +
+      `timed (${probe.why}).`
+    );
+  const timed =
+    `a short timing ran ${probe.measured} at full speed at once ` +
+    `(speed-up ${probe.speedup?.toFixed(1)} ×)`;
+  if (probe.measured < probe.reported)
+    return `By default ${count}: this browser reports ${cores(probe.reported)}, but ${timed}.`;
   return `By default ${count}: this browser reports ${cores(probe.reported)}, and ${timed}.`;
 }
 
@@ -136,7 +151,8 @@ let result = null;
  * The browser's count of cores, capped at `max`.
  * @param {number} max
  */
-export const reportedCores = (max) => Math.max(1, Math.min(Number(navigator.hardwareConcurrency) || 2, max));
+export const reportedCores = (max) =>
+  Math.max(1, Math.min(Number(navigator.hardwareConcurrency) || 2, max));
 
 /**
  * The result timed earlier in this tab session (sessionStorage), taken as this page's; null
@@ -148,8 +164,11 @@ export function probeKept(max) {
   if (result) return result;
   try {
     const kept = JSON.parse(sessionStorage.getItem(KEY) || 'null');
-    if (kept && kept.reported === reportedCores(max) && Number.isInteger(kept.measured)) result = kept;
-  } catch { /* storage refused or junk: not kept */ }
+    if (kept && kept.reported === reportedCores(max) && Number.isInteger(kept.measured))
+      result = kept;
+  } catch {
+    /* storage refused or junk: not kept */
+  }
   return result;
 }
 
@@ -172,16 +191,30 @@ export function probeCores(max, quiet = () => true) {
     if (reported === 1) probe = { reported, measured: 1, speedup: 1, why: '' };
     else {
       try {
-        const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('it took too long')), GIVE_UP_MS));
+        const timeout = new Promise((_, reject) =>
+          setTimeout(() => reject(new Error('it took too long')), GIVE_UP_MS),
+        );
         const speedup = await Promise.race([time(reported, quiet), timeout]);
         const measured = workersShown(speedup, reported);
-        probe = measured === null ? { reported, measured, speedup: null, why: 'the timings made no sense' } : { reported, measured, speedup, why: '' };
+        probe =
+          measured === null
+            ? { reported, measured, speedup: null, why: 'the timings made no sense' }
+            : { reported, measured, speedup, why: '' };
       } catch (e) {
         if (e instanceof Busy) return null;
-        probe = { reported, measured: null, speedup: null, why: String(e?.message || e).slice(0, 120) };
+        probe = {
+          reported,
+          measured: null,
+          speedup: null,
+          why: String(e?.message || e).slice(0, 120),
+        };
       }
     }
-    try { if (probe.measured !== null) sessionStorage.setItem(KEY, JSON.stringify(probe)); } catch { /* not kept */ }
+    try {
+      if (probe.measured !== null) sessionStorage.setItem(KEY, JSON.stringify(probe));
+    } catch {
+      /* not kept */
+    }
     return probe;
   })().then((p) => {
     probing = null;

@@ -5,7 +5,9 @@ import { labRoot } from './build.js';
 
 // The cache key of `config`'s data set: a generated set depends on its seed and noise.
 export function dataKeyOf(config) {
-  return LabData.filesOf(config.dataset).length ? config.dataset : `${config.dataset}/${config.seed}/${config.data_noise}`;
+  return LabData.filesOf(config.dataset).length
+    ? config.dataset
+    : `${config.dataset}/${config.seed}/${config.data_noise}`;
 }
 
 // A response's body, with `onBytes(loaded)` called as it arrives.
@@ -37,7 +39,10 @@ async function fetchFile(file, dataset) {
     res = await fetch(new URL(`data/${file}`, labRoot)); // outside the build's snapshot (build.js)
   } catch {
     // Offline, and this data set was not stored on an earlier visit (sw.js stores it on first use).
-    throw new Error(`cannot download data/${file}: the network cannot be reached, and this data set has not been used here before (it is stored for offline use once it has loaded)`);
+    throw new Error(
+      `cannot download data/${file}: the network cannot be reached, and this data set has ` +
+        `not been used here before (it is stored for offline use once it has loaded)`,
+    );
   }
   if (res.status === 404 && LabData.notShippedNote(dataset)) {
     throw new Error(`data/${file} is not on this server. ${LabData.notShippedNote(dataset)}.`);
@@ -55,10 +60,14 @@ export async function loadBuiltin(config, progress = () => {}) {
   const sizes = responses.map((r) => Number(r.headers.get('Content-Length')) || 0);
   const total = sizes.every((t) => t > 0) ? sizes.reduce((a, b) => a + b, 0) : 0;
   const loaded = new Array(files.length).fill(0);
-  const bytes = await Promise.all(responses.map((res, i) => readCounting(res, (got) => {
-    loaded[i] = got;
-    progress({ stage: 'download', loaded: loaded.reduce((a, b) => a + b, 0), total });
-  })));
+  const bytes = await Promise.all(
+    responses.map((res, i) =>
+      readCounting(res, (got) => {
+        loaded[i] = got;
+        progress({ stage: 'download', loaded: loaded.reduce((a, b) => a + b, 0), total });
+      }),
+    ),
+  );
   if (files.length) progress({ stage: 'decode' });
   return LabData.builtin(config.dataset, bytes, config.seed ?? 0, config.data_noise);
 }

@@ -29,8 +29,12 @@ export function showProgress(m, name) {
     return;
   }
   bar.removeAttribute('value'); // indeterminate
-  $('status').textContent = m.stage === 'download' ? `Downloading ${name}: ${MB(loaded)} MB…`
-    : m.stage === 'decode' ? `Decoding ${name}…` : 'DP-PCA: projecting the data (noisy covariance, accounted)…';
+  $('status').textContent =
+    m.stage === 'download'
+      ? `Downloading ${name}: ${MB(loaded)} MB…`
+      : m.stage === 'decode'
+        ? `Decoding ${name}…`
+        : 'DP-PCA: projecting the data (noisy covariance, accounted)…';
 }
 
 // Loading is over: the status line goes back to what it said before.
@@ -44,7 +48,9 @@ export function endProgress() {
 // The caveats a report carries (`notes`, written by Rust), shown as they are; none hides the list.
 export function showNotes(notes) {
   const list = Array.isArray(notes) ? notes.map(String) : [];
-  const items = list.map((n) => Object.assign(document.createElement('li'), { textContent: `Note: ${n}.` }));
+  const items = list.map((n) =>
+    Object.assign(document.createElement('li'), { textContent: `Note: ${n}.` }),
+  );
   $('run-notes').replaceChildren(...items);
   $('run-notes').hidden = !items.length;
 }

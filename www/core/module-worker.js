@@ -32,7 +32,9 @@ export const TEST_WORKER_NAME = 'lab-test';
 /** Whether this page, or this worker, runs for a test that asked for hooks. */
 export function forTests() {
   const global = /** @type {any} */ (self);
-  return global.document === undefined ? global.name === TEST_WORKER_NAME : global.labTestWanted === true;
+  return global.document === undefined
+    ? global.name === TEST_WORKER_NAME
+    : global.labTestWanted === true;
 }
 
 /** The pause before a worker whose scripts failed to load is started again. */
@@ -49,13 +51,17 @@ let turn = Promise.resolve(); // settles when the worker started last has loaded
 // first visit's three workers load one after the other, 0.4 s before the first lot.
 const takeTurns = () => {
   const global = /** @type {any} */ (self);
-  return global.crossOriginIsolated === true && (global.document === undefined || Boolean(global.navigator.serviceWorker?.controller));
+  return (
+    global.crossOriginIsolated === true &&
+    (global.document === undefined || Boolean(global.navigator.serviceWorker?.controller))
+  );
 };
 
 export class ModuleWorker {
   /**
    * @param {URL} url the worker's script, `new URL('../workers/x.js', import.meta.url)`
-   * @param {{onmessage?: (ev: MessageEvent) => void, onerror?: (e: Event, why: string) => void}} [handlers]
+   * @param {{onmessage?: (ev: MessageEvent) => void, onerror?: (e: Event, why: string) => void}}
+   *   [handlers]
    */
   constructor(url, { onmessage, onerror } = {}) {
     this.url = ofThisBuild(url); // the page's own build (build.js)
@@ -76,31 +82,40 @@ export class ModuleWorker {
   // Takes the next turn (after `delay`) to create the worker.
   queue(delay) {
     if (!takeTurns()) {
-      setTimeout(() => { if (!this.ended) this.spawn(); }, delay);
+      setTimeout(() => {
+        if (!this.ended) this.spawn();
+      }, delay);
       return;
     }
     /** @type {(value?: void) => void} */
     let done = () => {};
     /** @type {Promise<void>} */
-    const mine = new Promise((resolve) => { done = resolve; });
+    const mine = new Promise((resolve) => {
+      done = resolve;
+    });
     const before = turn;
     turn = mine;
-    before.then(() => new Promise((r) => setTimeout(r, delay))).then(() => {
-      if (this.ended) {
-        done();
-        return;
-      }
-      const timer = setTimeout(done, TURN_MS);
-      this.release = () => {
-        clearTimeout(timer);
-        done();
-      };
-      this.spawn();
-    });
+    before
+      .then(() => new Promise((r) => setTimeout(r, delay)))
+      .then(() => {
+        if (this.ended) {
+          done();
+          return;
+        }
+        const timer = setTimeout(done, TURN_MS);
+        this.release = () => {
+          clearTimeout(timer);
+          done();
+        };
+        this.spawn();
+      });
   }
 
   spawn() {
-    const w = new Worker(this.url, forTests() ? { type: 'module', name: TEST_WORKER_NAME } : { type: 'module' });
+    const w = new Worker(
+      this.url,
+      forTests() ? { type: 'module', name: TEST_WORKER_NAME } : { type: 'module' },
+    );
     this.worker = w;
     w.onmessage = (ev) => {
       if (!this.loaded) {
@@ -121,7 +136,10 @@ export class ModuleWorker {
         return;
       }
       const message = e instanceof ErrorEvent ? e.message : '';
-      this.onerror(e, message || (this.loaded ? 'an error without a message' : 'its scripts could not be loaded'));
+      this.onerror(
+        e,
+        message || (this.loaded ? 'an error without a message' : 'its scripts could not be loaded'),
+      );
     };
     w.postMessage({ type: 'ping' });
   }

@@ -13,7 +13,10 @@
 // {type: 'crashed', message} when a wasm trap ended it, {type: 'init-error', message} when its
 // wasm could not load (again for each message sent to it after), and {type: 'refused', message,
 // id} for a message of an unknown type or without its fields (`id`: the message's, if any).
-/** @typedef {{type: 'wasm', module: WebAssembly.Module} | {type: 'wasm', error: string} | {type: 'ping'}} ToShell */
+/**
+ * @typedef {{type: 'wasm', module: WebAssembly.Module} | {type: 'wasm', error: string}
+ *   | {type: 'ping'}} ToShell
+ */
 /** @typedef {{type: 'pong'} | Crashed | InitError | Refused} FromShell */
 /** @typedef {{type: 'crashed', message: string}} Crashed */
 /** @typedef {{type: 'init-error', message: string}} InitError */
@@ -22,47 +25,80 @@
 // Page → training worker (worker.js); 'bench' comes from scripts/bench-parallel.mjs, 'test-panic'
 // (a real Rust panic) and 'test-hang-helper' (the first helper hangs in its next part) from the
 // tests:
-/** @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number, cores?: number}} Start — workers: k asked; cores: how many this device runs at once (cores.js; the helpers spin only where each has one) */
-/** @typedef {{type: 'pause', generation: number} | {type: 'resume', generation: number}} PauseResume */
-/** @typedef {[string, number, number]} StatedRange — a column's range from the page's form: [name, min, max] */
-/** @typedef {{type: 'own-data', files: File[], label: string, bounds: string, ranges: StatedRange[], read_off: boolean, delta: number}} OwnData — the worker reads the files */
-/** @typedef {{type: 'cap', workers: number|null, reason: string}} Cap — at most that many workers (null: no limit), from the next lot: the cores an audit leaves (audit.js) */
+/**
+ * workers: k asked; cores: how many this device runs at once (cores.js; the helpers spin only
+ * where each has one).
+ * @typedef {{type: 'start', generation: number, config: object, play: boolean, workers: number,
+ *   cores?: number}} Start
+ */
+/**
+ * @typedef {{type: 'pause', generation: number} | {type: 'resume', generation: number}} PauseResume
+ */
+/**
+ * A column's range from the page's form: [name, min, max].
+ * @typedef {[string, number, number]} StatedRange
+ */
+/**
+ * The worker reads the files.
+ * @typedef {{type: 'own-data', files: File[], label: string, bounds: string,
+ *   ranges: StatedRange[], read_off: boolean, delta: number}} OwnData
+ */
+/**
+ * At most that many workers (null: no limit), from the next lot: the cores an audit leaves
+ * (audit.js).
+ * @typedef {{type: 'cap', workers: number|null, reason: string}} Cap
+ */
 /** @typedef {{type: 'bench', model: string, workers: number, ms: number, alone?: boolean}} Bench */
-/** @typedef {Start | PauseResume | OwnData | Cap | Bench | {type: 'test-panic'} | {type: 'test-hang-helper'}} ToTraining */
+/**
+ * @typedef {Start | PauseResume | OwnData | Cap | Bench
+ *   | {type: 'test-panic'} | {type: 'test-hang-helper'}} ToTraining
+ */
 //
 // Training worker → page (besides the shell's):
-/** @typedef {{asked: number, used: number, reason: string|null, channel: string|null, missing: string}} WorkersUsed — channel: how parts reach the helpers; missing: what shared memory lacks here ('' when nothing; shared-channel.js) */
+/**
+ * channel: how parts reach the helpers; missing: what shared memory lacks here ('' when nothing;
+ * shared-channel.js).
+ * @typedef {{asked: number, used: number, reason: string|null, channel: string|null,
+ *   missing: string}} WorkersUsed
+ */
 /**
  * @typedef {{n_train: number, n_test: number, n_features: number, n_classes: number,
  *   private: boolean, releases: object[], majority_share?: number|null}} DataFacts
  */
 /**
  * @typedef {{columns: {name: string, range: {lo: number, hi: number}|null}[], rows: number,
- *   rows_needed: number, estimated: boolean}} RangesNeeded — Rust's: every numeric column of a file refused for want of ranges
+ *   rows_needed: number, estimated: boolean}} RangesNeeded — Rust's: every numeric column of a
+ *   file refused for want of ranges
  */
 /**
  * @typedef {{type: 'ready'}
- *   | {type: 'progress', generation: number, stage: 'download' | 'decode' | 'pca', loaded?: number, total?: number}
+ *   | {type: 'progress', generation: number, stage: 'download' | 'decode' | 'pca',
+ *       loaded?: number, total?: number}
  *   | {type: 'data', generation: number, facts: DataFacts}
  *   | {type: 'resize', generation: number, n_train: number}
- *   | {type: 'started', generation: number, coverage: {covered: string[], outside: string[]}, plane: object|null, workers: WorkersUsed}
+ *   | {type: 'started', generation: number, coverage: {covered: string[], outside: string[]},
+ *       plane: object|null, workers: WorkersUsed}
  *   | {type: 'workers', generation: number, workers: WorkersUsed}
  *   | {type: 'helper-lost', generation: number, message: string}
- *   | {type: 'report', generation: number, report: object, boundary?: {res: number, probs: Float32Array}}
+ *   | {type: 'report', generation: number, report: object,
+ *       boundary?: {res: number, probs: Float32Array}}
  *   | {type: 'done', generation: number, parts: {helpers: number, here: number}}
  *   | {type: 'error', generation: number, message: string}
  *   | {type: 'own-data-loaded', facts: DataFacts, file: string}
- *   | {type: 'own-data-rejected', message: string, file: string|null, spent: object[], ranges: RangesNeeded|null}
- *   | {type: 'bench', model: string, workers: number, helpers: number, channel: string, examples_per_sec: number, phases: object}
+ *   | {type: 'own-data-rejected', message: string, file: string|null, spent: object[],
+ *       ranges: RangesNeeded|null}
+ *   | {type: 'bench', model: string, workers: number, helpers: number, channel: string,
+ *       examples_per_sec: number, phases: object}
  *   | InitError} FromTraining
  */
 // progress: loading a data set (total 0: unknown), then DP-PCA; resize: the lot is larger than
 // the data set; workers: the run's count changed (a cap, or a helper lost); helper-lost: a
-// helper was given up on (it hung or failed), in a sentence for the message box; done.parts: the helpers' parts summed
-// by a helper and here in its place; own-data: `ranges` and `read_off` from the page's form of
-// ranges, `delta` the δ a refusal's spent ε is given at; own-data-*: `file` a key of the
-// contents (the file ledger), `spent` the releases a refused file's preparation made anyway,
-// `ranges` the form's columns when ranges are what it lacks; bench: `make bench` only.
+// helper was given up on (it hung or failed), in a sentence for the message box; done.parts:
+// the helpers' parts summed by a helper and here in its place; own-data: `ranges` and
+// `read_off` from the page's form of ranges, `delta` the δ a refusal's spent ε is given at;
+// own-data-*: `file` a key of the contents (the file ledger), `spent` the releases a refused
+// file's preparation made anyway, `ranges` the form's columns when ranges are what it lacks;
+// bench: `make bench` only.
 //
 // Training worker → its data-parallel helpers (gradient-worker.js, driven by gradient-pool.js):
 // first 'wasm', as above; then 'rows' (kept across runs on the same rows), 'configure' per run,
@@ -83,7 +119,8 @@
  *   | {type: 'test-hang'}} ToHelper
  */
 /**
- * @typedef {{type: 'part', id: number, grad: Float32Array, norms: Float32Array, counts: Uint32Array, ms: number}
+ * @typedef {{type: 'part', id: number, grad: Float32Array, norms: Float32Array,
+ *     counts: Uint32Array, ms: number}
  *   | {type: 'part-error', id?: number, message: string}} FromHelper
  */
 //
@@ -91,7 +128,11 @@
 // audit-workers.js): 'audit-plan' → 'audit-planned' {totals: {threat: runs}}; 'audit-run' → the
 // same type {threat, run}; 'audit-summarize' → 'audit-result' {threat, result}; 'audit-error'.
 /**
- * @typedef {{type: 'audit-plan', config: object, specs: {threat: string, runs: number, canaries: number, seed: number, alice?: {index: number | null}}[]}
+ * @typedef {{threat: string, runs: number, canaries: number, seed: number,
+ *   alice?: {index: number | null}}} AuditSpec
+ */
+/**
+ * @typedef {{type: 'audit-plan', config: object, specs: AuditSpec[]}
  *   | {type: 'audit-run', threat: string, index: number}
  *   | {type: 'audit-summarize', threat: string, runs: object[]}} ToAudit
  */
@@ -114,13 +155,18 @@
 // runs. 'file-ledger' composes every run on a student's file (file-ledger.js); 'opacus-export'
 // writes the run as an Opacus script (export-opacus.js): result {name, bytes}.
 /**
- * @typedef {{type: 'calibrate', id: number, config: object, facts: DataFacts, accountant: string, target: number}
+ * @typedef {{type: 'calibrate', id: number, config: object, facts: DataFacts, accountant: string,
+ *     target: number}
  *   | {type: 'sigma-needed', id: number, config: object, facts: DataFacts, target: number}
  *   | {type: 'pld-curve', id: number, config: object, facts: DataFacts}
  *   | {type: 'file-ledger', id: number, preparations: object[], runs: object[]}
- *   | {type: 'opacus-export', id: number, config: object, accountant: string, facts?: DataFacts | null}} ToAccounting
+ *   | {type: 'opacus-export', id: number, config: object, accountant: string,
+ *       facts?: DataFacts | null}} ToAccounting
  */
-/** @typedef {{type: ToAccounting['type'], id: number, result: any} | {type: ToAccounting['type'], id: number, error: string}} FromAccounting */
+/**
+ * @typedef {{type: ToAccounting['type'], id: number, result: any}
+ *   | {type: ToAccounting['type'], id: number, error: string}} FromAccounting
+ */
 
 /**
  * A message's fields, each with its check (the optional ones are its handler's to check).
@@ -129,7 +175,8 @@
  */
 /**
  * @template T
- * @typedef {Exclude<{[F in keyof T]-?: {} extends Pick<T, F> ? never : F}[keyof T], 'type'>} RequiredField
+ * @typedef {Exclude<{[F in keyof T]-?: {} extends Pick<T, F> ? never : F}[keyof T],
+ *   'type'>} RequiredField
  */
 /** @typedef {(v: unknown) => boolean} Check */
 
@@ -148,13 +195,17 @@ const list = (/** @type {unknown} */ v) => Array.isArray(v);
  */
 function checker(shapes) {
   /** @type {Map<string, [string, Check][]>} */
-  const byType = new Map(Object.entries(shapes).map(([type, fields]) => [type, Object.entries(fields)]));
+  const byType = new Map(
+    Object.entries(shapes).map(([type, fields]) => [type, Object.entries(fields)]),
+  );
   return (m) => {
     if (typeof m !== 'object' || m === null) return 'not a message';
     const type = /** @type {{type?: unknown}} */ (m).type;
     const fields = typeof type === 'string' ? byType.get(type) : undefined;
     if (!fields) return `a message of unknown type '${String(type).slice(0, 30)}'`;
-    const bad = fields.find(([f, ok]) => !Object.prototype.hasOwnProperty.call(m, f) || !ok(/** @type {any} */ (m)[f]));
+    const bad = fields.find(
+      ([f, ok]) => !Object.prototype.hasOwnProperty.call(m, f) || !ok(/** @type {any} */ (m)[f]),
+    );
     return bad ? `a message '${type}' without a valid '${bad[0]}'` : /** @type {M} */ (m);
   };
 }
@@ -176,7 +227,14 @@ const TO_TRAINING_SHAPES = {
   start: { generation: int, config: obj, play: present, workers: present },
   pause: { generation: int },
   resume: { generation: int },
-  'own-data': { files: (v) => Array.isArray(v) && v.length >= 1, label: present, bounds: present, ranges: list, read_off: present, delta: num },
+  'own-data': {
+    files: (v) => Array.isArray(v) && v.length >= 1,
+    label: present,
+    bounds: present,
+    ranges: list,
+    read_off: present,
+    delta: num,
+  },
   cap: { workers: present, reason: present },
   bench: { model: str, workers: present, ms: num },
   'test-panic': {},
@@ -229,7 +287,14 @@ const FROM_TRAINING_SHAPES = {
   error: { generation: present, message: present },
   'own-data-loaded': { facts: present, file: present },
   'own-data-rejected': { message: present, file: present, spent: present, ranges: present },
-  bench: { model: present, workers: present, helpers: present, channel: present, examples_per_sec: present, phases: present },
+  bench: {
+    model: present,
+    workers: present,
+    helpers: present,
+    channel: present,
+    examples_per_sec: present,
+    phases: present,
+  },
 };
 export const checkFromWorker = orNull(checker(FROM_TRAINING_SHAPES));
 
@@ -248,24 +313,59 @@ export const checkFromAuditWorker = orNull(checker(FROM_AUDIT_SHAPES));
 // The page's messages to the training worker and to the audit workers.
 export const TO_WORKER = Object.freeze({
   /** @returns {ToTraining} */
-  start: (/** @type {number} */ generation, /** @type {object} */ config, /** @type {boolean} */ play, /** @type {number} */ workers, /** @type {number} */ cores) => ({ type: 'start', generation, config, play, workers, cores }),
+  start: (
+    /** @type {number} */ generation,
+    /** @type {object} */ config,
+    /** @type {boolean} */ play,
+    /** @type {number} */ workers,
+    /** @type {number} */ cores,
+  ) => ({ type: 'start', generation, config, play, workers, cores }),
   /** @returns {ToTraining} */
   pause: (/** @type {number} */ generation) => ({ type: 'pause', generation }),
   /** @returns {ToTraining} */
   resume: (/** @type {number} */ generation) => ({ type: 'resume', generation }),
   /** @returns {ToTraining} */
-  ownData: (/** @type {File[]} */ files, /** @type {string} */ label, /** @type {string} */ bounds, /** @type {StatedRange[]} */ ranges, /** @type {boolean} */ readOff, /** @type {number} */ delta) => ({
-    type: 'own-data', files, label, bounds, ranges, read_off: readOff, delta,
+  ownData: (
+    /** @type {File[]} */ files,
+    /** @type {string} */ label,
+    /** @type {string} */ bounds,
+    /** @type {StatedRange[]} */ ranges,
+    /** @type {boolean} */ readOff,
+    /** @type {number} */ delta,
+  ) => ({
+    type: 'own-data',
+    files,
+    label,
+    bounds,
+    ranges,
+    read_off: readOff,
+    delta,
   }),
   /** @returns {ToTraining} */
-  cap: (/** @type {number|null} */ workers, /** @type {string} */ reason) => ({ type: 'cap', workers, reason }),
+  cap: (/** @type {number|null} */ workers, /** @type {string} */ reason) => ({
+    type: 'cap',
+    workers,
+    reason,
+  }),
 });
 
 export const TO_AUDIT = Object.freeze({
   /** @returns {ToAudit} */
-  plan: (/** @type {object} */ config, /** @type {{threat: string, runs: number, canaries: number, seed: number, alice?: {index: number | null}}[]} */ specs) => ({ type: 'audit-plan', config, specs }),
+  plan: (/** @type {object} */ config, /** @type {AuditSpec[]} */ specs) => ({
+    type: 'audit-plan',
+    config,
+    specs,
+  }),
   /** @returns {ToAudit} */
-  run: (/** @type {string} */ threat, /** @type {number} */ index) => ({ type: 'audit-run', threat, index }),
+  run: (/** @type {string} */ threat, /** @type {number} */ index) => ({
+    type: 'audit-run',
+    threat,
+    index,
+  }),
   /** @returns {ToAudit} */
-  summarize: (/** @type {string} */ threat, /** @type {object[]} */ runs) => ({ type: 'audit-summarize', threat, runs }),
+  summarize: (/** @type {string} */ threat, /** @type {object[]} */ runs) => ({
+    type: 'audit-summarize',
+    threat,
+    runs,
+  }),
 });

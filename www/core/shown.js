@@ -4,14 +4,21 @@
 // then "…" and how many characters the whole has ("abc… (900,000 characters)").
 export const SHOWN_CHARS = 60;
 
-const escaped = (c) => ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\u{${c.codePointAt(0).toString(16)}}`;
+const escaped = (c) =>
+  ({ '\n': '\\n', '\r': '\\r', '\t': '\\t' })[c] ?? `\\u{${c.codePointAt(0).toString(16)}}`;
 
 // `text` (any value, as a string) for a message, cut after `max` characters.
 export function shown(text, max = SHOWN_CHARS) {
   const chars = [...String(text)];
-  const kept = chars.slice(0, max).join('').replace(/\p{Cc}/gu, escaped);
-  return chars.length > max ? `${kept}… (${chars.length.toLocaleString('en-US')} characters)` : kept;
+  const kept = chars
+    .slice(0, max)
+    .join('')
+    .replace(/\p{Cc}/gu, escaped);
+  return chars.length > max
+    ? `${kept}… (${chars.length.toLocaleString('en-US')} characters)`
+    : kept;
 }
 
 // `n` and its noun, singular for one ("1 epoch", "3 epochs"; Rust's `text::counted`).
-export const counted = (/** @type {number} */ n, /** @type {string} */ one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+export const counted = (/** @type {number} */ n, /** @type {string} */ one, many = `${one}s`) =>
+  `${n} ${n === 1 ? one : many}`;

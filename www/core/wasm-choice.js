@@ -4,12 +4,33 @@
 // page (a side-effect import) read the same choice: self.labWasmFile.
 (() => {
   const v128 = (x) => [0xfd, 0x0c, ...new Array(16).fill(x)]; // v128.const
-  const body = [0x00, ...v128(1), ...v128(2), ...v128(3), 0xfd, 0x85, 0x02, 0x0b]; // f32x4.relaxed_madd
+  // f32x4.relaxed_madd
+  const body = [0x00, ...v128(1), ...v128(2), ...v128(3), 0xfd, 0x85, 0x02, 0x0b];
   const probe = new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // \0asm, version 1
-    0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, // one type: () -> v128
-    0x03, 0x02, 0x01, 0x00, // one function of that type
-    0x0a, body.length + 2, 0x01, body.length, ...body, // its code
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00, // \0asm, version 1
+    0x01,
+    0x05,
+    0x01,
+    0x60,
+    0x00,
+    0x01,
+    0x7b, // one type: () -> v128
+    0x03,
+    0x02,
+    0x01,
+    0x00, // one function of that type
+    0x0a,
+    body.length + 2,
+    0x01,
+    body.length,
+    ...body, // its code
   ]);
   let relaxed = false;
   try {

@@ -10,7 +10,10 @@
 import './wasm-choice.js';
 
 // The relaxed-SIMD build where the browser has it, else the simd128 one (wasm-choice.js).
-const URL_OF_WASM = new URL(`../${/** @type {{labWasmFile: string}} */ (/** @type {unknown} */ (self)).labWasmFile}`, import.meta.url);
+const URL_OF_WASM = new URL(
+  `../${/** @type {{labWasmFile: string}} */ (/** @type {unknown} */ (self)).labWasmFile}`,
+  import.meta.url,
+);
 
 let response = null;
 let forWorkers = null;
@@ -30,13 +33,17 @@ function fetched() {
 // MIME type, which streaming needs).
 export async function pageModule() {
   const r = (await fetched()).clone();
-  if ((r.headers.get('Content-Type') || '').startsWith('application/wasm')) return WebAssembly.compileStreaming(r);
+  if ((r.headers.get('Content-Type') || '').startsWith('application/wasm'))
+    return WebAssembly.compileStreaming(r);
   return WebAssembly.compile(await r.arrayBuffer());
 }
 
 // The module every worker shares, compiled on first use.
 function workerModule() {
-  if (!forWorkers) forWorkers = fetched().then((r) => r.clone().arrayBuffer()).then((b) => WebAssembly.compile(b));
+  if (!forWorkers)
+    forWorkers = fetched()
+      .then((r) => r.clone().arrayBuffer())
+      .then((b) => WebAssembly.compile(b));
   return forWorkers;
 }
 

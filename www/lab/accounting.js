@@ -54,7 +54,11 @@ export class Accounting {
         const asked = [...this.pending.values()].find((a) => a.id === m.id);
         if (!asked) return;
         this.pending.delete(asked.message.type);
-        asked.then({ id: asked.id, type: asked.message.type, error: `the request was refused: ${m.message}` });
+        asked.then({
+          id: asked.id,
+          type: asked.message.type,
+          error: `the request was refused: ${m.message}`,
+        });
       },
     });
   }
@@ -62,7 +66,8 @@ export class Accounting {
   // Answers every request waiting with `error`.
   /** @param {string} error */
   answerAll(error) {
-    for (const asked of this.pending.values()) asked.then({ id: asked.id, type: asked.message.type, error });
+    for (const asked of this.pending.values())
+      asked.then({ id: asked.id, type: asked.message.type, error });
     this.pending.clear();
   }
 
@@ -75,7 +80,9 @@ export class Accounting {
    */
   ask(type, request, then) {
     this.id += 1;
-    const message = /** @type {ToAccounting} */ (/** @type {unknown} */ ({ ...request, id: this.id, type }));
+    const message = /** @type {ToAccounting} */ (
+      /** @type {unknown} */ ({ ...request, id: this.id, type })
+    );
     if (!this.worker.worker) {
       then({ id: this.id, type, error: 'the accounting worker has stopped; reload the page' });
       return;

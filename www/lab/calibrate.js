@@ -33,12 +33,18 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
       const { sigma, epsilon } = m.result;
       const max = settings.sliderMax('sigma');
       if (sigma > max) {
-        showMessage(`σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${max}. Try fewer epochs or a smaller lot.`);
+        showMessage(
+          `σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${max}. Try ` +
+            `fewer epochs or a smaller lot.`,
+        );
         return;
       }
       settings.apply({ sigma });
       restart();
-      showMessage(`σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} in ${counted(cfg.epochs, 'epoch')} (${m.result.accountant} accountant).`);
+      showMessage(
+        `σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} ` +
+          `in ${counted(cfg.epochs, 'epoch')} (${m.result.accountant} accountant).`,
+      );
     });
   });
 }

@@ -14,7 +14,10 @@
 import { sendWasm } from '../core/wasm-module.js';
 import { ModuleWorker } from '../core/module-worker.js';
 
-/** @typedef {import('../core/protocol.js').ToTraining | import('../core/protocol.js').ToAccounting} ToKept */
+/**
+ * @typedef {import('../core/protocol.js').ToTraining | import('../core/protocol.js').ToAccounting}
+ *   ToKept
+ */
 /** @typedef {import('../core/protocol.js').FromShell} FromShell */
 
 const PING_MS = 2000;
@@ -23,8 +26,8 @@ export class KeptWorker {
   /**
    * @param {URL} url the worker's script, `new URL('../workers/x.js', import.meta.url)`
    * @param {{onMessage: (ev: MessageEvent) => void, onRestart: (why: string) => void,
-   *   onGiveUp: (why: string) => void, onRefused?: (m: import('../core/protocol.js').Refused) => void,
-   *   silenceMs: number, maxRestarts?: number}} options
+   *   onGiveUp: (why: string) => void, onRefused?: (m: import('../core/protocol.js').Refused) =>
+   * void, silenceMs: number, maxRestarts?: number}} options
    */
   constructor(url, { onMessage, onRestart, onGiveUp, onRefused, silenceMs, maxRestarts = 3 }) {
     this.url = url;

@@ -35,11 +35,19 @@ export function pinsFromLink(text, check) {
   } catch {
     return { queue: [], problems: ['the pinned runs in the link are damaged and were skipped'] };
   }
-  if (!Array.isArray(list)) return { queue: [], problems: ['the pinned runs in the link are not a list and were skipped'] };
+  if (!Array.isArray(list))
+    return { queue: [], problems: ['the pinned runs in the link are not a list and were skipped'] };
   const queue = [];
   list.slice(0, MAX_PINS).forEach((p, i) => {
-    const label = p && typeof p === 'object' && typeof p.label === 'string' ? shown(p.label) : `pin ${i + 1}`;
-    if (!p || typeof p !== 'object' || !p.cfg || typeof p.cfg !== 'object' || Array.isArray(p.cfg)) {
+    const label =
+      p && typeof p === 'object' && typeof p.label === 'string' ? shown(p.label) : `pin ${i + 1}`;
+    if (
+      !p ||
+      typeof p !== 'object' ||
+      !p.cfg ||
+      typeof p.cfg !== 'object' ||
+      Array.isArray(p.cfg)
+    ) {
       problems.push(`pinned run "${label}" has no settings and was skipped`);
       return;
     }

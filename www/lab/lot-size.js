@@ -24,8 +24,12 @@ const epochs = (at) => `${at.epochs} epoch${at.epochs === 1 ? '' : 's'}`;
 // "Lot size L = 256 is at least the N = 160 training rows of your file: …" for Rust's `at`.
 function atLeastN(at, own, fmtEps) {
   const of = own ? 'your file' : 'this data set';
-  return `Lot size L = ${at.lot} is at least the N = ${at.n_train} training rows of ${of}: every step uses every row (q = 1), `
-    + `which spends privacy fast — ε = ${fmtEps(at.epsilon)} for ${epochs(at)} (moments accountant, δ = ${at.delta.toExponential(0)}).`;
+  return (
+    `Lot size L = ${at.lot} is at least the N = ${at.n_train} training rows of ${of}: every ` +
+    `step uses every row (q = 1), ` +
+    (`which spends privacy fast — ε = ${fmtEps(at.epsilon)} for ${epochs(at)} (moments ` +
+      `accountant, δ = ${at.delta.toExponential(0)}).`)
+  );
 }
 
 // The smaller lot ("16 (q = 0.099)") and what it spends ("ε = 3.2 for the same epochs").
@@ -38,8 +42,11 @@ export function fitOwnLot(cfg, facts, fmtEps) {
   const at = check(cfg, facts);
   if (!at) return '';
   settings.setLotRange(facts.n_train, at.suggested_lot);
-  return `${atLeastN(at, true, fmtEps)} So the lot size was changed from L = ${at.lot} to L = ${lotAndQ(at)}, `
-    + `which spends ${spends(at, fmtEps)}; move the Lot size slider to choose another.`;
+  return (
+    `${atLeastN(at, true, fmtEps)} So the lot size was changed from L = ${at.lot} to L ` +
+    `= ${lotAndQ(at)}, ` +
+    `which spends ${spends(at, fmtEps)}; move the Lot size slider to choose another.`
+  );
 }
 
 // The worker found the lot of run `cfg` (pinned: `pin`) larger than its data's N (`facts`):
@@ -49,12 +56,33 @@ export function resized(cfg, facts, pin, fmtEps) {
   const own = cfg.dataset === 'own';
   const at = check({ ...cfg, lot_size: Math.min(cfg.lot_size, n) }, facts);
   const lot = own && !pin && at ? at.suggested_lot : n;
-  const q1 = at ? ` Every step uses every row (q = 1), which spends privacy fast: ε = ${fmtEps(at.epsilon)} for ${epochs(at)}.` : '';
-  const head = `Lot size L = ${cfg.lot_size} is larger than the N = ${n} training rows of ${own ? 'your file' : 'this data set'}`;
-  if (pin) return { lot, said: `Pinned run "${pin.label}": ${head[0].toLowerCase()}${head.slice(1)}: it trains with L = N = ${n}; the settings stay.${q1}` };
+  const q1 = at
+    ? ` Every step uses every row (q = 1), which spends privacy fast: ε ` +
+      `= ${fmtEps(at.epsilon)} for ${epochs(at)}.`
+    : '';
+  const head =
+    `Lot size L = ${cfg.lot_size} is larger than the N = ${n} training rows ` +
+    `of ${own ? 'your file' : 'this data set'}`;
+  if (pin)
+    return {
+      lot,
+      said:
+        `Pinned run "${pin.label}": ${head[0].toLowerCase()}${head.slice(1)}: it trains with L ` +
+        `= N = ${n}; the settings stay.${q1}`,
+    };
   if (lot !== n) {
-    return { lot, said: `${head}: the lot size was changed from L = ${cfg.lot_size} to L = ${lotAndQ(at)}, which spends ${spends(at, fmtEps)}; move the Lot size slider to choose another.` };
+    return {
+      lot,
+      said:
+        `${head}: the lot size was changed from L = ${cfg.lot_size} to L = ${lotAndQ(at)}, ` +
+        `which spends ${spends(at, fmtEps)}; move the Lot size slider to choose another.`,
+    };
   }
   const instead = at ? ` A lot of ${lotAndQ(at)} would spend ${spends(at, fmtEps)}.` : '';
-  return { lot, said: `${head}: the lot size was changed from L = ${cfg.lot_size} to L = N = ${n}, all of it.${q1}${instead}` };
+  return {
+    lot,
+    said:
+      `${head}: the lot size was changed from L = ${cfg.lot_size} to L = N = ${n}, all of ` +
+      `it.${q1}${instead}`,
+  };
 }

@@ -26,12 +26,24 @@ const form = {
     const columns = needed.columns.filter((c) => c && typeof c.name === 'string');
     const rows = columns.slice(0, MAX_FORM_COLUMNS).map((c, i) => {
       const tr = document.createElement('tr');
-      const th = Object.assign(document.createElement('th'), { scope: 'row', textContent: shown(c.name), title: shown(c.name, 1000) });
+      const th = Object.assign(document.createElement('th'), {
+        scope: 'row',
+        textContent: shown(c.name),
+        title: shown(c.name, 1000),
+      });
       tr.appendChild(th);
-      const range = c.range && Number.isFinite(c.range.lo) && Number.isFinite(c.range.hi) ? c.range : null;
+      const range =
+        c.range && Number.isFinite(c.range.lo) && Number.isFinite(c.range.hi) ? c.range : null;
       tr.classList.toggle('missing', !range);
-      for (const [end, v] of [['min', range?.lo], ['max', range?.hi]]) {
-        const input = Object.assign(document.createElement('input'), { type: 'number', step: 'any', value: v === undefined ? '' : String(v) });
+      for (const [end, v] of [
+        ['min', range?.lo],
+        ['max', range?.hi],
+      ]) {
+        const input = Object.assign(document.createElement('input'), {
+          type: 'number',
+          step: 'any',
+          value: v === undefined ? '' : String(v),
+        });
         input.dataset.row = String(i);
         input.setAttribute('aria-label', `${end} of ${shown(c.name)}`);
         tr.appendChild(document.createElement('td')).appendChild(input);
@@ -42,12 +54,19 @@ const form = {
     $('ranges-table').tBodies[0].replaceChildren(...rows);
     const more = columns.length - rows.length;
     $('ranges-more').hidden = more <= 0;
-    $('ranges-more').textContent = `and ${more.toLocaleString('en-US')} more numeric columns: state their ranges in the text field above (name=min:max).`;
+    $('ranges-more').textContent =
+      `and ${more.toLocaleString('en-US')} more numeric columns: state their ranges in the ` +
+      `text field above (name=min:max).`;
     const rowsText = Number(needed.rows).toLocaleString('en-US');
     $('ranges-why').textContent = needed.estimated
-      ? `The private estimate found no range for some columns (what it spent counts in your file's total). Give the range of every numeric column — ${columns.length} — from public knowledge:`
-      : `${rowsText} rows are too few to estimate these ranges privately (about ${Number(needed.rows_needed).toLocaleString('en-US')} would be needed); nothing was released. `
-        + `Give the range of every numeric column — ${columns.length}, filled in where the text field gave one — from public knowledge:`;
+      ? `The private estimate found no range for some columns (what it spent counts in your ` +
+        `file's total). Give the range of every numeric column — ${columns.length} — from ` +
+        `public knowledge:`
+      : `${rowsText} rows are too few to estimate these ranges privately ` +
+        `(about ${Number(needed.rows_needed).toLocaleString('en-US')} would be needed); ` +
+        `nothing was released. ` +
+        (`Give the range of every numeric column — ${columns.length}, filled in where the ` +
+          `text field gave one — from public knowledge:`);
     $('ranges-form').hidden = false;
     $('ranges-table').querySelector('tr.missing input')?.focus();
   },
@@ -67,12 +86,17 @@ const form = {
       const [lo, hi] = [...tr.querySelectorAll('input')];
       const name = this.names[Number(lo.dataset.row)];
       if (lo.value.trim() === '' && hi.value.trim() === '') continue;
-      if (lo.value.trim() === '' || hi.value.trim() === '') return { problem: `Give both the min and the max of '${shown(name)}' (or neither).` };
+      if (lo.value.trim() === '' || hi.value.trim() === '')
+        return { problem: `Give both the min and the max of '${shown(name)}' (or neither).` };
       ranges.push([name, Number(lo.value), Number(hi.value)]);
     }
     const readOff = $('ranges-file').checked;
     if (ranges.length && !readOff && !$('ranges-public').checked) {
-      return { problem: 'Say where these ranges come from: public knowledge, or read off this file (then nothing after is private).' };
+      return {
+        problem:
+          'Say where these ranges come from: public knowledge, or read off this file (then ' +
+          'nothing after is private).',
+      };
     }
     return { ranges, readOff };
   },
@@ -88,7 +112,9 @@ function loadPanelOnOpen(wire) {
     if (panel.querySelector('.panel-error')) return;
     const p = Object.assign(document.createElement('p'), {
       className: 'help panel-error',
-      textContent: `This panel could not be loaded (${shown(String(e.message || e))}): close it and open it again, or reload the page.`,
+      textContent:
+        `This panel could not be loaded (${shown(String(e.message || e))}): close it and open ` +
+        `it again, or reload the page.`,
     });
     p.setAttribute('role', 'alert');
     panel.append(p);
@@ -125,11 +151,17 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
       if (load.again) return false;
       accepted = load;
       $('own-option').hidden = false;
-      $('own-option').textContent = `Your data: ${load.name} (${own.n_train} train, ${own.n_test} test, ${counted(own.n_features, 'feature')})`;
+      $('own-option').textContent =
+        `Your data: ${load.name} (${own.n_train} train, ${own.n_test} ` +
+        `test, ${counted(own.n_features, 'feature')})`;
       settings.apply({ dataset: 'own', report: 'private' });
       const lot = fitOwnLot(settings.config(), own, fmtEps);
-      showMessage('Your file is loaded as private data: the lab now shows only what ε covers and uses a hidden random seed. '
-        + `You may switch "What the lab shows" to teaching: what ε does not cover is then marked.${lot ? ` ${lot}` : ''}`);
+      showMessage(
+        'Your file is loaded as private data: the lab now shows only what ε covers and uses ' +
+          'a hidden random seed. ' +
+          (`You may switch "What the lab shows" to teaching: what ε does not cover is then ` +
+            `marked.${lot ? ` ${lot}` : ''}`),
+      );
       return true;
     },
     // The worker refused the next load (`m`: its message); what preparing it released
@@ -137,11 +169,16 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
     // form. Returns what to say.
     rejected: (m) => {
       sent.shift();
-      if (typeof m.file === 'string' && Array.isArray(m.spent) && m.spent.length) ledger.spent(m.spent, m.file);
-      const said = `Your file was not loaded (the current data and run are unchanged): ${m.message}`;
+      if (typeof m.file === 'string' && Array.isArray(m.spent) && m.spent.length)
+        ledger.spent(m.spent, m.file);
+      const unchanged = 'the current data and run are unchanged';
+      const said = `Your file was not loaded (${unchanged}): ${m.message}`;
       if (!m.ranges || !Array.isArray(m.ranges.columns)) return said;
       form.show(m.ranges);
-      return `${said}. The form under the file lists every numeric column: give their ranges and where they come from, then Load again.`;
+      return (
+        `${said}. The form under the file lists every numeric column: give their ranges and ` +
+        `where they come from, then Load again.`
+      );
     },
     // Gives the accepted files to a new worker (loads sent to the old one are lost with it).
     // Returns what to add to the restart's message: the file given again, files not loaded.
@@ -152,9 +189,12 @@ export function setUpOwnData(currentWorker, showMessage, ledger, fmtEps) {
       if (accepted) {
         sent.push({ ...accepted, again: true });
         currentWorker().post(accepted.message);
-        said = ' and your file (its split and column ranges drawn again: a new release, added to your file\'s total)';
+        said =
+          ' and your file (its split and column ranges drawn again: a new release, added to ' +
+          "your file's total)";
       }
-      if (lost.length) said += `; ${lost.join(', ')} was still loading and is not loaded: choose Load again`;
+      if (lost.length)
+        said += `; ${lost.join(', ')} was still loading and is not loaded: choose Load again`;
       return said;
     },
   };
@@ -175,7 +215,10 @@ function wirePanel(currentWorker, showMessage, sent) {
       const size = LabData.csvHeaderPrefix();
       let columns = [];
       try {
-        columns = LabData.csvColumns(new Uint8Array(await files[0].slice(0, size).arrayBuffer()), files[0].size <= size);
+        columns = LabData.csvColumns(
+          new Uint8Array(await files[0].slice(0, size).arrayBuffer()),
+          files[0].size <= size,
+        );
       } catch (e) {
         showMessage(`${shown(files[0].name)}: ${e.message || e}`);
       }
@@ -201,7 +244,10 @@ function wirePanel(currentWorker, showMessage, sent) {
     const limit = LabData.maxFileBytes();
     const big = files.find((f) => f.size > limit);
     if (big) {
-      showMessage(`${shown(big.name)} is ${(big.size / 1048576).toFixed(0)} MB; the limit is ${limit / 1048576} MB. Nothing changed.`);
+      showMessage(
+        `${shown(big.name)} is ${(big.size / 1048576).toFixed(0)} MB; the limit ` +
+          `is ${limit / 1048576} MB. Nothing changed.`,
+      );
       return;
     }
     const typed = form.shown() ? form.read() : { ranges: [], readOff: false };
@@ -212,7 +258,14 @@ function wirePanel(currentWorker, showMessage, sent) {
     // The File handles, not their bytes: the worker reads them. Reading 50 MB here held the
     // main thread for 150 ms (the e2e test's long-task check found it).
     const request = {
-      message: TO_WORKER.ownData(files, $('label-column').value, $('bounds').value, typed.ranges, typed.readOff, Number(settings.get('delta'))),
+      message: TO_WORKER.ownData(
+        files,
+        $('label-column').value,
+        $('bounds').value,
+        typed.ranges,
+        typed.readOff,
+        Number(settings.get('delta')),
+      ),
       name: files.map((f) => shown(f.name)).join(' + '),
       again: false,
     };

@@ -1,7 +1,7 @@
-// Pinned runs: up to four, drawn with the current run, each in its own colour and dash. A pin keeps only what ε covers
-// (it stays on the charts whatever the release level) and Rust's caveats on its numbers (its
-// last report's notes: shuffled lots, no guarantee…), listed with the run's own notes and its
-// name marked "*" where it is drawn; and a run on the student's own data is
+// Pinned runs: up to four, drawn with the current run, each in its own colour and dash. A pin keeps
+// only what ε covers (it stays on the charts whatever the release level) and Rust's caveats on its
+// numbers (its last report's notes: shuffled lots, no guarantee…), listed with the run's own notes
+// and its name marked "*" where it is drawn; and a run on the student's own data is
 // never written into a link (its settings cannot reopen it, and a fixed seed must not travel).
 import { sameConfig } from './settings.js';
 
@@ -24,10 +24,22 @@ export class Pins {
     if (!runHistory.length) return;
     const keep = (r) => {
       const outside = new Set(r.not_private || []);
-      return { epoch: r.epoch, test_acc: outside.has('test_acc') ? undefined : r.test_acc, private_test_acc: r.private_test_acc, epsilon: r.epsilon, groups: outside.has('groups') ? undefined : r.groups };
+      return {
+        epoch: r.epoch,
+        test_acc: outside.has('test_acc') ? undefined : r.test_acc,
+        private_test_acc: r.private_test_acc,
+        epsilon: r.epsilon,
+        groups: outside.has('groups') ? undefined : r.groups,
+      };
     };
     const notes = runHistory[runHistory.length - 1].notes;
-    this.list.push({ label, cfg, lessonStep, history: runHistory.map(keep), notes: Array.isArray(notes) ? notes.map(String) : [] });
+    this.list.push({
+      label,
+      cfg,
+      lessonStep,
+      history: runHistory.map(keep),
+      notes: Array.isArray(notes) ? notes.map(String) : [],
+    });
     if (this.list.length > MAX_PINS) this.list.shift();
     this.render();
   }
@@ -39,7 +51,11 @@ export class Pins {
 
   render() {
     this.version += 1;
-    $('pin-list').replaceChildren(...this.list.map((p) => Object.assign(document.createElement('li'), { textContent: marked(p) })));
+    $('pin-list').replaceChildren(
+      ...this.list.map((p) =>
+        Object.assign(document.createElement('li'), { textContent: marked(p) }),
+      ),
+    );
     this.onChange();
   }
 
@@ -53,31 +69,45 @@ export class Pins {
   // guarantee make one line, not three).
   notes() {
     const byNote = new Map();
-    for (const p of this.list) for (const n of p.notes) byNote.set(n, [...(byNote.get(n) ?? []), `"${marked(p)}"`]);
-    return [...byNote].map(([n, names]) => `pinned run${names.length > 1 ? 's' : ''} ${names.join(', ')}: ${n}`);
+    for (const p of this.list)
+      for (const n of p.notes) byNote.set(n, [...(byNote.get(n) ?? []), `"${marked(p)}"`]);
+    return [...byNote].map(
+      ([n, names]) => `pinned run${names.length > 1 ? 's' : ''} ${names.join(', ')}: ${n}`,
+    );
   }
 
   // What a link may carry: the settings of pins not on the student's own data.
   // The pins a link carries: not a student's file's, and not a lesson step's own (the lesson
   // pins that again when the link opens its step: carried too, it was pinned twice, #53).
   shared() {
-    return this.list.filter((p) => p.cfg.dataset !== 'own' && !p.lessonStep).map((p) => ({ label: p.label, cfg: p.cfg }));
+    return this.list
+      .filter((p) => p.cfg.dataset !== 'own' && !p.lessonStep)
+      .map((p) => ({ label: p.label, cfg: p.cfg }));
   }
 }
 
-
 // "Compare": the settings `base` in each of the four modes, to train and pin one after another
 // (no budget: the comparison is of what noise and clipping do).
-export const comparison = (base) => [['non-private', 'non-private'], ['clip-only', 'clip only'], ['noise-only', 'noise only'], ['dp', 'DP-SGD']]
-  .map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
+export const comparison = (base) =>
+  [
+    ['non-private', 'non-private'],
+    ['clip-only', 'clip only'],
+    ['noise-only', 'noise only'],
+    ['dp', 'DP-SGD'],
+  ].map(([mode, label]) => ({ label, cfg: { ...base, mode, budget_epsilon: null } }));
 
 // Whether `run`, trained to be pinned and now done, is the run the controls would train next
 // (settings `cfg`): Compare's last run, "DP-SGD", has the controls' own settings, and the page
 // then kept it as the run instead of training it again (one run in five of every Compare: the
 // same settings and seed give the same reports). Not a run that failed or diverged, and not on
 // a student's file, whose ledger counts every run trained on it.
-export const pinIsTheRun = (run, cfg) => !!run?.pin && run.done && !run.failed && !run.history.at(-1)?.divergence
-  && cfg.dataset !== 'own' && sameConfig(run.pin.cfg, cfg);
+export const pinIsTheRun = (run, cfg) =>
+  !!run?.pin &&
+  run.done &&
+  !run.failed &&
+  !run.history.at(-1)?.divergence &&
+  cfg.dataset !== 'own' &&
+  sameConfig(run.pin.cfg, cfg);
 
 // Compare's click handler: on a student's own file (`onOwnData()`) three of its four runs have
 // no guarantee (ε = ∞ for that file, for good: the file ledger can never come back from it),
@@ -98,7 +128,9 @@ export function guardCompare(button, onOwnData, compare) {
       compare();
       return;
     }
-    button.textContent = 'Click again to confirm: three of the four runs use your file with no privacy (ε = ∞ for it, for good)';
+    button.textContent =
+      'Click again to confirm: three of the four runs use your file with no privacy (ε = ∞ ' +
+      'for it, for good)';
     button.classList.add('confirm');
     armed = setTimeout(disarm, WINDOW_MS);
   };
@@ -118,8 +150,11 @@ export function setUpPinButtons(pins, { current, history, pinRun, changed, queue
     pins.clear();
     changed();
   });
-  $('compare').addEventListener('click', guardCompare($('compare'), ownData, () => {
-    pins.clear();
-    queue(comparison(current()));
-  }));
+  $('compare').addEventListener(
+    'click',
+    guardCompare($('compare'), ownData, () => {
+      pins.clear();
+      queue(comparison(current()));
+    }),
+  );
 }

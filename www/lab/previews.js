@@ -29,7 +29,9 @@ export class Previews {
     this.epsilon = ok ? this.of(cfg, facts) : [];
     // The chart's text alternative says what the chart shows: this preview's ε, or none yet
     // (never the ε of the data set shown before, while another loads).
-    document.getElementById('epsilon-chart')?.setAttribute('aria-label', label(this.epsilon.at(-1)));
+    document
+      .getElementById('epsilon-chart')
+      ?.setAttribute('aria-label', label(this.epsilon.at(-1)));
     const keys = this.epsilon.length ? this.keysOf(cfg, facts) : null;
     if (!keys) return;
     this.sigmaPanel.request(cfg, facts, budget, keys.sigma_panel, redrawSigma, this.showMessage);

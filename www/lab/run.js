@@ -2,15 +2,16 @@
 // The run on screen and the data set's facts, as objects with named fields (#54 §1) instead of
 // main.js's loose state: what the training worker is training (or has trained) for the page,
 // and the public facts of the data set the last run loaded, which the previews and the lessons
-// wait for. main.js's handlers of the worker's messages fill them in; the charts, the exports,
-// the pins and the lessons read them.
+// wait for. page/session.js's handlers of the worker's messages fill them in; the charts, the
+// exports, the pins and the lessons read them.
 
 /** @typedef {{label: string, cfg: Record<string, any>, lessonStep?: boolean}} QueuedPin */
 
 export class Run {
   /**
    * @param {Record<string, any>} cfg the settings it trains with (Rust checks them in the worker)
-   * @param {QueuedPin | null} pin the pin it becomes once done (a queued run), or null: the controls'
+   * @param {QueuedPin | null} pin the pin it becomes once done (a queued run), or null: the
+   *   controls'
    * @param {number} generation its messages carry it; an older run's are dropped
    */
   constructor(cfg, pin, generation) {
@@ -42,7 +43,7 @@ export class LoadedFacts {
 
   /**
    * The facts of `cfg`'s data set, or null until a run has loaded that one.
-   * @param {{dataset: string}} cfg
+   * @param {Record<string, any>} cfg its `dataset` is read
    */
   for(cfg) {
     return this.facts && this.dataset === cfg.dataset ? this.facts : null;

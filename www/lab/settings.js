@@ -12,55 +12,14 @@
 // looked up on a plain object, and reaches a message only shortened (shown.js).
 
 import { shown } from '../core/shown.js';
+import { BY_FIELD, BY_KEY, ROWS, scaleOf } from './setting-rows.js';
 
-// How a range slider's position maps to a value and back.
-const SCALES = new Map(Object.entries({
-  linear: { toValue: (s) => +s.toFixed(4), toSlider: (v) => v },
-  log3: { toValue: (s) => +(10 ** s).toPrecision(3), toSlider: Math.log10 },
-  logInt: { toValue: (s) => Math.max(1, Math.round(10 ** s)), toSlider: Math.log10 },
-  int: { toValue: (s) => Math.round(s), toSlider: (v) => v },
-  pow10: { toValue: (s) => 10 ** Math.round(s), toSlider: (v) => Math.round(Math.log10(v)) },
-}));
-
-// The table. `kind`: slider (with `scale` and `fmt` for its label), select, number or check.
-// `field`: the RunConfig field it sets (absent: a page setting). `switch`: the check row that
-// turns an optional field on (off: the field is null and the box keeps its number). `url`: its
-// key in a link (absent: never in a link). `whole`: the box takes whole numbers within its own
-// min and max. `hideForOwnData`: never written into a link of a run on a student's file.
-// `none`: a select's choice that leaves the optional field out of the config (null in a part).
-export const ROWS = [
-  { key: 'sigma', control: 'sigma', field: 'sigma', url: 'sigma', kind: 'slider', scale: 'linear', fmt: (v) => v.toFixed(2) },
-  { key: 'clip', control: 'clip', field: 'clip', url: 'clip', kind: 'slider', scale: 'log3' },
-  { key: 'lot_size', control: 'lot-size', field: 'lot_size', url: 'lot_size', kind: 'slider', scale: 'logInt', clampToEnds: true },
-  { key: 'lr', control: 'lr', field: 'lr', url: 'lr', kind: 'slider', scale: 'log3' },
-  { key: 'epochs', control: 'epochs', field: 'epochs', url: 'epochs', kind: 'slider', scale: 'int' },
-  { key: 'delta', control: 'delta', field: 'delta', url: 'delta', kind: 'slider', scale: 'pow10', fmt: (v) => v.toExponential(0) },
-  { key: 'dataset', control: 'dataset', field: 'dataset', url: 'dataset', kind: 'select', hideForOwnData: true },
-  { key: 'model', control: 'model', field: 'model', url: 'model', kind: 'select' },
-  { key: 'groups', control: 'groups', field: 'groups', url: 'groups', kind: 'select', none: 'none', hideForOwnData: true },
-  { key: 'report', control: 'report', field: 'report', url: 'report', kind: 'select' },
-  { key: 'amplification', control: 'amplification', field: 'amplification', url: 'amp', kind: 'select' },
-  { key: 'budget_accountant', control: 'budget-accountant', field: 'budget_accountant', kind: 'select' },
-  { key: 'seed', control: 'seed', field: 'seed', url: 'seed', kind: 'number', whole: true, hideForOwnData: true },
-  { key: 'fixed_seed', control: 'fixed-seed', kind: 'check' },
-  { key: 'pca_on', control: 'pca-on', kind: 'check' },
-  { key: 'pca', control: 'pca-k', field: 'pca', switch: 'pca_on', url: 'pca', kind: 'number' },
-  { key: 'pca_sigma', control: 'pca-sigma', field: 'pca_sigma', url: 'pca_sigma', urlWith: 'pca', kind: 'number' },
-  { key: 'adapt_on', control: 'adapt-on', kind: 'check' },
-  { key: 'clip_quantile', control: 'adapt-quantile', field: 'clip_quantile', switch: 'adapt_on', url: 'adapt', kind: 'number' },
-  { key: 'until_budget', control: 'until-budget', kind: 'check' },
-  { key: 'budget_epsilon', control: 'budget-eps', field: 'budget_epsilon', switch: 'until_budget', kind: 'number' },
-  { key: 'workers', control: 'workers', kind: 'number' },
-  { key: 'audit_runs', control: 'audit-runs', kind: 'number' },
-];
-
-const BY_KEY = new Map(ROWS.map((r) => [r.key, r]));
-const SWITCHES = new Set(ROWS.filter((r) => r.switch).map((r) => r.switch));
-const BY_FIELD = new Map(ROWS.filter((r) => r.field).map((r) => [r.field, r]));
 const $ = (id) => document.getElementById(id);
 const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
-const scaleOf = (row) => SCALES.get(row.scale);
-const shownNumber = (v) => (Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-4) ? v.toExponential(2) : String(+v.toPrecision(6)));
+const shownNumber = (v) =>
+  Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-4)
+    ? v.toExponential(2)
+    : String(+v.toPrecision(6));
 
 // ---- A run's config from the object, and back (pure) ----
 
@@ -74,7 +33,8 @@ export function configOf(values, defaults, seedOk = () => true, rows = ROWS) {
   for (const row of rows) {
     if (!row.field) continue;
     const v = row.switch && !values[row.switch] ? null : values[row.key];
-    if (row.none !== undefined && (v === row.none || v === null || v === undefined)) continue; // left out: none
+    // left out: none
+    if (row.none !== undefined && (v === row.none || v === null || v === undefined)) continue;
     // A required box left blank keeps the default (an optional one is off).
     cfg[row.field] = v === null && !row.switch ? defaults[row.field] : v;
   }
@@ -120,7 +80,10 @@ export function toHash(cfg, extra = [], rows = ROWS) {
 // one of the choices `offered(row)` gives), the control's own range (`range(row)`: [lo, hi] of
 // a slider, a whole-number box), then Rust's check of a run's settings (`check`, over
 // `defaults`) — and kept as a RunConfig part, or named in `problems` and skipped.
-export function fromHash(params, { check, defaults, range = () => null, offered = () => true, rows = ROWS }) {
+export function fromHash(
+  params,
+  { check, defaults, range = () => null, offered = () => true, rows = ROWS },
+) {
   const problems = [];
   const part = {};
   for (const row of rows) {
@@ -167,7 +130,10 @@ function readLinkValue(row, text, ends, offered, problems) {
   const reach = Number.isFinite(pos) && (row.clampToEnds || (pos >= lo - 1e-9 && pos <= hi + 1e-9));
   if (!reach) {
     const fmt = row.fmt ?? String;
-    problems.push(`${row.url} = ${shownNumber(v)} is out of range (${fmt(scale.toValue(lo))} to ${fmt(scale.toValue(hi))})`);
+    problems.push(
+      `${row.url} = ${shownNumber(v)} is out of range (${fmt(scale.toValue(lo))} ` +
+        `to ${fmt(scale.toValue(hi))})`,
+    );
     return undefined;
   }
   return scale.toValue(clamp(pos, lo, hi));
@@ -200,8 +166,10 @@ class Settings {
     this.defaults = defaults;
     this.suggested = suggested;
     const boxes = {};
-    for (const [field, v] of Object.entries(suggested)) if (BY_FIELD.has(field)) boxes[BY_FIELD.get(field).key] = v;
-    for (const row of ROWS) if (row.none !== undefined) boxes[row.key] = row.none; // a field left out of the defaults
+    for (const [field, v] of Object.entries(suggested))
+      if (BY_FIELD.has(field)) boxes[BY_FIELD.get(field).key] = v;
+    // a field left out of the defaults
+    for (const row of ROWS) if (row.none !== undefined) boxes[row.key] = row.none;
     this.apply({ ...boxes, ...valuesOf(defaults) });
   }
 
@@ -227,7 +195,8 @@ class Settings {
       const el = $(row.control);
       write(row, el, v);
       const kept = row.kind === 'slider' && knobStandsFor(row, el, v);
-      this.values[key] = !kept && (row.kind === 'slider' || row.kind === 'select') ? read(row, el) : v;
+      this.values[key] =
+        !kept && (row.kind === 'slider' || row.kind === 'select') ? read(row, el) : v;
       show(row, this.values[key]);
     }
   }
@@ -254,7 +223,12 @@ class Settings {
 
   // A link's settings, read and checked (see fromHash): { part: a RunConfig part, problems }.
   readHash(params, check) {
-    return fromHash(params, { check, defaults: this.defaults, range: controlRange, offered: hasOption });
+    return fromHash(params, {
+      check,
+      defaults: this.defaults,
+      range: controlRange,
+      offered: hasOption,
+    });
   }
 
   // Whether the run uses the student's own data.
@@ -286,7 +260,10 @@ function seedProblem(seed, s) {
   const [lo, hi] = controlRange(BY_KEY.get('seed'));
   if (Number.isInteger(seed) && seed >= lo && seed <= hi) return null;
   const text = $('seed').value.trim();
-  return `the seed must be a whole number from ${lo} to ${hi}; '${shown(text)}' is not, so a random seed is used`;
+  return (
+    `the seed must be a whole number from ${lo} to ${hi}; '${shown(text)}' is not, so a random ` +
+    `seed is used`
+  );
 }
 
 // The value a control holds; `initial`: as the markup gives it (a blank box: null).
@@ -304,7 +281,11 @@ function knobStandsFor(row, el, v) {
   const scale = scaleOf(row);
   const pos = typeof v === 'number' ? scale.toSlider(v) : NaN;
   const step = Number(el.step) || 0;
-  return Number.isFinite(pos) && scale.toValue(pos) === v && Math.abs(pos - Number(el.value)) <= step / 2 + 1e-9;
+  return (
+    Number.isFinite(pos) &&
+    scale.toValue(pos) === v &&
+    Math.abs(pos - Number(el.value)) <= step / 2 + 1e-9
+  );
 }
 
 function write(row, el, v) {
@@ -340,9 +321,14 @@ function hasOption(row, value) {
  * @param {unknown} cfg
  */
 export function configKey(cfg) {
-  const sorted = (_key, v) => (v && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v)
-    ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]))
-    : v);
+  const sorted = (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v;
   return JSON.stringify(cfg, sorted);
 }
 

@@ -28,10 +28,13 @@ export function setUpUpdates() {
   register = () => {
     if (done) return;
     done = true;
-    storing = navigator.serviceWorker.register('./sw.js', { updateViaCache: 'none' }).then((registration) => {
-      watch(registration);
-      return installed(registration);
-    }, () => {});
+    storing = navigator.serviceWorker.register('./sw.js', { updateViaCache: 'none' }).then(
+      (registration) => {
+        watch(registration);
+        return installed(registration);
+      },
+      () => {},
+    );
   };
   const later = () => setTimeout(register, LATEST_MS);
   if (document.readyState === 'complete') later();
@@ -61,9 +64,10 @@ function installed(registration) {
 // not controlled (it came from the network): it has nothing to be behind.
 function watch(registration) {
   if (!navigator.serviceWorker.controller) return;
-  const follow = (worker) => worker?.addEventListener('statechange', () => {
-    if (worker.state === 'installed') offer(registration);
-  });
+  const follow = (worker) =>
+    worker?.addEventListener('statechange', () => {
+      if (worker.state === 'installed') offer(registration);
+    });
   if (registration.waiting) offer(registration);
   follow(registration.installing);
   registration.addEventListener('updatefound', () => follow(registration.installing));
@@ -79,7 +83,9 @@ function offer(registration) {
       location.reload(); // taken already (the lab's other tabs closed)
       return;
     }
-    navigator.serviceWorker.addEventListener('controllerchange', () => location.reload(), { once: true });
+    navigator.serviceWorker.addEventListener('controllerchange', () => location.reload(), {
+      once: true,
+    });
     waiting.postMessage({ type: 'take-over' });
   };
 }
@@ -89,7 +95,12 @@ if ('serviceWorker' in navigator) {
   navigator.serviceWorker.addEventListener('message', (ev) => {
     if (ev.data?.type !== 'other-tabs') return;
     const others = Math.max(1, (Number(ev.data.tabs) || 2) - 1);
-    const tabs = others === 1 ? "the lab's other tab first (it runs" : `the lab's ${others} other tabs first (they run`;
-    $('update-text').textContent = `A new version of the lab is ready: close ${tabs} this version), then press the button again.`;
+    const tabs =
+      others === 1
+        ? "the lab's other tab first (it runs"
+        : `the lab's ${others} other tabs first (they run`;
+    $('update-text').textContent =
+      `A new version of the lab is ready: close ${tabs} this version), then press the button ` +
+      `again.`;
   });
 }

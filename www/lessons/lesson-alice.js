@@ -10,7 +10,16 @@
 /** @type {import('./lessons.js').Lesson} */
 export const ALICE_LESSON = {
   title: 'Is Alice in the data?',
-  base: { dataset: 'blobs', model: 'logistic', lot_size: 600, epochs: 20, clip: 1, lr: 2, seed: 1, audit_runs: 100 },
+  base: {
+    dataset: 'blobs',
+    model: 'logistic',
+    lot_size: 600,
+    epochs: 20,
+    clip: 1,
+    lr: 2,
+    seed: 1,
+    audit_runs: 100,
+  },
   steps: [
     {
       set: { sigma: 0 },
@@ -19,11 +28,16 @@ export const ALICE_LESSON = {
       controls: ['alice-start', 'sigma'],
       say: [
         { asSet: true, text: 'No noise (σ = {sigma}, ε = {eps}).' },
-        '"Train with and without Alice": {auditRuns} runs without her (the lab\'s pick), {auditRuns} with her, and each model\'s loss on her.',
+        '"Train with and without Alice": {auditRuns} runs without her (the lab\'s pick), ' +
+          "{auditRuns} with her, and each model's loss on her.",
         {
           when: (f) => (f.alice ? f.alice.tpr > 0.9 : undefined),
-          yes: 'The histograms do not touch: guessing "in" when her loss is low catches {alice.tpr} of the runs with her at a 5% false-alarm rate.',
-          no: 'This time the guess catches only {alice.tpr} of the runs with her at a 5% false-alarm rate.',
+          yes:
+            'The histograms do not touch: guessing "in" when her loss is low catches ' +
+            '{alice.tpr} of the runs with her at a 5% false-alarm rate.',
+          no:
+            'This time the guess catches only {alice.tpr} of the runs with her at a 5% ' +
+            'false-alarm rate.',
           wait: '',
         },
       ],
@@ -35,16 +49,25 @@ export const ALICE_LESSON = {
       charts: ['alice-chart'],
       controls: ['alice-start', 'sigma'],
       say: [
-        'σ = {sigma}: the moments accountant now promises ε = {eps}. Train with and without Alice again.',
+        'σ = {sigma}: the moments accountant now promises ε = {eps}. Train with and without ' +
+          'Alice again.',
         {
           // The audit's region check (the 95% band): the test stays within what ε allows.
           when: (f) => (f.alice ? f.alice.verdict !== 'outside' && f.alice.tpr < 0.9 : undefined),
-          yes: 'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her ({alice.range} at 95% confidence); the PLD accountant\'s privacy region for these runs allows at most {alice.allowed}.',
-          no: 'The guess catches {alice.tpr} ({alice.range} at 95% confidence) at a 5% false-alarm rate, where the PLD accountant\'s privacy region for these runs allows {alice.allowed}: a 1-in-20 fluke, or a bug.',
+          yes:
+            'The histograms overlap: at a 5% false-alarm rate the guess catches {alice.tpr} of ' +
+            "the runs with her ({alice.range} at 95% confidence); the PLD accountant's privacy " +
+            'region for these runs allows at most {alice.allowed}.',
+          no:
+            'The guess catches {alice.tpr} ({alice.range} at 95% confidence) at a 5% ' +
+            "false-alarm rate, where the PLD accountant's privacy region for these runs allows " +
+            '{alice.allowed}: a 1-in-20 fluke, or a bug.',
           wait: '',
         },
       ],
-      ask: 'If the guess catches fewer runs with her than ε allows, could a cleverer observer do better than a threshold on the loss?',
+      ask:
+        'If the guess catches fewer runs with her than ε allows, could a cleverer observer do ' +
+        'better than a threshold on the loss?',
     },
   ],
 };

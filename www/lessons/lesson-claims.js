@@ -20,16 +20,29 @@
 // The words for a setting a step sets (keys of the settings table that are run settings). Not
 // the seed: every figure a step says is the run on screen's and every comparison carries its ±
 // (#53 §2), so another seed leaves each sentence true; its earlier step trains at it too.
-const NAMES = new Map(Object.entries({
-  sigma: 'σ', clip: 'C', lot_size: 'L', lr: 'η', epochs: 'epochs', dataset: 'the data set', model: 'the model',
-  amplification: 'the amplification convention', mode: 'the mode', groups: 'the groups',
-}));
+const NAMES = new Map(
+  Object.entries({
+    sigma: 'σ',
+    clip: 'C',
+    lot_size: 'L',
+    lr: 'η',
+    epochs: 'epochs',
+    dataset: 'the data set',
+    model: 'the model',
+    amplification: 'the amplification convention',
+    mode: 'the mode',
+    groups: 'the groups',
+  }),
+);
 
-const shownValue = (/** @type {unknown} */ v) => (typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(3))) : String(v));
+const shownValue = (/** @type {unknown} */ v) =>
+  typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(3))) : String(v);
 // A number the same within 1%: a log slider shows the step's value to the nearest of its
 // positions (η = 0.5 is 0.501 on it, its positions 2.3% apart), and one position moved is a move.
-const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) => (typeof a === 'number' && typeof b === 'number'
-  ? Math.abs(a - b) <= 0.01 * Math.max(Math.abs(a), Math.abs(b)) : a === b);
+const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) =>
+  typeof a === 'number' && typeof b === 'number'
+    ? Math.abs(a - b) <= 0.01 * Math.max(Math.abs(a), Math.abs(b))
+    : a === b;
 
 /**
  * The step's settings that the run on screen does not have: [name, the step's, the run's].
@@ -42,10 +55,14 @@ export function movedFrom(want, cfg) {
     .map(([key, v]) => [NAMES.get(key), shownValue(v), shownValue(cfg[key])]);
 }
 
-/** Whether settings `s` add no noise: σ = 0, or a mode without noise (the DP-SGD mode unless said). */
-const noiseless = (/** @type {Record<string, any>} */ s) => s.sigma === 0 || s.mode === 'non-private' || s.mode === 'clip-only';
+/**
+ * Whether settings `s` add no noise: σ = 0, or a mode without noise (the DP-SGD mode unless said).
+ */
+const noiseless = (/** @type {Record<string, any>} */ s) =>
+  s.sigma === 0 || s.mode === 'non-private' || s.mode === 'clip-only';
 /** Whether a step's settings `want` add noise: a σ above 0 of its own, in a mode with noise. */
-const addsNoise = (/** @type {Record<string, any>} */ want) => typeof want.sigma === 'number' && !noiseless({ mode: 'dp', ...want });
+const addsNoise = (/** @type {Record<string, any>} */ want) =>
+  typeof want.sigma === 'number' && !noiseless({ mode: 'dp', ...want });
 
 /**
  * What the step says of the run on screen: its sentences (each with whether its claim holds:
@@ -61,11 +78,24 @@ const addsNoise = (/** @type {Record<string, any>} */ want) => typeof want.sigma
 export function claimsOf(step, want, facts, fill, live) {
   const cfg = facts.cfg ?? {};
   const moved = live ? movedFrom(want, cfg) : [];
-  const list = (/** @type {string[][]} */ m) => m.map(([name, , now]) => `${name} = ${now}`).join(', ');
+  const list = (/** @type {string[][]} */ m) =>
+    m.map(([name, , now]) => `${name} = ${now}`).join(', ');
   if (live && noiseless(cfg) && addsNoise(want)) {
-    const back = moved.filter(([name]) => name === 'σ' || name === 'the mode').map(([name, was]) => `${name} = ${was}`).join(' and ');
+    const back = moved
+      .filter(([name]) => name === 'σ' || name === 'the mode')
+      .map(([name, was]) => `${name} = ${was}`)
+      .join(' and ');
     return {
-      parts: [{ text: `No noise in this run (${cfg.sigma === 0 ? 'σ = 0' : `mode ${cfg.mode}`}): nothing here is private, ε = ∞, and there is no noise on the charts for this step to speak of. The step is about its own setting${back ? `, ${back}` : ''}: move it back to see it.`, claim: undefined }],
+      parts: [
+        {
+          text:
+            `No noise in this run (${cfg.sigma === 0 ? 'σ = 0' : `mode ${cfg.mode}`}): nothing ` +
+            `here is private, ε = ∞, and there is no noise on the charts for this step to ` +
+            `speak of. The step is about its own setting${back ? `, ${back}` : ''}: move it ` +
+            `back to see it.`,
+          claim: undefined,
+        },
+      ],
       ask: 'What does DP-SGD need the noise for, if the model learns without it?',
     };
   }
@@ -73,19 +103,29 @@ export function claimsOf(step, want, facts, fill, live) {
   const parts = [];
   if (moved.length) {
     const was = moved.map(([name, step]) => `${name} = ${step}`).join(', ');
-    parts.push({ text: `Off the step: ${list(moved)} here (the step sets ${was}); what follows is the run on screen.`, claim: undefined });
+    parts.push({
+      text:
+        `Off the step: ${list(moved)} here (the step sets ${was}); what follows is the run on ` +
+        `screen.`,
+      claim: undefined,
+    });
   }
   for (const s of step.say) {
     if (typeof s !== 'string' && moved.length && s.asSet) continue;
-    if (typeof s !== 'string' && s.only && !(live && s.only(facts))) continue; // its premise unmet: not said
+    // its premise unmet: not said
+    if (typeof s !== 'string' && s.only && !(live && s.only(facts))) continue;
     if (typeof s === 'string' || !('when' in s)) {
       parts.push({ text: fill(typeof s === 'string' ? s : s.text), claim: undefined });
       continue;
     }
     const holds = live ? s.when(facts) : undefined;
-    const text = holds === undefined ? s.wait ?? '' : holds ? s.yes : s.no;
+    const text = holds === undefined ? (s.wait ?? '') : holds ? s.yes : s.no;
     parts.push({ text: fill(text), claim: holds === undefined ? null : holds });
   }
-  const ask = moved.length ? `What changed on the charts when ${list(moved)} replaced the step's ${moved.map(([name, step]) => `${name} = ${step}`).join(', ')}?` : step.ask;
-  return { parts, ask }; // a claim not known yet with no wait text: an empty sentence, still a claim
+  const ask = moved.length
+    ? `What changed on the charts when ${list(moved)} replaced the ` +
+      `step's ${moved.map(([name, step]) => `${name} = ${step}`).join(', ')}?`
+    : step.ask;
+  // a claim not known yet with no wait text: an empty sentence, still a claim
+  return { parts, ask };
 }

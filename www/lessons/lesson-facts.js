@@ -6,20 +6,25 @@
 // settings. Nothing here computes a privacy quantity: ε is only looked up and formatted.
 
 /**
- * @typedef {{summary: {gap: number, worst: string, worst_acc: number, rarest: string, rarest_n_train: number},
- *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number, gap_change_margin: number, gap_widened_clear: boolean, most_lost: string,
- *   most_lost_n_train: number, most_lost_points: number, most_lost_margin: number, most_lost_n_test: number, most_lost_clear: boolean, falls_beyond_noise: number,
- *   rarest: string, rarest_n_train: number}}} GroupFacts
- * @typedef {{realistic: number, worst: number, upper: number | undefined, said: {realistic?: string, worst?: string, upper?: string},
+ * @typedef {{summary: {gap: number, worst: string, worst_acc: number, rarest: string,
+ *   rarest_n_train: number},
+ *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number,
+ *     gap_change_margin: number, gap_widened_clear: boolean, most_lost: string,
+ *     most_lost_n_train: number, most_lost_points: number, most_lost_margin: number,
+ *     most_lost_n_test: number, most_lost_clear: boolean, falls_beyond_noise: number,
+ *     rarest: string, rarest_n_train: number}}} GroupFacts
+ * @typedef {{realistic: number, worst: number, upper: number | undefined,
+ *   said: {realistic?: string, worst?: string, upper?: string},
  *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
- * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number, verdict: string, runs: number}} AliceFacts
+ * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number,
+ *   verdict: string, runs: number}} AliceFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
  *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
- *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?: AuditFacts, alice?: AliceFacts, auditRuns?: number,
- *   earlierAudit?: {label: string, said: {realistic?: string}},
- *   accGap?: Gap, costGap?: Gap, prev: any,
+ *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?:
+ * AuditFacts, alice?: AliceFacts, auditRuns?: number, earlierAudit?: {label: string, said:
+ * {realistic?: string}}, accGap?: Gap, costGap?: Gap, prev: any,
  * }} Facts
  * @typedef {{points: number, margin: number, clear: boolean}} Gap
  */
@@ -30,15 +35,19 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
  * The facts of the run on screen. `gap` is Rust's accuracy_gap (train/gap.rs): two test
  * accuracies compared on the test set's size, the ± every comparison a lesson states carries.
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
- *   cost: number | undefined, groups?: any, audit: any[] | null, earlierAudit?: {label: string, results: any[]} | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined, prev: any,
- *   gap?: (before: number, after: number, nTest: number) => Gap | undefined}} s
+ *   cost: number | undefined, groups?: any, audit: any[] | null, earlierAudit?: {label: string,
+ * results: any[]} | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined,
+ * prev: any, gap?: (before: number, after: number, nTest: number) => Gap | undefined}} s
  * @returns {Facts}
  */
 export function factsOf(s) {
   const last = s.history.at(-1);
   const acc = finite(last?.test_acc ?? last?.private_test_acc);
   const nTest = s.data?.n_test;
-  const compare = (a, b) => (s.gap && finite(a) !== undefined && finite(b) !== undefined && nTest > 0 ? s.gap(a, b, nTest) ?? undefined : undefined);
+  const compare = (a, b) =>
+    s.gap && finite(a) !== undefined && finite(b) !== undefined && nTest > 0
+      ? (s.gap(a, b, nTest) ?? undefined)
+      : undefined;
   const cost = finite(s.cost);
   /** @type {Record<string, number | undefined>} */
   const whole = {};
@@ -62,29 +71,56 @@ export function factsOf(s) {
     learnedNothing: s.learnedNothing,
     clipped: finite(last?.clipped_fraction),
     q: finite(last?.sampling_rate), // Rust's, from the run's mechanism
-    noiseRatio_: last && finite(last.signal_norm) && last.signal_norm > 0 ? finite(last.noise_norm / last.signal_norm) : undefined,
+    noiseRatio_:
+      last && finite(last.signal_norm) && last.signal_norm > 0
+        ? finite(last.noise_norm / last.signal_norm)
+        : undefined,
     eps_: last ? (last.epsilon.moments === 'inf' ? Infinity : last.epsilon.moments) : undefined,
     whole,
     cost,
     // This run's accuracy against the previous step's; the non-private run's against DP-SGD's
     // (the cost, Rust's, in points: the non-private one is this run's plus it).
     accGap: compare(s.prev?.acc, acc),
-    costGap: cost === undefined || acc === undefined ? undefined : compare(acc, Math.min(1, Math.max(0, acc + cost / 100))),
+    costGap:
+      cost === undefined || acc === undefined
+        ? undefined
+        : compare(acc, Math.min(1, Math.max(0, acc + cost / 100))),
     groups: s.groups ?? undefined,
-    audit: s.audit ? {
-      realistic: threat('realistic'), worst: threat('worst-case'), upper: finite(realistic?.eps_upper?.pld), region: realistic?.region,
-      said: { realistic: said('realistic')?.eps_lower, worst: said('worst-case')?.eps_lower, upper: said('realistic')?.pld },
-    } : undefined,
+    audit: s.audit
+      ? {
+          realistic: threat('realistic'),
+          worst: threat('worst-case'),
+          upper: finite(realistic?.eps_upper?.pld),
+          region: realistic?.region,
+          said: {
+            realistic: said('realistic')?.eps_lower,
+            worst: said('worst-case')?.eps_lower,
+            upper: said('realistic')?.pld,
+          },
+        }
+      : undefined,
     // An audit of other settings kept beside this one (audit.js earlierAuditOf), as its words.
-    earlierAudit: s.earlierAudit ? {
-      label: s.earlierAudit.label,
-      said: { realistic: s.earlierAudit.results.find((r) => r.threat === 'realistic')?.said?.eps_lower },
-    } : undefined,
+    earlierAudit: s.earlierAudit
+      ? {
+          label: s.earlierAudit.label,
+          said: {
+            realistic: s.earlierAudit.results.find((r) => r.threat === 'realistic')?.said
+              ?.eps_lower,
+          },
+        }
+      : undefined,
     // The "Alice" view of these settings (Rust's `audit::alice`), and the audit's region check.
-    alice: s.alice?.alice ? {
-      tpr: s.alice.alice.tpr_at_005, tprRange: s.alice.alice.tpr_interval_005, allowed: s.alice.alice.allowed_tpr_at_005, best: s.alice.alice.best_tpr,
-      bestFpr: s.alice.alice.best_fpr, verdict: s.alice.region?.verdict, runs: s.alice.runs,
-    } : undefined,
+    alice: s.alice?.alice
+      ? {
+          tpr: s.alice.alice.tpr_at_005,
+          tprRange: s.alice.alice.tpr_interval_005,
+          allowed: s.alice.alice.allowed_tpr_at_005,
+          best: s.alice.alice.best_tpr,
+          bestFpr: s.alice.alice.best_fpr,
+          verdict: s.alice.region?.verdict,
+          runs: s.alice.runs,
+        }
+      : undefined,
     auditRuns: s.auditRuns,
     prev: s.prev ?? { whole: {} },
   };
@@ -105,70 +141,89 @@ const num = (v) => String(Number(v.toPrecision(3)));
 export function fillers(fmtEps, accountants) {
   const when = (v, f) => (v === undefined || v === null ? undefined : f(v));
   const eps = (v) => (v === Infinity ? '∞' : when(finite(v), fmtEps));
-  return new Map(Object.entries({
-    acc: (f) => when(f.acc, pct),
-    majority: (f) => when(f.majority, pct),
-    clipped: (f) => when(f.clipped, pct),
-    noiseRatio: (f) => when(f.noiseRatio_, times),
-    eps: (f) => eps(f.eps_),
-    cost: (f) => when(f.cost, (v) => v.toFixed(1)), // Rust's, in points already
-    // A comparison's difference (signed) and its ± (two standard errors), in points.
-    accGap: (f) => when(f.accGap?.points, (v) => `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(1)}`),
-    accMargin: (f) => when(f.accGap?.margin, (v) => v.toFixed(1)),
-    costMargin: (f) => when(f.costGap?.margin, (v) => v.toFixed(1)),
-    costAbs: (f) => when(f.cost, (v) => Math.abs(v).toFixed(1)),
-    clip: (f) => when(f.cfg.clip, num),
-    sigma: (f) => when(f.cfg.sigma, num),
-    lot: (f) => when(f.cfg.lot_size, String),
-    epochs: (f) => when(f.cfg.epochs, String),
-    q: (f) => when(f.q, (v) => v.toFixed(3)),
-    nTrain: (f) => when(f.nTrain, (v) => v.toLocaleString('en')),
-    nTest: (f) => when(f.nTest, String),
-    auditRuns: (f) => when(f.auditRuns, String),
-    // The whole run's ε by each accountant Rust lists: {whole.NAME}; before the wasm has
-    // loaded (no names yet) any {whole.…} waits as "…" rather than showing as typed.
-    ...Object.fromEntries(accountants.map((name) => [`whole.${name}`, (f) => eps(f.whole[name])])),
-    ...(accountants.length ? {} : { 'whole.*': () => undefined }),
-    strongOverMoments: (f) => when(f.whole.strong !== undefined && f.whole.moments ? f.whole.strong / f.whole.moments : undefined, times),
-    // Who pays for privacy (Rust's numbers; gaps and falls already in points).
-    'groups.gap': (f) => when(f.groups?.summary.gap, (v) => v.toFixed(1)),
-    'groups.worst': (f) => f.groups?.summary.worst,
-    'groups.worstAcc': (f) => when(f.groups?.summary.worst_acc, pct),
-    'groups.rarest': (f) => f.groups?.summary.rarest,
-    'groups.rarestN': (f) => when(f.groups?.summary.rarest_n_train, String),
-    'groups.gapNonPrivate': (f) => when(f.groups?.compared?.gap_non_private, (v) => v.toFixed(1)),
-    'groups.gapDp': (f) => when(f.groups?.compared?.gap_dp, (v) => v.toFixed(1)),
-    'groups.gapChangeMargin': (f) => when(f.groups?.compared?.gap_change_margin, (v) => v.toFixed(1)),
-    'groups.mostLost': (f) => f.groups?.compared?.most_lost,
-    'groups.mostLostPoints': (f) => when(f.groups?.compared?.most_lost_points, (v) => v.toFixed(1)),
-    // Its ± (two standard errors from the group's test rows, Rust's) and those rows.
-    'groups.mostLostMargin': (f) => when(f.groups?.compared?.most_lost_margin, (v) => v.toFixed(1)),
-    'groups.mostLostNTest': (f) => when(f.groups?.compared?.most_lost_n_test, String),
-    'groups.fallsBeyondNoise': (f) => when(f.groups?.compared?.falls_beyond_noise, String),
-    'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
-    'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
-    'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),
-    // Its 95% interval (Rust's Clopper–Pearson), "7–29%".
-    'alice.range': (f) => when(f.alice?.tprRange, ([a, b]) => `${Math.round(100 * a)}–${Math.round(100 * b)}%`),
-    'alice.best': (f) => when(f.alice?.best, (v) => `${Math.round(100 * v)}%`),
-    'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
-    'alice.runs': (f) => when(f.alice?.runs, String),
-    'audit.realistic': (f) => f.audit?.said.realistic,
-    'audit.worst': (f) => f.audit?.said.worst,
-    'audit.upper': (f) => f.audit?.said.upper, // the PLD accountant's ε, the region's
-    'earlierAudit.label': (f) => f.earlierAudit?.label,
-    'earlierAudit.realistic': (f) => f.earlierAudit?.said.realistic,
-    // What the realistic attack's ROC does against the region, by Rust's region check (the
-    // test that draws the shaded band): where it rises above, as false-positive rates.
-    'audit.region': (f) => {
-      const r = f.audit?.region;
-      if (!r || r.verdict === 'outside') return undefined;
-      if (r.verdict === 'inside' || !r.above_at) return 'Its ROC (blue) stays in the grey region.';
-      const [a, b] = r.above_at;
-      const at = b - a < 0.005 ? a.toFixed(2) : `${a.toFixed(2)}–${b.toFixed(2)}`;
-      return `Its ROC (blue) pokes above the grey region at FPR ${at}, within its shaded 95% band: chance.`;
-    },
-  }));
+  return new Map(
+    Object.entries({
+      acc: (f) => when(f.acc, pct),
+      majority: (f) => when(f.majority, pct),
+      clipped: (f) => when(f.clipped, pct),
+      noiseRatio: (f) => when(f.noiseRatio_, times),
+      eps: (f) => eps(f.eps_),
+      cost: (f) => when(f.cost, (v) => v.toFixed(1)), // Rust's, in points already
+      // A comparison's difference (signed) and its ± (two standard errors), in points.
+      accGap: (f) =>
+        when(f.accGap?.points, (v) => `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(1)}`),
+      accMargin: (f) => when(f.accGap?.margin, (v) => v.toFixed(1)),
+      costMargin: (f) => when(f.costGap?.margin, (v) => v.toFixed(1)),
+      costAbs: (f) => when(f.cost, (v) => Math.abs(v).toFixed(1)),
+      clip: (f) => when(f.cfg.clip, num),
+      sigma: (f) => when(f.cfg.sigma, num),
+      lot: (f) => when(f.cfg.lot_size, String),
+      epochs: (f) => when(f.cfg.epochs, String),
+      q: (f) => when(f.q, (v) => v.toFixed(3)),
+      nTrain: (f) => when(f.nTrain, (v) => v.toLocaleString('en')),
+      nTest: (f) => when(f.nTest, String),
+      auditRuns: (f) => when(f.auditRuns, String),
+      // The whole run's ε by each accountant Rust lists: {whole.NAME}; before the wasm has
+      // loaded (no names yet) any {whole.…} waits as "…" rather than showing as typed.
+      ...Object.fromEntries(
+        accountants.map((name) => [`whole.${name}`, (f) => eps(f.whole[name])]),
+      ),
+      ...(accountants.length ? {} : { 'whole.*': () => undefined }),
+      strongOverMoments: (f) =>
+        when(
+          f.whole.strong !== undefined && f.whole.moments
+            ? f.whole.strong / f.whole.moments
+            : undefined,
+          times,
+        ),
+      // Who pays for privacy (Rust's numbers; gaps and falls already in points).
+      'groups.gap': (f) => when(f.groups?.summary.gap, (v) => v.toFixed(1)),
+      'groups.worst': (f) => f.groups?.summary.worst,
+      'groups.worstAcc': (f) => when(f.groups?.summary.worst_acc, pct),
+      'groups.rarest': (f) => f.groups?.summary.rarest,
+      'groups.rarestN': (f) => when(f.groups?.summary.rarest_n_train, String),
+      'groups.gapNonPrivate': (f) => when(f.groups?.compared?.gap_non_private, (v) => v.toFixed(1)),
+      'groups.gapDp': (f) => when(f.groups?.compared?.gap_dp, (v) => v.toFixed(1)),
+      'groups.gapChangeMargin': (f) =>
+        when(f.groups?.compared?.gap_change_margin, (v) => v.toFixed(1)),
+      'groups.mostLost': (f) => f.groups?.compared?.most_lost,
+      'groups.mostLostPoints': (f) =>
+        when(f.groups?.compared?.most_lost_points, (v) => v.toFixed(1)),
+      // Its ± (two standard errors from the group's test rows, Rust's) and those rows.
+      'groups.mostLostMargin': (f) =>
+        when(f.groups?.compared?.most_lost_margin, (v) => v.toFixed(1)),
+      'groups.mostLostNTest': (f) => when(f.groups?.compared?.most_lost_n_test, String),
+      'groups.fallsBeyondNoise': (f) => when(f.groups?.compared?.falls_beyond_noise, String),
+      'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
+      'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
+      'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),
+      // Its 95% interval (Rust's Clopper–Pearson), "7–29%".
+      'alice.range': (f) =>
+        when(f.alice?.tprRange, ([a, b]) => `${Math.round(100 * a)}–${Math.round(100 * b)}%`),
+      'alice.best': (f) => when(f.alice?.best, (v) => `${Math.round(100 * v)}%`),
+      'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
+      'alice.runs': (f) => when(f.alice?.runs, String),
+      'audit.realistic': (f) => f.audit?.said.realistic,
+      'audit.worst': (f) => f.audit?.said.worst,
+      'audit.upper': (f) => f.audit?.said.upper, // the PLD accountant's ε, the region's
+      'earlierAudit.label': (f) => f.earlierAudit?.label,
+      'earlierAudit.realistic': (f) => f.earlierAudit?.said.realistic,
+      // What the realistic attack's ROC does against the region, by Rust's region check (the
+      // test that draws the shaded band): where it rises above, as false-positive rates.
+      'audit.region': (f) => {
+        const r = f.audit?.region;
+        if (!r || r.verdict === 'outside') return undefined;
+        if (r.verdict === 'inside' || !r.above_at)
+          return 'Its ROC (blue) stays in the grey region.';
+        const [a, b] = r.above_at;
+        const at = b - a < 0.005 ? a.toFixed(2) : `${a.toFixed(2)}–${b.toFixed(2)}`;
+        return (
+          `Its ROC (blue) pokes above the grey region at FPR ${at}, within its shaded 95% ` +
+          `band: chance.`
+        );
+      },
+    }),
+  );
 }
 
 /**

@@ -21,13 +21,13 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 /** @typedef {import('./lessons.js').Lesson} Lesson */
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 
-let on = null;        // {name, lesson, index} of the step on screen, or null
-let prev = null;      // the facts of the step before, as its run ended (or its preview)
+let on = null; // {name, lesson, index} of the step on screen, or null
+let prev = null; // the facts of the step before, as its run ended (or its preview)
 let prevConfig = null; // the config of the step before, when only its preview is compared
-let carried = null;   // {name, index, facts, cfg, history}: the run on screen when Next was pressed
-let pressed = false;  // the step's `then` button was pressed for this entry
+let carried = null; // {name, index, facts, cfg, history}: the run on screen when Next was pressed
+let pressed = false; // the step's `then` button was pressed for this entry
 let host = null;
-let pressing = false;  // the step is pressing its `then` button now
+let pressing = false; // the step is pressing its `then` button now
 let revealed = false; // predict-then-reveal: the step on screen was revealed
 
 /** Whether the lesson is pressing its step's button now (its runs are the lesson's own). */
@@ -47,7 +47,14 @@ export function setUpLessonPlayer(h) {
   $('lesson-next').addEventListener('click', () => {
     if (!on) return;
     const run = host.run();
-    if (run && !run.pin && host.done()) carried = { name: on.name, index: on.index, facts: current(), cfg: run.cfg, history: run.history };
+    if (run && !run.pin && host.done())
+      carried = {
+        name: on.name,
+        index: on.index,
+        facts: current(),
+        cfg: run.cfg,
+        history: run.history,
+      };
     go(on.name, on.index + 1);
   });
   $('lesson-close').addEventListener('click', () => go(null, 0));
@@ -59,15 +66,19 @@ export function setUpLessonPlayer(h) {
   document.addEventListener('keydown', (e) => {
     const target = /** @type {any} */ (e.target);
     if (!on || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
-    if (target?.closest?.('input, select, textarea, dialog, [contenteditable], [role="region"]')) return; // a region scrolls
+    if (target?.closest?.('input, select, textarea, dialog, [contenteditable], [role="region"]'))
+      return; // a region scrolls
     if (target?.closest?.('button, summary, a') && (e.key === ' ' || e.key === 'Enter')) return;
     const onward = ['PageDown', 'ArrowRight', ' '].includes(e.key);
-    if (onward && concealed()) { // the clicker's next key reveals a step before it moves on
+    if (onward && concealed()) {
+      // the clicker's next key reveals a step before it moves on
       e.preventDefault();
       reveal();
       return;
     }
-    const button = $(onward ? 'lesson-next' : ['PageUp', 'ArrowLeft'].includes(e.key) ? 'lesson-back' : '');
+    const button = $(
+      onward ? 'lesson-next' : ['PageUp', 'ArrowLeft'].includes(e.key) ? 'lesson-back' : '',
+    );
     if (!button || button.disabled) return;
     e.preventDefault();
     button.click();
@@ -88,7 +99,9 @@ export function setUpLessonPlayer(h) {
 // where the screen allows.
 function bringIntoView(step) {
   if (document.body.classList.contains('presenter')) return;
-  const button = step.controls.map((id) => $(id)).find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
+  const button = step.controls
+    .map((id) => $(id))
+    .find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
   const target = button ?? $(step.charts[0])?.closest('figure');
   if (!target || !target.getClientRects().length) return;
   const r = target.getBoundingClientRect();
@@ -156,7 +169,8 @@ function reveal() {
 function go(name, index) {
   const params = new URLSearchParams(location.hash.slice(1));
   const keep = new URLSearchParams();
-  for (const k of ['teacher', 'big', 'size', 'predict', 'hide', 'lock']) if (params.has(k)) keep.set(k, params.get(k) ?? '');
+  for (const k of ['teacher', 'big', 'size', 'predict', 'hide', 'lock'])
+    if (params.has(k)) keep.set(k, params.get(k) ?? '');
   if (name) {
     keep.set('lesson', name);
     keep.set('step', String(index + 1));
@@ -192,7 +206,8 @@ export function enterStep(step, configWith) {
   $('lesson-next').disabled = index === lesson.steps.length - 1;
   const before = index > 0 ? lesson.steps[index - 1] : null;
   const mode = lesson.steps[index].compare;
-  const earlier = carried && carried.name === step.name && carried.index === index - 1 ? carried : null;
+  const earlier =
+    carried && carried.name === step.name && carried.index === index - 1 ? carried : null;
   carried = null;
   if (!before || !mode) return [];
   // The earlier step's run differs from the one on screen only in what the earlier step sets
@@ -200,7 +215,9 @@ export function enterStep(step, configWith) {
   // carried into both, so the comparison stays one setting against another.
   const was = settingsOf(lesson, index - 1);
   const is = settingsOf(lesson, index);
-  const cfg = configWith(Object.fromEntries(Object.entries(was).filter(([key, v]) => is[key] !== v)));
+  const cfg = configWith(
+    Object.fromEntries(Object.entries(was).filter(([key, v]) => is[key] !== v)),
+  );
   if (mode === 'preview') {
     prevConfig = cfg; // its preview needs the data set's facts: read when the lesson is filled
     return [];
@@ -215,7 +232,15 @@ export function enterStep(step, configWith) {
 
 /** A lesson's earlier step, trained for comparison, has ended: its facts are the step's `prev`. */
 export function earlierStepDone(run) {
-  if (on && run.pin?.lessonStep) prev = factsOf({ ...host.sources(), cfg: run.cfg, history: run.history, done: true, prev: null, gap: accuracy_gap });
+  if (on && run.pin?.lessonStep)
+    prev = factsOf({
+      ...host.sources(),
+      cfg: run.cfg,
+      history: run.history,
+      done: true,
+      prev: null,
+      gap: accuracy_gap,
+    });
 }
 
 // The facts of the run on screen.
@@ -233,25 +258,49 @@ export function refreshLesson() {
   if (step.then && !pressed && run && !run.pin && host.ready()) {
     pressed = true;
     pressing = true; // the runs it queues are the lesson's: pinned, never carried in a link
-    try { host.press(step.then); } finally { pressing = false; }
+    try {
+      host.press(step.then);
+    } finally {
+      pressing = false;
+    }
   }
   const facts = current();
   const fill = fillers(host.fmtEps, host.accountants());
   // The step's premises checked first (noise present, its settings in force): lesson-claims.js.
-  const { parts, ask } = claimsOf(step, settingsOf(on.lesson, on.index), facts, (t) => fillIn(t, facts, fill), !!run && !run.pin);
+  const { parts, ask } = claimsOf(
+    step,
+    settingsOf(on.lesson, on.index),
+    facts,
+    (t) => fillIn(t, facts, fill),
+    !!run && !run.pin,
+  );
   $('lesson-ask').textContent = ask;
-  const spans = parts.filter((p) => p.text).map((p) => {
-    const span = document.createElement('span');
-    span.textContent = `${p.text} `;
-    if (p.claim !== undefined && p.claim !== null) span.dataset.claim = p.claim ? 'holds' : 'fails';
-    return span;
-  });
+  const spans = parts
+    .filter((p) => p.text)
+    .map((p) => {
+      const span = document.createElement('span');
+      span.textContent = `${p.text} `;
+      if (p.claim !== undefined && p.claim !== null)
+        span.dataset.claim = p.claim ? 'holds' : 'fails';
+      return span;
+    });
   const hidden = concealed(); // what the step says is not in the page until it is revealed
   $('lesson-say').classList.toggle('concealed', hidden);
-  if (hidden) $('lesson-say').textContent = 'Predict first: the class answers the question below, then Reveal (or the clicker\'s next key) shows what this step\'s runs did.';
+  if (hidden)
+    $('lesson-say').textContent =
+      "Predict first: the class answers the question below, then Reveal (or the clicker's " +
+      "next key) shows what this step's runs did.";
   else $('lesson-say').replaceChildren(...spans);
   const text = spans.map((s) => s.textContent).join('');
-  lastState = { lesson: on.name, step: on.index + 1, steps: on.lesson.steps.length, done: facts.done, claims: parts.filter((p) => p.claim !== undefined).map((p) => p.claim), text, concealed: hidden };
+  lastState = {
+    lesson: on.name,
+    step: on.index + 1,
+    steps: on.lesson.steps.length,
+    done: facts.done,
+    claims: parts.filter((p) => p.claim !== undefined).map((p) => p.claim),
+    text,
+    concealed: hidden,
+  };
 }
 
 let lastState = null;

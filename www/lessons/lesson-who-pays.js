@@ -10,22 +10,42 @@
 // both, tests/e2e/lessons.test.mjs the page's).
 // Every number is filled from the run's report through Rust's RunView.groups (lesson-facts.js).
 
-/** @typedef {import('./lessons.js').Lesson} Lesson */
+import { known } from './when.js';
 
-const known = (...v) => v.every((x) => typeof x === 'number' && Number.isFinite(x));
+/** @typedef {import('./lessons.js').Lesson} Lesson */
 
 /** @type {Lesson} */
 export const WHO_PAYS = {
   title: 'Who pays for privacy?',
-  base: { dataset: 'mnist', model: 'logistic', groups: 'class', sigma: 2, clip: 1, lot_size: 256, lr: 0.5, epochs: 5, seed: 1 },
+  base: {
+    dataset: 'mnist',
+    model: 'logistic',
+    groups: 'class',
+    sigma: 2,
+    clip: 1,
+    lot_size: 256,
+    lr: 0.5,
+    epochs: 5,
+    seed: 1,
+  },
   steps: [
     {
       set: {},
       charts: ['groups-chart', 'accuracy-chart'],
       controls: ['groups', 'sigma'],
       say: [
-        { asSet: true, text: 'DP-SGD (σ = {sigma}) on MNIST: each row of the groups chart is a digit, with its number of training images. The rarest is {groups.rarest}, with {groups.rarestN}.' },
-        { asSet: true, text: 'The worst digit, {groups.worst}, scores {groups.worstAcc}: the best and worst digits are {groups.gap} points apart.' },
+        {
+          asSet: true,
+          text:
+            'DP-SGD (σ = {sigma}) on MNIST: each row of the groups chart is a digit, with its ' +
+            'number of training images. The rarest is {groups.rarest}, with {groups.rarestN}.',
+        },
+        {
+          asSet: true,
+          text:
+            'The worst digit, {groups.worst}, scores {groups.worstAcc}: the best and worst ' +
+            'digits are {groups.gap} points apart.',
+        },
       ],
       ask: 'Is the worst digit hard to read, or does privacy hurt it? Which run would tell?',
     },
@@ -37,19 +57,35 @@ export const WHO_PAYS = {
       say: [
         {
           // Wider only beyond the change's ± (Rust's, from the four accuracies' test images).
-          when: (f) => ((c) => (c && known(c.gap_dp, c.gap_non_private, c.gap_change_margin) ? c.gap_widened_clear : undefined))(f.groups?.compared),
-          yes: 'Without privacy (same seed) the best and worst digits are {groups.gapNonPrivate} points apart; DP-SGD widens that to {groups.gapDp} (±{groups.gapChangeMargin}).',
-          no: 'Without privacy (same seed) the gap is {groups.gapNonPrivate} points; with DP-SGD {groups.gapDp}: not wider beyond its ±{groups.gapChangeMargin} here.',
-          wait: 'Compare trains the same seed without privacy, with clipping only, with noise only and with DP-SGD: rings on the groups chart.',
+          when: (f) =>
+            ((c) =>
+              c && known(c.gap_dp, c.gap_non_private, c.gap_change_margin)
+                ? c.gap_widened_clear
+                : undefined)(f.groups?.compared),
+          yes:
+            'Without privacy (same seed) the best and worst digits are {groups.gapNonPrivate} ' +
+            'points apart; DP-SGD widens that to {groups.gapDp} (±{groups.gapChangeMargin}).',
+          no:
+            'Without privacy (same seed) the gap is {groups.gapNonPrivate} points; with DP-SGD ' +
+            '{groups.gapDp}: not wider beyond its ±{groups.gapChangeMargin} here.',
+          wait:
+            'Compare trains the same seed without privacy, with clipping only, with noise only ' +
+            'and with DP-SGD: rings on the groups chart.',
         },
         {
           when: (f) => ((c) => (c ? c.most_lost === c.rarest : undefined))(f.groups?.compared),
-          yes: 'Digit {groups.mostLost}, the rarest ({groups.mostLostN} images), loses most: {groups.mostLostPoints} ± {groups.mostLostMargin} points.',
-          no: 'Digit {groups.mostLost} loses most ({groups.mostLostPoints} ± {groups.mostLostMargin} points), not the rarest, {groups.rarest}.',
+          yes:
+            'Digit {groups.mostLost}, the rarest ({groups.mostLostN} images), loses most: ' +
+            '{groups.mostLostPoints} ± {groups.mostLostMargin} points.',
+          no:
+            'Digit {groups.mostLost} loses most ({groups.mostLostPoints} ± ' +
+            '{groups.mostLostMargin} points), not the rarest, {groups.rarest}.',
           wait: '',
         },
       ],
-      ask: 'Clipping caps each example\'s pull. Why might that hurt a digit with few examples more than the others?',
+      ask:
+        "Clipping caps each example's pull. Why might that hurt a digit with few examples more " +
+        'than the others?',
     },
     {
       set: { dataset: 'adult', groups: 'race', sigma: 1, lr: 2, epochs: 20 },
@@ -57,12 +93,25 @@ export const WHO_PAYS = {
       charts: ['groups-chart', 'accuracy-chart'],
       controls: ['compare', 'groups'],
       say: [
-        { asSet: true, text: 'Adult by race, at the lab\'s default settings, compared the same way.' },
+        {
+          asSet: true,
+          text: "Adult by race, at the lab's default settings, compared the same way.",
+        },
         {
           // A fall is a fall only beyond its ± (#53 §2: the race groups' few test rows).
-          when: (f) => ((c) => (c && known(c.most_lost_points) ? c.falls_beyond_noise === 0 : undefined))(f.groups?.compared),
-          yes: 'No group\'s fall under DP-SGD is beyond the noise of its test rows (the most: {groups.mostLost}, {groups.mostLostPoints} ± {groups.mostLostMargin} points on {groups.mostLostNTest} rows): privacy costs this model too little to show who pays here. The effect needs a model privacy really costs.',
-          no: '{groups.mostLost} loses most to DP-SGD: {groups.mostLostPoints} ± {groups.mostLostMargin} points on {groups.mostLostNTest} test rows; {groups.fallsBeyondNoise} of the groups fall beyond the noise of their test rows.',
+          when: (f) =>
+            ((c) => (c && known(c.most_lost_points) ? c.falls_beyond_noise === 0 : undefined))(
+              f.groups?.compared,
+            ),
+          yes:
+            "No group's fall under DP-SGD is beyond the noise of its test rows (the most: " +
+            '{groups.mostLost}, {groups.mostLostPoints} ± {groups.mostLostMargin} points on ' +
+            '{groups.mostLostNTest} rows): privacy costs this model too little to show who ' +
+            'pays here. The effect needs a model privacy really costs.',
+          no:
+            '{groups.mostLost} loses most to DP-SGD: {groups.mostLostPoints} ± ' +
+            '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows; ' +
+            '{groups.fallsBeyondNoise} of the groups fall beyond the noise of their test rows.',
           wait: '',
         },
       ],

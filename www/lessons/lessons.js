@@ -19,257 +19,326 @@
 
 import { WHO_PAYS } from './lesson-who-pays.js';
 import { ALICE_LESSON } from './lesson-alice.js';
+import { AUDIT_LESSON } from './lesson-audit.js';
+import { below, ended, gained, known, notGained } from './when.js';
 
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 // A sentence whose fixed words hold only at the step's own settings ("the paper's setting",
 // "the same noise") is marked `asSet`: with a setting moved it is not said (lesson-claims.js).
-/** @typedef {string | {text: string, asSet?: boolean, only?: (f: Facts) => boolean} | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string, asSet?: boolean, only?: (f: Facts) => boolean}} Sentence */
-/** @typedef {{set: Record<string, any>, label?: string, compare?: 'run' | 'preview', charts: string[], controls: string[], say: Sentence[], ask: string, then?: 'compare'}} Step */
+/**
+ * @typedef {string
+ *   | {text: string, asSet?: boolean, only?: (f: Facts) => boolean}
+ *   | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string,
+ *       asSet?: boolean, only?: (f: Facts) => boolean}} Sentence
+ */
+/**
+ * @typedef {{set: Record<string, any>, label?: string, compare?: 'run' | 'preview',
+ *   charts: string[], controls: string[], say: Sentence[], ask: string, then?: 'compare'}} Step
+ */
 /** @typedef {{title: string, base: Record<string, any>, steps: Step[]}} Lesson */
 
-// Helpers for the claims: each is undefined until the numbers it needs are known.
-const known = (...v) => v.every((x) => typeof x === 'number' && Number.isFinite(x));
-const below = (a, b) => (known(a, b) ? a < b : undefined);
-const ended = (f, claim) => (f.done ? claim : undefined);
-// A comparison of two accuracies (Rust's train/gap.rs): a gain only beyond its ± (two standard
-// errors of the difference on the test set's size); "no better" is anything else.
-const gained = (g) => (g ? g.clear && g.points > 0 : undefined);
-const notGained = (g) => (g ? !(g.clear && g.points > 0) : undefined);
-
 /** @type {Map<string, Lesson>} */
-export const LESSONS = new Map(Object.entries({
-  clipping: {
-    title: 'What clipping does',
-    base: { dataset: 'adult', model: 'logistic', sigma: 1, lot_size: 256, lr: 2, epochs: 10, seed: 1 },
-    steps: [
-      {
-        set: { clip: 0.1 },
-        label: 'C = 0.1',
-        charts: ['clipping-chart', 'accuracy-chart'],
-        controls: ['clip'],
-        say: [
-          'C = {clip}: every gradient is cut to length at most C; in the last lot {clipped} were longer (orange bars).',
-          {
-            when: (f) => ended(f, f.learnedNothing),
-            yes: 'The test accuracy stays on the grey majority line ({majority}): no better than always guessing the most common answer.',
-            no: 'The test accuracy reaches {acc}, above the grey majority line ({majority}).',
-            wait: 'Watch the accuracy against the grey majority line ({majority}).',
-          },
-        ],
-        ask: 'Which examples have the longest gradients: those the model gets right, or those it gets wrong?',
+export const LESSONS = new Map(
+  Object.entries({
+    clipping: {
+      title: 'What clipping does',
+      base: {
+        dataset: 'adult',
+        model: 'logistic',
+        sigma: 1,
+        lot_size: 256,
+        lr: 2,
+        epochs: 10,
+        seed: 1,
       },
-      {
-        set: { clip: 1 },
-        label: 'C = 1',
-        compare: 'run',
-        charts: ['clipping-chart', 'accuracy-chart'],
-        controls: ['clip'],
-        say: [
-          'C = {clip}: now {clipped} of the last lot\'s gradients are cut.',
-          {
-            when: (f) => ended(f, gained(f.accGap)),
-            yes: 'The test accuracy climbs to {acc}, against {prev.acc} with C = {prev.clip}: {accGap} points, beyond the ±{accMargin} that chance allows on {nTest} test examples.',
-            no: 'The test accuracy is {acc}, against {prev.acc} with C = {prev.clip}: {accGap} ± {accMargin} points, no clear gain.',
-            wait: 'Watch the accuracy against the grey majority line, and against {prev.acc} with C = {prev.clip}.',
-          },
-        ],
-        ask: 'The noise σC grew tenfold with C. If the model learns better all the same, why?',
+      steps: [
+        {
+          set: { clip: 0.1 },
+          label: 'C = 0.1',
+          charts: ['clipping-chart', 'accuracy-chart'],
+          controls: ['clip'],
+          say: [
+            'C = {clip}: every gradient is cut to length at most C; in the last lot ' +
+              '{clipped} were longer (orange bars).',
+            {
+              when: (f) => ended(f, f.learnedNothing),
+              yes:
+                'The test accuracy stays on the grey majority line ({majority}): no better ' +
+                'than always guessing the most common answer.',
+              no: 'The test accuracy reaches {acc}, above the grey majority line ({majority}).',
+              wait: 'Watch the accuracy against the grey majority line ({majority}).',
+            },
+          ],
+          ask:
+            'Which examples have the longest gradients: those the model gets right, or those ' +
+            'it gets wrong?',
+        },
+        {
+          set: { clip: 1 },
+          label: 'C = 1',
+          compare: 'run',
+          charts: ['clipping-chart', 'accuracy-chart'],
+          controls: ['clip'],
+          say: [
+            "C = {clip}: now {clipped} of the last lot's gradients are cut.",
+            {
+              when: (f) => ended(f, gained(f.accGap)),
+              yes:
+                'The test accuracy climbs to {acc}, against {prev.acc} with C = {prev.clip}: ' +
+                '{accGap} points, beyond the ±{accMargin} that chance allows on {nTest} test ' +
+                'examples.',
+              no:
+                'The test accuracy is {acc}, against {prev.acc} with C = {prev.clip}: {accGap} ' +
+                '± {accMargin} points, no clear gain.',
+              wait:
+                'Watch the accuracy against the grey majority line, and against {prev.acc} ' +
+                'with C = {prev.clip}.',
+            },
+          ],
+          ask: 'The noise σC grew tenfold with C. If the model learns better all the same, why?',
+        },
+        {
+          set: { clip: 5 },
+          compare: 'run',
+          charts: ['noise-chart', 'accuracy-chart'],
+          controls: ['clip'],
+          say: [
+            {
+              asSet: true,
+              text:
+                'C = {clip}: {clipped} of the gradients are cut, but the noise σC grew with C: ' +
+                'it is {noiseRatio} the clipped signal of a lot (it was {prev.noiseRatio} at C ' +
+                '= {prev.clip}).',
+            },
+            {
+              when: (f) => ended(f, notGained(f.accGap)),
+              asSet: true,
+              yes:
+                'The test accuracy ends at {acc}, against {prev.acc} with C = {prev.clip}: ' +
+                '{accGap} ± {accMargin} points, no better — more noise, no more signal.',
+              no:
+                'The test accuracy ends at {acc}, clearly above the {prev.acc} of C = ' +
+                '{prev.clip}: {accGap} ± {accMargin} points.',
+              wait: 'Watch where the accuracy ends, against {prev.acc} with C = {prev.clip}.',
+            },
+            {
+              when: (f) =>
+                ended(f, known(f.eps_, f.prev.eps_) ? f.eps_ === f.prev.eps_ : undefined),
+              yes: 'ε is {eps}, as it was at C = {prev.clip}.',
+              no: 'ε is {eps}, against {prev.eps} at C = {prev.clip}.',
+            },
+          ],
+          ask: 'Why does C not change ε at all?',
+        },
+      ],
+    },
+    noise: {
+      title: 'When noise drowns the signal',
+      base: { dataset: 'adult', model: 'logistic', sigma: 8, clip: 1, lr: 2, epochs: 10, seed: 1 },
+      steps: [
+        {
+          set: { lot_size: 32 },
+          label: 'L = 32',
+          charts: ['noise-chart', 'accuracy-chart'],
+          controls: ['lot-size', 'sigma'],
+          say: [
+            'σ = {sigma} and lots of only L = {lot}: in the noise chart the noise on each ' +
+              "lot's sum is {noiseRatio} the clipped signal.",
+            {
+              when: (f) =>
+                ended(f, known(f.acc, f.majority) ? f.acc < f.majority + 0.02 : undefined),
+              yes:
+                'The test accuracy ends at {acc}, within two points of the grey majority line ' +
+                '({majority}): the noise drowns what the model could learn.',
+              no:
+                'Even so the test accuracy ends at {acc}, more than two points above the ' +
+                'majority line ({majority}).',
+            },
+          ],
+          ask:
+            'The noise has the same size whatever L is. What changes when a lot holds more ' +
+            'examples?',
+        },
+        {
+          set: { lot_size: 1024 },
+          compare: 'run',
+          charts: ['noise-chart', 'accuracy-chart'],
+          controls: ['lot-size', 'sigma'],
+          say: [
+            {
+              when: (f) => ended(f, below(f.noiseRatio_, f.prev.noiseRatio_)),
+              asSet: true,
+              yes:
+                'L = {lot}: the same noise now lands on a sum of about {lot} clipped gradients ' +
+                '— it is {noiseRatio} the signal, down from {prev.noiseRatio}.',
+              no:
+                'L = {lot}: the noise is {noiseRatio} the signal, not below the ' +
+                '{prev.noiseRatio} of L = {prev.lot}.',
+            },
+            {
+              when: (f) => ended(f, gained(f.accGap)),
+              yes:
+                'The test accuracy recovers to {acc} (it was {prev.acc}: {accGap} ± ' +
+                '{accMargin} points).',
+              no:
+                'The test accuracy is {acc}, against {prev.acc}: {accGap} ± {accMargin} ' +
+                'points, no clear gain.',
+            },
+            {
+              when: (f) => ended(f, below(f.prev.eps_, f.eps_)),
+              yes: 'The price: ε = {eps}, up from {prev.eps}.',
+              no: 'ε = {eps}, against {prev.eps} before.',
+            },
+          ],
+          ask: 'σ did not change. Why does a larger lot spend more privacy?',
+        },
+      ],
+    },
+    moments: {
+      title: 'Why the moments accountant matters',
+      base: {
+        dataset: 'adult',
+        model: 'logistic',
+        sigma: 4,
+        clip: 1,
+        lr: 2,
+        epochs: 100,
+        lot_size: 326,
+        seed: 1,
+      }, // q ≈ 0.01 on Adult
+      steps: [
+        {
+          set: { amplification: 'paper' },
+          charts: ['epsilon-chart', 'accuracy-chart'],
+          controls: ['sigma', 'epochs'],
+          say: [
+            // The whole run's ε is the thin curves while it trains; once done, the thick ones cover
+            // them.
+            {
+              asSet: true,
+              only: (f) => !f.done,
+              text:
+                "The paper's setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with " +
+                "naive and strong composition in the paper's own optimistic convention. For " +
+                'the whole run (thin curves):',
+            },
+            {
+              asSet: true,
+              only: (f) => f.done,
+              text:
+                "The paper's setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with " +
+                "naive and strong composition in the paper's own optimistic convention. For " +
+                "the whole run (the curves' ends):",
+            },
+            {
+              when: (f) =>
+                known(f.whole.naive, f.whole.strong, f.whole.moments)
+                  ? f.whole.naive > f.whole.strong && f.whole.strong > f.whole.moments
+                  : undefined,
+              yes:
+                'naive composition says ε = {whole.naive}, strong composition {whole.strong}, ' +
+                'the moments accountant {whole.moments}.',
+              no:
+                'naive composition says ε = {whole.naive}, strong composition {whole.strong}, ' +
+                'the moments accountant {whole.moments} — not in the order the paper reports.',
+              wait: "the accountants' ε is being computed…",
+            },
+          ],
+          ask:
+            'Naive composition grows like the number of epochs, strong composition like its ' +
+            'square root. Where would each be after 400 epochs?',
+        },
+        {
+          set: { amplification: 'rigorous' },
+          compare: 'preview',
+          charts: ['epsilon-chart', 'sigma-chart'],
+          controls: ['sigma', 'amplification'],
+          say: [
+            {
+              when: (f) => below(f.prev.whole.strong, f.whole.strong),
+              yes:
+                "The paper's convention is not a bound. With the exact per-step bound strong " +
+                'composition says ε = {whole.strong}, not {prev.whole.strong} — ' +
+                "{strongOverMoments} the moments accountant's {whole.moments}.",
+              no:
+                'With the exact per-step bound strong composition says ε = {whole.strong}, ' +
+                "against {prev.whole.strong} in the paper's convention.",
+              wait: 'The exact per-step bound is being computed…',
+            },
+            "Today's libraries use RDP ({whole.rdp}) or the privacy loss distribution " +
+              '({whole.pld}). The σ chart turns it around: the noise each accountant would ' +
+              'need for the target ε.',
+          ],
+          ask:
+            'For the same ε, how much more noise would strong composition need than the ' +
+            'moments accountant?',
+        },
+      ],
+    },
+    cost: {
+      title: 'What privacy costs',
+      base: {
+        dataset: 'breast-cancer',
+        model: 'logistic',
+        sigma: 4,
+        clip: 1,
+        lot_size: 32,
+        lr: 0.5,
+        epochs: 10,
+        seed: 1,
       },
-      {
-        set: { clip: 5 },
-        compare: 'run',
-        charts: ['noise-chart', 'accuracy-chart'],
-        controls: ['clip'],
-        say: [
-          { asSet: true, text: 'C = {clip}: {clipped} of the gradients are cut, but the noise σC grew with C: it is {noiseRatio} the clipped signal of a lot (it was {prev.noiseRatio} at C = {prev.clip}).' },
-          {
-            when: (f) => ended(f, notGained(f.accGap)),
-            asSet: true,
-            yes: 'The test accuracy ends at {acc}, against {prev.acc} with C = {prev.clip}: {accGap} ± {accMargin} points, no better — more noise, no more signal.',
-            no: 'The test accuracy ends at {acc}, clearly above the {prev.acc} of C = {prev.clip}: {accGap} ± {accMargin} points.',
-            wait: 'Watch where the accuracy ends, against {prev.acc} with C = {prev.clip}.',
-          },
-          {
-            when: (f) => ended(f, known(f.eps_, f.prev.eps_) ? f.eps_ === f.prev.eps_ : undefined),
-            yes: 'ε is {eps}, as it was at C = {prev.clip}.',
-            no: 'ε is {eps}, against {prev.eps} at C = {prev.clip}.',
-          },
-        ],
-        ask: 'Why does C not change ε at all?',
-      },
-    ],
-  },
-  noise: {
-    title: 'When noise drowns the signal',
-    base: { dataset: 'adult', model: 'logistic', sigma: 8, clip: 1, lr: 2, epochs: 10, seed: 1 },
-    steps: [
-      {
-        set: { lot_size: 32 },
-        label: 'L = 32',
-        charts: ['noise-chart', 'accuracy-chart'],
-        controls: ['lot-size', 'sigma'],
-        say: [
-          'σ = {sigma} and lots of only L = {lot}: in the noise chart the noise on each lot\'s sum is {noiseRatio} the clipped signal.',
-          {
-            when: (f) => ended(f, known(f.acc, f.majority) ? f.acc < f.majority + 0.02 : undefined),
-            yes: 'The test accuracy ends at {acc}, within two points of the grey majority line ({majority}): the noise drowns what the model could learn.',
-            no: 'Even so the test accuracy ends at {acc}, more than two points above the majority line ({majority}).',
-          },
-        ],
-        ask: 'The noise has the same size whatever L is. What changes when a lot holds more examples?',
-      },
-      {
-        set: { lot_size: 1024 },
-        compare: 'run',
-        charts: ['noise-chart', 'accuracy-chart'],
-        controls: ['lot-size', 'sigma'],
-        say: [
-          {
-            when: (f) => ended(f, below(f.noiseRatio_, f.prev.noiseRatio_)),
-            asSet: true,
-            yes: 'L = {lot}: the same noise now lands on a sum of about {lot} clipped gradients — it is {noiseRatio} the signal, down from {prev.noiseRatio}.',
-            no: 'L = {lot}: the noise is {noiseRatio} the signal, not below the {prev.noiseRatio} of L = {prev.lot}.',
-          },
-          {
-            when: (f) => ended(f, gained(f.accGap)),
-            yes: 'The test accuracy recovers to {acc} (it was {prev.acc}: {accGap} ± {accMargin} points).',
-            no: 'The test accuracy is {acc}, against {prev.acc}: {accGap} ± {accMargin} points, no clear gain.',
-          },
-          {
-            when: (f) => ended(f, below(f.prev.eps_, f.eps_)),
-            yes: 'The price: ε = {eps}, up from {prev.eps}.',
-            no: 'ε = {eps}, against {prev.eps} before.',
-          },
-        ],
-        ask: 'σ did not change. Why does a larger lot spend more privacy?',
-      },
-    ],
-  },
-  moments: {
-    title: 'Why the moments accountant matters',
-    base: { dataset: 'adult', model: 'logistic', sigma: 4, clip: 1, lr: 2, epochs: 100, lot_size: 326, seed: 1 }, // q ≈ 0.01 on Adult
-    steps: [
-      {
-        set: { amplification: 'paper' },
-        charts: ['epsilon-chart', 'accuracy-chart'],
-        controls: ['sigma', 'epochs'],
-        say: [
-          // The whole run's ε is the thin curves while it trains; once done, the thick ones cover them.
-          { asSet: true, only: (f) => !f.done, text: 'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (thin curves):' },
-          { asSet: true, only: (f) => f.done, text: 'The paper\'s setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with naive and strong composition in the paper\'s own optimistic convention. For the whole run (the curves\' ends):' },
-          {
-            when: (f) => (known(f.whole.naive, f.whole.strong, f.whole.moments) ? f.whole.naive > f.whole.strong && f.whole.strong > f.whole.moments : undefined),
-            yes: 'naive composition says ε = {whole.naive}, strong composition {whole.strong}, the moments accountant {whole.moments}.',
-            no: 'naive composition says ε = {whole.naive}, strong composition {whole.strong}, the moments accountant {whole.moments} — not in the order the paper reports.',
-            wait: 'the accountants\' ε is being computed…',
-          },
-        ],
-        ask: 'Naive composition grows like the number of epochs, strong composition like its square root. Where would each be after 400 epochs?',
-      },
-      {
-        set: { amplification: 'rigorous' },
-        compare: 'preview',
-        charts: ['epsilon-chart', 'sigma-chart'],
-        controls: ['sigma', 'amplification'],
-        say: [
-          {
-            when: (f) => below(f.prev.whole.strong, f.whole.strong),
-            yes: 'The paper\'s convention is not a bound. With the exact per-step bound strong composition says ε = {whole.strong}, not {prev.whole.strong} — {strongOverMoments} the moments accountant\'s {whole.moments}.',
-            no: 'With the exact per-step bound strong composition says ε = {whole.strong}, against {prev.whole.strong} in the paper\'s convention.',
-            wait: 'The exact per-step bound is being computed…',
-          },
-          'Today\'s libraries use RDP ({whole.rdp}) or the privacy loss distribution ({whole.pld}). The σ chart turns it around: the noise each accountant would need for the target ε.',
-        ],
-        ask: 'For the same ε, how much more noise would strong composition need than the moments accountant?',
-      },
-    ],
-  },
-  cost: {
-    title: 'What privacy costs',
-    base: { dataset: 'breast-cancer', model: 'logistic', sigma: 4, clip: 1, lot_size: 32, lr: 0.5, epochs: 10, seed: 1 },
-    steps: [
-      {
-        set: {},
-        charts: ['accuracy-chart', 'epsilon-chart'],
-        controls: ['sigma', 'lot-size'],
-        say: [
-          { asSet: true, text: 'On Adult, 32,561 people hide one person cheaply. Here there are {nTrain} patients to learn from.' },
-          'DP-SGD with σ = {sigma} reaches a test accuracy of {acc} at ε = {eps}.',
-        ],
-        ask: 'Guess: how many points of accuracy did privacy cost here?',
-      },
-      {
-        set: {},
-        then: 'compare',
-        charts: ['accuracy-chart', 'epsilon-chart'],
-        controls: ['compare', 'sigma'],
-        say: [
-          'The same seed four times: non-private, clipping only, noise only and DP-SGD.',
-          {
-            // On {nTest} test patients one patient is most of a point: the gap is said with its ±.
-            when: (f) => (f.costGap ? !f.costGap.clear : undefined),
-            yes: 'Non-private and DP-SGD end {costAbs} points apart here (at ε = {eps}), within the ±{costMargin} points that chance allows on {nTest} test patients: no cost this run can show.',
-            no: 'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = {eps}: beyond chance on {nTest} test patients.',
-            wait: 'The four runs are training; the gap between non-private and DP-SGD appears on the chart when they are done.',
-          },
-        ],
-        ask: 'Which half of DP-SGD costs more here — the clipping or the noise?',
-      },
-    ],
-  },
-  audit: {
-    title: 'What ε means: an attack',
-    base: { dataset: 'blobs', model: 'logistic', lot_size: 60, epochs: 20, clip: 1, lr: 2, seed: 1, audit_runs: 300 },
-    steps: [
-      {
-        set: { sigma: 0 },
-        charts: ['audit-region', 'audit-epsilons'],
-        controls: ['audit-start', 'sigma'],
-        say: [
-          { asSet: true, text: 'No noise (σ = {sigma}): the accountant promises nothing, ε = {eps}.' },
-          '"Audit this run" trains {auditRuns} runs with an odd, mislabeled point and {auditRuns} without, and attacks each final model.',
-          {
-            when: (f) => (f.audit ? f.audit.realistic > 1 : undefined),
-            yes: 'The attack tells them apart: it proves ε ≥ {audit.realistic}.',
-            no: 'This time the attack proves only ε ≥ {audit.realistic}.',
-            wait: '',
-          },
-        ],
-        ask: 'What could an attacker learn about the odd point from a model like this?',
-      },
-      {
-        set: { sigma: 2 },
-        charts: ['audit-region', 'audit-epsilons'],
-        controls: ['audit-start', 'sigma'],
-        say: [
-          'σ = {sigma}: the moments accountant now promises ε = {eps}. Audit again.',
-          {
-            // Rust's region check: the same test that draws the shaded 95% band.
-            when: (f) => (f.audit?.region ? f.audit.region.verdict !== 'outside' : undefined),
-            yes: '{audit.region}',
-            no: 'Its ROC (blue) leaves the grey region beyond its 95% band: a 1-in-20 fluke, or a bug.',
-            wait: '',
-          },
-          {
-            // Against the PLD accountant's ε, the tightest promise and the region drawn.
-            when: (f) => (f.audit && known(f.audit.upper) ? f.audit.realistic < f.audit.upper : undefined),
-            yes: 'The same attack proves only ε ≥ {audit.realistic}: below the PLD accountant\'s ε = {audit.upper}, the grey region\'s, as it must be.',
-            no: 'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD accountant\'s ε = {audit.upper}, the grey region\'s: a 1-in-20 fluke — audit again — or the accounting is wrong.',
-            wait: '',
-          },
-          // Said only beside an audit of other settings (step 1's, kept on the region chart).
-          { only: (f) => !!(f.audit && f.earlierAudit), text: 'At {earlierAudit.label} (long dashes) it proved ε ≥ {earlierAudit.realistic}.' },
-        ],
-        ask: 'Does the attack prove as much as the accountant promises? If less, is the promise too careful, or the attack too weak?',
-      },
-    ],
-  },
-  'who-pays': WHO_PAYS,
-  alice: ALICE_LESSON,
-}));
+      steps: [
+        {
+          set: {},
+          charts: ['accuracy-chart', 'epsilon-chart'],
+          controls: ['sigma', 'lot-size'],
+          say: [
+            {
+              asSet: true,
+              text:
+                'On Adult, 32,561 people hide one person cheaply. Here there are {nTrain} ' +
+                'patients to learn from.',
+            },
+            'DP-SGD with σ = {sigma} reaches a test accuracy of {acc} at ε = {eps}.',
+          ],
+          ask: 'Guess: how many points of accuracy did privacy cost here?',
+        },
+        {
+          set: {},
+          then: 'compare',
+          charts: ['accuracy-chart', 'epsilon-chart'],
+          controls: ['compare', 'sigma'],
+          say: [
+            'The same seed four times: non-private, clipping only, noise only and DP-SGD.',
+            {
+              // On {nTest} test patients one patient is most of a point: the gap is said with its
+              // ±.
+              when: (f) => (f.costGap ? !f.costGap.clear : undefined),
+              yes:
+                'Non-private and DP-SGD end {costAbs} points apart here (at ε = {eps}), within ' +
+                'the ±{costMargin} points that chance allows on {nTest} test patients: no cost ' +
+                'this run can show.',
+              no:
+                'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = ' +
+                '{eps}: beyond chance on {nTest} test patients.',
+              wait:
+                'The four runs are training; the gap between non-private and DP-SGD appears on ' +
+                'the chart when they are done.',
+            },
+          ],
+          ask: 'Which half of DP-SGD costs more here — the clipping or the noise?',
+        },
+      ],
+    },
+    audit: AUDIT_LESSON,
+    'who-pays': WHO_PAYS,
+    alice: ALICE_LESSON,
+  }),
+);
 
 /** The lesson named `name`, or undefined (a Map: a user's string never reaches prototype keys). */
-export const lessonNamed = (/** @type {string | null} */ name) => (name === null ? undefined : LESSONS.get(name));
+export const lessonNamed = (/** @type {string | null} */ name) =>
+  name === null ? undefined : LESSONS.get(name);
 
 /** The lesson and step a link names: {name, lesson, index} or null (none, or not a lesson). */
 export function stepOf(/** @type {URLSearchParams} */ params) {
@@ -282,4 +351,7 @@ export function stepOf(/** @type {URLSearchParams} */ params) {
 }
 
 /** The settings of step `index` of `lesson` (keys of the settings table). */
-export const settingsOf = (/** @type {Lesson} */ lesson, /** @type {number} */ index) => ({ ...lesson.base, ...lesson.steps[index].set });
+export const settingsOf = (/** @type {Lesson} */ lesson, /** @type {number} */ index) => ({
+  ...lesson.base,
+  ...lesson.steps[index].set,
+});

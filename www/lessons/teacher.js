@@ -25,9 +25,13 @@ export function setUpPresenter(relayout) {
     showPresenter(keptNow.get('big') === '1', keptNow.get('size'), keptNow.get('predict') === '1');
     relayout();
   };
-  $('presenter').addEventListener('click', () => set('big', document.body.classList.contains('presenter') ? null : '1'));
+  $('presenter').addEventListener('click', () =>
+    set('big', document.body.classList.contains('presenter') ? null : '1'),
+  );
   $('predict').addEventListener('click', () => set('predict', predictFirst() ? null : '1'));
-  $('text-size').addEventListener('change', () => set('size', $('text-size').value === '1' ? null : $('text-size').value));
+  $('text-size').addEventListener('change', () =>
+    set('size', $('text-size').value === '1' ? null : $('text-size').value),
+  );
 }
 // What the last link's teacher keys changed, undone when another link is opened in place.
 const applied = { hidden: [], locked: [] };
@@ -37,18 +41,23 @@ function undoTeacherMode() {
   for (const el of applied.locked) el.disabled = false;
   applied.hidden = [];
   applied.locked = [];
-  for (const el of document.querySelectorAll('.lesson-chart, .lesson-control')) el.classList.remove('lesson-chart', 'lesson-control');
+  for (const el of document.querySelectorAll('.lesson-chart, .lesson-control'))
+    el.classList.remove('lesson-chart', 'lesson-control');
 }
 
 // What the presenter layout puts on the first screen without a lesson: the main charts and
 // the four sliders of the paper's algorithm.
-const PRESENTER_DEFAULT = { charts: ['accuracy-chart', 'epsilon-chart'], controls: ['sigma', 'clip', 'lot-size', 'lr'] };
+const PRESENTER_DEFAULT = {
+  charts: ['accuracy-chart', 'epsilon-chart'],
+  controls: ['sigma', 'clip', 'lot-size', 'lr'],
+};
 
 // Marks the charts and controls a lesson is about (the presenter layout shows them first),
 // and the play and reset buttons, which every lesson uses.
 function markShown(shows) {
   for (const id of shows.charts) $(id).closest('figure').classList.add('lesson-chart');
-  for (const id of shows.controls) ($(id).closest('.control, .audit-controls') || $(id)).classList.add('lesson-control');
+  for (const id of shows.controls)
+    ($(id).closest('.control, .audit-controls') || $(id)).classList.add('lesson-control');
   $('play').closest('.buttons').classList.add('lesson-control');
 }
 
@@ -60,27 +69,39 @@ export function fitPresenter() {
   const before = body.style.getPropertyValue('--chart-max-height');
   if (!body.classList.contains('presenter')) return before !== '';
   const figures = [...document.querySelectorAll('figure.lesson-chart')];
-  const controls = [...document.querySelectorAll('.controls .lesson-control, .audit-controls.lesson-control')];
+  const controls = [
+    ...document.querySelectorAll('.controls .lesson-control, .audit-controls.lesson-control'),
+  ];
   if (!figures.length) return false;
   body.style.setProperty('--chart-max-height', 'none');
   const canvases = figures.map((f) => f.querySelector('canvas'));
   const top = Math.min(...canvases.map((c) => c.getBoundingClientRect().top)) + window.scrollY;
-  const below = Math.max(...figures.map((f, i) => f.getBoundingClientRect().bottom - canvases[i].getBoundingClientRect().bottom));
+  const below = Math.max(
+    ...figures.map(
+      (f, i) => f.getBoundingClientRect().bottom - canvases[i].getBoundingClientRect().bottom,
+    ),
+  );
   // The controls below the charts take a row of their own; those above (the audit's button)
   // are already in `top`.
   const under = controls.filter((c) => c.getBoundingClientRect().top + window.scrollY >= top);
   const rows = under.length ? Math.max(...under.map((c) => c.getBoundingClientRect().height)) : 0;
   const least = minChart(canvases);
-  let height = Math.max(least, Math.floor(window.innerHeight - top - below - rows - 40)); // gaps, padding
+  // gaps, padding
+  let height = Math.max(least, Math.floor(window.innerHeight - top - below - rows - 40));
   body.style.setProperty('--chart-max-height', `${height}px`);
   // A chart that needs more than its shape gives (a row chart's rows) is that tall.
   body.style.setProperty('--chart-min-height', `${least}px`);
   // The controls may wrap to a second row: take what still sticks out off the charts.
-  const bottom = Math.max(...[...figures, ...controls].map((e) => e.getBoundingClientRect().bottom)) + window.scrollY;
+  const bottom =
+    Math.max(...[...figures, ...controls].map((e) => e.getBoundingClientRect().bottom)) +
+    window.scrollY;
   if (bottom > window.innerHeight - 4 && height > least) {
     // From the charts' height on screen (their shape may hold them below the cap).
     const shown = Math.max(...canvases.map((c) => c.getBoundingClientRect().height));
-    height = Math.max(least, Math.floor(Math.min(height, shown) - (bottom - window.innerHeight) - 8));
+    height = Math.max(
+      least,
+      Math.floor(Math.min(height, shown) - (bottom - window.innerHeight) - 8),
+    );
     body.style.setProperty('--chart-max-height', `${height}px`);
   }
   return `${height}px` !== before;
@@ -113,7 +134,15 @@ function minChart(canvases) {
 // status (a number filled in, a verdict or a note added), the ε chart's note on why two
 // accountants differ: `relayout()` redraws the charts at
 // their new size.
-const WATCHED = ['lesson', 'status', 'run-notes', 'message', 'file-ledger', 'audit-status', 'epsilon-why'];
+const WATCHED = [
+  'lesson',
+  'status',
+  'run-notes',
+  'message',
+  'file-ledger',
+  'audit-status',
+  'epsilon-why',
+];
 export function keepPresenterFitted(relayout) {
   let last = '';
   const observer = new ResizeObserver(() => {
@@ -141,7 +170,11 @@ export function applyTeacherMode(params, problems = []) {
   undoTeacherMode();
   const kept = new URLSearchParams();
   for (const k of TEACHER_KEYS) if (params.has(k)) kept.set(k, params.get(k));
-  const ids = (k) => (params.get(k) || '').split(',').map((x) => x.trim()).filter(Boolean);
+  const ids = (k) =>
+    (params.get(k) || '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   const refused = [];
   for (const id of ids('hide')) {
     const el = control(id);
@@ -160,7 +193,12 @@ export function applyTeacherMode(params, problems = []) {
       applied.locked.push(el);
     }
   }
-  if (refused.length) problems.push(`teacher mode hides and locks controls only; "${shown(refused.join(', '))}" ${refused.length > 1 ? 'are' : 'is'} not one and stayed as ${refused.length > 1 ? 'they were' : 'it was'}`);
+  if (refused.length)
+    problems.push(
+      `teacher mode hides and locks controls only; ` +
+        `"${shown(refused.join(', '))}" ${refused.length > 1 ? 'are' : 'is'} not one and ` +
+        `stayed as ${refused.length > 1 ? 'they were' : 'it was'}`,
+    );
   showPresenter(params.get('big') === '1', params.get('size'), params.get('predict') === '1');
   const step = stepOf(params);
   if (step) {
@@ -190,5 +228,9 @@ export function showPresenter(big, size, predict) {
   $('predict').setAttribute('aria-pressed', String(big && predict));
 }
 
-/** Whether the presenter asked for predict-then-reveal (#53 §9): a step's results wait for Reveal. */
-export const predictFirst = () => document.body.classList.contains('presenter') && $('predict').getAttribute('aria-pressed') === 'true';
+/**
+ * Whether the presenter asked for predict-then-reveal (#53 §9): a step's results wait for Reveal.
+ */
+export const predictFirst = () =>
+  document.body.classList.contains('presenter') &&
+  $('predict').getAttribute('aria-pressed') === 'true';

@@ -25,15 +25,23 @@ const CHART_NAMES = new Map([
   ['noise-chart', 'the noise chart'],
   ['sigma-chart', 'the σ needed chart'],
   ['boundary-chart', 'the decision boundary'],
-  ['audit-region', 'the audit\'s privacy region'],
-  ['audit-epsilons', 'the audit\'s ε bounds'],
+  ['audit-region', "the audit's privacy region"],
+  ['audit-epsilons', "the audit's ε bounds"],
 ]);
 
 /** Settings keys as the sheet writes them (the symbols the page's controls use). */
 const SETTING_NAMES = new Map([
-  ['sigma', 'σ'], ['clip', 'C'], ['lot_size', 'L'], ['lr', 'learning rate'], ['epochs', 'epochs'],
-  ['dataset', 'data'], ['model', 'model'], ['seed', 'seed'], ['amplification', 'amplification'],
-  ['audit_runs', 'audit runs per side'], ['groups', 'groups'],
+  ['sigma', 'σ'],
+  ['clip', 'C'],
+  ['lot_size', 'L'],
+  ['lr', 'learning rate'],
+  ['epochs', 'epochs'],
+  ['dataset', 'data'],
+  ['model', 'model'],
+  ['seed', 'seed'],
+  ['amplification', 'amplification'],
+  ['audit_runs', 'audit runs per side'],
+  ['groups', 'groups'],
 ]);
 
 const BLANK = '______';
@@ -44,7 +52,9 @@ export function setUpWorksheet(/** @type {() => string | null} */ lessonOnScreen
   $('lesson-print').addEventListener('click', () => {
     const name = lessonOnScreen();
     if (!name || !fillWorksheet(name)) return;
-    window.addEventListener('afterprint', () => document.body.classList.remove('print-worksheet'), { once: true });
+    window.addEventListener('afterprint', () => document.body.classList.remove('print-worksheet'), {
+      once: true,
+    });
     window.print();
   });
 }
@@ -67,7 +77,11 @@ export function fillWorksheet(/** @type {string} */ name) {
     linkText(link),
   );
   head.append(words, qrPart(link));
-  sheet.replaceChildren(head, ...lesson.steps.map((step, i) => stepPart(step, i)), tablePart(lesson));
+  sheet.replaceChildren(
+    head,
+    ...lesson.steps.map((step, i) => stepPart(step, i)),
+    tablePart(lesson),
+  );
   sheet.dataset.lesson = name;
   document.body.classList.add('print-worksheet');
   return true;
@@ -80,7 +94,11 @@ export function lessonLink(/** @type {string} */ name) {
 }
 
 /** An element with `text` as its text (never HTML) and an optional class. */
-function el(/** @type {string} */ tag, /** @type {string} */ text = '', /** @type {string} */ cls = '') {
+function el(
+  /** @type {string} */ tag,
+  /** @type {string} */ text = '',
+  /** @type {string} */ cls = '',
+) {
   const e = document.createElement(tag);
   e.textContent = text;
   if (cls) e.className = cls;
@@ -89,7 +107,9 @@ function el(/** @type {string} */ tag, /** @type {string} */ text = '', /** @typ
 
 /** `{key: value, …}` of settings as "σ = 1, C = 0.1, …". */
 function settingsText(/** @type {Record<string, any>} */ set) {
-  return Object.entries(set).map(([k, v]) => `${SETTING_NAMES.get(k) ?? k} = ${v}`).join(', ');
+  return Object.entries(set)
+    .map(([k, v]) => `${SETTING_NAMES.get(k) ?? k} = ${v}`)
+    .join(', ');
 }
 
 /** A sentence of a step as printed: its live numbers ({name}) left blank for the class. */
@@ -99,9 +119,17 @@ const blanked = (/** @type {string} */ s) => s.replace(/\{[^}]*\}/g, BLANK).repl
 function stepPart(/** @type {import('./lessons.js').Step} */ step, /** @type {number} */ i) {
   const part = el('section', '', 'ws-step');
   const set = settingsText(step.set);
-  part.append(el('h2', `Step ${i + 1}${set ? `: ${set}` : ''}${step.then === 'compare' ? ' — press Compare' : ''}`));
+  part.append(
+    el(
+      'h2',
+      `Step ${i + 1}${set ? `: ${set}` : ''}${step.then === 'compare' ? ' — press Compare' : ''}`,
+    ),
+  );
   const charts = step.charts.map((id) => CHART_NAMES.get(id) ?? id);
-  const said = step.say.filter((s) => typeof s === 'string').map(blanked).join(' ');
+  const said = step.say
+    .filter((s) => typeof s === 'string')
+    .map(blanked)
+    .join(' ');
   part.append(el('p', `Look at ${charts.join(' and ')}. ${said}`.trim(), 'ws-look'));
   part.append(el('p', step.ask, 'ws-ask'));
   for (let k = 0; k < RULED_LINES; k++) part.append(el('div', '', 'ws-line'));
@@ -117,15 +145,21 @@ function stepPart(/** @type {import('./lessons.js').Step} */ step, /** @type {nu
 function tablePart(/** @type {Lesson} */ lesson) {
   const part = el('section', '', 'ws-table');
   part.append(el('h2', 'Fill in from the charts'));
-  const sigmas = [...new Set(lesson.steps.map((s) => s.set.sigma).filter((v) => typeof v === 'number'))];
+  const sigmas = [
+    ...new Set(lesson.steps.map((s) => s.set.sigma).filter((v) => typeof v === 'number')),
+  ];
   /** @type {string[]} */
   let rows;
   if (sigmas.length > 0) {
     while (sigmas.length < 3) sigmas.push(Math.max(...sigmas, 0.5) * 2);
-    const others = settingsText(Object.fromEntries(Object.entries(lesson.steps[0].set).filter(([k]) => k !== 'sigma')));
+    const others = settingsText(
+      Object.fromEntries(Object.entries(lesson.steps[0].set).filter(([k]) => k !== 'sigma')),
+    );
     rows = sigmas.map((s) => `σ = ${s}${others ? `, ${others}` : ''}`);
   } else {
-    rows = lesson.steps.map((s, i) => `Step ${i + 1}${settingsText(s.set) ? `: ${settingsText(s.set)}` : ''}`);
+    rows = lesson.steps.map(
+      (s, i) => `Step ${i + 1}${settingsText(s.set) ? `: ${settingsText(s.set)}` : ''}`,
+    );
   }
   const audited = lesson.steps.some((s) => s.controls.includes('audit-start'));
   let columns = ['Settings', 'ε', 'Test accuracy', ...(audited ? ['The attack proves ε ≥'] : [])];
@@ -161,7 +195,7 @@ function qrPart(/** @type {string} */ link) {
   const canvas = /** @type {HTMLCanvasElement} */ (el('canvas'));
   canvas.id = 'worksheet-qr';
   canvas.setAttribute('role', 'img');
-  canvas.setAttribute('aria-label', 'QR code of the lesson\'s link (written beside it)');
+  canvas.setAttribute('aria-label', "QR code of the lesson's link (written beside it)");
   try {
     paintQr(canvas, qrOf(link), 8);
     return canvas;

@@ -9,7 +9,10 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 
 // Wires the button: `currentRun()` is the run now shown ({cfg, facts}) or null, `accounting`
 // the accounting worker (accounting.js).
-export function setUpOpacusExport(/** @type {() => any} */ currentRun, /** @type {import('../lab/accounting.js').Accounting} */ accounting) {
+export function setUpOpacusExport(
+  /** @type {() => any} */ currentRun,
+  /** @type {import('../lab/accounting.js').Accounting} */ accounting,
+) {
   const say = $('opacus-export-message');
   $('export-opacus').addEventListener('click', () => {
     // The run on show, as it was started: never the pickers, which may have moved since.
@@ -21,14 +24,18 @@ export function setUpOpacusExport(/** @type {() => any} */ currentRun, /** @type
     const config = run.cfg;
     const facts = run.facts ?? null;
     say.textContent = 'Writing the Opacus script…';
-    accounting.ask('opacus-export', { config, facts, accountant: String($('opacus-accountant').value) }, (m) => {
-      if ('error' in m) {
-        say.textContent = `Not exported: ${String(m.error).split('\n')[0]}`;
-        return;
-      }
-      const { name, bytes } = m.result;
-      downloadBytes(name, bytes, name.endsWith('.py') ? 'text/x-python' : 'application/x-tar');
-      say.textContent = `Saved ${m.result.name}: run it with Opacus (its first lines say how).`;
-    });
+    accounting.ask(
+      'opacus-export',
+      { config, facts, accountant: String($('opacus-accountant').value) },
+      (m) => {
+        if ('error' in m) {
+          say.textContent = `Not exported: ${String(m.error).split('\n')[0]}`;
+          return;
+        }
+        const { name, bytes } = m.result;
+        downloadBytes(name, bytes, name.endsWith('.py') ? 'text/x-python' : 'application/x-tar');
+        say.textContent = `Saved ${m.result.name}: run it with Opacus (its first lines say how).`;
+      },
+    );
   });
 }

@@ -14,10 +14,20 @@ export function setUpExport(currentRun, fileTotal, accounting) {
   $('export-csv').addEventListener('click', () => {
     const run = currentRun();
     if (!run) return;
-    downloadBytes('dpsgd-run-log.csv', csvOf(run.history, run.cfg, { outside: run.coverage?.outside || [], fileTotal: fileTotal() }), 'text/csv');
+    downloadBytes(
+      'dpsgd-run-log.csv',
+      csvOf(run.history, run.cfg, { outside: run.coverage?.outside || [], fileTotal: fileTotal() }),
+      'text/csv',
+    );
   });
   $('export-png').addEventListener('click', () => {
-    for (const id of ['accuracy-chart', 'epsilon-chart', 'clipping-chart', 'noise-chart', 'sigma-chart']) {
+    for (const id of [
+      'accuracy-chart',
+      'epsilon-chart',
+      'clipping-chart',
+      'noise-chart',
+      'sigma-chart',
+    ]) {
       download(`dpsgd-${id}.png`, $(id).toDataURL('image/png'));
     }
   });

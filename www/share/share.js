@@ -26,16 +26,24 @@ export function setUpShare() {
     drawQr();
   });
   // The fallback's box goes once it has been used (a click on Copy link brings it back).
-  $('share-url').addEventListener('blur', () => { $('share-url').hidden = true; });
+  $('share-url').addEventListener('blur', () => {
+    $('share-url').hidden = true;
+  });
   $('qr-close').addEventListener('click', () => $('qr-dialog').close());
   // A click on the backdrop (outside the dialog's box) closes it too; Escape does natively.
   $('qr-dialog').addEventListener('click', (/** @type {MouseEvent} */ e) => {
     const box = $('qr-dialog').getBoundingClientRect();
-    const inside = e.clientX >= box.left && e.clientX <= box.right && e.clientY >= box.top && e.clientY <= box.bottom;
+    const inside =
+      e.clientX >= box.left &&
+      e.clientX <= box.right &&
+      e.clientY >= box.top &&
+      e.clientY <= box.bottom;
     if (e.target === $('qr-dialog') && !inside) $('qr-dialog').close();
   });
   for (const event of [LINK_CHANGED, 'hashchange', 'resize']) {
-    window.addEventListener(event, () => { if ($('qr-dialog').open) drawQr(); });
+    window.addEventListener(event, () => {
+      if ($('qr-dialog').open) drawQr();
+    });
   }
 }
 
@@ -62,8 +70,16 @@ async function copyLink() {
     box.select();
     // The older command still copies a selection where the clipboard API is not offered.
     let copied = false;
-    try { copied = document.execCommand('copy'); } catch { /* not supported: select only */ }
-    say(copied ? 'Link copied' : 'The browser refused the clipboard: press Ctrl+C (⌘C on a Mac) to copy the selected link');
+    try {
+      copied = document.execCommand('copy');
+    } catch {
+      /* not supported: select only */
+    }
+    say(
+      copied
+        ? 'Link copied'
+        : 'The browser refused the clipboard: press Ctrl+C (⌘C on a Mac) to copy the selected link',
+    );
   }
 }
 
@@ -73,7 +89,9 @@ let quiet = 0;
 function say(/** @type {string} */ text) {
   clearTimeout(quiet);
   $('share-status').textContent = text;
-  quiet = window.setTimeout(() => { $('share-status').textContent = ''; }, 6000);
+  quiet = window.setTimeout(() => {
+    $('share-status').textContent = '';
+  }, 6000);
 }
 
 /** Draws the QR code of the link to share, or says why there is none. */
@@ -158,7 +176,8 @@ export function paintQr(canvas, qr, px) {
 function roomFor(n) {
   const dialog = $('qr-dialog');
   const canvas = $('qr-canvas');
-  const pad = dialog.offsetWidth - dialog.clientWidth + parseFloat(getComputedStyle(dialog).paddingLeft) * 2;
+  const pad =
+    dialog.offsetWidth - dialog.clientWidth + parseFloat(getComputedStyle(dialog).paddingLeft) * 2;
   const wide = window.innerWidth - 2 * AROUND - pad;
   const layout = (/** @type {number} */ side) => {
     dialog.style.width = `${Math.max(side, Math.min(wide, 280)) + pad}px`;

@@ -5,7 +5,14 @@
 // gradient norms and the σ panel. The teaching views say why they are blank at the private
 // level instead of drawing.
 import {
-  RunView, draw_accuracy_chart, draw_clipping_histogram, draw_epsilon_chart, draw_groups_chart, draw_noise_chart, draw_sigma_chart, epsilon_why,
+  RunView,
+  draw_accuracy_chart,
+  draw_clipping_histogram,
+  draw_epsilon_chart,
+  draw_groups_chart,
+  draw_noise_chart,
+  draw_sigma_chart,
+  epsilon_why,
 } from '../pkg/dpsgd_lab.js';
 import { showGroupsFigure } from './groups.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
@@ -22,10 +29,18 @@ export function setUpCharts(view) {
     const run = view.run();
     if (!shown || shown.run !== run) {
       shown?.view.free();
-      shown = { run, view: new RunView(view.config()), reports: 0, preview: null, pld: null, pins: -1 };
+      shown = {
+        run,
+        view: new RunView(view.config()),
+        reports: 0,
+        preview: null,
+        pld: null,
+        pins: -1,
+      };
     }
     const history = view.history();
-    for (; shown.reports < history.length; shown.reports += 1) shown.view.push(history[shown.reports]);
+    for (; shown.reports < history.length; shown.reports += 1)
+      shown.view.push(history[shown.reports]);
     const [preview, pld] = [view.preview(), view.pldCurve()];
     if (preview !== shown.preview || pld !== shown.pld) {
       shown.view.setPreview(preview, pld ?? null);
@@ -47,7 +62,14 @@ export function setUpCharts(view) {
 
   const drawHistogram = () => {
     if (!view.ready()) return;
-    drawTeachingView('clipping-chart', () => draw_clipping_histogram('clipping-chart', view.norms(), settings.get('clip'), sizeCanvas($('clipping-chart'))));
+    drawTeachingView('clipping-chart', () =>
+      draw_clipping_histogram(
+        'clipping-chart',
+        view.norms(),
+        settings.get('clip'),
+        sizeCanvas($('clipping-chart')),
+      ),
+    );
   };
 
   const drawSigmaChart = () => {
@@ -60,7 +82,11 @@ export function setUpCharts(view) {
     }
     const cfg = view.config();
     const run = { epochs: cfg.epochs, sigma: cfg.sigma };
-    draw_sigma_chart('sigma-chart', { points: curve.points, target: curve.target, delta: curve.delta, run }, sizeCanvas(canvas));
+    draw_sigma_chart(
+      'sigma-chart',
+      { points: curve.points, target: curve.target, delta: curve.delta, run },
+      sizeCanvas(canvas),
+    );
   };
 
   // Under the ε chart: why two of its accountants disagree by more than 2× (Rust's
@@ -69,7 +95,10 @@ export function setUpCharts(view) {
     const [facts, whole] = [view.testSet(), view.preview()?.at(-1)];
     let said = [];
     try {
-      said = facts && whole ? epsilon_why(view.config(), facts, whole, view.pldCurve()?.at(-1) ?? null) : [];
+      said =
+        facts && whole
+          ? epsilon_why(view.config(), facts, whole, view.pldCurve()?.at(-1) ?? null)
+          : [];
     } catch {
       said = []; // settings the accountants refuse: the status line says why
     }
@@ -77,33 +106,63 @@ export function setUpCharts(view) {
     $('epsilon-why').hidden = !said.length;
   };
 
-  const charts = new ChartQueue([
-    () => draw_accuracy_chart('accuracy-chart', runView(), view.testSet()?.majority_share ?? null, view.testSet()?.n_test ?? undefined, sizeCanvas($('accuracy-chart'))),
-    () => showGroupsFigure(view.config()) && draw_groups_chart('groups-chart', runView(), sizeCanvas($('groups-chart'))),
-    () => (view.run()?.failed && !view.history().length
-      // A run that stopped before its first epoch (its data did not load): neither "computing"
-      // for ever nor the curve of a run that did not happen.
-      ? drawCanvasMessage($('epsilon-chart'), 'ε: not computed — the run stopped before it began (see the message)')
-      : (delete $('epsilon-chart').dataset.message, draw_epsilon_chart('epsilon-chart', runView(), $('log-log').checked, sizeCanvas($('epsilon-chart'))), sayWhy())),
-    () => drawTeachingView('noise-chart', () => draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart')))),
-    drawHistogram,
-    drawSigmaChart,
-  ], (e) => showMessage(`Could not draw the charts: ${e.message || e}`), () => {
-    if (!document.body.dataset.ready && view.run()) {
-      // Loaded, its first run started (the link written: main.js) and drawn once: from here on
-      // the page is interactive (tests wait for this).
-      window.labReadyAt = performance.now();
-      document.body.dataset.ready = '1';
-    }
-    view.drawn(); // what a lesson says follows what the charts now show
-  });
+  const charts = new ChartQueue(
+    [
+      () =>
+        draw_accuracy_chart(
+          'accuracy-chart',
+          runView(),
+          view.testSet()?.majority_share ?? null,
+          view.testSet()?.n_test ?? undefined,
+          sizeCanvas($('accuracy-chart')),
+        ),
+      () =>
+        showGroupsFigure(view.config()) &&
+        draw_groups_chart('groups-chart', runView(), sizeCanvas($('groups-chart'))),
+      () =>
+        view.run()?.failed && !view.history().length
+          ? // A run that stopped before its first epoch (its data did not load): neither
+            // "computing" for ever nor the curve of a run that did not happen.
+            drawCanvasMessage(
+              $('epsilon-chart'),
+              'ε: not computed — the run stopped before it began (see the message)',
+            )
+          : (delete $('epsilon-chart').dataset.message,
+            draw_epsilon_chart(
+              'epsilon-chart',
+              runView(),
+              $('log-log').checked,
+              sizeCanvas($('epsilon-chart')),
+            ),
+            sayWhy()),
+      () =>
+        drawTeachingView('noise-chart', () =>
+          draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart'))),
+        ),
+      drawHistogram,
+      drawSigmaChart,
+    ],
+    (e) => showMessage(`Could not draw the charts: ${e.message || e}`),
+    () => {
+      if (!document.body.dataset.ready && view.run()) {
+        // Loaded, its first run started (the link written: main.js) and drawn once: from here on
+        // the page is interactive (tests wait for this).
+        window.labReadyAt = performance.now();
+        document.body.dataset.ready = '1';
+      }
+      view.drawn(); // what a lesson says follows what the charts now show
+    },
+  );
 
   const drawCharts = () => {
     if (view.ready()) charts.drawAll();
   };
   // Rust's verdict on whether the run on screen learned anything (`majority`: its data's
   // majority share, `nTest`: its test set's size): a sentence, or undefined.
-  const verdict = (majority, nTest) => (view.ready() && view.run() ? runView().verdict(majority ?? undefined, nTest ?? undefined) : undefined);
+  const verdict = (majority, nTest) =>
+    view.ready() && view.run()
+      ? runView().verdict(majority ?? undefined, nTest ?? undefined)
+      : undefined;
   // The cost of privacy the accuracy chart writes (percentage points; undefined unless a
   // non-private and a DP-SGD run are on it), for text that quotes it.
   const privacyCostPoints = () => (view.ready() ? runView().privacyCostPoints() : undefined);

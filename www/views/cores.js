@@ -42,15 +42,34 @@ function auditWorkerCount() {
 export function auditWorkerPlan(bytes) {
   const asked = auditWorkerCount();
   if (!(bytes > 0)) {
-    return asked > 1 ? { count: 1, asked, reason: 'the data set is still loading, and each worker needs its own copy of it' } : { count: 1, asked, reason: '' };
+    return asked > 1
+      ? {
+          count: 1,
+          asked,
+          reason: 'the data set is still loading, and each worker needs its own copy of it',
+        }
+      : { count: 1, asked, reason: '' };
   }
   const reported = Number(navigator.deviceMemory);
   const half = ((reported > 0 ? reported : 4) * 1e9) / 2;
   const fit = Math.floor(half / bytes);
   const size = bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${Math.round(bytes / 1e6)} MB`;
-  if (fit < 1) return { count: 1, asked, reason: `one needs about ${size}, more than half of this device's memory: the audit may run out of memory` };
+  if (fit < 1)
+    return {
+      count: 1,
+      asked,
+      reason:
+        `one needs about ${size}, more than half of this device's memory: the audit may run ` +
+        `out of memory`,
+    };
   if (fit >= asked) return { count: asked, asked, reason: '' };
-  return { count: fit, asked, reason: `each needs its own copy of this data set, about ${size}, and the audit keeps within half of this device's memory` };
+  return {
+    count: fit,
+    asked,
+    reason:
+      `each needs its own copy of this data set, about ${size}, and the audit keeps within ` +
+      `half of this device's memory`,
+  };
 }
 
 // How parts of each lot reach the helpers, after "Parts of each lot go to the helpers ":
@@ -60,9 +79,20 @@ export function channelText(channel, missing) {
   if (channel === 'shared memory') return 'through shared memory.';
   if (channel !== 'messages') return '';
   const why = new Map([
-    ['isolation', 'this page is not cross-origin isolated (the offline copy, once installed, usually isolates the next visit).'],
-    ['SharedArrayBuffer', 'this browser does not let this page share memory with its workers (no SharedArrayBuffer), though the page is cross-origin isolated.'],
-    ['Atomics.waitAsync', 'this browser cannot wait on shared memory without blocking (no Atomics.waitAsync).'],
+    [
+      'isolation',
+      'this page is not cross-origin isolated (the offline copy, once installed, usually ' +
+        'isolates the next visit).',
+    ],
+    [
+      'SharedArrayBuffer',
+      'this browser does not let this page share memory with its workers (no ' +
+        'SharedArrayBuffer), though the page is cross-origin isolated.',
+    ],
+    [
+      'Atomics.waitAsync',
+      'this browser cannot wait on shared memory without blocking (no Atomics.waitAsync).',
+    ],
   ]);
   return `by message: ${why.get(missing) ?? 'this browser cannot share memory with them.'}`;
 }
@@ -77,10 +107,16 @@ export function showWorkersUsed(w) {
     return;
   }
   const used = Number(w.used) || 1;
-  out.textContent = used === Number(w.asked) ? `(${used} in use)` : `(${used} in use: ${String(w.reason || '').slice(0, 120)})`;
+  out.textContent =
+    used === Number(w.asked)
+      ? `(${used} in use)`
+      : `(${used} in use: ${String(w.reason || '').slice(0, 120)})`;
   const how = channelText(w.channel, w.missing);
-  const byDefault = settings.get('workers') === null ? $('workers').title : ''; // the count's reason
-  out.title = [how && `Parts of each lot go to the helpers ${how}`, byDefault].filter(Boolean).join(' ');
+  // the count's reason
+  const byDefault = settings.get('workers') === null ? $('workers').title : '';
+  out.title = [how && `Parts of each lot go to the helpers ${how}`, byDefault]
+    .filter(Boolean)
+    .join(' ');
   out.dataset.channel = out.title;
 }
 
@@ -93,8 +129,12 @@ export function showPartsSummed(p) {
   const [helpers, here] = [n(p?.helpers), n(p?.here)];
   if (helpers + here === 0) return;
   const count = (v) => v.toLocaleString('en-US');
-  out.title = `${out.dataset.channel || ''} This run: the helpers summed ${count(helpers)} parts`
-    + (here ? `; the training worker summed ${count(here)} in their place (a helper failed, or its answer was refused).` : '.');
+  out.title =
+    `${out.dataset.channel || ''} This run: the helpers summed ${count(helpers)} parts` +
+    (here
+      ? `; the training worker summed ${count(here)} in their place (a helper failed, or its ` +
+        `answer was refused).`
+      : '.');
 }
 
 // The control's placeholder (the default) and its tooltip (why), from the probe so far.
@@ -126,7 +166,9 @@ const SETTLE_MS = 10_000;
 export function timeCoresWhenQuiet(quiet, settled) {
   if (probed() !== null || waiting) return;
   waiting = true;
-  const idle = /** @type {any} */ (self).requestIdleCallback || ((/** @type {() => void} */ f) => setTimeout(f, 200));
+  const idle =
+    /** @type {any} */ (self).requestIdleCallback ||
+    ((/** @type {() => void} */ f) => setTimeout(f, 200));
   Promise.race([settled, new Promise((r) => setTimeout(r, SETTLE_MS))])
     .then(() => whenQuiet(quiet, () => probeCores(MAX_WORKERS, quiet), { idle }))
     .then(() => {
@@ -147,18 +189,23 @@ export function timeCoresWhenQuiet(quiet, settled) {
  * @param {{idle?: (f: () => void) => void, poll?: number, pause?: number}} [options]
  * @returns {Promise<T>}
  */
-export function whenQuiet(quiet, time, { idle = (f) => setTimeout(f, 0), poll = 500, pause = 300 } = {}) {
+export function whenQuiet(
+  quiet,
+  time,
+  { idle = (f) => setTimeout(f, 0), poll = 500, pause = 300 } = {},
+) {
   return new Promise((resolve) => {
-    const attempt = () => idle(() => {
-      if (!quiet()) {
-        setTimeout(attempt, poll);
-        return;
-      }
-      time().then((answer) => {
-        if (answer === null) setTimeout(attempt, poll);
-        else resolve(answer);
+    const attempt = () =>
+      idle(() => {
+        if (!quiet()) {
+          setTimeout(attempt, poll);
+          return;
+        }
+        time().then((answer) => {
+          if (answer === null) setTimeout(attempt, poll);
+          else resolve(answer);
+        });
       });
-    });
     setTimeout(attempt, pause);
   });
 }

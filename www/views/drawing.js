@@ -17,8 +17,13 @@ export function sizeCanvas(canvas) {
     canvas.width = w;
     canvas.height = h;
   }
-  const tick = document.body.classList.contains('presenter') ? parseFloat(getComputedStyle(canvas).fontSize) : NaN;
-  return dpr * (Number.isFinite(tick) && tick > 0 ? tick / 13 : Math.max(1, Math.min(cssW / 640, cssH / 410)));
+  const tick = document.body.classList.contains('presenter')
+    ? parseFloat(getComputedStyle(canvas).fontSize)
+    : NaN;
+  return (
+    dpr *
+    (Number.isFinite(tick) && tick > 0 ? tick / 13 : Math.max(1, Math.min(cssW / 640, cssH / 410)))
+  );
 }
 
 // A message on a chart's canvas in place of the chart (while computing, or why there is none).

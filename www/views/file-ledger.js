@@ -90,7 +90,8 @@ export class FileLedger {
     // a total on show that later steps have passed: it says so until the answer comes.
     clearTimeout(this.late);
     this.late = setTimeout(() => {
-      if (this.text) this.show(`${this.text} Updating: the steps since are not in this total yet…`, false);
+      if (this.text)
+        this.show(`${this.text} Updating: the steps since are not in this total yet…`, false);
     }, LATE_MS);
     this.accounting.ask('file-ledger', { preparations, runs }, (m) => {
       clearTimeout(this.late);
@@ -105,12 +106,21 @@ export class FileLedger {
     const many = (n, word) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
     const parts = [];
     if (l.caveats.length) parts.push('Not private in full:');
-    parts.push(`Your file, all runs in this tab together since you first loaded it here (other tabs count their own): ${many(l.runs, 'run')}, `
-      + `${many(l.steps, 'training step')} reported, ε = ${eps(l.moments)} (moments accountant; RDP ${eps(l.rdp)}) `
-      + `at δ = ${Number(l.delta).toExponential(0)}.`);
-    if (l.unbounded) parts.push(l.unbounded); // Rust's cause: ranges read off the file, or a run without noise
-    else parts.push('The status line\'s ε is the latest run alone; this is all of them.');
-    if (l.preparations > 1) parts.push(`The file was prepared ${l.preparations} times (each time its split and column ranges are drawn again).`);
+    parts.push(
+      `Your file, all runs in this tab together since you first loaded it here (other tabs ` +
+        `count their own): ${many(l.runs, 'run')}, ` +
+        (`${many(l.steps, 'training step')} reported, ε = ${eps(l.moments)} (moments ` +
+          `accountant; RDP ${eps(l.rdp)}) `) +
+        `at δ = ${Number(l.delta).toExponential(0)}.`,
+    );
+    if (l.unbounded)
+      parts.push(l.unbounded); // Rust's cause: ranges read off the file, or a run without noise
+    else parts.push("The status line's ε is the latest run alone; this is all of them.");
+    if (l.preparations > 1)
+      parts.push(
+        `The file was prepared ${l.preparations} times (each time its split and column ` +
+          `ranges are drawn again).`,
+      );
     parts.push(...l.caveats);
     return parts.join(' ');
   }

@@ -15,13 +15,16 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
  */
 export function showGroupChoices() {
   const offered = new Set(group_choices(String(settings.get('dataset'))));
-  for (const option of $('groups').options) option.disabled = option.value !== 'none' && !offered.has(option.value);
+  for (const option of $('groups').options)
+    option.disabled = option.value !== 'none' && !offered.has(option.value);
   const chosen = $('groups').selectedOptions[0];
   if (chosen?.disabled) {
     // Said, not dropped in silence (a link's groups=sex on blobs, or Adult's race then blobs).
-    const data = $('dataset').selectedOptions[0]?.textContent?.trim() || String(settings.get('dataset'));
+    const data =
+      $('dataset').selectedOptions[0]?.textContent?.trim() || String(settings.get('dataset'));
     settings.apply({ groups: 'none' });
-    if (!settings.ownData()) addMessage(`Groups: ${data} has no grouping by ${chosen.value}, so no groups are shown.`);
+    if (!settings.ownData())
+      addMessage(`Groups: ${data} has no grouping by ${chosen.value}, so no groups are shown.`);
   }
   $('groups-own').hidden = !settings.ownData();
 }

@@ -15,7 +15,12 @@ const pct = (v) => `${(100 * v).toFixed(2)}%`;
 const COLUMNS = [
   { key: 'epoch', label: 'epoch', fmt: String },
   { key: 'test_acc', label: 'test acc', fmt: pct },
-  { key: 'private_test_acc', label: 'test acc (noisy count, ± 1 sd)', fmt: pct, cell: noisyAccuracyCell },
+  {
+    key: 'private_test_acc',
+    label: 'test acc (noisy count, ± 1 sd)',
+    fmt: pct,
+    cell: noisyAccuracyCell,
+  },
   { accountants: true },
   { key: 'clip', label: 'C', fmt: (v) => v.toPrecision(3) },
   { key: 'private_clipped_fraction', label: 'clipped (noisy count)', fmt: pct },
@@ -24,9 +29,13 @@ const COLUMNS = [
   { key: 'median_grad_norm', label: 'median ‖g‖', fmt: (v) => v.toFixed(3) },
 ];
 
-const get = (r, key) => key.split('.').reduce((v, k) => (v && Object.prototype.hasOwnProperty.call(v, k) ? v[k] : undefined), r);
+const get = (r, key) =>
+  key
+    .split('.')
+    .reduce((v, k) => (v && Object.prototype.hasOwnProperty.call(v, k) ? v[k] : undefined), r);
 const topKey = (key) => key.split('.')[0];
-const badge = () => Object.assign(document.createElement('span'), { className: 'badge', textContent: 'not private' });
+const badge = () =>
+  Object.assign(document.createElement('span'), { className: 'badge', textContent: 'not private' });
 
 export class RunLog {
   // `fmtEps` formats an ε the one way the lab does (Rust's format_epsilon).
@@ -55,16 +64,19 @@ export class RunLog {
   // The header, from the first report of a run.
   header(report) {
     const notPrivate = new Set(report.not_private || []);
-    this.columns = this.all.filter((c) => get(report, c.key) !== undefined)
+    this.columns = this.all
+      .filter((c) => get(report, c.key) !== undefined)
       .map((c) => ({ ...c, notPrivate: notPrivate.has(topKey(c.key)) }));
-    this.table.tHead.rows[0].replaceChildren(...this.columns.map((c) => {
-      const th = document.createElement('th');
-      th.scope = 'col';
-      th.textContent = c.label;
-      th.dataset.key = c.key;
-      if (c.notPrivate) th.append(badge());
-      return th;
-    }));
+    this.table.tHead.rows[0].replaceChildren(
+      ...this.columns.map((c) => {
+        const th = document.createElement('th');
+        th.scope = 'col';
+        th.textContent = c.label;
+        th.dataset.key = c.key;
+        if (c.notPrivate) th.append(badge());
+        return th;
+      }),
+    );
   }
 
   append(report, budgetStop) {
@@ -73,7 +85,11 @@ export class RunLog {
     for (const c of this.columns) {
       const td = document.createElement('td');
       const v = get(report, c.key);
-      td.textContent = c.eps ? this.fmtEps(v) : (typeof v === 'number' ? (c.cell ?? c.fmt)(c.cell ? report : v) : '—');
+      td.textContent = c.eps
+        ? this.fmtEps(v)
+        : typeof v === 'number'
+          ? (c.cell ?? c.fmt)(c.cell ? report : v)
+          : '—';
       td.dataset.key = c.key;
       if (c.notPrivate) td.classList.add('not-private');
       tr.appendChild(td);
@@ -87,8 +103,10 @@ export class RunLog {
 function scalarFields(r, prefix = '') {
   const out = [];
   for (const [k, v] of Object.entries(r)) {
-    if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean') out.push([`${prefix}${k}`, v]);
-    else if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...scalarFields(v, `${prefix}${k}.`));
+    if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean')
+      out.push([`${prefix}${k}`, v]);
+    else if (v && typeof v === 'object' && !Array.isArray(v))
+      out.push(...scalarFields(v, `${prefix}${k}.`));
   }
   return out;
 }
@@ -114,7 +132,11 @@ export function csvOf(history, cfg, { outside = [], fileTotal = '' } = {}) {
   const own = cfg.dataset === 'own';
   const run = [['not_covered', outside.join('; ')]];
   if (own) run.push(['file_all_runs_at_export', fileTotal || 'not composed yet: see the page']);
-  const settings = [['sigma', cfg.sigma], ['lot_size', cfg.lot_size], ['lr', cfg.lr]];
+  const settings = [
+    ['sigma', cfg.sigma],
+    ['lot_size', cfg.lot_size],
+    ['lr', cfg.lr],
+  ];
   if (!own && cfg.seed !== null) settings.push(['seed', cfg.seed]);
   const after = [...run, ...settings];
   const head = keys.map((k) => (notPrivate.has(topKey(k)) ? `${k} (not private)` : k));
@@ -122,7 +144,13 @@ export function csvOf(history, cfg, { outside = [], fileTotal = '' } = {}) {
   const afterHead = after.map(([k]) => (keys.includes(k) ? `${k} (setting)` : k));
   const lines = [[...head, 'notes', ...afterHead].join(',')];
   for (const r of history) {
-    lines.push([...keys.map((k) => cell(get(r, k) ?? '')), cell(notes(r)), ...after.map(([, v]) => cell(v))].join(','));
+    lines.push(
+      [
+        ...keys.map((k) => cell(get(r, k) ?? '')),
+        cell(notes(r)),
+        ...after.map(([, v]) => cell(v)),
+      ].join(','),
+    );
   }
   return `${lines.join('\n')}\n`;
 }

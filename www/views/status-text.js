@@ -20,25 +20,36 @@ export function noisyAccuracyCell(r) {
   if (!noise || typeof noise.sd !== 'number') return pct(r.private_test_acc);
   const { acc, sd } = plusMinus(r.private_test_acc, noise);
   const clamped = typeof noise.clamped_from === 'number' ? ', clamped' : '';
-  return `${acc} ± ${sd}${noise.too_noisy ? ` (too noisy${clamped})` : clamped ? ' (clamped)' : ''}`;
+  const why = noise.too_noisy ? ` (too noisy${clamped})` : clamped ? ' (clamped)' : '';
+  return `${acc} ± ${sd}${why}`;
 }
 
 // The noisy accuracy in words: "test accuracy 62% ± 65% (noisy count over 31 held-out rows:
 // too few to measure)", saying when the noisy count fell outside [0, 100]% and was clamped.
 function noisyAccuracyText(r) {
   const noise = r.private_test_acc_noise;
-  if (!noise || typeof noise.sd !== 'number') return `test accuracy ${pct(r.private_test_acc)} (noisy count)`;
+  if (!noise || typeof noise.sd !== 'number')
+    return `test accuracy ${pct(r.private_test_acc)} (noisy count)`;
   const { acc, sd, p } = plusMinus(r.private_test_acc, noise);
-  const parts = [`noisy count over ${Number(noise.held_out).toLocaleString('en-US')} held-out rows`];
-  if (typeof noise.clamped_from === 'number') parts.push(`it came out at ${p(noise.clamped_from)}, clamped to ${acc}`);
-  return `test accuracy ${acc} ± ${sd} (${parts.join('; ')}${noise.too_noisy ? ': too few to measure' : ''})`;
+  const parts = [
+    `noisy count over ${Number(noise.held_out).toLocaleString('en-US')} held-out rows`,
+  ];
+  if (typeof noise.clamped_from === 'number')
+    parts.push(`it came out at ${p(noise.clamped_from)}, clamped to ${acc}`);
+  return (
+    `test accuracy ${acc} ± ${sd} ` +
+    `(${parts.join('; ')}${noise.too_noisy ? ': too few to measure' : ''})`
+  );
 }
 
 // "test accuracy 84.12%", said not to be private when ε does not cover it (a student's own
 // held-out rows, exactly), the noisy count's with its ±, or undefined when the report has none.
 function accuracyText(r) {
-  if (r.test_acc === undefined) return r.private_test_acc === undefined ? undefined : noisyAccuracyText(r);
-  const outside = (r.not_private || []).includes('test_acc') ? ' (not private: your held-out rows, exactly)' : '';
+  if (r.test_acc === undefined)
+    return r.private_test_acc === undefined ? undefined : noisyAccuracyText(r);
+  const outside = (r.not_private || []).includes('test_acc')
+    ? ' (not private: your held-out rows, exactly)'
+    : '';
   return `test accuracy ${pct(r.test_acc)}${outside}`;
 }
 
@@ -46,27 +57,39 @@ function accuracyText(r) {
 // learned nothing (RunView.verdict), if it did.
 export function epochStatus(r, fmtEps, verdict) {
   const shown = accuracyText(r) ?? 'test accuracy not released';
-  const line = `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ = ${r.delta.toExponential(0)})`;
+  const line =
+    `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ ` +
+    `= ${r.delta.toExponential(0)})`;
   return verdict ? `${line}. ${verdict}` : line;
 }
 
 // The line shown when a run ends: `r` its last report, `epochs` how many it had, `verdict` as
 // for epochStatus.
 export function doneStatus(r, epochs, fmtEps, verdict) {
-  if (r.divergence) return `Stopped in epoch ${r.epoch}. ${verdict ?? 'The model diverged (see the message).'}`;
+  if (r.divergence)
+    return `Stopped in epoch ${r.epoch}. ${verdict ?? 'The model diverged (see the message).'}`;
   // Rust says which budget and how it was measured (not the report's ε: for naive and strong
   // it may follow another convention than the budget's).
-  if (r.budget_stop) return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ${r.budget_stop}.`;
+  if (r.budget_stop)
+    return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ${r.budget_stop}.`;
   const acc = accuracyText(r);
-  const line = `Done: ${counted(epochs, 'epoch')}${acc === undefined ? '' : `, ${acc}`}, ε = ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
+  const line =
+    `Done: ${counted(epochs, 'epoch')}${acc === undefined ? '' : `, ${acc}`}, ε ` +
+    `= ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
   return verdict ? `${line} ${verdict}` : line;
 }
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's
 // last epoch, or nothing yet; `accountants`: Rust's accountants(), those `last` has named).
 export function epsilonChartLabel(last, fmtEps, accountants) {
-  const each = last ? accountants.filter((a) => Object.hasOwn(last, a.name)).map((a) => `${a.label} ${fmtEps(last[a.name])}`) : [];
-  const text = last ? `for the whole run (${counted(last.epoch, 'epoch')}): ${each.join(', ')}` : 'not computed yet';
+  const each = last
+    ? accountants
+        .filter((a) => Object.hasOwn(last, a.name))
+        .map((a) => `${a.label} ${fmtEps(last[a.name])}`)
+    : [];
+  const text = last
+    ? `for the whole run (${counted(last.epoch, 'epoch')}): ${each.join(', ')}`
+    : 'not computed yet';
   return `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`;
 }
 
@@ -74,7 +97,11 @@ export function epsilonChartLabel(last, fmtEps, accountants) {
 // name Rust gives its matrix kernel.
 const ENGINES = new Map([
   ['relaxed-simd fma', 'Engine: WebAssembly with relaxed SIMD (fused multiply-add matrix kernel).'],
-  ['gemm simd128', 'Engine: WebAssembly SIMD (no relaxed SIMD in this browser: slower matrix products, the same runs up to float rounding).'],
+  [
+    'gemm simd128',
+    'Engine: WebAssembly SIMD (no relaxed SIMD in this browser: slower matrix products, the ' +
+      'same runs up to float rounding).',
+  ],
 ]);
 
 export const engineText = (kernel) => ENGINES.get(kernel) ?? String(kernel);

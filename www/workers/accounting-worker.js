@@ -4,9 +4,18 @@
 // the PLD accountant's ε curve and every run on a student's file composed — on a wasm instance
 // of their own, so they never wait behind training. Every request names its fields
 // (protocol.js): the run's settings and the data's public facts, from which Rust derives the
-// mechanism (and the run as an Opacus script). Requests coalesce: of several waiting requests of one type only the newest runs,
-// and the page drops older answers. Start-up, pings and traps: worker-shell.js.
-import init, { calibrate, file_ledger, opacus_export, opacus_export_needs_data, opacus_refusal, pld_preview, sigma_needed } from '../pkg/dpsgd_lab.js';
+// mechanism (and the run as an Opacus script). Requests coalesce: of several waiting requests of
+// one type only the newest runs, and the page drops older answers. Start-up, pings and traps:
+// worker-shell.js.
+import init, {
+  calibrate,
+  file_ledger,
+  opacus_export,
+  opacus_export_needs_data,
+  opacus_refusal,
+  pld_preview,
+  sigma_needed,
+} from '../pkg/dpsgd_lab.js';
 import { loadBuiltin } from '../core/data-loader.js';
 import { checkToAccounting } from '../core/protocol.js';
 import { post, startWorker, trapped } from './worker-shell.js';
@@ -61,7 +70,9 @@ async function exportOpacus(m) {
     const config = /** @type {any} */ (m.config);
     const why = opacus_refusal(config);
     if (why) throw new Error(why);
-    const data = opacus_export_needs_data(String(config.dataset)) ? await loadBuiltin(config) : undefined;
+    const data = opacus_export_needs_data(String(config.dataset))
+      ? await loadBuiltin(config)
+      : undefined;
     const file = opacus_export(config, m.facts ?? null, data, String(m.accountant));
     const bytes = file.bytes;
     send({ id: m.id, type: m.type, result: { name: file.name, bytes } }, [bytes.buffer]);
@@ -74,7 +85,8 @@ startWorker({
   init,
   check: checkToAccounting,
   handlers: {
-    calibrate: (m) => queue(m, () => calibrate(m.config, m.facts, String(m.accountant), Number(m.target))),
+    calibrate: (m) =>
+      queue(m, () => calibrate(m.config, m.facts, String(m.accountant), Number(m.target))),
     'sigma-needed': (m) => queue(m, () => sigma_needed(m.config, m.facts, Number(m.target))),
     'pld-curve': (m) => queue(m, () => pld_preview(m.config, m.facts)),
     'file-ledger': (m) => queue(m, () => file_ledger(m.preparations, m.runs)),

@@ -45,9 +45,16 @@ startWorker({
       data.free();
       send({ type: 'audit-planned', totals });
     },
-    'audit-run': (m) => send({ type: 'audit-run', threat: m.threat, run: sessionOf(m.threat).run(m.index) }),
-    'audit-summarize': (m) => send({ type: 'audit-result', threat: m.threat, result: sessionOf(m.threat).summarize(m.runs) }),
+    'audit-run': (m) =>
+      send({ type: 'audit-run', threat: m.threat, run: sessionOf(m.threat).run(m.index) }),
+    'audit-summarize': (m) =>
+      send({
+        type: 'audit-result',
+        threat: m.threat,
+        result: sessionOf(m.threat).summarize(m.runs),
+      }),
   },
   // The page then stops the audit and terminates every worker.
-  failed: (e) => send({ type: 'audit-error', message: String(/** @type {any} */ (e)?.message || e) }),
+  failed: (e) =>
+    send({ type: 'audit-error', message: String(/** @type {any} */ (e)?.message || e) }),
 });

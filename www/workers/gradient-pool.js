@@ -11,7 +11,10 @@ import { ChannelEnd, SPIN_MS, sharedMemoryMissing, sharedMemoryWorks } from './s
 import { ModuleWorker } from '../core/module-worker.js';
 
 /** @typedef {import('../core/protocol.js').ToHelper} ToHelper */
-/** @typedef {import('../core/protocol.js').FromHelper | import('../core/protocol.js').FromShell} FromHelper */
+/**
+ * @typedef {import('../core/protocol.js').FromHelper | import('../core/protocol.js').FromShell}
+ *   FromHelper
+ */
 
 const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
 // How long the training worker blocks for a shared-memory part once its own is done (longer
@@ -43,7 +46,10 @@ class Helper {
       onerror: (e, why) => this.die(why),
     });
     /** @type {import('../core/protocol.js').ToShell} */
-    const wasm = module instanceof WebAssembly.Module ? { type: 'wasm', module } : { type: 'wasm', error: 'no module' };
+    const wasm =
+      module instanceof WebAssembly.Module
+        ? { type: 'wasm', module }
+        : { type: 'wasm', error: 'no module' };
     this.worker.postMessage(wasm);
     this.shared = sharedMemoryWorks() ? new ChannelEnd(this.worker) : null;
     this.job = 0; // the shared-memory job under way, if any
@@ -78,8 +84,11 @@ class Helper {
     if (!p || m.type !== 'part') return;
     this.pending.delete(m.id);
     this.answered(p.sent);
-    const ok = m.grad instanceof Float32Array && m.norms instanceof Float32Array
-      && m.counts instanceof Uint32Array && m.counts.length === 4;
+    const ok =
+      m.grad instanceof Float32Array &&
+      m.norms instanceof Float32Array &&
+      m.counts instanceof Uint32Array &&
+      m.counts.length === 4;
     if (ok) {
       this.buffer = m.grad; // read by the training worker before it is filled again
       p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts, ms: Number(m.ms) || 0 });
@@ -108,8 +117,15 @@ class Helper {
     if (this.dead || !oldest) return;
     const allowed = this.fresh ? Math.max(waitMs, SETUP_WAIT_MS) : waitMs;
     this.waitMs = waitMs;
-    this.timer = /** @type {any} */ (setTimeout)(() => this.die(`did not answer for ${(allowed / 1000).toFixed(1)} s (its part of a lot takes about ${this.partMs} ms)`, 'hung'),
-      Math.max(0, oldest.sent + allowed - performance.now()));
+    this.timer = /** @type {any} */ (setTimeout)(
+      () =>
+        this.die(
+          `did not answer for ${(allowed / 1000).toFixed(1)} s (its part of a lot takes ` +
+            `about ${this.partMs} ms)`,
+          'hung',
+        ),
+      Math.max(0, oldest.sent + allowed - performance.now()),
+    );
   }
 
   // The part sent at `sent` was answered: its watch ends; the next part out, if any, is watched
@@ -141,7 +157,8 @@ class Helper {
     if (this.dead) return;
     this.dead = true;
     clearTimeout(this.timer);
-    if (how !== 'unneeded') this.onLost(how === 'hung' ? why : `failed (${String(why).slice(0, 200)})`, how === 'hung');
+    if (how !== 'unneeded')
+      this.onLost(how === 'hung' ? why : `failed (${String(why).slice(0, 200)})`, how === 'hung');
     this.worker.terminate();
     for (const p of this.pending.values()) p.reject(new Error(why));
     this.pending.clear();
@@ -168,7 +185,9 @@ export class GradientPool {
     this.helpers = this.helpers.filter((h) => !h.dead);
     while (this.helpers.length > n) this.helpers.pop().die('no longer needed', 'unneeded');
     while (this.helpers.length < n) {
-      const h = new Helper(module, (why, hung) => this.lost.push({ helper: h, index: this.helpers.indexOf(h), why, hung }));
+      const h = new Helper(module, (why, hung) =>
+        this.lost.push({ helper: h, index: this.helpers.indexOf(h), why, hung }),
+      );
       this.helpers.push(h);
     }
     const spin = n + 1 <= (cores || navigator.hardwareConcurrency || 1) ? SPIN_MS : 0;
@@ -177,7 +196,8 @@ export class GradientPool {
 
   // How long a new run lets an earlier run's parts finish before it sends its own (a part sent
   // to a shared-memory helper still on one is summed here): a few parts' time, or MIN_WAIT_MS
-  // while a helper takes in new rows. A healthy helper is done by then; a hung one is not waited for.
+  // while a helper takes in new rows. A healthy helper is done by then; a hung one is not waited
+  // for.
   get settleMs() {
     if (this.helpers.some((h) => h.fresh && h.pending.size)) return MIN_WAIT_MS;
     return Math.max(50, 5 * this.partMs);
@@ -212,7 +232,8 @@ export class GradientPool {
   // run does not wait for it) keeps its channel as it is; its part this lot is summed here.
   buffer(j, n) {
     const h = this.helpers[j];
-    if (h?.shared) return h.job ? new Float32Array(n) : h.shared.params(n); // shared memory: the channel's array
+    // shared memory: the channel's array
+    if (h?.shared) return h.job ? new Float32Array(n) : h.shared.params(n);
     const own = h?.buffer;
     if (h) h.buffer = null;
     return own?.length === n ? own : new Float32Array(n);
@@ -261,7 +282,11 @@ export class GradientPool {
     for (const h of this.helpers) {
       const job = h.job;
       if (!job || h.dead) continue;
-      for (let left = until - performance.now(); !h.shared.done(job) && left > 0; left = until - performance.now()) {
+      for (
+        let left = until - performance.now();
+        !h.shared.done(job) && left > 0;
+        left = until - performance.now()
+      ) {
         h.shared.waitFor(job, left);
       }
       if (h.shared.done(job)) h.settle(job);
@@ -273,7 +298,12 @@ export class GradientPool {
   // as {index (its place then: 0 for the first helper), why, hung, inPlan}: `inPlan` while it
   // still holds a place in the pool (a plan made before it was lost counts it).
   takeLost() {
-    const lost = this.lost.map(({ helper, index, why, hung }) => ({ index, why, hung, inPlan: this.helpers.includes(helper) }));
+    const lost = this.lost.map(({ helper, index, why, hung }) => ({
+      index,
+      why,
+      hung,
+      inPlan: this.helpers.includes(helper),
+    }));
     this.lost = [];
     return lost;
   }

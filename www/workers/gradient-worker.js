@@ -84,14 +84,19 @@ startWorker({
       helper.gradInto(m.params); // the sum goes back in the array the parameters came in
       const norms = helper.norms();
       const ms = performance.now() - t0; // for the bench's phase timings
-      send({ type: 'part', id: m.id, grad: m.params, norms, counts: helper.counts(), ms }, [m.params.buffer, norms.buffer]);
+      send({ type: 'part', id: m.id, grad: m.params, norms, counts: helper.counts(), ms }, [
+        m.params.buffer,
+        norms.buffer,
+      ]);
     },
     // The tests' stand-in for a helper that hangs (an endless loop, a browser that stopped
     // it): from 'test-hang' on, nothing is answered, so the next part never ends. Not a flag
     // checked in every part's handler: that slowed every lot sent by message (docs/performance.md,
     // "Against the code before the redesign").
     'test-hang': () => {
-      for (;;) { /* hung */ }
+      for (;;) {
+        /* hung */
+      }
     },
   },
   failed: (e, m) => fail(m.type === 'sum' ? m.id : undefined, e),

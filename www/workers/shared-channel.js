@@ -27,7 +27,9 @@ export function sharedBufferType() {
   /** @type {any} a constructor of shared buffers, found where the engine has one */
   let type = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
   try {
-    type ??= Object.getPrototypeOf(new WebAssembly.Memory({ initial: 0, maximum: 1, shared: true }).buffer)?.constructor;
+    type ??= Object.getPrototypeOf(
+      new WebAssembly.Memory({ initial: 0, maximum: 1, shared: true }).buffer,
+    )?.constructor;
     if (typeof type !== 'function' || type === ArrayBuffer) return null;
     const { port1, port2 } = new MessageChannel();
     port1.postMessage(new type(8));
@@ -96,9 +98,18 @@ function makeChannel(nParams, capacity) {
 export function isChannel(c) {
   const Shared = sharedBufferType();
   const on = (a, Type) => !!Shared && a instanceof Type && a.buffer instanceof Shared;
-  return !!c && on(c.ctl, Int32Array) && c.ctl.length === SLOTS && on(c.params, Float32Array)
-    && on(c.part, Uint32Array) && on(c.norms, Float32Array) && c.norms.length === c.part.length
-    && on(c.bounds, Float64Array) && c.bounds.length === MAX_BOUNDS && on(c.ms, Float64Array);
+  return (
+    !!c &&
+    on(c.ctl, Int32Array) &&
+    c.ctl.length === SLOTS &&
+    on(c.params, Float32Array) &&
+    on(c.part, Uint32Array) &&
+    on(c.norms, Float32Array) &&
+    c.norms.length === c.part.length &&
+    on(c.bounds, Float64Array) &&
+    c.bounds.length === MAX_BOUNDS &&
+    on(c.ms, Float64Array)
+  );
 }
 
 // The training worker's end of one helper's channel; every setup message to that helper goes
@@ -141,7 +152,8 @@ export class ChannelEnd {
   // `bounds`. Returns its number.
   post(part, bounds) {
     if (bounds.length > MAX_BOUNDS) throw new Error('more clipping bounds than a channel holds');
-    if (part.length > this.c.part.length) this.open(this.c.params.length, 2 ** Math.ceil(Math.log2(part.length)));
+    if (part.length > this.c.part.length)
+      this.open(this.c.params.length, 2 ** Math.ceil(Math.log2(part.length)));
     const { ctl } = this.c;
     this.c.part.set(part);
     this.c.bounds.set(bounds);
@@ -166,7 +178,8 @@ export class ChannelEnd {
     const t0 = performance.now();
     const spin = t0 + Math.min(ms, this.spinMs);
     while (!this.done(job) && performance.now() < spin);
-    if (!this.done(job)) Atomics.wait(this.c.ctl, DONE, job - 1, Math.max(0, ms - (performance.now() - t0)));
+    if (!this.done(job))
+      Atomics.wait(this.c.ctl, DONE, job - 1, Math.max(0, ms - (performance.now() - t0)));
   }
 
   // A promise that resolves when `job` is done, without blocking.
@@ -180,7 +193,8 @@ export class ChannelEnd {
   // job), or null when it failed, is not done, or went on a channel since replaced.
   answer(job) {
     const { ctl } = this.c;
-    if (this.posted !== this.c || Atomics.load(ctl, DONE) < job || Atomics.load(ctl, FAILED)) return null;
+    if (this.posted !== this.c || Atomics.load(ctl, DONE) < job || Atomics.load(ctl, FAILED))
+      return null;
     return {
       grad: this.c.params,
       norms: this.c.norms.slice(0, ctl[NORMS_LEN]),
@@ -204,7 +218,8 @@ export class ChannelEnd {
 // posted.)
 export class HelperEnd {
   /**
-   * @param {{handled: () => number, sum: (...arrays: any[]) => ArrayLike<number>, fail: (e: unknown) => void}} hooks
+   * @param {{handled: () => number, sum: (...arrays: any[]) => ArrayLike<number>, fail: (e:
+   *   unknown) => void}} hooks
    * `handled()`: setup messages handled so far; `sum(params, part, bounds, norms)`: a part's
    * sum into `params`' buffer, its counts returned; `fail(e)`: a job that threw.
    */
@@ -212,7 +227,10 @@ export class HelperEnd {
     this.handled = handled;
     this.sum = sum;
     this.fail = fail;
-    /** @type {{ctl: Int32Array, [array: string]: any} | null} the channel's arrays (as ChannelEnd posted them) */
+    /**
+     * @type {{ctl: Int32Array, [array: string]: any} | null} the channel's arrays (as ChannelEnd
+     *   posted them)
+     */
     this.c = null;
     this.served = 0;
     this.listening = null; // the channel a waitAsync is pending on
@@ -236,7 +254,11 @@ export class HelperEnd {
     for (let job = this.ready(c); job !== 0; job = this.ready(c)) {
       this.run(job);
       const spin = performance.now() + c.ctl[SPIN_US] / 1000;
-      while (Atomics.load(c.ctl, JOB) === this.served && Atomics.load(c.ctl, SENT) === this.handled() && performance.now() < spin);
+      while (
+        Atomics.load(c.ctl, JOB) === this.served &&
+        Atomics.load(c.ctl, SENT) === this.handled() &&
+        performance.now() < spin
+      );
       if (performance.now() >= until) break;
     }
     this.listen();
@@ -256,8 +278,14 @@ export class HelperEnd {
     const t0 = performance.now();
     let failed = 0;
     try {
-      const counts = this.sum(c.params, c.part.subarray(0, c.ctl[PART_LEN]), c.bounds.subarray(0, c.ctl[BOUNDS_LEN]), c.norms);
-      if (counts.length !== COUNTS - NORMS_LEN + 4) throw new Error('a part\'s counts have the wrong length');
+      const counts = this.sum(
+        c.params,
+        c.part.subarray(0, c.ctl[PART_LEN]),
+        c.bounds.subarray(0, c.ctl[BOUNDS_LEN]),
+        c.norms,
+      );
+      if (counts.length !== COUNTS - NORMS_LEN + 4)
+        throw new Error("a part's counts have the wrong length");
       c.ctl.set(counts, NORMS_LEN);
       c.ms[0] = performance.now() - t0;
     } catch (e) {

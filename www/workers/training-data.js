@@ -62,12 +62,25 @@ export class TrainingData {
       if (!m.files.every((f) => f instanceof Blob)) throw new Error('expected files');
       const limit = LabData.maxFileBytes();
       const big = m.files.find((f) => f.size > limit);
-      if (big) throw new Error(`${shown(big.name)} is larger than ${limit / 1048576} MB, the most the lab reads`);
-      const bytes = await Promise.all(m.files.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+      if (big)
+        throw new Error(
+          `${shown(big.name)} is larger than ${limit / 1048576} MB, the most the lab reads`,
+        );
+      const bytes = await Promise.all(
+        m.files.map(async (f) => new Uint8Array(await f.arrayBuffer())),
+      );
       file = LabData.contentKey(bytes[0], bytes[1] ?? new Uint8Array());
-      const fresh = bytes.length === 2
-        ? LabData.fromIdx(bytes[0], bytes[1])
-        : LabData.fromCsv(bytes[0], String(m.label), String(m.bounds || ''), m.ranges, m.read_off === true, Number(m.delta));
+      const fresh =
+        bytes.length === 2
+          ? LabData.fromIdx(bytes[0], bytes[1])
+          : LabData.fromCsv(
+              bytes[0],
+              String(m.label),
+              String(m.bounds || ''),
+              m.ranges,
+              m.read_off === true,
+              Number(m.delta),
+            );
       if (this.own && this.own !== this.data) this.own.free();
       this.own = fresh;
       if (this.key === 'own') this.key = ''; // reload on the next start
@@ -76,7 +89,13 @@ export class TrainingData {
     } catch (e) {
       if (trapped(e)) return null;
       const spent = file && Array.isArray(e?.spent) ? e.spent : [];
-      return { type: 'own-data-rejected', message: String(e?.message || e), file, spent, ranges: e?.ranges ?? null };
+      return {
+        type: 'own-data-rejected',
+        message: String(e?.message || e),
+        file,
+        spent,
+        ranges: e?.ranges ?? null,
+      };
     }
   }
 }

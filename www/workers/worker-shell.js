@@ -80,14 +80,26 @@ export function trapped(e) {
  *   ready?: () => void,
  * }} options
  */
-export function startWorker({ init, check, handlers, failed, serial = false, arrive, ready: onReady }) {
+export function startWorker({
+  init,
+  check,
+  handlers,
+  failed,
+  serial = false,
+  arrive,
+  ready: onReady,
+}) {
   /** @type {Map<string, (m: M) => unknown>} */
-  const table = new Map(Object.entries(handlers).filter(([type]) => forTests() || !TEST_MESSAGES.includes(type)));
+  const table = new Map(
+    Object.entries(handlers).filter(([type]) => forTests() || !TEST_MESSAGES.includes(type)),
+  );
   let broken = ''; // why the wasm could not load, once it could not
   /** @type {(loaded: boolean) => void} */
   let settle = () => {};
   /** @type {Promise<boolean>} */
-  const loaded = new Promise((resolve) => { settle = resolve; });
+  const loaded = new Promise((resolve) => {
+    settle = resolve;
+  });
   let queue = Promise.resolve();
 
   /** @param {string} why */
@@ -101,10 +113,13 @@ export function startWorker({ init, check, handlers, failed, serial = false, arr
   const start = (m) => {
     if (m.module instanceof WebAssembly.Module) {
       module = m.module;
-      init({ module_or_path: m.module }).then(() => {
-        onReady?.();
-        settle(true);
-      }, (e) => initFailed(String(e?.message || e)));
+      init({ module_or_path: m.module }).then(
+        () => {
+          onReady?.();
+          settle(true);
+        },
+        (e) => initFailed(String(e?.message || e)),
+      );
     } else initFailed(`the page could not load it: ${String(m.error).slice(0, 200)}`);
   };
 
@@ -133,8 +148,13 @@ export function startWorker({ init, check, handlers, failed, serial = false, arr
     }
     const m = check(data);
     if (typeof m === 'string' || !table.has(m.type)) {
-      const id = typeof data === 'object' && data !== null && Number.isInteger(data.id) ? data.id : null;
-      postShell({ type: 'refused', message: typeof m === 'string' ? m : `no handler for '${m.type}'`, id });
+      const id =
+        typeof data === 'object' && data !== null && Number.isInteger(data.id) ? data.id : null;
+      postShell({
+        type: 'refused',
+        message: typeof m === 'string' ? m : `no handler for '${m.type}'`,
+        id,
+      });
       return;
     }
     arrive?.(m);

@@ -6,136 +6,40 @@
 // data-parallel training: k − 1 helpers (gradient-pool.js) sum parts of each lot; the noise and
 // the step stay here.
 import init, { RunSettings, Session, bench_session, panic_for_tests } from '../pkg/dpsgd_lab.js';
-import { TrainingData } from './training-data.js';
 import { checkToTraining } from '../core/protocol.js';
-import { post, sharedModule, startWorker, trapped } from './worker-shell.js';
-import { GradientPool } from './gradient-pool.js';
-import { sleep, stopwatch, yieldToEvents } from './worker-time.js';
+import { startWorker, trapped } from './worker-shell.js';
+import { sleep, yieldToEvents } from './worker-time.js';
+import { pool, said, send, state } from './training-state.js';
+import {
+  MAX_WORKERS,
+  REPLACED,
+  helpersLost,
+  parallelLot,
+  planWorkers,
+  usePool,
+} from './parallel-lot.js';
 
 /** @typedef {import('../core/protocol.js').ToTraining} ToTraining */
-/** @typedef {import('../core/protocol.js').FromTraining} FromTraining */
 
 const CHUNK_MS = 25; // target time of one advance() call between yields
 const BOUNDARY_RES = 60; // grid of the decision-boundary view (2-D data only)
-const MAX_WORKERS = 16;
-const REPLACED = Symbol('the run was replaced'); // a lot's answer when its session is gone
-
-// Everything this worker holds: the data loaded, the run under way, and the page's limit.
-const state = {
-  data: new TrainingData(), // the current run's data set and a student's own (training-data.js)
-  rowsOfRuns: 0, // counts runs whose rows are their own (after DP-PCA)
-  /** @type {Session | null} */ session: null,
-  /** @type {{bounds: Float32Array} | null} */ plane: null,
-  generation: -1,
-  running: false,
-  loopToken: 0, // counts loops started: a loop runs while the newest is its own
-  parts: 1, // workers summing each lot of the current run (this one included)
-  askedWorkers: 1, // …as the page asked for it
-  cores: 0, // the page's default count (cores.js; 0: not said): the helpers spin only where each has one
-  // The page's limit while its audit trains on the other cores (audit.js), or null. Training
-  // then uses what the audit leaves, so the two never share a core between them.
-  /** @type {{workers: number, reason: string} | null} */ cap: null,
-  capped: false, // whether the cap set the current run's count
-  // This run's helper parts: summed by a helper and taken, or summed here in its place (the
-  // helper failed, or Rust refused its answer). Posted with 'done'.
-  partsSummed: { helpers: 0, here: 0 },
-  lost: { helpers: 0, reason: '' }, // this run's helpers given up on (hung or failed), and why
-  // The lot out with the helpers, if any, and its session: a loop of that session started
-  // meanwhile (a pause and a play) waits for it, or the two loops' lots would mix (Rust refuses
-  // that); a new run waits only a few parts' time (gradient-pool.js settleMs), never for a hung helper.
-  /** @type {{session: Session | null, done: Promise<unknown>}} */ lotInFlight: { session: null, done: Promise.resolve() },
-};
-const pool = new GradientPool();
-
-/**
- * @param {FromTraining} m
- * @param {Transferable[]} [transfer]
- */
-const send = (m, transfer) => post(m, transfer);
-/** @param {any} e */
-const said = (e) => String(e?.message || e);
 
 function postReport(gen, report) {
   const { session, plane } = state;
-  const boundary = plane ? { res: BOUNDARY_RES, probs: session.boundary(plane.bounds, BOUNDARY_RES) } : null;
-  send(boundary ? { type: 'report', generation: gen, report, boundary } : { type: 'report', generation: gen, report });
+  const boundary = plane
+    ? { res: BOUNDARY_RES, probs: session.boundary(plane.bounds, BOUNDARY_RES) }
+    : null;
+  send(
+    boundary
+      ? { type: 'report', generation: gen, report, boundary }
+      : { type: 'report', generation: gen, report },
+  );
 }
 
 function failed(gen, e) {
   state.running = false;
   if (trapped(e)) return;
   send({ type: 'error', generation: gen, message: `Training failed: ${said(e)}` });
-}
-
-// One lot across `k` workers: the helpers sum parts 1 … k − 1 while this worker sums part 0
-// (sized for the lot and the noise it also draws: `train::part::coordinator_extra_examples`);
-// a part whose helper failed (or that has no helper: the bench's `alone`) is summed here.
-// Returns the epoch's report or null, or REPLACED when the run was replaced meanwhile (its
-// session is gone). `laps` (the bench's phase timings only) sums each phase's milliseconds.
-async function parallelLot(s, k, laps = null) {
-  const lap = laps ? stopwatch(laps) : null;
-  s.drawLot();
-  /** @type {Promise<{grad: Float32Array, norms: Float32Array, counts: Uint32Array, ms: number} | null>[]} */
-  const jobs = [];
-  if (k > 1) {
-    const bounds = s.clipBounds();
-    for (let i = 1; i < k && i <= pool.size; i += 1) {
-      const params = pool.buffer(i - 1, s.nParams()); // each helper's own, transferred
-      s.paramsInto(params);
-      jobs.push(pool.sum(i - 1, params, s.lotPart(i, k), bounds).catch(() => null));
-    }
-  }
-  lap?.('send');
-  const t0 = performance.now();
-  s.sumOwnPart(0, k);
-  const ownMs = performance.now() - t0;
-  lap?.('own');
-  s.drawNoise(); // while the helpers sum: the same draws as finishLot would make, in order
-  lap?.('noise');
-  pool.collect(ownMs); // parts that came through shared memory; the others watched
-  const answers = await Promise.all(jobs);
-  if (state.session !== s) return REPLACED;
-  lap?.('wait');
-  for (let i = 1; i < k; i += 1) {
-    const a = answers[i - 1] && receive(s, i, k, answers[i - 1]);
-    if (!a) s.sumOwnPart(i, k);
-    if (!laps) state.partsSummed[a ? 'helpers' : 'here'] += 1;
-    if (a && laps) laps.helpers = (laps.helpers || 0) + a.ms;
-  }
-  lap?.('others');
-  const report = s.finishLot(k);
-  lap?.('step');
-  return report;
-}
-
-// Helper i's answer `a` for part i of k, if Rust takes it as that part of the open lot
-// (Session.receivePart); else null, and that helper is not used again (the part is summed here).
-function receive(s, i, k, a) {
-  try {
-    s.receivePart(i, k, a.grad, a.norms, a.counts);
-    return a;
-  } catch (e) {
-    pool.drop(i - 1, said(e));
-    return null;
-  }
-}
-
-// Says which helpers were given up on since the last lot (they hung or failed; their parts were
-// summed here) and, when the run had counted on them, plans it again with the workers left,
-// from its next lot. The next run starts helpers afresh.
-function helpersLost(gen) {
-  const lost = pool.takeLost();
-  if (!lost.length) return;
-  const before = state.parts;
-  const inPlan = lost.filter((l) => l.inPlan).length;
-  if (inPlan) {
-    state.lost = { helpers: state.lost.helpers + inPlan, reason: lost.some((l) => l.hung) ? 'a helper stopped answering' : 'a helper failed' };
-    send({ type: 'workers', generation: gen, workers: planWorkers(state.askedWorkers) });
-  }
-  const left = state.parts === 1 ? 'in the training worker alone' : `with ${state.parts} workers`;
-  for (const { index, why } of lost) {
-    send({ type: 'helper-lost', generation: gen, message: `Helper worker ${index + 2} of ${before} ${why}: the lab stopped it, and this run goes on ${left} (the same run, only slower).` });
-  }
 }
 
 // The run loop, one for any k. Alone (k = 1) it advances the session by chunks of lots sized so
@@ -145,9 +49,13 @@ function helpersLost(gen) {
 async function loop(gen) {
   const token = ++state.loopToken;
   const s = state.session;
-  const inFlight = state.lotInFlight; // this run's lot ends first; an earlier run's, pool.settleMs at most
-  await (inFlight.session === s ? inFlight.done : Promise.race([inFlight.done, sleep(pool.settleMs)]));
-  const current = () => token === state.loopToken && gen === state.generation && s !== null && state.session === s;
+  // this run's lot ends first; an earlier run's, pool.settleMs at most
+  const inFlight = state.lotInFlight;
+  await (inFlight.session === s
+    ? inFlight.done
+    : Promise.race([inFlight.done, sleep(pool.settleMs)]));
+  const current = () =>
+    token === state.loopToken && gen === state.generation && s !== null && state.session === s;
   let steps = 4;
   let lastYield = performance.now();
   while (state.running && current() && !s.is_finished()) {
@@ -158,7 +66,10 @@ async function loop(gen) {
         const t0 = performance.now();
         report = s.advance(steps);
         const dt = performance.now() - t0;
-        steps = Math.max(1, Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))));
+        steps = Math.max(
+          1,
+          Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))),
+        );
       } else {
         const lot = parallelLot(s, state.parts);
         state.lotInFlight = { session: s, done: lot.catch(() => undefined) };
@@ -214,7 +125,9 @@ async function start(m) {
 async function startChecked(m, settings) {
   const config = settings.toJs();
   try {
-    await state.data.load(config, (p) => send({ type: 'progress', generation: m.generation, ...p }));
+    await state.data.load(config, (p) =>
+      send({ type: 'progress', generation: m.generation, ...p }),
+    );
   } catch (e) {
     send({ type: 'error', generation: m.generation, message: `Data: ${said(e)}` });
     return;
@@ -226,7 +139,8 @@ async function startChecked(m, settings) {
     send({ type: 'resize', generation: m.generation, n_train: facts.n_train });
     return;
   }
-  if (config.pca !== null && config.pca !== undefined) send({ type: 'progress', generation: m.generation, stage: 'pca' });
+  if (config.pca !== null && config.pca !== undefined)
+    send({ type: 'progress', generation: m.generation, stage: 'pca' });
   try {
     state.session = new Session(state.data.data, settings);
     state.plane = state.session.plane();
@@ -236,47 +150,37 @@ async function startChecked(m, settings) {
     return;
   }
   const workers = planWorkers(m.workers);
-  send({ type: 'started', generation: m.generation, coverage: state.session.coverage(), plane: state.plane, workers });
+  send({
+    type: 'started',
+    generation: m.generation,
+    coverage: state.session.coverage(),
+    plane: state.plane,
+    workers,
+  });
   state.running = m.play !== false;
   if (state.running) loop(m.generation);
-}
-
-// How many workers sum this run's lots (`asked` by the page; fewer when the lots are small or
-// the rows large, for the reason Rust gives), and the helpers set up for it.
-function planWorkers(asked) {
-  const { session } = state;
-  state.askedWorkers = Number.isInteger(asked) && asked >= 1 && asked <= MAX_WORKERS ? asked : 1;
-  const capped = state.cap ? Math.min(state.askedWorkers, state.cap.workers) : state.askedWorkers;
-  const want = Math.max(1, capped - state.lost.helpers);
-  const plan = session.parallelPlan(want);
-  state.parts = plan.workers;
-  usePool(state.parts - 1);
-  if (state.parts > 1) {
-    state.rowsOfRuns += 1;
-    const key = session.trainsOn(state.data.data) ? `data ${state.data.loads}` : `run ${state.rowsOfRuns}`;
-    pool.setUp(key, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
-  }
-  const limited = want < state.askedWorkers && state.parts === want; // a limit set the count
-  state.capped = limited && want === capped && !!state.cap; // the page's cap, not a lost helper
-  const limit = want < capped ? state.lost.reason : state.cap?.reason;
-  const reason = limited ? limit : plan.reason;
-  return { asked: state.askedWorkers, used: state.parts, reason, channel: state.parts > 1 ? pool.channel : null, missing: pool.missing };
-}
-
-// `helpers` helpers for the session's lots, and the split of each lot that suits how they get
-// their parts (Rust's cost model of the channel).
-function usePool(helpers) {
-  pool.resize(helpers, sharedModule(), state.cores);
-  state.session.setPartChannel(pool.sharedMemory);
 }
 
 // The page's limit changed ({workers, reason}; no workers: none): the run under way is planned
 // again, and goes on from its next lot with the new count; a finished run's count had its reason.
 /** @param {Extract<ToTraining, {type: 'cap'}>} m */
 function setCap(m) {
-  state.cap = Number.isInteger(m.workers) && m.workers >= 1 ? { workers: m.workers, reason: String(m.reason || '').slice(0, 160) } : null;
+  state.cap =
+    Number.isInteger(m.workers) && m.workers >= 1
+      ? { workers: m.workers, reason: String(m.reason || '').slice(0, 160) }
+      : null;
   if (state.session?.is_finished() && state.capped && !state.cap) {
-    send({ type: 'workers', generation: state.generation, workers: { asked: state.askedWorkers, used: state.parts, reason: 'an audit had the other cores while this run trained', channel: null, missing: pool.missing } });
+    send({
+      type: 'workers',
+      generation: state.generation,
+      workers: {
+        asked: state.askedWorkers,
+        used: state.parts,
+        reason: 'an audit had the other cores while this run trained',
+        channel: null,
+        missing: pool.missing,
+      },
+    });
   }
   if (!state.session || state.session.is_finished()) return;
   const before = state.parts;
@@ -299,7 +203,11 @@ async function bench(m) {
   state.parts = Math.max(1, Math.min(MAX_WORKERS, Number(m.workers) || 1));
   const k = state.parts;
   usePool(m.alone ? 0 : k - 1);
-  if (pool.size) pool.setUp(`bench ${m.model}`, session.partSpec(), () => ({ x: session.trainX(), y: session.trainY() }));
+  if (pool.size)
+    pool.setUp(`bench ${m.model}`, session.partSpec(), () => ({
+      x: session.trainX(),
+      y: session.trainY(),
+    }));
   // Warm up for a second: the rows reach the helpers and the engine optimises the hot code.
   const warm = performance.now();
   while (performance.now() - warm < 1000) await parallelLot(session, k);
@@ -310,8 +218,18 @@ async function bench(m) {
     lots += 1;
   }
   const secs = (performance.now() - t0) / 1000;
-  const phases = Object.fromEntries(Object.entries(laps).map(([phase, ms]) => [phase, +(ms / lots).toFixed(3)]));
-  send({ type: 'bench', model: m.model, workers: k, helpers: pool.size, channel: pool.channel, examples_per_sec: (session.examplesSeen() - seen) / secs, phases });
+  const phases = Object.fromEntries(
+    Object.entries(laps).map(([phase, ms]) => [phase, +(ms / lots).toFixed(3)]),
+  );
+  send({
+    type: 'bench',
+    model: m.model,
+    workers: k,
+    helpers: pool.size,
+    channel: pool.channel,
+    examples_per_sec: (session.examplesSeen() - seen) / secs,
+    phases,
+  });
 }
 
 // Messages are handled one after another (`serial`): a start waits until the one before it has
@@ -326,14 +244,24 @@ startWorker({
   arrive: (m) => {
     if (m.type === 'start') state.generation = m.generation;
   },
-  failed: (e) => send({ type: 'error', generation: state.generation, message: `The training worker failed: ${said(e)}` }),
+  failed: (e) =>
+    send({
+      type: 'error',
+      generation: state.generation,
+      message: `The training worker failed: ${said(e)}`,
+    }),
   handlers: {
     start: async (m) => {
       if (m.generation !== state.generation) return;
       try {
         await start(m);
       } catch (e) {
-        if (!trapped(e)) send({ type: 'error', generation: m.generation, message: `The run could not start: ${said(e)}` });
+        if (!trapped(e))
+          send({
+            type: 'error',
+            generation: m.generation,
+            message: `The run could not start: ${said(e)}`,
+          });
       }
     },
     pause: (m) => {

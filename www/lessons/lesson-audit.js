@@ -1,0 +1,81 @@
+// @ts-check
+// The lesson "What ε means: an attack": the audit's attacks on DP-SGD's own runs, against the
+// accountants' promise (the audit panel, Rust's `audit`, through lesson-facts.js). Its claims
+// are held to by tests/e2e/lessons.test.mjs, tests/e2e/audit.test.mjs and
+// tests/e2e/audit-region.test.mjs.
+import { known } from './when.js';
+
+/** @type {import('./lessons.js').Lesson} */
+export const AUDIT_LESSON = {
+  title: 'What ε means: an attack',
+  base: {
+    dataset: 'blobs',
+    model: 'logistic',
+    lot_size: 60,
+    epochs: 20,
+    clip: 1,
+    lr: 2,
+    seed: 1,
+    audit_runs: 300,
+  },
+  steps: [
+    {
+      set: { sigma: 0 },
+      charts: ['audit-region', 'audit-epsilons'],
+      controls: ['audit-start', 'sigma'],
+      say: [
+        {
+          asSet: true,
+          text: 'No noise (σ = {sigma}): the accountant promises nothing, ε = {eps}.',
+        },
+        '"Audit this run" trains {auditRuns} runs with an odd, mislabeled point and ' +
+          '{auditRuns} without, and attacks each final model.',
+        {
+          when: (f) => (f.audit ? f.audit.realistic > 1 : undefined),
+          yes: 'The attack tells them apart: it proves ε ≥ {audit.realistic}.',
+          no: 'This time the attack proves only ε ≥ {audit.realistic}.',
+          wait: '',
+        },
+      ],
+      ask: 'What could an attacker learn about the odd point from a model like this?',
+    },
+    {
+      set: { sigma: 2 },
+      charts: ['audit-region', 'audit-epsilons'],
+      controls: ['audit-start', 'sigma'],
+      say: [
+        'σ = {sigma}: the moments accountant now promises ε = {eps}. Audit again.',
+        {
+          // Rust's region check: the same test that draws the shaded 95% band.
+          when: (f) => (f.audit?.region ? f.audit.region.verdict !== 'outside' : undefined),
+          yes: '{audit.region}',
+          no:
+            'Its ROC (blue) leaves the grey region beyond its 95% band: a 1-in-20 fluke, ' +
+            'or a bug.',
+          wait: '',
+        },
+        {
+          // Against the PLD accountant's ε, the tightest promise and the region drawn.
+          when: (f) =>
+            f.audit && known(f.audit.upper) ? f.audit.realistic < f.audit.upper : undefined,
+          yes:
+            "The same attack proves only ε ≥ {audit.realistic}: below the PLD accountant's " +
+            "ε = {audit.upper}, the grey region's, as it must be.",
+          no:
+            'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD ' +
+            "accountant's ε = {audit.upper}, the grey region's: a 1-in-20 fluke — audit " +
+            'again — or the accounting is wrong.',
+          wait: '',
+        },
+        // Said only beside an audit of other settings (step 1's, kept on the region chart).
+        {
+          only: (f) => !!(f.audit && f.earlierAudit),
+          text: 'At {earlierAudit.label} (long dashes) it proved ε ≥ {earlierAudit.realistic}.',
+        },
+      ],
+      ask:
+        'Does the attack prove as much as the accountant promises? If less, is the promise ' +
+        'too careful, or the attack too weak?',
+    },
+  ],
+};
