@@ -3,7 +3,7 @@
 // (protocol.js's TO_AUDIT), and what each of its messages means for the audit under way
 // (audit.js), checked as it arrives. A trap in the worker (worker-shell.js's 'crashed') says only
 // "unreachable": the page gets the sentence below instead.
-import { checkFromAuditWorker } from '../core/protocol.js';
+import { checkFromAuditWorker } from '../core/message-checks.js';
 import { sendWasm } from '../core/wasm-module.js';
 import { ModuleWorker } from '../core/module-worker.js';
 

@@ -2,9 +2,10 @@
 // Every message between the page and its workers, in one place: each as a JSDoc type (a union
 // per direction, told apart by `type`), the fields its receiver checks before it acts on it, and
 // the page's builders. A run-scoped message carries the generation of the run it belongs to; the
-// page drops those of older runs. Errors are always delivered, and a message without the shape
-// below is reported, not obeyed. scripts/typecheck checks the senders and handlers against the
-// types (tsconfig.page.json, tsconfig.worker.json).
+// page drops those of older runs. Errors are always delivered, and a message without its shape
+// (message-checks.js: each type's fields and their kinds) is reported, not obeyed.
+// scripts/typecheck checks the senders, the handlers and the shapes against the types
+// (tsconfig.page.json, tsconfig.worker.json).
 //
 // Page → every worker, first: {type: 'wasm', module} — the WebAssembly.Module the page compiled
 // (wasm-module.js) — or {type: 'wasm', error} when it could not; the worker instantiates the
@@ -167,148 +168,6 @@
  * @typedef {{type: ToAccounting['type'], id: number, result: any}
  *   | {type: ToAccounting['type'], id: number, error: string}} FromAccounting
  */
-
-/**
- * A message's fields, each with its check (the optional ones are its handler's to check).
- * @template {{type: string}} M
- * @typedef {{[K in M['type']]: {[F in RequiredField<Extract<M, {type: K}>>]: Check}}} Shapes
- */
-/**
- * @template T
- * @typedef {Exclude<{[F in keyof T]-?: {} extends Pick<T, F> ? never : F}[keyof T],
- *   'type'>} RequiredField
- */
-/** @typedef {(v: unknown) => boolean} Check */
-
-const present = () => true;
-const int = (/** @type {unknown} */ v) => Number.isInteger(v);
-const num = (/** @type {unknown} */ v) => typeof v === 'number';
-const str = (/** @type {unknown} */ v) => typeof v === 'string';
-const obj = (/** @type {unknown} */ v) => typeof v === 'object' && v !== null;
-const list = (/** @type {unknown} */ v) => Array.isArray(v);
-
-/**
- * A check of messages with `shapes`: the message, or why it is refused.
- * @template {{type: string}} M
- * @param {Shapes<M>} shapes
- * @returns {(m: unknown) => M | string}
- */
-function checker(shapes) {
-  /** @type {Map<string, [string, Check][]>} */
-  const byType = new Map(
-    Object.entries(shapes).map(([type, fields]) => [type, Object.entries(fields)]),
-  );
-  return (m) => {
-    if (typeof m !== 'object' || m === null) return 'not a message';
-    const type = /** @type {{type?: unknown}} */ (m).type;
-    const fields = typeof type === 'string' ? byType.get(type) : undefined;
-    if (!fields) return `a message of unknown type '${String(type).slice(0, 30)}'`;
-    const bad = fields.find(
-      ([f, ok]) => !Object.prototype.hasOwnProperty.call(m, f) || !ok(/** @type {any} */ (m)[f]),
-    );
-    return bad ? `a message '${type}' without a valid '${bad[0]}'` : /** @type {M} */ (m);
-  };
-}
-
-/**
- * `check` for the page: the message, or null.
- * @template M
- * @param {(m: unknown) => M | string} check
- * @returns {(m: unknown) => M | null}
- */
-const orNull = (check) => (m) => {
-  const r = check(m);
-  return typeof r === 'string' ? null : r;
-};
-
-// Towards each worker (checked by worker-shell.js before a handler runs).
-/** @type {Shapes<ToTraining>} */
-const TO_TRAINING_SHAPES = {
-  start: { generation: int, config: obj, play: present, workers: present },
-  pause: { generation: int },
-  resume: { generation: int },
-  'own-data': {
-    files: (v) => Array.isArray(v) && v.length >= 1,
-    label: present,
-    bounds: present,
-    ranges: list,
-    read_off: present,
-    delta: num,
-  },
-  cap: { workers: present, reason: present },
-  bench: { model: str, workers: present, ms: num },
-  'test-panic': {},
-  'test-hang-helper': {},
-};
-export const checkToTraining = checker(TO_TRAINING_SHAPES);
-
-/** @type {Shapes<ToHelper>} */
-const TO_HELPER_SHAPES = {
-  rows: { x: present, y: present },
-  configure: { spec: present },
-  channel: { channel: present },
-  sum: { id: int, params: present, part: present, bounds: present },
-  'test-hang': {},
-};
-export const checkToHelper = checker(TO_HELPER_SHAPES);
-
-/** @type {Shapes<ToAudit>} */
-const TO_AUDIT_SHAPES = {
-  'audit-plan': { config: obj, specs: list },
-  'audit-run': { threat: str, index: int },
-  'audit-summarize': { threat: str, runs: list },
-};
-export const checkToAudit = checker(TO_AUDIT_SHAPES);
-
-/** @type {Shapes<ToAccounting>} */
-const TO_ACCOUNTING_SHAPES = {
-  calibrate: { id: int, config: present, facts: present, accountant: present, target: present },
-  'sigma-needed': { id: int, config: present, facts: present, target: present },
-  'pld-curve': { id: int, config: present, facts: present },
-  'file-ledger': { id: int, preparations: present, runs: present },
-  'opacus-export': { id: int, config: obj, accountant: str },
-};
-export const checkToAccounting = checker(TO_ACCOUNTING_SHAPES);
-
-// Towards the page: a training worker's message (the shell's pong, crashed and refused are
-// kept-worker.js's) or an audit worker's, if it has a known type and its fields, else null.
-/** @type {Shapes<FromTraining>} */
-const FROM_TRAINING_SHAPES = {
-  ready: {},
-  'init-error': { message: present },
-  progress: { generation: present, stage: present },
-  data: { generation: present, facts: present },
-  resize: { generation: present, n_train: present },
-  started: { generation: present, coverage: present, plane: present, workers: present },
-  workers: { generation: present, workers: present },
-  'helper-lost': { generation: present, message: present },
-  report: { generation: present, report: present },
-  done: { generation: present, parts: present },
-  error: { generation: present, message: present },
-  'own-data-loaded': { facts: present, file: present },
-  'own-data-rejected': { message: present, file: present, spent: present, ranges: present },
-  bench: {
-    model: present,
-    workers: present,
-    helpers: present,
-    channel: present,
-    examples_per_sec: present,
-    phases: present,
-  },
-};
-export const checkFromWorker = orNull(checker(FROM_TRAINING_SHAPES));
-
-/** @type {Shapes<FromAudit>} */
-const FROM_AUDIT_SHAPES = {
-  'audit-planned': { totals: obj },
-  'audit-run': { threat: present, run: present },
-  'audit-result': { threat: present, result: present },
-  'audit-error': { message: present },
-  crashed: { message: present },
-  'init-error': { message: present },
-  refused: { message: present, id: present },
-};
-export const checkFromAuditWorker = orNull(checker(FROM_AUDIT_SHAPES));
 
 // The page's messages to the training worker and to the audit workers.
 export const TO_WORKER = Object.freeze({

@@ -4,6 +4,7 @@
 // PLD curve of the ε chart — each keyed by the settings it was computed for. Requests carry
 // the run's settings and the data's facts; Rust derives every privacy quantity from them.
 import { KeptWorker } from './kept-worker.js';
+import { checkFromAccounting } from '../core/message-checks.js';
 
 /** @typedef {import('../core/protocol.js').ToAccounting} ToAccounting */
 /** @typedef {import('../core/protocol.js').FromAccounting} FromAccounting */
@@ -27,18 +28,21 @@ export class Accounting {
     this.worker = new KeptWorker(new URL('../workers/accounting-worker.js', import.meta.url), {
       silenceMs: 60_000,
       onMessage: (ev) => {
-        /** @type {FromAccounting | import('../core/protocol.js').InitError} */
-        const m = ev.data;
-        if (!m || typeof m !== 'object') return;
-        if (m.type === 'init-error') {
+        if (ev.data?.type === 'init-error') {
           // Its wasm could not load: every request waiting is answered with the reason.
-          this.answerAll(m.message);
+          this.answerAll(String(ev.data.message));
           return;
         }
-        const asked = this.pending.get(m.type);
-        if (!asked || asked.id !== m.id) return; // an older request's answer
-        this.pending.delete(m.type);
-        asked.then(m);
+        // An answer without its shape (message-checks.js) answers its request with why.
+        const m = checkFromAccounting(ev.data);
+        const asked = [...this.pending.values()].find((a) => a.id === ev.data?.id);
+        if (!asked || (typeof m !== 'string' && asked.message.type !== m.type)) return; // older
+        this.pending.delete(asked.message.type);
+        asked.then(
+          typeof m === 'string'
+            ? { id: asked.id, type: asked.message.type, error: `the answer was unreadable: ${m}` }
+            : m,
+        );
       },
       // The new worker gets the requests the old one left unanswered.
       onRestart: (why) => {

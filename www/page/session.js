@@ -16,7 +16,8 @@ import {
   workerCount,
 } from '../views/cores.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
-import { TO_WORKER, checkFromWorker } from '../core/protocol.js';
+import { TO_WORKER } from '../core/protocol.js';
+import { checkFromWorker } from '../core/message-checks.js';
 import {
   addMessage,
   clearMessage,

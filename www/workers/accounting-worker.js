@@ -17,7 +17,7 @@ import init, {
   sigma_needed,
 } from '../pkg/dpsgd_lab.js';
 import { loadBuiltin } from '../core/data-loader.js';
-import { checkToAccounting } from '../core/protocol.js';
+import { checkToAccounting } from '../core/message-checks.js';
 import { post, startWorker, trapped } from './worker-shell.js';
 
 /** @typedef {import('../core/protocol.js').ToAccounting} ToAccounting */

@@ -8,7 +8,7 @@
 // sentence for it).
 import init, { AuditSession } from '../pkg/dpsgd_lab.js';
 import { loadBuiltin } from '../core/data-loader.js';
-import { checkToAudit } from '../core/protocol.js';
+import { checkToAudit } from '../core/message-checks.js';
 import { post, startWorker } from './worker-shell.js';
 
 /** @typedef {import('../core/protocol.js').ToAudit} ToAudit */

@@ -9,12 +9,9 @@
 // training worker then sums those parts itself, and hears of it (`takeLost`) to say so.
 import { ChannelEnd, SPIN_MS, sharedMemoryMissing, sharedMemoryWorks } from './shared-channel.js';
 import { ModuleWorker } from '../core/module-worker.js';
+import { checkFromHelper } from '../core/message-checks.js';
 
 /** @typedef {import('../core/protocol.js').ToHelper} ToHelper */
-/**
- * @typedef {import('../core/protocol.js').FromHelper | import('../core/protocol.js').FromShell}
- *   FromHelper
- */
 
 const HELPER_URL = new URL('./gradient-worker.js', import.meta.url);
 // How long the training worker blocks for a shared-memory part once its own is done (longer
@@ -65,10 +62,15 @@ class Helper {
   }
 
   // A helper's message: a part, or why it failed; the shell's 'crashed' (a trap), 'init-error'
-  // and 'refused' end it as a 'part-error' does (worker-shell.js).
-  /** @param {FromHelper} m */
-  answer(m) {
-    if (!m || typeof m !== 'object') return;
+  // and 'refused' end it as a 'part-error' does (worker-shell.js), and so does a message
+  // without its shape (message-checks.js): its state is unknown.
+  /** @param {unknown} raw */
+  answer(raw) {
+    const m = checkFromHelper(raw);
+    if (typeof m === 'string') {
+      this.die(`a message the training worker cannot read: ${m}`);
+      return;
+    }
     if (m.type === 'crashed' || m.type === 'init-error' || m.type === 'refused') {
       this.die(String(m.message));
       return;
@@ -84,15 +86,8 @@ class Helper {
     if (!p || m.type !== 'part') return;
     this.pending.delete(m.id);
     this.answered(p.sent);
-    const ok =
-      m.grad instanceof Float32Array &&
-      m.norms instanceof Float32Array &&
-      m.counts instanceof Uint32Array &&
-      m.counts.length === 4;
-    if (ok) {
-      this.buffer = m.grad; // read by the training worker before it is filled again
-      p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts, ms: Number(m.ms) || 0 });
-    } else p.reject(new Error('a helper sent a malformed part'));
+    this.buffer = m.grad; // read by the training worker before it is filled again
+    p.resolve({ grad: m.grad, norms: m.norms, counts: m.counts, ms: m.ms });
   }
 
   // A setup message: numbered on the shared-memory channel, so a job waits for it.

@@ -6,7 +6,7 @@
 // (shared-channel.js); the sums are the same either way. Start-up, pings and traps:
 // worker-shell.js (a trap posts 'crashed', and the training worker drops this helper).
 import init, { GradientWorker } from '../pkg/dpsgd_lab.js';
-import { checkToHelper } from '../core/protocol.js';
+import { checkToHelper } from '../core/message-checks.js';
 import { post, startWorker, trapped } from './worker-shell.js';
 import { HelperEnd, isChannel } from './shared-channel.js';
 

@@ -6,7 +6,7 @@
 // data-parallel training: k − 1 helpers (gradient-pool.js) sum parts of each lot; the noise and
 // the step stay here.
 import init, { RunSettings, Session, bench_session, panic_for_tests } from '../pkg/dpsgd_lab.js';
-import { checkToTraining } from '../core/protocol.js';
+import { checkToTraining } from '../core/message-checks.js';
 import { startWorker, trapped } from './worker-shell.js';
 import { sleep, yieldToEvents } from './worker-time.js';
 import { pool, said, send, state } from './training-state.js';
