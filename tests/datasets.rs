@@ -191,7 +191,7 @@ mod fuzz {
         fn csv_parser_never_panics_on_csv_like_text(text in "[a-c0-9y,.\\-\\n\\\" ]{0,200}") {
             match parse_csv(text.as_bytes(), "y") {
                 Ok(t) => prop_assert!(t.class_names.len() >= 2 && t.x.nrows() == t.y.len()),
-                Err(e) => prop_assert!(!e.0.is_empty()),
+                Err(e) => prop_assert!(!e.message.is_empty()),
             }
         }
     }
@@ -387,4 +387,59 @@ fn canaries_join_the_training_rows_and_the_test_split_is_shared() {
     assert_eq!(with.train.x.slice(ndarray::s![n.., ..]), canaries);
     assert_eq!(&with.train.y[n..], &[1, 0]);
     assert!(Arc::ptr_eq(&with.test, &data.test));
+}
+
+/// A refused data set names the kind of fault and, where one column is at fault, that column
+/// (#54 §3), beside the sentence the page and the CLI show.
+#[test]
+fn a_refusal_names_its_kind_and_its_column() {
+    use dpsgd_lab::data::builtin::load_builtin;
+    use dpsgd_lab::data::csv::header_names;
+    use dpsgd_lab::data::prepare::stated::parse_stated;
+    use dpsgd_lab::data::synthetic::two_d;
+    use dpsgd_lab::data::{decode_packed, DataError, DataErrorKind as K};
+    let csv = |text: &str, label: &str| parse_csv(text.as_bytes(), label).unwrap_err();
+    let cases: Vec<(DataError, K, Option<&str>)> = vec![
+        (
+            decode_packed(b"not a data set").unwrap_err(),
+            K::Format,
+            None,
+        ),
+        (csv("a,y\n1,p\nx,q\n", "y"), K::Format, Some("a")),
+        (csv("a,a,y\n1,2,p\n", "y"), K::Format, Some("a")),
+        (
+            header_names(b"a,b,y", false).unwrap_err(),
+            K::TooLarge,
+            None,
+        ),
+        (csv("a,y\n1,p\n2,p\n", "y"), K::Rows, Some("y")),
+        (csv("a,y\n", "y"), K::Rows, None),
+        (
+            csv("a,y\n1,p\n2,q\n", "label"),
+            K::UnknownName,
+            Some("label"),
+        ),
+        (parse_stated("x=3:1").unwrap_err(), K::Range, Some("x")),
+        (
+            parse_stated("x=1:2, x=2:3").unwrap_err(),
+            K::Range,
+            Some("x"),
+        ),
+        (parse_stated("x=1-2").unwrap_err(), K::Range, None),
+        (
+            two_d("square", 10, 0.1, 1).unwrap_err(),
+            K::UnknownName,
+            None,
+        ),
+        (two_d("blobs", 10, 2.0, 1).unwrap_err(), K::OutOfRange, None),
+        (
+            load_builtin("nope", &[], 1, 0.1).unwrap_err(),
+            K::UnknownName,
+            None,
+        ),
+    ];
+    for (e, kind, column) in cases {
+        assert_eq!((e.kind, e.column.as_deref()), (kind, column), "{e}");
+        assert_eq!(e.to_string(), e.message, "the sentence is what it prints");
+    }
 }

@@ -100,7 +100,7 @@ fn image_set(
     let (train, k1) = images_and_labels(files[0], files[1])?;
     let (test, k2) = images_and_labels(files[2], files[3])?;
     if train.n_features() != test.n_features() {
-        return Err(DataError(format!(
+        return Err(DataError::format(format!(
             "{name}: the train and test images differ in size"
         )));
     }
@@ -127,7 +127,7 @@ pub fn load_builtin(
 ) -> Result<Dataset, DataError> {
     let want = builtin_files(name).len();
     if files.len() != want {
-        return Err(DataError(format!(
+        return Err(DataError::format(format!(
             "'{}' needs {want} data files, {} were given",
             crate::text::shown(name),
             files.len()
@@ -152,7 +152,7 @@ pub fn load_builtin(
                 .map_or(k.to_string(), |c| c.to_string())
         }),
         shape if SHAPES.contains(&shape) => two_d(shape, TWO_D_POINTS, noise, seed),
-        other => Err(DataError(format!(
+        other => Err(DataError::unknown_name(format!(
             "unknown data set '{}'; the lab has: {}",
             crate::text::shown(other),
             BUILTIN.join(", ")

@@ -13,10 +13,6 @@ pub const MAX_BYTES: usize = 100 * 1024 * 1024;
 /// Most pixel values of an images file: each becomes a 4-byte number, so 200 MB at most.
 pub const MAX_PIXELS: usize = 50_000_000;
 
-fn bad(msg: impl Into<String>) -> DataError {
-    DataError(msg.into())
-}
-
 /// A decoded unsigned-byte IDX array.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Idx {
@@ -27,7 +23,8 @@ pub struct Idx {
 /// Decodes an IDX file; gzip (magic 1f 8b) is undone first.
 pub fn decode_idx(bytes: &[u8], what: &str) -> Result<Idx, DataError> {
     if bytes.len() > MAX_BYTES {
-        return Err(bad(format!("{what} is larger than {} MB", MAX_BYTES >> 20)));
+        let said = format!("{what} is larger than {} MB", MAX_BYTES >> 20);
+        return Err(DataError::too_large(said));
     }
     let mut owned = Vec::new();
     let gzipped = bytes.starts_with(&[0x1f, 0x8b]);
@@ -45,9 +42,9 @@ pub fn decode_idx(bytes: &[u8], what: &str) -> Result<Idx, DataError> {
         GzDecoder::new(bytes)
             .take(MAX_BYTES as u64 + 1)
             .read_to_end(&mut out)
-            .map_err(|e| bad(format!("{what}: not a valid gzip file ({e})")))?;
+            .map_err(|e| DataError::format(format!("{what}: not a valid gzip file ({e})")))?;
         if out.len() > MAX_BYTES {
-            return Err(bad(format!(
+            return Err(DataError::too_large(format!(
                 "{what} decompresses to more than {} MB",
                 MAX_BYTES >> 20
             )));
@@ -58,29 +55,33 @@ pub fn decode_idx(bytes: &[u8], what: &str) -> Result<Idx, DataError> {
         bytes
     };
     if bytes.len() < 4 {
-        return Err(bad(format!(
+        return Err(DataError::format(format!(
             "{what} is too short for an IDX header ({} bytes)",
             bytes.len()
         )));
     }
     if bytes[0] != 0 || bytes[1] != 0 {
-        return Err(bad(format!(
+        return Err(DataError::format(format!(
             "{what} is not an IDX file (it must start with two zero bytes)"
         )));
     }
     if bytes[2] != 0x08 {
-        return Err(bad(format!(
+        return Err(DataError::format(format!(
             "{what}: element type 0x{:02x} is not supported; the lab reads unsigned bytes (0x08)",
             bytes[2]
         )));
     }
     let ndims = bytes[3] as usize;
     if !(1..=4).contains(&ndims) {
-        return Err(bad(format!("{what}: {ndims} dimensions; expected 1 to 4")));
+        return Err(DataError::format(format!(
+            "{what}: {ndims} dimensions; expected 1 to 4"
+        )));
     }
     let head = 4 + 4 * ndims;
     if bytes.len() < head {
-        return Err(bad(format!("{what}: the header is cut short")));
+        return Err(DataError::format(format!(
+            "{what}: the header is cut short"
+        )));
     }
     let dims: Vec<usize> = bytes[4..head]
         .chunks_exact(4)
@@ -94,7 +95,7 @@ pub fn decode_idx(bytes: &[u8], what: &str) -> Result<Idx, DataError> {
             .map(|d| d.to_string())
             .collect::<Vec<_>>()
             .join("×");
-        return Err(bad(format!(
+        return Err(DataError::format(format!(
             "{what}: the header says {shape} values but the file holds {actual} bytes of data"
         )));
     }
@@ -114,25 +115,28 @@ pub fn images_and_labels(images: &[u8], labels: &[u8]) -> Result<(Split, usize),
     let img = decode_idx(images, "the images file")?;
     let lab = decode_idx(labels, "the labels file")?;
     if img.dims.len() < 2 {
-        return Err(bad(
+        return Err(DataError::format(
             "the images file must have at least 2 dimensions (examples × pixels)",
         ));
     }
     if lab.dims.len() != 1 {
-        return Err(bad(format!(
+        return Err(DataError::format(format!(
             "the labels file must have 1 dimension, not {}",
             lab.dims.len()
         )));
     }
     let n = img.dims[0];
     if lab.dims[0] != n {
-        return Err(bad(format!("{n} images but {} labels", lab.dims[0])));
+        return Err(DataError::rows(format!(
+            "{n} images but {} labels",
+            lab.dims[0]
+        )));
     }
     if n == 0 {
-        return Err(bad("the images file holds no examples"));
+        return Err(DataError::rows("the images file holds no examples"));
     }
     if img.data.len() > MAX_PIXELS {
-        return Err(bad(format!(
+        return Err(DataError::too_large(format!(
             "the images file holds {} million values; the lab takes at most {} million \
              (60,000 images of 28×28 are 47 million), so that its memory stays bounded",
             img.data.len() / 1_000_000,
@@ -145,12 +149,12 @@ pub fn images_and_labels(images: &[u8], labels: &[u8]) -> Result<(Split, usize),
         .filter(|c| lab.data.iter().any(|&l| l as usize == *c))
         .count();
     if distinct < 2 {
-        return Err(bad(
+        return Err(DataError::format(
             "the labels file has only one class; a classifier needs at least two",
         ));
     }
     if classes > super::csv::MAX_CLASSES {
-        return Err(bad(format!(
+        return Err(DataError::too_large(format!(
             "label {} exceeds the limit of {} classes",
             classes - 1,
             super::csv::MAX_CLASSES
@@ -160,7 +164,7 @@ pub fn images_and_labels(images: &[u8], labels: &[u8]) -> Result<(Split, usize),
         (n, d),
         img.data.iter().map(|&p| p as Real / 255.0).collect(),
     )
-    .map_err(|e| bad(format!("the images file: {e}")))?;
+    .map_err(|e| DataError::format(format!("the images file: {e}")))?;
     Ok((
         Split {
             x,
@@ -216,7 +220,7 @@ mod tests {
             // flate2 reports the mismatch as a corrupt stream, or decodes the same values.
             match decode_idx(&lying, "f") {
                 Ok(got) => assert_eq!(got, want, "trailer {claimed}"),
-                Err(e) => assert!(e.0.contains("not a valid gzip file"), "{}", e.0),
+                Err(e) => assert!(e.message.contains("not a valid gzip file"), "{e}"),
             }
         }
         assert_eq!(decode_idx(&gz, "f").unwrap(), want);
@@ -224,31 +228,33 @@ mod tests {
 
     #[test]
     fn header_mismatches_are_named() {
-        let e = decode_idx(&idx(&[3, 2], &[1, 2, 3]), "f").unwrap_err().0;
+        let e = decode_idx(&idx(&[3, 2], &[1, 2, 3]), "f")
+            .unwrap_err()
+            .message;
         assert!(e.contains("3×2 values but the file holds 3 bytes"), "{e}");
         assert!(decode_idx(&[0, 0, 0x0d, 1, 0, 0, 0, 1, 0, 0, 0, 0], "f")
             .unwrap_err()
-            .0
+            .message
             .contains("0x0d"));
         assert!(decode_idx(&[1, 2, 3], "f")
             .unwrap_err()
-            .0
+            .message
             .contains("too short"));
         assert!(decode_idx(&[7, 7, 8, 1, 0], "f")
             .unwrap_err()
-            .0
+            .message
             .contains("two zero bytes"));
         assert!(decode_idx(&[0x1f, 0x8b, 9, 9], "f")
             .unwrap_err()
-            .0
+            .message
             .contains("gzip"));
         let e = images_and_labels(&idx(&[2, 1], &[0, 1]), &idx(&[3], &[0, 1, 1]))
             .unwrap_err()
-            .0;
+            .message;
         assert!(e.contains("2 images but 3 labels"), "{e}");
         let e = images_and_labels(&idx(&[2, 1], &[0, 1]), &idx(&[2], &[1, 1]))
             .unwrap_err()
-            .0;
+            .message;
         assert!(e.contains("only one class"), "{e}");
     }
 
@@ -270,14 +276,14 @@ mod tests {
         let bomb = gzip(&bomb_raw);
         drop(bomb_raw);
         assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
-        let e = decode_idx(&bomb, "the images file").unwrap_err().0;
+        let e = decode_idx(&bomb, "the images file").unwrap_err().message;
         assert!(e.contains("decompresses to more than 100 MB"), "{e}");
         // 51 million pixels fit in 100 MB but would take 204 MB as numbers.
         let n = 51_000;
         let mut many = idx(&[n, 1000], &[]);
         many.resize(many.len() + n as usize * 1000, 7);
         let labels = idx(&[n], &(0..n).map(|i| (i % 2) as u8).collect::<Vec<_>>());
-        let e = images_and_labels(&many, &labels).unwrap_err().0;
+        let e = images_and_labels(&many, &labels).unwrap_err().message;
         assert!(
             e.contains("51 million values") && e.contains("at most 50 million"),
             "{e}"

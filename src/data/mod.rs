@@ -3,13 +3,15 @@
 
 pub mod builtin;
 pub mod csv;
+mod error;
 pub mod idx;
 mod packed;
 pub mod pca;
 pub mod prepare;
 pub mod synthetic;
 
-pub use packed::{decode_packed, DataError};
+pub use error::{DataError, DataErrorKind};
+pub use packed::decode_packed;
 
 use crate::privacy::accountant::mechanism::Release;
 use crate::Real;

@@ -8,26 +8,13 @@
 //! sqrt(#columns) so every example has ||x||₂ ≤ 1 — a bounded norm keeps per-example
 //! gradients comparable to C.
 
-use super::{Dataset, Split};
+use super::{DataError, Dataset, Split};
 use crate::Real;
 use ndarray::Array2;
 use serde::Deserialize;
-use std::fmt;
 use std::sync::Arc;
 
 const MAGIC: &[u8] = b"DPSGDDATA1\n";
-
-/// Why a dataset file could not be decoded.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DataError(pub String);
-
-impl fmt::Display for DataError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for DataError {}
 
 #[derive(Deserialize)]
 struct Header {
@@ -52,41 +39,43 @@ struct Column {
     bounds: Option<[f64; 2]>,
 }
 
-fn bad(msg: impl Into<String>) -> DataError {
-    DataError(msg.into())
-}
-
 /// Decodes a packed dataset file into encoded train and test splits.
 pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
     let rest = bytes
         .strip_prefix(MAGIC)
-        .ok_or_else(|| bad("not a packed dataset file (bad magic bytes)"))?;
+        .ok_or_else(|| DataError::format("not a packed dataset file (bad magic bytes)"))?;
     if rest.len() < 4 {
-        return Err(bad("packed dataset truncated before its header"));
+        return Err(DataError::format(
+            "packed dataset truncated before its header",
+        ));
     }
     let header_len = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
     let rest = &rest[4..];
     if rest.len() < header_len {
-        return Err(bad("packed dataset truncated inside its header"));
+        return Err(DataError::format(
+            "packed dataset truncated inside its header",
+        ));
     }
     let header: Header = serde_json::from_slice(&rest[..header_len])
-        .map_err(|e| bad(format!("packed dataset header is not valid: {e}")))?;
+        .map_err(|e| DataError::format(format!("packed dataset header is not valid: {e}")))?;
     let mut body = &rest[header_len..];
     let n = header.n_train + header.n_test;
 
     let mut read_column = |col: &Column| -> Result<Vec<u32>, DataError> {
         if ![1, 2, 4].contains(&col.width) {
-            return Err(bad(format!(
+            return Err(DataError::format(format!(
                 "column {}: width {} is not 1, 2 or 4",
                 col.name, col.width
-            )));
+            ))
+            .in_column(&col.name));
         }
         let len = n * col.width;
         if body.len() < len {
-            return Err(bad(format!(
+            return Err(DataError::format(format!(
                 "packed dataset truncated in column {}",
                 col.name
-            )));
+            ))
+            .in_column(&col.name));
         }
         let (raw, tail) = body.split_at(len);
         body = tail;
@@ -109,10 +98,13 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
                     .bounds
                     .filter(|[a, b]| a < b && *a >= 0.0)
                     .ok_or_else(|| {
-                        bad(format!(
-                            "column {}: a numeric column needs public bounds [min, max]",
-                            col.name
-                        ))
+                        DataError::range(
+                            &col.name,
+                            format!(
+                                "column {}: a numeric column needs public bounds [min, max]",
+                                col.name
+                            ),
+                        )
                     })?;
                 let (lo, hi) = (f(lo), f(hi));
                 let span = hi - lo;
@@ -128,21 +120,25 @@ pub fn decode_packed(bytes: &[u8]) -> Result<Dataset, DataError> {
                 names.extend(col.values.iter().map(|v| format!("{}={}", col.name, v)));
                 for (i, &v) in raw.iter().enumerate() {
                     if v as usize >= col.values.len() {
-                        return Err(bad(format!(
+                        return Err(DataError::format(format!(
                             "column {}: category {v} out of range",
                             col.name
-                        )));
+                        ))
+                        .in_column(&col.name));
                     }
                     blocks[i].push((base + v as usize, 1.0));
                 }
             }
-            other => return Err(bad(format!("column {}: unknown kind {other}", col.name))),
+            other => {
+                let said = format!("column {}: unknown kind {other}", col.name);
+                return Err(DataError::format(said).in_column(&col.name));
+            }
         }
     }
     let labels = read_column(&header.label)?;
     let n_classes = header.label.values.len();
     if let Some(&l) = labels.iter().find(|&&l| l as usize >= n_classes) {
-        return Err(bad(format!(
+        return Err(DataError::format(format!(
             "label {l} out of range for {n_classes} classes"
         )));
     }
@@ -179,11 +175,14 @@ mod tests {
 
     #[test]
     fn rejects_garbage_and_truncation_with_messages() {
-        assert!(decode_packed(b"hello").unwrap_err().0.contains("magic"));
+        assert!(decode_packed(b"hello")
+            .unwrap_err()
+            .message
+            .contains("magic"));
         let mut f = MAGIC.to_vec();
         f.extend_from_slice(&100u32.to_le_bytes());
         f.extend_from_slice(b"{}");
-        assert!(decode_packed(&f).unwrap_err().0.contains("truncated"));
+        assert!(decode_packed(&f).unwrap_err().message.contains("truncated"));
     }
 
     #[test]
@@ -217,6 +216,9 @@ mod tests {
         g.extend_from_slice(&(unbounded.len() as u32).to_le_bytes());
         g.extend_from_slice(unbounded.as_bytes());
         g.extend_from_slice(&f[MAGIC.len() + 4 + header.len()..]);
-        assert!(decode_packed(&g).unwrap_err().0.contains("public bounds"));
+        assert!(decode_packed(&g)
+            .unwrap_err()
+            .message
+            .contains("public bounds"));
     }
 }

@@ -18,14 +18,14 @@ pub const SHAPES: [&str; 4] = ["blobs", "circle", "xor", "spiral"];
 /// N(0, noise²).
 pub fn two_d(shape: &str, n: usize, noise: f64, seed: u64) -> Result<Dataset, DataError> {
     if !SHAPES.contains(&shape) {
-        return Err(DataError(format!(
+        return Err(DataError::unknown_name(format!(
             "unknown 2-D set '{}'; the sets are {}",
             crate::text::shown(shape),
             SHAPES.join(", ")
         )));
     }
     if !(noise.is_finite() && (0.0..=1.0).contains(&noise)) {
-        return Err(DataError(format!(
+        return Err(DataError::out_of_range(format!(
             "noise level {noise} must be between 0 and 1"
         )));
     }

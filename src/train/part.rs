@@ -47,7 +47,7 @@ impl PartSum {
     /// lot in `mode`: its examples, their norms and counts, and the digest of the rows summed.
     /// A sum of another part, or of a past lot, would add examples the step's noise was not
     /// scaled for; the coordinator refuses it (and sums that part itself).
-    pub fn check(&self, expected: &[usize], mode: Mode) -> Result<(), String> {
+    pub fn check(&self, expected: &[usize], mode: Mode) -> Result<(), PartError> {
         let norms = if mode == Mode::NonPrivate {
             0
         } else {
@@ -59,10 +59,15 @@ impl PartSum {
             || self.clipped + self.unclipped != counted
             || self.digest != part_digest(expected)
         {
-            return Err(format!(
-                "a helper's sum is not of the part it was sent ({} examples for {}, or other rows)",
-                self.examples,
-                expected.len()
+            return Err(PartError::new(
+                PartErrorKind::NotThatPart,
+                None,
+                format!(
+                    "a helper's sum is not of the part it was sent ({} examples for {}, or other \
+                     rows)",
+                    self.examples,
+                    expected.len()
+                ),
             ));
         }
         Ok(())
@@ -249,14 +254,64 @@ pub struct LotParts {
     parts_in: u64,
 }
 
+/// Why a lot's part was refused (#54 §3): its kind, the index of the part when one is at
+/// fault, and the sentence (what `Display` prints).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartError {
+    pub kind: PartErrorKind,
+    /// The part at fault, if one is.
+    pub part: Option<usize>,
+    pub message: String,
+}
+
+/// What a [`PartError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartErrorKind {
+    /// A sum that is not of the part it claims (its examples, norms, counts, rows or size).
+    NotThatPart,
+    /// A lot drawn while the last one is still open.
+    LotOpen,
+    /// A part with no lot open.
+    NoLot,
+    /// A part index outside the lot's k parts.
+    NoSuchPart,
+    /// A part that came in twice.
+    Twice,
+    /// A step taken without every part in.
+    Unfinished,
+}
+
+impl PartError {
+    pub fn new(kind: PartErrorKind, part: Option<usize>, message: impl Into<String>) -> Self {
+        PartError {
+            kind,
+            part,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for PartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for PartError {}
+
 /// The most parts a lot is split into: one bit each in [`LotParts`].
 pub const MAX_PARTS: usize = 64;
 
 impl LotParts {
     /// A lot is drawn: refused while the last one is still open.
-    pub fn open(&mut self) -> Result<(), String> {
+    pub fn open(&mut self) -> Result<(), PartError> {
         if self.open {
-            return Err("a lot was drawn while the last one was still being summed: the lab would mix two lots in one step, so the run stops".into());
+            return Err(PartError::new(
+                PartErrorKind::LotOpen,
+                None,
+                "a lot was drawn while the last one was still being summed: the lab would mix \
+                 two lots in one step, so the run stops",
+            ));
         }
         *self = LotParts {
             open: true,
@@ -272,37 +327,51 @@ impl LotParts {
 
     /// Part `i` of `k` is summed or received: refused without an open lot, out of range, or
     /// twice ([`LotParts::check_part`]).
-    pub fn part(&mut self, i: usize, k: usize) -> Result<(), String> {
+    pub fn part(&mut self, i: usize, k: usize) -> Result<(), PartError> {
         self.check_part(i, k)?;
         self.parts_in |= 1 << i;
         Ok(())
     }
 
     /// Whether part `i` of `k` may come in now: a lot is open, the part exists and is not in.
-    pub fn check_part(&self, i: usize, k: usize) -> Result<(), String> {
+    pub fn check_part(&self, i: usize, k: usize) -> Result<(), PartError> {
+        let refused = |kind, message: String| Err(PartError::new(kind, Some(i), message));
         if !self.open {
-            return Err(format!("part {i} came with no lot open"));
+            return refused(
+                PartErrorKind::NoLot,
+                format!("part {i} came with no lot open"),
+            );
         }
         if i >= k || k > MAX_PARTS {
-            return Err(format!("part {i} of {k} does not exist"));
+            return refused(
+                PartErrorKind::NoSuchPart,
+                format!("part {i} of {k} does not exist"),
+            );
         }
         if self.parts_in & (1 << i) != 0 {
-            return Err(format!("part {i} of the lot came twice"));
+            return refused(
+                PartErrorKind::Twice,
+                format!("part {i} of the lot came twice"),
+            );
         }
         Ok(())
     }
 
     /// The lot's step is taken: only with its `k` parts in, each once.
-    pub fn finish(&mut self, k: usize) -> Result<(), String> {
+    pub fn finish(&mut self, k: usize) -> Result<(), PartError> {
         let all = if k >= MAX_PARTS {
             u64::MAX
         } else {
             (1u64 << k) - 1
         };
         if !self.open || k == 0 || k > MAX_PARTS || self.parts_in != all {
-            return Err(format!(
-                "the lot was finished with parts {:#b} of {k} in",
-                self.parts_in
+            return Err(PartError::new(
+                PartErrorKind::Unfinished,
+                None,
+                format!(
+                    "the lot was finished with parts {:#b} of {k} in",
+                    self.parts_in
+                ),
             ));
         }
         *self = LotParts::default();

@@ -80,19 +80,42 @@ fn the_split_follows_the_cost_of_the_noise_against_the_cost_of_an_example() {
 
 #[test]
 fn a_lot_is_finished_once_with_each_of_its_parts_once() {
+    use PartErrorKind::*;
+    // Each refusal's kind and the part it names (#54 §3).
+    let refused = |r: Result<(), PartError>| r.map_err(|e| (e.kind, e.part)).unwrap_err();
     let mut lot = LotParts::default();
-    assert!(lot.part(0, 2).is_err(), "no lot open");
-    assert!(lot.finish(1).is_err(), "no lot open");
+    assert_eq!(refused(lot.part(0, 2)), (NoLot, Some(0)), "no lot open");
+    assert_eq!(refused(lot.finish(1)), (Unfinished, None), "no lot open");
     lot.open().unwrap();
-    assert!(lot.open().is_err(), "a second lot while the first is open");
+    assert_eq!(
+        refused(lot.open()),
+        (LotOpen, None),
+        "a second lot while one is open"
+    );
     lot.part(1, 2).unwrap();
-    assert!(lot.part(1, 2).is_err(), "the same part twice");
-    assert!(lot.part(2, 2).is_err(), "a part that does not exist");
-    assert!(lot.finish(2).is_err(), "part 0 missing");
+    assert_eq!(
+        refused(lot.part(1, 2)),
+        (Twice, Some(1)),
+        "the same part twice"
+    );
+    assert_eq!(
+        refused(lot.part(2, 2)),
+        (NoSuchPart, Some(2)),
+        "a part that does not exist"
+    );
+    assert_eq!(refused(lot.finish(2)), (Unfinished, None), "part 0 missing");
     lot.part(0, 2).unwrap();
-    assert!(lot.finish(3).is_err(), "k = 3: part 2 missing");
+    assert_eq!(
+        refused(lot.finish(3)),
+        (Unfinished, None),
+        "k = 3: part 2 missing"
+    );
     lot.finish(2).unwrap();
-    assert!(lot.finish(2).is_err(), "finished already");
+    assert_eq!(
+        refused(lot.finish(2)),
+        (Unfinished, None),
+        "finished already"
+    );
     // The next lot starts from nothing; k = 1 and the widest k work.
     lot.open().unwrap();
     lot.part(0, 1).unwrap();
@@ -101,6 +124,6 @@ fn a_lot_is_finished_once_with_each_of_its_parts_once() {
     for i in 0..MAX_PARTS {
         lot.part(i, MAX_PARTS).unwrap();
     }
-    assert!(lot.part(0, MAX_PARTS + 1).is_err());
+    assert_eq!(refused(lot.part(0, MAX_PARTS + 1)), (NoSuchPart, Some(0)));
     lot.finish(MAX_PARTS).unwrap();
 }

@@ -2,7 +2,9 @@
 //! lot), have its parts' clipped sums computed (`part.rs`: here, or by other workers), sum, add N(0, σ²C²I), divide by L and step — and, with
 //! adaptive clipping, release the lot's noisy unclipped count and move C.
 
-use super::part::{coordinator_extra_examples, lot_part, PartChannel, PartSum};
+use super::part::{
+    coordinator_extra_examples, lot_part, PartChannel, PartError, PartErrorKind, PartSum,
+};
 use super::Rows;
 use super::{EpochReport, Trainer};
 use crate::config::{Clipping, Mode, Sampling};
@@ -151,15 +153,17 @@ impl Trainer {
 
     /// Part `i` of `k` of the current lot, computed by another worker on [`Trainer::params`]:
     /// refused unless it is that part's sum ([`PartSum::check`]).
-    pub fn receive_part(&mut self, i: usize, k: usize, part: PartSum) -> Result<(), String> {
+    pub fn receive_part(&mut self, i: usize, k: usize, part: PartSum) -> Result<(), PartError> {
         if part.grad.len() != self.grad.len() {
-            return Err(format!(
+            let said = format!(
                 "a part's gradient has {} values, the model {}",
                 part.grad.len(),
                 self.grad.len()
-            ));
+            );
+            return Err(PartError::new(PartErrorKind::NotThatPart, Some(i), said));
         }
-        part.check(self.lot_part(i, k), self.cfg.mode)?;
+        part.check(self.lot_part(i, k), self.cfg.mode)
+            .map_err(|e| PartError { part: Some(i), ..e })?;
         if self.parts.sums.len() <= i {
             self.parts.sums.resize_with(i + 1, PartSum::default);
         }

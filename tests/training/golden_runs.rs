@@ -6,6 +6,7 @@
 
 use crate::{common, golden};
 use dpsgd_lab::config::{Mode, RunConfig};
+use dpsgd_lab::train::part::{PartError, PartErrorKind};
 use dpsgd_lab::train::Trainer;
 
 #[test]
@@ -112,22 +113,35 @@ fn a_helpers_sum_counts_only_as_the_part_it_was_sent_of_the_open_lot() {
     t.draw_lot();
     let (one, two) = (helper_sum(&t, 1), helper_sum(&t, 2));
     assert!(one.examples > 0 && one.examples == one.norms.len());
-    assert!(
-        t.receive_part(1, 3, two.clone()).is_err(),
-        "part 2's sum as part 1"
+    // Each refused as not that part, and named by its index (#54 §3).
+    let refused = |r: Result<(), PartError>| r.map_err(|e| (e.kind, e.part)).unwrap_err();
+    let not_part = |i| (PartErrorKind::NotThatPart, Some(i));
+    let said = "part 2's sum as part 1";
+    assert_eq!(
+        refused(t.receive_part(1, 3, two.clone())),
+        not_part(1),
+        "{said}"
     );
-    assert!(
-        t.receive_part(2, 4, two.clone()).is_err(),
-        "part 2 of 3 as part 2 of 4"
+    let said = "part 2 of 3 as part 2 of 4";
+    assert_eq!(
+        refused(t.receive_part(2, 4, two.clone())),
+        not_part(2),
+        "{said}"
     );
     let mut short = one.clone();
     short.norms.pop();
-    assert!(t.receive_part(1, 3, short).is_err(), "a norm missing");
+    assert_eq!(
+        refused(t.receive_part(1, 3, short)),
+        not_part(1),
+        "a norm missing"
+    );
     let mut miscounted = one.clone();
     miscounted.clipped += 1;
-    assert!(
-        t.receive_part(1, 3, miscounted).is_err(),
-        "counts that do not add up"
+    let said = "counts that do not add up";
+    assert_eq!(
+        refused(t.receive_part(1, 3, miscounted)),
+        not_part(1),
+        "{said}"
     );
     t.receive_part(1, 3, one.clone()).unwrap();
     t.receive_part(2, 3, two).unwrap();
@@ -135,7 +149,11 @@ fn a_helpers_sum_counts_only_as_the_part_it_was_sent_of_the_open_lot() {
     t.finish_lot(3);
     // The next lot: last lot's part 1 is refused, this lot's accepted.
     t.draw_lot();
-    assert!(t.receive_part(1, 3, one).is_err(), "a part of the last lot");
+    assert_eq!(
+        refused(t.receive_part(1, 3, one)),
+        not_part(1),
+        "a part of the last lot"
+    );
     t.receive_part(1, 3, helper_sum(&t, 1)).unwrap();
 }
 

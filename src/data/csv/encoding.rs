@@ -89,7 +89,7 @@ pub(super) struct Plan {
 }
 
 pub(super) fn too_many_cells(what: &str, rows: usize, features: usize) -> DataError {
-    bad(format!(
+    DataError::too_large(format!(
         "{what} would encode to more than {MAX_CELLS} values ({rows} rows × {features} \
          features); the lab holds at most {MAX_CELLS} (200 MB): use fewer rows, or fewer or \
          less varied text columns"
@@ -124,10 +124,11 @@ pub(super) fn plan(text: &str, header: &[String], label_col: usize) -> Result<Pl
             }
         }
         if p.classes.add(&rec[label_col]) && p.classes.list.len() > MAX_CLASSES {
-            return Err(bad(format!(
+            return Err(DataError::too_large(format!(
                 "{what}, row {row}: label column '{}' has more than {MAX_CLASSES} classes",
                 shown(&header[label_col])
-            )));
+            ))
+            .in_column(&header[label_col]));
         }
         for (c, enc) in &mut p.encodings {
             let (Encoding::OneHot(cats), v) = (enc, &rec[*c]) else {
@@ -144,12 +145,13 @@ pub(super) fn plan(text: &str, header: &[String], label_col: usize) -> Result<Pl
             }
             if cats.values.list.len() > MAX_CATEGORIES {
                 return Err(comma_error(what, &header[*c], cats).unwrap_or_else(|| {
-                    bad(format!(
+                    DataError::too_large(format!(
                         "{what}, row {row}: column '{}' has more than {MAX_CATEGORIES} distinct \
                          values; one-hot encoding it would add a feature per value — drop an \
                          ID or free-text column, or make it numeric",
                         shown(&header[*c])
                     ))
+                    .in_column(&header[*c])
                 }));
             }
         }
@@ -160,7 +162,9 @@ pub(super) fn plan(text: &str, header: &[String], label_col: usize) -> Result<Pl
         }
     })?;
     if rows == 0 {
-        return Err(bad(format!("{what} has a header but no data rows")));
+        return Err(DataError::rows(format!(
+            "{what} has a header but no data rows"
+        )));
     }
     if let Some(e) = p.encodings.iter().find_map(|(c, enc)| match enc {
         Encoding::OneHot(cats) => comma_error(what, &header[*c], cats),
@@ -175,12 +179,13 @@ pub(super) fn plan(text: &str, header: &[String], label_col: usize) -> Result<Pl
 /// would be one-hot encoded by mistake.
 fn comma_error(what: &str, name: &str, cats: &Categories) -> Option<DataError> {
     let (row, v) = cats.first_comma.as_ref().filter(|_| cats.numbers_only)?;
-    Some(bad(format!(
+    let said = format!(
         "{what}, row {row}, column '{}': '{}' looks like a number with a thousands separator \
          or a decimal comma; {COMMA_HINT}",
         shown(name),
         shown(v)
-    )))
+    );
+    Some(bad(said).in_column(name))
 }
 
 /// Encodes the `rows` records of a file as the plan says (an unseen category as all zeros, an
@@ -209,6 +214,7 @@ pub(super) fn encode(
                             "{what}, row {row}, column '{}': {why}",
                             shown(&header[*c])
                         ))
+                        .in_column(&header[*c])
                     })?;
                     x[[i, j]] = num as Real;
                     j += 1;
@@ -227,6 +233,7 @@ pub(super) fn encode(
                 "{what}, row {row}: class '{}' does not occur in the training file",
                 shown(label)
             ))
+            .in_column(&header[plan.label_col])
         })?;
         y.push(*class);
         Ok(())

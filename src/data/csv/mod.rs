@@ -56,8 +56,9 @@ pub struct Table {
     pub y: Vec<usize>,
 }
 
-fn bad(msg: impl Into<String>) -> DataError {
-    DataError(msg.into())
+/// The file is not a table the lab reads.
+pub(super) fn bad(msg: impl Into<String>) -> DataError {
+    DataError::format(msg)
 }
 
 /// Parses a CSV file with `label` as the class column. Columns whose first value is a number
@@ -100,11 +101,12 @@ pub fn parse_csv_pair(
     let label = column_name(label);
     let label = label.as_str();
     let label_col = header.iter().position(|h| h == label).ok_or_else(|| {
-        bad(format!(
+        DataError::unknown_name(format!(
             "label column '{}' not found; the columns are: {}",
             shown(label),
             list_columns(&header)
         ))
+        .in_column(label)
     })?;
     if header.len() < 2 {
         return Err(bad(
@@ -113,17 +115,20 @@ pub fn parse_csv_pair(
     }
     let plan = plan(text, &header, label_col)?;
     if plan.classes.list.len() < 2 {
-        return Err(bad(format!(
+        return Err(DataError::rows(format!(
             "label column '{}' has only one class ('{}'); a classifier needs at least two",
             shown(label),
             shown(&plan.classes.list[0])
-        )));
+        ))
+        .in_column(label));
     }
     let test_rows = match test_text {
         Some(t) => {
             let n = for_each_row(t, test_what, header.len(), |_, _| Ok(()))?;
             if n == 0 {
-                return Err(bad(format!("{test_what} has a header but no data rows")));
+                return Err(DataError::rows(format!(
+                    "{test_what} has a header but no data rows"
+                )));
             }
             let rows = plan.rows + n;
             if rows

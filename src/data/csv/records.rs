@@ -18,7 +18,7 @@ pub(super) fn text_of<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, DataEr
         )));
     }
     if bytes.len() > MAX_BYTES {
-        return Err(bad(format!(
+        return Err(DataError::too_large(format!(
             "{what} is {:.1} MB; the limit is {} MB",
             bytes.len() as f64 / 1048576.0,
             MAX_BYTES / 1048576
@@ -91,7 +91,7 @@ fn reader(text: &str) -> csv::Reader<&[u8]> {
 /// columns (every record is checked), no name twice.
 pub(super) fn read_header(text: &str, what: &str) -> Result<Vec<String>, DataError> {
     if let Some((row, header)) = first_too_wide(text) {
-        return Err(bad(if header {
+        return Err(DataError::too_large(if header {
             format!("{what}: the header has more than {MAX_COLUMNS} columns; the lab reads at most {MAX_COLUMNS}")
         } else {
             format!("{what}, row {row}: more than {MAX_COLUMNS} fields; the lab reads at most {MAX_COLUMNS} columns")
@@ -127,7 +127,8 @@ pub(super) fn read_header(text: &str, what: &str) -> Result<Vec<String>, DataErr
                 shown(h),
                 first + 1,
                 i + 1
-            )));
+            ))
+            .in_column(h));
         }
     }
     Ok(header)
@@ -140,7 +141,7 @@ pub(super) fn read_header(text: &str, what: &str) -> Result<Vec<String>, DataErr
 pub fn header_names(bytes: &[u8], whole_file: bool) -> Result<Vec<String>, DataError> {
     let what = "the CSV file";
     if !whole_file && !bytes.contains(&b'\n') {
-        return Err(bad(format!(
+        return Err(DataError::too_large(format!(
             "{what}: the header row is longer than {} MB",
             HEADER_PREFIX >> 20
         )));

@@ -3,7 +3,7 @@
 use super::*;
 
 fn err(text: &str) -> String {
-    parse_csv(text.as_bytes(), "y").unwrap_err().0
+    parse_csv(text.as_bytes(), "y").unwrap_err().message
 }
 
 #[test]
@@ -37,7 +37,7 @@ fn every_bad_input_names_where_and_what() {
     assert!(err(&many).contains("more than 100 classes"));
     assert!(parse_csv(&[b'a', b',', b'y', b'\n', 0xff, b'\n'], "y")
         .unwrap_err()
-        .0
+        .message
         .contains("UTF-8"));
     assert!(err("a,a,y\n1,2,0\n").contains("appears twice"));
 }
@@ -55,11 +55,11 @@ fn test_file_is_encoded_like_the_training_file() {
     assert_eq!(te.y, [1, 0]);
     let e = parse_csv_pair(b"c,y\nu,0\nv,1\n", Some(b"c,y\nu,2\n"), "y")
         .unwrap_err()
-        .0;
+        .message;
     assert!(e.contains("test CSV file, row 2: class '2'"), "{e}");
     let e = parse_csv_pair(b"c,y\nu,0\nv,1\n", Some(b"c,z\nu,0\n"), "y")
         .unwrap_err()
-        .0;
+        .message;
     assert!(
         e.contains("column 2 is 'z' where the training file's is 'y'"),
         "{e}"
@@ -156,7 +156,7 @@ fn the_encoded_matrix_is_bounded_before_it_is_allocated() {
     );
     let e = parse_csv_pair(train.as_bytes(), Some(test.as_bytes()), "y")
         .unwrap_err()
-        .0;
+        .message;
     assert!(
         e.contains("the two CSV files would encode to more than"),
         "{e}"
@@ -175,7 +175,7 @@ fn a_byte_order_mark_and_crlf_line_ends_are_read() {
     );
     let e = parse_csv(b"\xef\xbb\xbfy,a\r\n0,1\r\n1,x\r\n", "y")
         .unwrap_err()
-        .0;
+        .message;
     assert!(e.contains("row 3, column 'a'"), "{e}");
 }
 
@@ -214,7 +214,7 @@ fn numbers_written_with_commas_get_the_hint() {
 fn a_gzip_file_is_named() {
     let e = parse_csv(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3], "y")
         .unwrap_err()
-        .0;
+        .message;
     assert!(
         e.contains("is a gzip-compressed file: unpack it first")
             && e.contains("loaded as two files"),

@@ -16,7 +16,7 @@
 
 use super::refusal::PrepError;
 use super::types::{written_name, Range};
-use crate::data::DataError;
+use crate::data::{DataError, DataErrorKind};
 use crate::privacy::accountant::mechanism::{Release, ReleaseKind};
 use crate::text::shown;
 use rand::Rng;
@@ -121,7 +121,7 @@ pub fn estimate<R: Rng + ?Sized>(
     rng: &mut R,
 ) -> Result<(Vec<Range>, Release), PrepError> {
     if !(sigma.is_finite() && sigma > 0.0) {
-        return Err(PrepError::from(DataError(format!(
+        return Err(PrepError::from(DataError::out_of_range(format!(
             "the range estimate's noise must be a positive number, not {sigma}"
         ))));
     }
@@ -161,8 +161,10 @@ pub fn estimate<R: Rng + ?Sized>(
     } else {
         ("their ranges", "their bounds")
     };
-    Err(PrepError {
-        error: DataError(format!(
+    // The column at fault when one is; with several the sentence names them all.
+    let error = DataError::new(
+        DataErrorKind::Range,
+        format!(
             "{} {}: too few rows to estimate {its} privately (a range is found where about {} \
              rows share a power of two); state {them} instead, e.g. {}=0:100",
             if failed.len() == 1 {
@@ -173,7 +175,13 @@ pub fn estimate<R: Rng + ?Sized>(
             named(&failed),
             threshold.ceil(),
             written_name(&shown(failed[0]))
-        )),
+        ),
+    );
+    Err(PrepError {
+        error: match failed.as_slice() {
+            [one] => error.in_column(one),
+            _ => error,
+        },
         spent: vec![release],
         ranges: None,
     })
@@ -230,7 +238,9 @@ mod tests {
         let few: Vec<f64> = (0..10).map(f64::from).collect();
         let e = estimate(&[("x", few)], 5.0, &mut rng).unwrap_err();
         assert_eq!(e.spent.len(), 1, "the histograms were released: {e:?}");
-        let e = e.error.0;
+        assert_eq!(e.error.kind, DataErrorKind::Range);
+        assert_eq!(e.error.column.as_deref(), Some("x"));
+        let e = e.error.message;
         assert!(
             e.contains("column 'x'") && e.contains("state its bounds"),
             "{e}"

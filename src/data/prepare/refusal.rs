@@ -16,7 +16,8 @@ use std::fmt;
 pub struct PrepError {
     pub error: DataError,
     pub spent: Vec<Release>,
-    pub ranges: Option<RangesNeeded>,
+    /// Boxed: the refusal stays small to return (clippy::result_large_err).
+    pub ranges: Option<Box<RangesNeeded>>,
 }
 
 impl From<DataError> for PrepError {

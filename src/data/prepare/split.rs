@@ -108,7 +108,7 @@ pub const MIN_TRAIN: usize = 10;
 /// evaluated: at least [`MIN_TRAIN`] training rows and one test row.
 pub fn check_rows(total: usize, train: usize, test: usize) -> Result<(), DataError> {
     if train < MIN_TRAIN || test == 0 {
-        return Err(DataError(format!(
+        return Err(DataError::rows(format!(
             "{total} rows leave {train} for training and {test} for testing; the lab needs at \
              least {MIN_TRAIN} training rows and 1 test row"
         )));
@@ -215,7 +215,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
             .iter()
             .map(|&j| table.feature_names[j].as_str())
             .collect();
-        return Err(DataError(format!(
+        return Err(DataError::unknown_name(format!(
             "bounds are given for '{}', which is not a numeric column; the numeric columns are: {}",
             shown(unknown),
             if names.is_empty() {
@@ -224,6 +224,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
                 bounds::named(&names)
             }
         ))
+        .in_column(unknown)
         .into());
     }
     let stated = |j: usize| stated_by_name.get(table.feature_names[j].as_str()).copied();
@@ -252,7 +253,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
             .collect();
         let k = unstated.len();
         return Err(PrepError {
-            error: DataError(format!(
+            error: DataError::rows(format!(
                 "{rows} rows (about {expected_train} for training) are too few to estimate the \
                  ranges of {k} numeric column{s} privately: estimated together, a range is found \
                  where about {per_bin} training rows share a power of two, so the estimate needs \
@@ -270,7 +271,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
                 example = written_name(&shown(names.first().copied().unwrap_or("age"))),
             )),
             spent: Vec::new(),
-            ranges: Some(ranges_needed(false)),
+            ranges: Some(Box::new(ranges_needed(false))),
         });
     }
     let mut releases = Vec::new();
@@ -298,7 +299,7 @@ pub fn private_dataset<R: Rng + ?Sized>(
                 // What the preparation had released before the estimate (ranges read off the
                 // file) is spent too.
                 spent: releases.iter().chain(&e.spent).copied().collect(),
-                ranges: Some(ranges_needed(true)),
+                ranges: Some(Box::new(ranges_needed(true))),
                 ..e
             })?;
         ranges.extend(unstated.iter().copied().zip(estimated));

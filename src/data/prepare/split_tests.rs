@@ -87,7 +87,7 @@ fn a_private_file_is_split_by_coins_clipped_to_its_bounds_and_never_standardised
     let e = private_dataset("own", t, None, &bad, &mut rng)
         .unwrap_err()
         .error
-        .0;
+        .message;
     assert!(
         e.contains("'colour', which is not a numeric column") && e.contains("age"),
         "{e}"
@@ -96,7 +96,7 @@ fn a_private_file_is_split_by_coins_clipped_to_its_bounds_and_never_standardised
     let e = private_dataset("own", tiny, None, &PrivatePrep::default(), &mut rng)
         .unwrap_err()
         .error
-        .0;
+        .message;
     assert!(e.contains("at least 10"), "{e}");
 }
 
@@ -253,9 +253,12 @@ fn the_forms_ranges_join_the_text_fields_and_are_checked_alike() {
         "any name, commas too"
     );
     let twice = vec![("x".to_string(), 0.0, 1.0), ("x".to_string(), 0.0, 2.0)];
-    assert!(stated_with("", &twice).unwrap_err().0.contains("twice"));
+    assert!(stated_with("", &twice)
+        .unwrap_err()
+        .message
+        .contains("twice"));
     let bad = vec![("x".to_string(), 2.0, 1.0)];
-    assert!(stated_with("", &bad).unwrap_err().0.contains("below"));
+    assert!(stated_with("", &bad).unwrap_err().message.contains("below"));
     let nan = vec![("x".to_string(), f64::NAN, 1.0)];
     assert!(stated_with("", &nan).is_err());
 }

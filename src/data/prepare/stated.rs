@@ -6,7 +6,7 @@
 
 use super::types::{Range, SEPARATORS};
 use crate::data::csv::column_name;
-use crate::data::DataError;
+use crate::data::{DataError, DataErrorKind};
 use crate::text::shown;
 use std::collections::{HashMap, HashSet};
 
@@ -44,10 +44,13 @@ pub fn parse_stated(text: &str) -> Result<Vec<(String, Range)>, DataError> {
         }
         let (name, after_name) = match rest.strip_prefix('"') {
             Some(quoted) => unquoted(quoted).ok_or_else(|| {
-                DataError(format!(
-                    "bounds '{}': the quote before the name is never closed; {HOW}",
-                    shown(rest)
-                ))
+                DataError::new(
+                    DataErrorKind::Range,
+                    format!(
+                        "bounds '{}': the quote before the name is never closed; {HOW}",
+                        shown(rest)
+                    ),
+                )
             })?,
             None => {
                 let end = rest.find(SEPARATORS).unwrap_or(rest.len());
@@ -59,7 +62,8 @@ pub fn parse_stated(text: &str) -> Result<Vec<(String, Range)>, DataError> {
         };
         let end = after_name.find(SEPARATORS).unwrap_or(after_name.len());
         let item = &rest[..rest.len() - after_name.len() + end];
-        let bad = || DataError(format!("bounds '{}': {HOW}", shown(item.trim())));
+        let said = format!("bounds '{}': {HOW}", shown(item.trim()));
+        let bad = || DataError::new(DataErrorKind::Range, said.clone());
         let span = after_name[..end].trim().strip_prefix('=').ok_or_else(bad)?;
         let (lo, hi) = span.split_once(':').ok_or_else(bad)?;
         let (lo, hi): (f64, f64) = (
@@ -77,7 +81,7 @@ pub fn parse_stated(text: &str) -> Result<Vec<(String, Range)>, DataError> {
 }
 
 fn twice(name: &str) -> DataError {
-    DataError(format!("bounds of '{}' are given twice", shown(name)))
+    DataError::range(name, format!("bounds of '{}' are given twice", shown(name)))
 }
 
 /// The ranges stated in `text` (the text field) and in `given` (the page's form of ranges:
@@ -117,22 +121,29 @@ pub fn stated_with(
 pub fn checked(name: &str, lo: f64, hi: f64) -> Result<Range, DataError> {
     let of = || format!("bounds of '{}'", shown(name));
     if !(lo.is_finite() && hi.is_finite()) {
-        return Err(DataError(format!(
-            "{}: min and max must be finite numbers",
-            of()
-        )));
+        return Err(DataError::range(
+            name,
+            format!("{}: min and max must be finite numbers", of()),
+        ));
     }
     if let Some((end, v)) = [("min", lo), ("max", hi)]
         .into_iter()
         .find(|(_, v)| v.abs() > f32::MAX as f64)
     {
-        return Err(DataError(format!(
-            "{}: {end} = {v:e} is beyond the range of the lab's numbers (32-bit floats: ±3.4e38)",
-            of()
-        )));
+        return Err(DataError::range(
+            name,
+            format!(
+                "{}: {end} = {v:e} is beyond the range of the lab's numbers (32-bit floats: \
+                 ±3.4e38)",
+                of()
+            ),
+        ));
     }
     if lo >= hi {
-        return Err(DataError(format!("{}: min must be below max", of())));
+        return Err(DataError::range(
+            name,
+            format!("{}: min must be below max", of()),
+        ));
     }
     Ok(Range { lo, hi })
 }
