@@ -92,9 +92,9 @@ impl Trainer {
     pub(super) fn place_canaries(&mut self, first_zero: usize, outputs: usize) {
         let groups = match self.cfg.clipping {
             Clipping::Flat => 1,
-            Clipping::PerLayer => self.layer_ranges.len().max(1),
+            Clipping::PerLayer => self.clip.layers.len().max(1),
         };
-        if let Some(c) = self.canaries.as_mut() {
+        if let Some(c) = self.audit.dirac.as_mut() {
             c.coordinates = (0..c.present.len())
                 .map(|i| (first_zero + i / outputs) * outputs + i % outputs)
                 .collect();
@@ -106,9 +106,9 @@ impl Trainer {
 
     /// The rate the lots are drawn at: q (twice q under [`Fault::LotRateDoubled`]).
     pub(super) fn lot_rate(&self) -> f64 {
-        match self.canaries.as_ref().map(|c| c.fault) {
-            Some(Fault::LotRateDoubled) => (2.0 * self.q).min(1.0),
-            _ => self.q,
+        match self.audit.dirac.as_ref().map(|c| c.fault) {
+            Some(Fault::LotRateDoubled) => (2.0 * self.sampling_rate()).min(1.0),
+            _ => self.sampling_rate(),
         }
     }
 
@@ -117,26 +117,27 @@ impl Trainer {
     /// them); those in the data set join the lot, the others' draws are dropped. Moves them out
     /// of `lot`, which holds the data's rows after.
     pub(super) fn take_canaries_from_lot(&mut self, n: usize) {
-        self.canaries_in_lot.clear();
-        let Some(c) = self.canaries.as_ref() else {
+        self.audit.in_lot.clear();
+        let Some(c) = self.audit.dirac.as_ref() else {
             return;
         };
         let mut kept = 0;
-        for j in 0..self.lot.len() {
-            let slot = self.lot[j];
+        for j in 0..self.buffers.lot.len() {
+            let slot = self.buffers.lot[j];
             if slot < n {
-                self.lot[kept] = slot;
+                self.buffers.lot[kept] = slot;
                 kept += 1;
             } else if c.present[slot - n] {
-                self.canaries_in_lot.push(slot - n);
+                self.audit.in_lot.push(slot - n);
             }
         }
-        self.lot.truncate(kept);
+        self.buffers.lot.truncate(kept);
     }
 
     /// The canaries in the data set.
     pub(super) fn present_canaries(&self) -> usize {
-        self.canaries
+        self.audit
+            .dirac
             .as_ref()
             .map_or(0, |c| c.present.iter().filter(|&&p| p).count())
     }
@@ -144,13 +145,13 @@ impl Trainer {
     /// Counts a lot's draw: `drawn` of the `members` (the data's rows and the canaries in the
     /// data set) were taken; over the run, the rate the lots were drawn at (the audit's check).
     pub(super) fn count_draws(&mut self, members: usize, drawn: usize) {
-        self.draws.members += members as u64;
-        self.draws.drawn += drawn as u64;
+        self.audit.draws.members += members as u64;
+        self.audit.draws.drawn += drawn as u64;
     }
 
     /// The members the run's lots could have taken and those they took, summed over its steps.
     pub fn draws(&self) -> Draws {
-        self.draws
+        self.audit.draws
     }
 
     /// Adds the lot's canaries' gradients, clipped by the real sanitizer (as the mode says, per
@@ -159,17 +160,17 @@ impl Trainer {
     /// run; returns how many were in the lot and how many of those were unclipped, for the
     /// lot's noisy count (adaptive clipping), where a canary counts as any member does.
     pub(super) fn add_canary_gradients(&mut self, clip: bool) -> (usize, usize) {
-        let Some(c) = self.canaries.as_mut() else {
+        let Some(c) = self.audit.dirac.as_mut() else {
             return (0, 0);
         };
         c.deeper_sum.fill(0.0);
-        let m = self.canaries_in_lot.len();
+        let m = self.audit.in_lot.len();
         if m == 0 {
             return (0, 0);
         }
         let groups = c.groups;
         // Raw norm G_l = CANARY_NORM·C_l in every group, one coordinate each.
-        let raw: Vec<Real> = self.clip_bounds[..groups]
+        let raw: Vec<Real> = self.clip.bounds[..groups]
             .iter()
             .map(|&b| (CANARY_NORM * b) as Real)
             .collect();
@@ -179,15 +180,15 @@ impl Trainer {
         let clipped = clip_weights(
             norms.view(),
             &vec![total; m],
-            &self.clip_bounds,
+            &self.clip.bounds,
             &mut weights,
         );
         if !clip || c.fault == Fault::CanaryUnclipped {
             weights.fill(1.0);
         }
         let every = c.present.len();
-        for (r, &i) in self.canaries_in_lot.iter().enumerate() {
-            self.grad[c.coordinates[i]] += weights[[r, 0]] * raw[0];
+        for (r, &i) in self.audit.in_lot.iter().enumerate() {
+            self.buffers.grad[c.coordinates[i]] += weights[[r, 0]] * raw[0];
             for g in 1..groups {
                 c.deeper_sum[(g - 1) * every + i] += weights[[r, g]] * raw[g];
             }
@@ -200,7 +201,7 @@ impl Trainer {
     /// per-layer noise, [`noise_by_layer`], from the run's stream) and their step
     /// θ ← θ − scale·g̃, as the model's weights take theirs.
     pub(super) fn step_canaries_own_coordinates(&mut self, noisy: bool, scale: Real) {
-        let Some(c) = self.canaries.as_mut() else {
+        let Some(c) = self.audit.dirac.as_mut() else {
             return;
         };
         if c.groups < 2 {
@@ -213,7 +214,7 @@ impl Trainer {
                 .map(|g| g.saturating_sub(1) * every..g * every)
                 .collect();
             let sum = &mut c.deeper_sum;
-            let (sigma, bounds) = (self.cfg.sigma, &self.clip_bounds);
+            let (sigma, bounds) = (self.cfg.sigma, &self.clip.bounds);
             noise_by_layer(
                 sum,
                 &ranges,
@@ -232,7 +233,7 @@ impl Trainer {
     /// clipping group (layer 0's model weight, then its own in the later layers).
     pub fn canary_readings(&self, i: usize, out: &mut Vec<Real>) {
         out.clear();
-        if let Some(c) = self.canaries.as_ref() {
+        if let Some(c) = self.audit.dirac.as_ref() {
             out.push(self.model.params()[c.coordinates[i]]);
             let every = c.present.len();
             out.extend((1..c.groups).map(|g| c.deeper[(g - 1) * every + i]));
@@ -241,12 +242,12 @@ impl Trainer {
 
     /// How many Dirac canaries the run has.
     pub fn canary_count(&self) -> usize {
-        self.canaries.as_ref().map_or(0, |c| c.present.len())
+        self.audit.dirac.as_ref().map_or(0, |c| c.present.len())
     }
 
     /// The learning rate the next step will use.
     pub fn current_lr(&self) -> f64 {
-        self.cfg.lr_at(self.epoch)
+        self.cfg.lr_at(self.progress.epoch)
     }
 
     /// One step without reports, accounting or evaluation (the audit's runs): the epoch
@@ -268,9 +269,9 @@ impl Trainer {
     }
 
     fn end_unreported_step(&mut self) {
-        if self.steps.is_multiple_of(self.steps_per_epoch) {
-            self.epoch += 1;
-            self.stats = Default::default();
+        if self.progress.steps.is_multiple_of(self.steps_per_epoch()) {
+            self.progress.epoch += 1;
+            self.progress.stats = Default::default();
         }
     }
 }

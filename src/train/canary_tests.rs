@@ -23,11 +23,15 @@ fn one_step(in_lot: &[usize]) -> (f64, usize, usize) {
     };
     let canaries = DiracCanaries::new(vec![true; 3], Fault::None);
     let mut t = Trainer::for_audit(cfg, data, Some(canaries), None, 1).expect("a valid run");
-    t.canaries_in_lot = in_lot.to_vec();
+    t.audit.in_lot = in_lot.to_vec();
     let lot: Vec<usize> = (0..60).collect();
     t.step_on_lot(&lot);
-    assert_eq!(t.stats.noisy_counts, 1, "one count released");
-    (t.stats.noisy_unclipped, t.stats.clipped, t.stats.examples)
+    assert_eq!(t.progress.stats.noisy_counts, 1, "one count released");
+    (
+        t.progress.stats.noisy_unclipped,
+        t.progress.stats.clipped,
+        t.progress.stats.examples,
+    )
 }
 
 #[test]
@@ -83,11 +87,11 @@ fn the_canaries_are_drawn_by_the_lots_own_draw_and_its_rate_is_counted() {
                 "the lot holds the data's rows only"
             );
             assert!(
-                t.canaries_in_lot.iter().all(|&i| present[i]),
+                t.audit.in_lot.iter().all(|&i| present[i]),
                 "{fault:?}: an absent canary joined"
             );
             rows += t.lot().len();
-            canaries += t.canaries_in_lot.len();
+            canaries += t.audit.in_lot.len();
         }
         let draws = t.draws();
         assert_eq!(draws.members, (600 + 150) * steps as u64, "{fault:?}");

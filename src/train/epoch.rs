@@ -15,13 +15,14 @@ impl Trainer {
         if !self.cfg.mode.adds_noise() {
             return 0.0;
         }
-        let per_layer = self.clip_bounds.len() > 1;
+        let per_layer = self.clip.bounds.len() > 1;
         let sq: f64 = self
-            .layer_ranges
+            .clip
+            .layers
             .iter()
             .enumerate()
             .map(|(l, r)| {
-                let c = self.clip_bounds[if per_layer { l } else { 0 }];
+                let c = self.clip.bounds[if per_layer { l } else { 0 }];
                 (self.cfg.sigma * c).powi(2) * r.len() as f64
             })
             .sum();
@@ -50,14 +51,14 @@ impl Trainer {
     }
 
     pub(super) fn finish_epoch(&mut self) -> EpochReport {
-        let lr = self.cfg.lr_at(self.epoch);
-        self.epoch += 1;
+        let lr = self.cfg.lr_at(self.progress.epoch);
+        self.progress.epoch += 1;
         let divergence = self.check_divergence(lr);
         let epsilon = match self.accounting.as_mut() {
-            Some(accounting) => accounting.epoch(&self.mechanism, self.steps),
+            Some(accounting) => accounting.epoch(&self.mechanism, self.progress.steps),
             None => EpsilonReport::default(),
         };
-        let stats = std::mem::take(&mut self.stats);
+        let stats = std::mem::take(&mut self.progress.stats);
         let teaching = self.cfg.report == ReleaseLevel::Teaching;
         let test_private = self.facts.private;
         let (test_loss, test_acc) = self.test_rows().evaluate(&self.model);
@@ -81,7 +82,7 @@ impl Trainer {
                 train_loss,
                 clipped_fraction: stats.clipped as f64 / stats.examples.max(1) as f64,
                 median_grad_norm: norms.get(norms.len() / 2).map_or(0.0, |&m| m as f64),
-                last_lot_norms: self.lot_norms.clone(),
+                last_lot_norms: self.buffers.norms.clone(),
                 signal_norm: stats.signal_norm / lots,
                 noise_norm: stats.noise_norm / lots,
                 lot_signal_noise: stats.per_lot.clone(),
@@ -91,16 +92,16 @@ impl Trainer {
         let private_clipped_fraction = (stats.noisy_counts > 0)
             .then(|| (1.0 - stats.noisy_unclipped / stats.noisy_counts as f64).clamp(0.0, 1.0));
         let mut report = EpochReport {
-            epoch: self.epoch,
-            steps: self.steps,
+            epoch: self.progress.epoch,
+            steps: self.progress.steps,
             release: self.cfg.report,
             epsilon,
             delta: self.cfg.delta,
             amplification: self.cfg.amplification,
             accounted_sigma: self.mechanism.step.sigma,
-            sampling_rate: self.q,
+            sampling_rate: self.sampling_rate(),
             lr,
-            clip: self.clip,
+            clip: self.clip.c,
             expected_noise_norm: self.expected_noise_norm(),
             test_acc: exact_test.then_some(test_acc),
             test_loss: exact_test.then_some(test_loss),
@@ -126,14 +127,15 @@ impl Trainer {
     /// steps overshoot and grow, so the run stops rather than report numbers of a broken model
     /// (its loss and accuracy would freeze at a constant, which looks like training).
     fn check_divergence(&mut self, lr: f64) -> Option<String> {
-        if self.diverged_in.is_some() || self.model.params().iter().all(|v| v.is_finite()) {
+        if self.progress.diverged_in.is_some() || self.model.params().iter().all(|v| v.is_finite())
+        {
             return None;
         }
-        self.diverged_in = Some(self.epoch);
+        self.progress.diverged_in = Some(self.progress.epoch);
         Some(format!(
             "the model diverged in epoch {}: its weights grew until they overflowed, so training \
              stopped; the learning rate η = {lr} is too large for this run: lower it",
-            self.epoch
+            self.progress.epoch
         ))
     }
 
@@ -159,7 +161,7 @@ impl Trainer {
     /// Caveats a reader of the report must see.
     fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        if self.q >= 1.0 {
+        if self.sampling_rate() >= 1.0 {
             notes.push(format!(
                 "the lot is every training row (L = {} ≥ N = {}: q = 1), so sampling hides no \
                  one and ε grows fast",

@@ -19,6 +19,7 @@ mod inputs;
 pub mod ledger;
 pub mod part;
 mod report;
+mod run_parts;
 mod stats;
 mod step;
 pub mod verdict;
@@ -30,7 +31,7 @@ use inputs::Inputs;
 pub use inputs::Rows;
 use part::DataParallel;
 pub use report::{Diagnostics, EpochReport, COVERED, NOT_PRIVATE, TEST_METRICS};
-use stats::EpochStats;
+use run_parts::{AuditCanaries, ClipInForce, LotBuffers, Progress};
 
 use crate::config::{ConfigError, ModelKind, RunConfig};
 use crate::data::pca::Projection;
@@ -38,14 +39,13 @@ use crate::data::{DataFacts, Dataset, Split};
 use crate::model::{Mlp, Model};
 use crate::privacy::accountant::mechanism::Mechanism;
 use crate::privacy::accountant::EpsilonReport;
-use crate::Real;
 use accounting::RunAccounting;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::ops::Range;
 use std::sync::Arc;
 
 /// A DP-SGD run in progress. Deterministic for a given config (seed included) and dataset.
+/// Its parts by concern are in `run_parts.rs`; its q and steps per epoch are its mechanism's.
 pub struct Trainer {
     cfg: RunConfig,
     seed: u64,
@@ -65,43 +65,19 @@ pub struct Trainer {
     /// The draws beside Algorithm 1's, each from its own stream.
     side: SideStreams,
     mechanism: Mechanism,
+    /// The mechanism whose sampling rate and steps per epoch it trains, when not its own (an
+    /// Alice audit's runs on D′: [`Trainer::train_as`]).
+    trained_as: Option<Mechanism>,
     /// The run's privacy accounting (none for the audit's runs, which report no ε).
     accounting: Option<RunAccounting>,
-    q: f64,
-    steps_per_epoch: u64,
-    steps: u64,
-    examples_seen: u64,
-    epoch: usize,
-    stats: EpochStats,
-    /// The flat C in force (moved by adaptive clipping) and the bounds it gives each layer.
-    clip: f64,
-    clip_bounds: Vec<f64>,
-    layer_ranges: Vec<Range<usize>>,
-    /// Budget mode: the number of steps after which ε would exceed the budget (an audit's
-    /// runs: the steps of the run audited).
-    step_limit: Option<u64>,
-    /// The epoch at whose end a weight was found infinite or NaN: the run stops there.
-    diverged_in: Option<usize>,
+    progress: Progress,
+    clip: ClipInForce,
     /// The groups whose test accuracy each report gives (`groups.rs`), when asked for.
     groups: Option<groups::Groups>,
-    /// The audit's Dirac canaries, and those in the current lot (`canary.rs`).
-    canaries: Option<DiracCanaries>,
-    canaries_in_lot: Vec<usize>,
-    /// The members the lots could have taken and took (the audit's check of the rate).
-    draws: Draws,
-    // Buffers reused across lots.
-    lot: Vec<usize>,
-    perm: Vec<usize>,
-    perm_pos: usize,
+    audit: AuditCanaries,
+    buffers: LotBuffers,
     /// A lot's parts (data-parallel training: `part.rs`).
     parts: DataParallel,
-    lot_norms: Vec<Real>,
-    /// The lot's sum of clipped gradients, then its noisy sum.
-    grad: Vec<Real>,
-    /// The current lot's noise when drawn ahead ([`Trainer::draw_noise`]), and its L2 norm;
-    /// taken (once) when the lot is applied.
-    noise_ahead: Vec<Real>,
-    noise_ahead_norm: Option<f64>,
 }
 
 /// The run's draws beside Algorithm 1's, each from its own stream of the seed, so turning one
@@ -127,7 +103,7 @@ impl Trainer {
     /// Validates `cfg` against the dataset and sets up the model, the RNGs and the accountants.
     pub fn new(cfg: RunConfig, data: Arc<Dataset>) -> Result<Trainer, ConfigError> {
         let mut trainer = Trainer::build(cfg, data, None, None, true, 0)?;
-        trainer.step_limit = budget_step_limit(&trainer.cfg, &trainer.mechanism)?;
+        trainer.progress.step_limit = budget_step_limit(&trainer.cfg, &trainer.mechanism)?;
         Ok(trainer)
     }
 
@@ -161,14 +137,16 @@ impl Trainer {
         if let Some((mechanism, _)) = plan {
             trainer.train_as(mechanism);
         }
-        trainer.step_limit = Some(steps);
+        trainer.progress.step_limit = Some(steps);
         Ok(trainer)
     }
 
     /// The steps this run will take: all its epochs', or fewer when its ε budget stops it.
     pub fn planned_steps(&self) -> u64 {
-        let total = self.cfg.epochs as u64 * self.steps_per_epoch;
-        self.step_limit.map_or(total, |limit| limit.min(total))
+        let total = self.cfg.epochs as u64 * self.steps_per_epoch();
+        self.progress
+            .step_limit
+            .map_or(total, |limit| limit.min(total))
     }
 
     fn build(
@@ -212,20 +190,19 @@ impl Trainer {
             accounted.then(|| RunAccounting::new(&mechanism, cfg.amplification, cfg.delta));
         let batch = cfg.batch_size.min(n);
         let mut trainer = Trainer {
-            q: mechanism.step.q,
-            steps_per_epoch: mechanism.steps_per_epoch,
             side: SideStreams::new(seed),
             rng,
             seed,
             parts: DataParallel::new(batch, d),
-            clip: cfg.clip,
-            clip_bounds: cfg.clip_bounds(),
-            step_limit: None,
-            diverged_in: None,
-            layer_ranges: model.layer_ranges(),
-            grad: vec![0.0; model.n_params()],
-            noise_ahead: Vec::new(),
-            noise_ahead_norm: None,
+            clip: ClipInForce {
+                c: cfg.clip,
+                bounds: cfg.clip_bounds(),
+                layers: model.layer_ranges(),
+            },
+            buffers: LotBuffers {
+                grad: vec![0.0; model.n_params()],
+                ..LotBuffers::default()
+            },
             model,
             data,
             appended,
@@ -233,19 +210,14 @@ impl Trainer {
             projection,
             facts,
             mechanism,
+            trained_as: None,
             accounting,
-            steps: 0,
-            examples_seen: 0,
-            epoch: 0,
-            stats: EpochStats::default(),
-            lot: Vec::new(),
-            perm: Vec::new(),
-            perm_pos: 0,
-            lot_norms: Vec::new(),
+            progress: Progress::default(),
             groups,
-            canaries,
-            canaries_in_lot: Vec::new(),
-            draws: Draws::default(),
+            audit: AuditCanaries {
+                dirac: canaries,
+                ..AuditCanaries::default()
+            },
             cfg,
         };
         trainer.place_canaries(first_zero, outputs);
@@ -276,34 +248,44 @@ impl Trainer {
     /// both train the page's run's q = L/N (Poisson, each member at rate q) — neighbouring
     /// data sets under one mechanism, the one the audit analyses (#53 §3).
     fn train_as(&mut self, mechanism: &Mechanism) {
-        self.q = mechanism.step.q;
-        self.steps_per_epoch = mechanism.steps_per_epoch;
+        self.trained_as = Some(mechanism.clone());
     }
 
+    /// The mechanism whose q and steps per epoch the lots follow: the run's own, or the one
+    /// an audit's run trains as.
+    fn trained(&self) -> &Mechanism {
+        self.trained_as.as_ref().unwrap_or(&self.mechanism)
+    }
+
+    /// q: each row's chance of being in a lot (Algorithm 1, line 3).
     pub fn sampling_rate(&self) -> f64 {
-        self.q
+        self.trained().step.q
     }
 
     /// The training steps taken so far.
     pub fn steps_taken(&self) -> u64 {
-        self.steps
+        self.progress.steps
     }
 
     pub fn steps_per_epoch(&self) -> u64 {
-        self.steps_per_epoch
+        self.trained().steps_per_epoch
     }
 
     pub fn epochs_done(&self) -> usize {
-        self.epoch
+        self.progress.epoch
     }
 
     pub fn is_finished(&self) -> bool {
-        self.epoch >= self.cfg.epochs || self.stopped_by_budget() || self.diverged_in.is_some()
+        self.progress.epoch >= self.cfg.epochs
+            || self.stopped_by_budget()
+            || self.progress.diverged_in.is_some()
     }
 
     /// Whether the ε budget has ended the run (the paper's DPTrain loop).
     pub fn stopped_by_budget(&self) -> bool {
-        self.step_limit.is_some_and(|limit| self.steps >= limit)
+        self.progress
+            .step_limit
+            .is_some_and(|limit| self.progress.steps >= limit)
     }
 
     pub fn model(&self) -> &Mlp {
@@ -348,7 +330,7 @@ impl Trainer {
 
     /// Examples processed since the start (the sum of the lot sizes).
     pub fn examples_seen(&self) -> u64 {
-        self.examples_seen
+        self.progress.examples_seen
     }
 
     /// ε of every accountant after `steps` steps of this run (everything it releases
@@ -364,7 +346,7 @@ impl Trainer {
 
     /// The clipping norm C in force (adaptive clipping moves it).
     pub fn clip(&self) -> f64 {
-        self.clip
+        self.clip.c
     }
 
     /// Splits each lot into `k` parts summed one after another (as `k` workers would), so
@@ -375,8 +357,9 @@ impl Trainer {
 
     /// The step count at which the current epoch ends (earlier when the budget stops it).
     fn epoch_stop(&self) -> u64 {
-        let epoch_end = (self.epoch as u64 + 1) * self.steps_per_epoch;
-        self.step_limit
+        let epoch_end = (self.progress.epoch as u64 + 1) * self.steps_per_epoch();
+        self.progress
+            .step_limit
             .map_or(epoch_end, |limit| limit.min(epoch_end))
     }
 
@@ -386,11 +369,11 @@ impl Trainer {
             return None;
         }
         let stop = self.epoch_stop();
-        let until = stop.min(self.steps.saturating_add(max_steps.max(1)));
-        while self.steps < until {
+        let until = stop.min(self.progress.steps.saturating_add(max_steps.max(1)));
+        while self.progress.steps < until {
             self.step();
         }
-        (self.steps == stop).then(|| self.finish_epoch())
+        (self.progress.steps == stop).then(|| self.finish_epoch())
     }
 
     /// Runs the rest of the current epoch and returns its report (None when finished).

@@ -30,8 +30,8 @@ impl Trainer {
     /// One step on the given lot (indices into the training set), as the mode says: clip
     /// and noise (DP), neither, or one of them.
     pub fn step_on_lot(&mut self, lot: &[usize]) {
-        self.lot.clear();
-        self.lot.extend_from_slice(lot);
+        self.buffers.lot.clear();
+        self.buffers.lot.extend_from_slice(lot);
         self.sum_and_apply();
     }
 
@@ -51,14 +51,14 @@ impl Trainer {
     /// while other workers sum their parts. The lot's step adds it; calling this again before
     /// that step draws nothing more. Without noise (the mode adds none) it does nothing.
     pub fn draw_noise(&mut self) {
-        if !self.cfg.mode.adds_noise() || self.noise_ahead_norm.is_some() {
+        if !self.cfg.mode.adds_noise() || self.buffers.noise_ahead_norm.is_some() {
             return;
         }
-        let mut noise = std::mem::take(&mut self.noise_ahead);
-        noise.resize(self.grad.len(), 0.0);
+        let mut noise = std::mem::take(&mut self.buffers.noise_ahead);
+        noise.resize(self.buffers.grad.len(), 0.0);
         let norm = self.gaussian_noise(&mut noise, draw_gaussian_noise);
-        self.noise_ahead = noise;
-        self.noise_ahead_norm = Some(norm);
+        self.buffers.noise_ahead = noise;
+        self.buffers.noise_ahead_norm = Some(norm);
     }
 
     /// Algorithm 1's "take a random sample L_t": a Poisson lot (and the canaries in it), or
@@ -69,24 +69,32 @@ impl Trainer {
             Sampling::Poisson => {
                 // The audit's canaries are members n.. of the same draw (canary.rs).
                 let slots = self.canary_count();
-                poisson_lot(n + slots, self.lot_rate(), &mut self.rng, &mut self.lot);
+                poisson_lot(
+                    n + slots,
+                    self.lot_rate(),
+                    &mut self.rng,
+                    &mut self.buffers.lot,
+                );
                 self.take_canaries_from_lot(n);
                 self.count_draws(
                     n + self.present_canaries(),
-                    self.lot.len() + self.canaries_in_lot.len(),
+                    self.buffers.lot.len() + self.audit.in_lot.len(),
                 );
             }
             Sampling::Shuffle => {
                 let l = self.cfg.lot_size;
-                if self.steps.is_multiple_of(self.steps_per_epoch) || self.perm_pos + l > n {
-                    self.perm = (0..n).collect();
-                    self.perm.shuffle(&mut self.rng);
-                    self.perm_pos = 0;
+                if self.progress.steps.is_multiple_of(self.steps_per_epoch())
+                    || self.buffers.perm_pos + l > n
+                {
+                    self.buffers.perm = (0..n).collect();
+                    self.buffers.perm.shuffle(&mut self.rng);
+                    self.buffers.perm_pos = 0;
                 }
-                self.lot.clear();
-                self.lot
-                    .extend_from_slice(&self.perm[self.perm_pos..self.perm_pos + l]);
-                self.perm_pos += l;
+                self.buffers.lot.clear();
+                self.buffers.lot.extend_from_slice(
+                    &self.buffers.perm[self.buffers.perm_pos..self.buffers.perm_pos + l],
+                );
+                self.buffers.perm_pos += l;
                 self.count_draws(n, l);
             }
         }
@@ -94,13 +102,13 @@ impl Trainer {
 
     /// The current lot (indices into the training set), as drawn by [`Trainer::draw_lot`].
     pub fn lot(&self) -> &[usize] {
-        &self.lot
+        &self.buffers.lot
     }
 
     /// Part `i` of `k` of the current lot (`part::lot_part`, the coordinator's share set by
     /// this model's costs and the channel: `part::coordinator_extra_examples`).
     pub fn lot_part(&self, i: usize, k: usize) -> &[usize] {
-        lot_part(&self.lot, i, k, self.split_extra())
+        lot_part(&self.buffers.lot, i, k, self.split_extra())
     }
 
     /// How the helpers get their parts from now on (messages by default). The caller changes
@@ -124,13 +132,13 @@ impl Trainer {
 
     /// The clipping bounds in force for the current lot (one: flat; one per layer).
     pub fn clip_bounds(&self) -> &[f64] {
-        &self.clip_bounds
+        &self.clip.bounds
     }
 
     /// Computes part `i` of `k` of the current lot here ([`Trainer::lot_part`]).
     pub fn sum_own_part(&mut self, i: usize, k: usize) {
         let data = Arc::clone(&self.data);
-        let lot = std::mem::take(&mut self.lot);
+        let lot = std::mem::take(&mut self.buffers.lot);
         let extra = self.split_extra();
         let mut out = self.part_slot(i);
         // `training_rows()` field by field: the model and the buffers are borrowed mutably.
@@ -144,21 +152,21 @@ impl Trainer {
             rows,
             lot_part(&lot, i, k, extra),
             self.cfg.mode,
-            &self.clip_bounds,
+            &self.clip.bounds,
             &mut out,
         );
         self.parts.sums[i] = out;
-        self.lot = lot;
+        self.buffers.lot = lot;
     }
 
     /// Part `i` of `k` of the current lot, computed by another worker on [`Trainer::params`]:
     /// refused unless it is that part's sum ([`PartSum::check`]).
     pub fn receive_part(&mut self, i: usize, k: usize, part: PartSum) -> Result<(), PartError> {
-        if part.grad.len() != self.grad.len() {
+        if part.grad.len() != self.buffers.grad.len() {
             let said = format!(
                 "a part's gradient has {} values, the model {}",
                 part.grad.len(),
-                self.grad.len()
+                self.buffers.grad.len()
             );
             return Err(PartError::new(PartErrorKind::NotThatPart, Some(i), said));
         }
@@ -177,7 +185,7 @@ impl Trainer {
             self.parts.sums.resize_with(i + 1, PartSum::default);
         }
         let mut slot = std::mem::take(&mut self.parts.sums[i]);
-        slot.reset(self.grad.len());
+        slot.reset(self.buffers.grad.len());
         slot
     }
 
@@ -186,46 +194,51 @@ impl Trainer {
     /// θ ← θ − η_t·g̃ with g̃ = (Σ + noise)/L; and the epoch's report if the lot ended one.
     pub fn finish_lot(&mut self, k: usize) -> Option<EpochReport> {
         self.apply_lot(k);
-        (self.steps == self.epoch_stop()).then(|| self.finish_epoch())
+        (self.progress.steps == self.epoch_stop()).then(|| self.finish_epoch())
     }
 
     pub(super) fn apply_lot(&mut self, k: usize) {
         let mode = self.cfg.mode;
         // The lot's sum starts as part 0 (no copy: the buffers trade places).
-        std::mem::swap(&mut self.grad, &mut self.parts.sums[0].grad);
+        std::mem::swap(&mut self.buffers.grad, &mut self.parts.sums[0].grad);
         let (mut examples, mut unclipped) = (0, 0);
-        self.lot_norms.clear();
+        self.buffers.norms.clear();
         for (i, part) in self.parts.sums[..k].iter().enumerate() {
             if i > 0 {
-                for (g, p) in self.grad.iter_mut().zip(&part.grad) {
+                for (g, p) in self.buffers.grad.iter_mut().zip(&part.grad) {
                     *g += p;
                 }
             }
             examples += part.examples;
             unclipped += part.unclipped;
-            self.stats.examples += part.examples;
-            self.stats.clipped += part.clipped;
+            self.progress.stats.examples += part.examples;
+            self.progress.stats.clipped += part.clipped;
             if mode != Mode::NonPrivate {
-                self.stats
-                    .record_norms(&part.norms, &mut self.lot_norms, &mut self.side.norms);
+                self.progress.stats.record_norms(
+                    &part.norms,
+                    &mut self.buffers.norms,
+                    &mut self.side.norms,
+                );
             }
         }
         let (canaries, canaries_unclipped) = self.add_canary_gradients(mode.clips());
-        let signal = sum_of_squares(&self.grad).sqrt();
+        let signal = sum_of_squares(&self.buffers.grad).sqrt();
         let noise = if mode.adds_noise() {
             self.add_noise()
         } else {
             0.0
         };
-        let scale = (self.cfg.lr_at(self.epoch) / self.cfg.lot_size as f64) as Real;
-        for (p, g) in self.model.params_mut().iter_mut().zip(&self.grad) {
+        let scale = (self.cfg.lr_at(self.progress.epoch) / self.cfg.lot_size as f64) as Real;
+        for (p, g) in self.model.params_mut().iter_mut().zip(&self.buffers.grad) {
             *p -= scale * g;
         }
         self.step_canaries_own_coordinates(mode.adds_noise(), scale);
         self.release_clipped_count(unclipped + canaries_unclipped, examples + canaries);
-        self.steps += 1;
-        self.examples_seen += examples as u64;
-        self.stats.record_lot(signal, noise, self.steps_per_epoch);
+        self.progress.steps += 1;
+        self.progress.examples_seen += examples as u64;
+        self.progress
+            .stats
+            .record_lot(signal, noise, self.steps_per_epoch());
     }
 
     /// Adaptive clipping's release (Andrew et al. 2021): the lot's noisy unclipped fraction,
@@ -242,27 +255,27 @@ impl Trainer {
             count_noise,
             &mut self.side.counts,
         );
-        self.stats.noisy_unclipped += b;
-        self.stats.noisy_counts += 1;
+        self.progress.stats.noisy_unclipped += b;
+        self.progress.stats.noisy_counts += 1;
         if let (true, Some(target)) = (self.cfg.adaptive_clipping(), self.cfg.clip_quantile) {
-            self.clip = next_clip(self.clip, b, target, self.cfg.clip_lr);
-            let ratio = self.clip / self.cfg.clip;
-            self.clip_bounds = self.cfg.clip_bounds().iter().map(|c| c * ratio).collect();
+            self.clip.c = next_clip(self.clip.c, b, target, self.cfg.clip_lr);
+            let ratio = self.clip.c / self.cfg.clip;
+            self.clip.bounds = self.cfg.clip_bounds().iter().map(|c| c * ratio).collect();
         }
     }
 
     /// Algorithm 1's noise: N(0, σ²C²) on every coordinate (per-layer: σC_l on layer l),
     /// drawn ahead ([`Trainer::draw_noise`]) or now. Returns the noise's L2 norm.
     fn add_noise(&mut self) -> f64 {
-        if let Some(norm) = self.noise_ahead_norm.take() {
-            for (g, n) in self.grad.iter_mut().zip(&self.noise_ahead) {
+        if let Some(norm) = self.buffers.noise_ahead_norm.take() {
+            for (g, n) in self.buffers.grad.iter_mut().zip(&self.buffers.noise_ahead) {
                 *g += n;
             }
             return norm;
         }
-        let mut grad = std::mem::take(&mut self.grad);
+        let mut grad = std::mem::take(&mut self.buffers.grad);
         let norm = self.gaussian_noise(&mut grad, add_gaussian_noise);
-        self.grad = grad;
+        self.buffers.grad = grad;
         norm
     }
 
@@ -276,13 +289,13 @@ impl Trainer {
         let whole = 0..target.len();
         let ranges = match self.cfg.clipping {
             Clipping::Flat => std::slice::from_ref(&whole),
-            Clipping::PerLayer => &self.layer_ranges[..],
+            Clipping::PerLayer => &self.clip.layers[..],
         };
         let sigma = self.cfg.sigma;
         noise_by_layer(
             target,
             ranges,
-            &self.clip_bounds,
+            &self.clip.bounds,
             sigma,
             &mut self.rng,
             noise,
