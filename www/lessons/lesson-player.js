@@ -99,10 +99,7 @@ export function setUpLessonPlayer(h) {
 // where the screen allows.
 function bringIntoView(step) {
   if (document.body.classList.contains('presenter')) return;
-  const button = step.controls
-    .map((id) => $(id))
-    .find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
-  const target = button ?? $(step.charts[0])?.closest('figure');
+  const { button, target } = targetOf(step);
   if (!target || !target.getClientRects().length) return;
   const r = target.getBoundingClientRect();
   const whole = r.top >= 0 && (r.bottom <= window.innerHeight || r.height > window.innerHeight);
@@ -110,8 +107,16 @@ function bringIntoView(step) {
   if (!whole) target.scrollIntoView({ block: button ? 'center' : 'nearest' });
 }
 
+// What a step is about: its button shown, if it has one, else its first chart's figure.
+function targetOf(step) {
+  const button = step.controls
+    .map((id) => $(id))
+    .find((el) => el?.tagName === 'BUTTON' && el.getClientRects().length);
+  return { button, target: button ?? $(step.charts[0])?.closest('figure') };
+}
+
 // What a student does to move the page: it ends keepInView's watch (and a scroll of theirs,
-// by the scroll bar: one that no resize of the page came with).
+// by the scroll bar: one away from where the watch left the page).
 const MOVES = ['wheel', 'touchstart', 'pointerdown', 'keydown'];
 const SETTLE_MS = 15_000;
 let settling = null;
@@ -119,15 +124,21 @@ let settling = null;
 // Brings the step into view once laid out, and again each time the page's size changes while
 // it settles (its first numbers fill the lesson's text, a status line appears, a chart is
 // resized; a busy machine may take seconds) — until the student moves the page or opens another
-// step, or SETTLE_MS pass. (One look after a fixed delay missed later growth under load.)
+// step, or SETTLE_MS pass. (One look after a fixed delay missed later growth under load.) It
+// watches the target, every box it sits in and every box before those, not the page alone:
+// text growing above a chart in the charts' column moved the chart without changing the page's
+// height (the controls' column is the taller), and a busy laptop was left with the chart half
+// below the screen. A
+// scroll to where this watch last left the page is its own, whenever its event comes (under
+// load it came more than 200 ms after the resize, and was taken for the student's).
 function keepInView(entered, step) {
   settling?.();
-  let resized = 0;
+  let left = null; // the scroll position this watch last left the page at
   const again = () => {
-    resized = performance.now();
     if (on === entered) bringIntoView(step);
+    left = window.scrollY;
   };
-  const scrolled = () => performance.now() - resized > 200 && stop();
+  const scrolled = () => left !== null && Math.abs(window.scrollY - left) > 1 && stop();
   const watch = new ResizeObserver(again);
   const stop = () => {
     watch.disconnect();
@@ -140,7 +151,12 @@ function keepInView(entered, step) {
   for (const e of MOVES) window.addEventListener(e, stop, { capture: true, passive: true });
   window.addEventListener('scroll', scrolled, { passive: true });
   settling = stop;
-  watch.observe(document.body); // its first call: now
+  // Its first call: now.
+  for (let box = targetOf(step).target ?? document.body; box; box = box.parentElement) {
+    watch.observe(box);
+    for (let above = box.previousElementSibling; above; above = above.previousElementSibling)
+      watch.observe(above);
+  }
 }
 
 // Predict, then reveal (#53 §9): with the presenter's toggle on, a step opens with its results
