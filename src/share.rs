@@ -28,10 +28,27 @@ pub struct QrMatrix {
     pub modules: Vec<u8>,
 }
 
+/// Why a link gets no QR code: its length in characters, the version its code would need
+/// when one exists (larger than [`MAX_VERSION`]; None: no QR code holds it), and the sentence
+/// for the page (what `Display` prints).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QrRefusal {
+    pub chars: usize,
+    pub needed_version: Option<i16>,
+    pub message: String,
+}
+
+impl std::fmt::Display for QrRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for QrRefusal {}
+
 /// The QR code of `text` (the page's URL): level M where it fits in [`MAX_VERSION`], else L.
-/// An error, in words for the page, when even level L needs a larger version or no QR code
-/// can hold the text at all.
-pub fn qr_matrix(text: &str) -> Result<QrMatrix, String> {
+/// A [`QrRefusal`] when even level L needs a larger version or no QR code can hold the text.
+pub fn qr_matrix(text: &str) -> Result<QrMatrix, QrRefusal> {
     // Past any code's capacity: said at once (encoding a 100 KB link only to fail took a
     // quarter of a second on the page's main thread).
     if text.len() > MAX_BYTES {
@@ -66,12 +83,16 @@ pub fn qr_matrix(text: &str) -> Result<QrMatrix, String> {
     let chars = text.chars().count();
     let limit = 17 + 4 * MAX_VERSION;
     Err(match needed {
-        Some(v) => format!(
-            "the link is {chars} characters long: its QR code would need version {v} \
-             ({w} × {w} modules), too fine to scan from across a room (at most version \
-             {MAX_VERSION}, {limit} × {limit})",
-            w = 17 + 4 * v
-        ),
+        Some(v) => QrRefusal {
+            chars,
+            needed_version: Some(v),
+            message: format!(
+                "the link is {chars} characters long: its QR code would need version {v} \
+                 ({w} × {w} modules), too fine to scan from across a room (at most version \
+                 {MAX_VERSION}, {limit} × {limit})",
+                w = 17 + 4 * v
+            ),
+        },
         None => too_long_for_any(text),
     })
 }
@@ -79,11 +100,15 @@ pub fn qr_matrix(text: &str) -> Result<QrMatrix, String> {
 /// The most bytes a QR code holds (version 40, level L, byte mode).
 const MAX_BYTES: usize = 2953;
 
-fn too_long_for_any(text: &str) -> String {
-    format!(
-        "the link is {} characters long, more than any QR code holds (2,953 bytes)",
-        text.chars().count()
-    )
+fn too_long_for_any(text: &str) -> QrRefusal {
+    let chars = text.chars().count();
+    QrRefusal {
+        chars,
+        needed_version: None,
+        message: format!(
+            "the link is {chars} characters long, more than any QR code holds (2,953 bytes)"
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -151,12 +176,16 @@ mod tests {
     fn a_link_beyond_the_largest_version_is_refused_with_the_version_it_would_need() {
         let text = format!("{LINK}&pins={}", "x".repeat(1400 - LINK.len() - 6));
         let e = qr_matrix(&text).unwrap_err();
+        assert_eq!(e.chars, 1400);
+        assert!(e.needed_version.is_some_and(|v| v > MAX_VERSION), "{e:?}");
+        let e = e.message;
         assert!(e.contains("1400 characters"), "{e}");
         assert!(
             e.contains("would need version 2") && e.contains("at most version 25"),
             "{e}"
         );
         let e = qr_matrix(&"x".repeat(3000)).unwrap_err();
-        assert!(e.contains("more than any QR code holds"), "{e}");
+        assert_eq!((e.chars, e.needed_version), (3000, None));
+        assert!(e.message.contains("more than any QR code holds"), "{e}");
     }
 }

@@ -17,6 +17,7 @@ use crate::data::builtin::builtin_files;
 use crate::data::pca::Projection;
 use crate::data::{DataFacts, Dataset};
 use crate::privacy::accountant::rdp::default_orders;
+use crate::privacy::accountant::AccountError;
 use crate::train::{budget_step_limit, Trainer};
 use serde::Serialize;
 use strum::{EnumIter, IntoEnumIterator};
@@ -47,14 +48,19 @@ pub enum OpacusAccountant {
 }
 
 impl OpacusAccountant {
-    pub fn parse(name: &str) -> Result<OpacusAccountant, String> {
+    /// The accountant named `name`, or an [`AccountError`] of kind `UnknownName` on the
+    /// argument `accountant` saying which the export writes.
+    pub fn parse(name: &str) -> Result<OpacusAccountant, AccountError> {
         OpacusAccountant::iter()
             .find(|a| a.name() == name)
             .ok_or_else(|| {
-                format!(
-                    "'{}' is not an Opacus accountant the export writes: {}",
-                    crate::text::shown(name),
-                    names_of::<OpacusAccountant>().join(" or ")
+                AccountError::unknown_name(
+                    "accountant",
+                    format!(
+                        "'{}' is not an Opacus accountant the export writes: {}",
+                        crate::text::shown(name),
+                        names_of::<OpacusAccountant>().join(" or ")
+                    ),
                 )
             })
     }

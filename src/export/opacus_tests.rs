@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::data::builtin::load_builtin;
+use crate::privacy::accountant::AccountErrorKind::UnknownName;
 
 /// A change to a run's settings.
 type Change = fn(&mut RunConfig);
@@ -200,7 +201,9 @@ fn the_accountant_is_opacuss_rdp_or_prv() {
         .map(|a| a.parse().unwrap())
         .collect();
     assert_eq!(orders, crate::privacy::accountant::rdp::default_orders());
-    assert!(OpacusAccountant::parse("pld").is_err());
+    let e = OpacusAccountant::parse("pld").unwrap_err();
+    assert_eq!((e.kind, e.argument), (UnknownName, Some("accountant")));
+    assert!(e.message.contains("rdp or prv"), "{e}");
 }
 
 #[test]

@@ -39,5 +39,7 @@ impl QrModules {
 /// the link is too long for a code that can be scanned from across a room.
 #[wasm_bindgen]
 pub fn qr_modules(text: &str) -> Result<QrModules, JsError> {
-    qr_matrix(text).map(QrModules).map_err(|e| JsError::new(&e))
+    qr_matrix(text)
+        .map(QrModules)
+        .map_err(|e| JsError::new(&e.message))
 }

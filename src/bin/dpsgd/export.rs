@@ -63,18 +63,16 @@ pub fn export(a: &ExportArgs) {
 /// dangling one, is never written through), and all names are checked before the first is
 /// written. When a write fails half-way, the files written here (and a folder made here) are
 /// removed again; nothing else is.
-fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), String> {
+fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), OutRefusal> {
     let made = match std::fs::symlink_metadata(dir) {
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err("is a symbolic link: name the folder itself".into())
-        }
-        Ok(m) if !m.is_dir() => return Err("is a file, not a folder".into()),
+        Ok(m) if m.file_type().is_symlink() => return Err(OutRefusal::Link),
+        Ok(m) if !m.is_dir() => return Err(OutRefusal::NotAFolder),
         Ok(_) => false,
         Err(e) if e.kind() == ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+            std::fs::create_dir_all(dir).map_err(|error| OutRefusal::Io { file: None, error })?;
             true
         }
-        Err(e) => return Err(e.to_string()),
+        Err(error) => return Err(OutRefusal::Io { file: None, error }),
     };
     let taken: Vec<&str> = files
         .iter()
@@ -82,10 +80,7 @@ fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), String> {
         .map(|f| f.name.as_str())
         .collect();
     if !taken.is_empty() {
-        return Err(format!(
-            "already holds {}: nothing was written (choose a new folder, or move them away)",
-            taken.join(", ")
-        ));
+        return Err(OutRefusal::Taken(taken.join(", ")));
     }
     let mut written = Vec::new();
     for f in files {
@@ -105,8 +100,43 @@ fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), String> {
             if made {
                 let _ = std::fs::remove_dir(dir);
             }
-            return Err(format!("{}: {e}", f.name));
+            let file = Some(f.name.clone());
+            return Err(OutRefusal::Io { file, error: e });
         }
     }
     Ok(())
+}
+
+/// Why `--out` was not written (nothing of the export is left in it): a link, a file, a
+/// folder that already holds one of its files, or a write the system refused.
+#[derive(Debug)]
+enum OutRefusal {
+    Link,
+    NotAFolder,
+    /// The export's files already there, by name.
+    Taken(String),
+    /// The file being written when it failed, if one was.
+    Io {
+        file: Option<String>,
+        error: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for OutRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutRefusal::Link => f.write_str("is a symbolic link: name the folder itself"),
+            OutRefusal::NotAFolder => f.write_str("is a file, not a folder"),
+            OutRefusal::Taken(names) => write!(
+                f,
+                "already holds {names}: nothing was written (choose a new folder, or move them \
+                 away)"
+            ),
+            OutRefusal::Io { file: None, error } => write!(f, "{error}"),
+            OutRefusal::Io {
+                file: Some(name),
+                error,
+            } => write!(f, "{name}: {error}"),
+        }
+    }
 }
