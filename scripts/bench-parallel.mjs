@@ -62,6 +62,56 @@ const lotLoop = (page, model, workers, alone = false) =>
     [model, workers, MS, alone],
   );
 
+// The ceiling (#55): the lot loop's examples/s over k × what one worker would train if a part
+// cost only its matrix products at the speed this build's kernel reaches on them, measured in
+// the same worker after the loop (Rust's `bench::ceiling`); and where a lot's time goes in the
+// training worker: its own part's phases (Rust's, scaled to the loop's `own`), the noise, the
+// parts' exchange (sending, waiting, taking the helpers' parts) and the step, against the
+// products' time at the kernel's speed.
+function ceilingLine(engine, model, k, runs) {
+  const all = runs.get(`${engine} ${k}`);
+  const mean = (f) => all.reduce((a, r) => a + f(r), 0) / all.length;
+  const rate = mean((r) => r.examples_per_sec);
+  const perWorker = mean((r) => r.ceiling.ceiling_examples_per_sec);
+  const round = (x) => +x.toFixed(3);
+  const phase = (p) => mean((r) => r.phases[p] || 0);
+  const own = phase('own');
+  const partMs = mean((r) => Object.values(r.ceiling.phases_ms).reduce((a, b) => a + b, 0));
+  const lotMs = {
+    ...Object.fromEntries(
+      Object.keys(all[0].ceiling.phases_ms).map((p) => [
+        p,
+        round((mean((r) => r.ceiling.phases_ms[p]) / partMs) * own),
+      ]),
+    ),
+    noise: round(phase('noise')),
+    exchange: round(phase('send') + phase('wait') + phase('others')),
+    step: round(phase('step')),
+  };
+  const ownProducts = Object.fromEntries(
+    Object.keys(all[0].ceiling.products_ms).map((p) => [
+      p,
+      round((mean((r) => r.ceiling.products_ms[p]) / partMs) * own),
+    ]),
+  );
+  return {
+    bench: 'ceiling',
+    engine,
+    model,
+    workers: k,
+    kernel: all[0].ceiling.kernel,
+    flops_per_example: all[0].ceiling.flops_per_example,
+    kernel_gflops: +mean((r) => r.ceiling.kernel_gflops).toFixed(1),
+    ceiling_examples_per_sec: Math.round(k * perWorker),
+    examples_per_sec: Math.round(rate),
+    lot_over_ceiling: +(rate / (k * perWorker)).toFixed(3),
+    part_over_ceiling: +mean((r) => r.ceiling.part_over_ceiling).toFixed(3),
+    training_worker_ms_per_lot: lotMs,
+    its_products_at_kernel_speed_ms: ownProducts,
+    helpers_ms_per_lot: k > 1 ? round(phase('helpers')) : null,
+  };
+}
+
 try {
   const pages = {
     relaxed: await openPage(true),
@@ -71,6 +121,7 @@ try {
   const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
   for (const model of CASES) {
     const rates = new Map();
+    const runs = new Map(); // `${engine} ${k}` → the bench's answers (with their ceiling)
     const phases = new Map(); // `${engine} helpers` | `${engine} alone` → phases of each k = 2 run
     const add = (key, p) => phases.set(key, [...(phases.get(key) || []), p]);
     for (let round = 0; round < 2; round += 1) {
@@ -79,6 +130,7 @@ try {
           const line = await lotLoop(pages[engine], model, workers);
           const key = `${engine} ${workers}`;
           rates.set(key, [...(rates.get(key) || []), line.examples_per_sec]);
+          runs.set(key, [...(runs.get(key) || []), line]);
           if (workers === 2) add(`${engine} helpers`, line.phases);
           console.log(
             JSON.stringify({
@@ -136,6 +188,8 @@ try {
         }),
       );
     }
+    for (const engine of ['relaxed', 'simd128'])
+      for (const k of [1, 2]) console.log(JSON.stringify(ceilingLine(engine, model, k, runs)));
     const m = (engine, k) => mean(rates.get(`${engine} ${k}`));
     console.log(
       JSON.stringify({

@@ -11,6 +11,8 @@ mod golden;
 #[path = "common/noise_rng.rs"]
 mod noise_rng;
 
+#[path = "training/bench_phases.rs"]
+mod bench_phases;
 #[path = "training/budget.rs"]
 mod budget;
 #[path = "training/golden_runs.rs"]

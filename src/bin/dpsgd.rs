@@ -196,6 +196,14 @@ fn bench(a: &BenchArgs) {
             );
         }
     }
+    if a.runs(BenchCase::Ceiling) {
+        for l in dpsgd_lab::bench::ceiling::ceilings("native", &now, 1000.0) {
+            println!(
+                "{}",
+                serde_json::to_string(&l).expect("bench line serialises")
+            );
+        }
+    }
     if a.runs(BenchCase::Training) {
         for l in dpsgd_lab::bench::training("native", &now, 1000.0) {
             println!(

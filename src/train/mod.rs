@@ -18,6 +18,7 @@ pub mod groups;
 mod inputs;
 pub mod ledger;
 pub mod part;
+mod part_work;
 mod report;
 mod run_parts;
 mod stats;

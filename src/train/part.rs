@@ -7,12 +7,9 @@
 //! the parts in order. Only the order of float additions depends on k (Σ over parts of Σ over
 //! batches instead of one running Σ), so the step does not depend on k beyond rounding.
 
-use super::Rows;
+pub use super::part_work::{PartPhase, PartWork};
 use crate::config::Mode;
-use crate::model::{Mlp, Model};
-use crate::privacy::sanitizer::clip_weights;
 use crate::Real;
-use ndarray::{s, Array2};
 
 /// What one part of a lot contributes to the step, before noise.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -174,70 +171,6 @@ impl DataParallel {
             work: PartWork::new(batch, d),
             sums: Vec::new(),
         }
-    }
-}
-
-/// Buffers for summing a part in batches of at most `batch` examples (reused across lots).
-pub struct PartWork {
-    batch_x: Array2<Real>,
-    batch_y: Vec<usize>,
-    norms: Array2<Real>,
-    weights: Array2<Real>,
-    total_norms: Vec<Real>,
-}
-
-impl PartWork {
-    pub fn new(batch: usize, features: usize) -> PartWork {
-        PartWork {
-            batch_x: Array2::zeros((batch.max(1), features)),
-            batch_y: Vec::new(),
-            norms: Array2::zeros((0, 0)),
-            weights: Array2::zeros((0, 0)),
-            total_norms: Vec::new(),
-        }
-    }
-
-    /// Adds the part `part` (indices into `train`) to `out` (which the caller has reset):
-    /// per-example gradients of `model` at its current parameters, clipped to `bounds` (one
-    /// bound: flat; one per layer: per-layer) when the mode clips.
-    pub fn sum_part(
-        &mut self,
-        model: &mut Mlp,
-        train: Rows<'_>,
-        part: &[usize],
-        mode: Mode,
-        bounds: &[f64],
-        out: &mut PartSum,
-    ) {
-        for chunk in part.chunks(self.batch_x.nrows()) {
-            train.gather(chunk, &mut self.batch_x, &mut self.batch_y);
-            let xb = self.batch_x.slice(s![..chunk.len(), ..]);
-            out.examples += chunk.len();
-            if mode == Mode::NonPrivate {
-                model.forward_backward(xb, &self.batch_y, None);
-                model.add_grad_sum(xb, None, &mut out.grad);
-                continue;
-            }
-            model.forward_backward(xb, &self.batch_y, Some(&mut self.norms));
-            self.total_norms.clear();
-            self.total_norms
-                .extend(self.norms.rows().into_iter().map(|r| r.dot(&r).sqrt()));
-            if mode.clips() {
-                let clipped = clip_weights(
-                    self.norms.view(),
-                    &self.total_norms,
-                    bounds,
-                    &mut self.weights,
-                );
-                out.clipped += clipped;
-                out.unclipped += chunk.len() - clipped;
-                model.add_grad_sum(xb, Some(self.weights.view()), &mut out.grad);
-            } else {
-                model.add_grad_sum(xb, None, &mut out.grad);
-            }
-            out.norms.extend_from_slice(&self.total_norms);
-        }
-        out.digest = part_digest(part);
     }
 }
 

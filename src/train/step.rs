@@ -3,7 +3,7 @@
 //! adaptive clipping, release the lot's noisy unclipped count and move C.
 
 use super::part::{
-    coordinator_extra_examples, lot_part, PartChannel, PartError, PartErrorKind, PartSum,
+    coordinator_extra_examples, lot_part, PartChannel, PartError, PartErrorKind, PartPhase, PartSum,
 };
 use super::Rows;
 use super::{EpochReport, Trainer};
@@ -137,6 +137,12 @@ impl Trainer {
 
     /// Computes part `i` of `k` of the current lot here ([`Trainer::lot_part`]).
     pub fn sum_own_part(&mut self, i: usize, k: usize) {
+        self.sum_own_part_timed(i, k, &mut |_| {});
+    }
+
+    /// [`Trainer::sum_own_part`], calling `lap` as each phase of each batch ends (`make
+    /// bench`'s phases).
+    pub fn sum_own_part_timed(&mut self, i: usize, k: usize, lap: &mut dyn FnMut(PartPhase)) {
         let data = Arc::clone(&self.data);
         let lot = std::mem::take(&mut self.buffers.lot);
         let extra = self.split_extra();
@@ -147,13 +153,14 @@ impl Trainer {
             appended: self.appended.as_ref(),
             zeros: self.zero_features,
         };
-        self.parts.work.sum_part(
+        self.parts.work.sum_part_timed(
             &mut self.model,
             rows,
             lot_part(&lot, i, k, extra),
             self.cfg.mode,
             &self.clip.bounds,
             &mut out,
+            lap,
         );
         self.parts.sums[i] = out;
         self.buffers.lot = lot;

@@ -65,3 +65,17 @@ pub fn bench_session(model: &str) -> Result<Session, JsError> {
         lot: LotParts::default(),
     })
 }
+
+#[wasm_bindgen]
+impl Session {
+    /// `make bench`'s ceiling of this benchmark session's (`model`'s) part 0 of `k`
+    /// ([`bench::ceiling::lot_ceiling`]), about `budget_ms` for its phases and as long again
+    /// for its products; one JSON line. Draws lots without stepping: call it last.
+    #[wasm_bindgen(js_name = benchCeiling)]
+    pub fn bench_ceiling(&mut self, model: &str, k: u32, budget_ms: f64) -> String {
+        let k = k.max(1) as usize;
+        let line =
+            bench::ceiling::lot_ceiling("wasm", model, &mut self.trainer, k, &now_ms, budget_ms);
+        serde_json::to_string(&line).expect("bench line serialises")
+    }
+}

@@ -142,6 +142,7 @@ const FROM_TRAINING_SHAPES = {
     channel: present,
     examples_per_sec: present,
     phases: present,
+    ceiling: present,
   },
 };
 export const checkFromWorker = orNull(checker(FROM_TRAINING_SHAPES));

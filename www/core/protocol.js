@@ -89,7 +89,7 @@
  *   | {type: 'own-data-rejected', message: string, file: string|null, spent: object[],
  *       ranges: RangesNeeded|null}
  *   | {type: 'bench', model: string, workers: number, helpers: number, channel: string,
- *       examples_per_sec: number, phases: object}
+ *       examples_per_sec: number, phases: object, ceiling: object|null}
  *   | InitError} FromTraining
  */
 // progress: loading a data set (total 0: unknown), then DP-PCA; resize: the lot is larger than

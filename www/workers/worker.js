@@ -192,7 +192,8 @@ function setCap(m) {
 // `make bench` only (scripts/bench-parallel.mjs): examples/s of a benchmark case through the
 // lot loop above with `m.workers` workers, for about `m.ms` milliseconds; with `m.alone`, the
 // same k parts all summed here, one after another (no helpers); and the milliseconds per lot
-// of each phase of parallelLot (`helpers`: the helpers' own summing, from their messages).
+// of each phase of parallelLot (`helpers`: the helpers' own summing, from their messages);
+// and the ceiling of the training worker's part (not with `m.alone`).
 /** @param {Extract<ToTraining, {type: 'bench'}>} m */
 async function bench(m) {
   state.running = false;
@@ -218,17 +219,22 @@ async function bench(m) {
     lots += 1;
   }
   const secs = (performance.now() - t0) / 1000;
+  const rate = (session.examplesSeen() - seen) / secs;
   const phases = Object.fromEntries(
     Object.entries(laps).map(([phase, ms]) => [phase, +(ms / lots).toFixed(3)]),
   );
+  // Then, the helpers idle, the same part's ceiling here (Rust's `bench::ceiling`): last, as
+  // it draws lots without stepping.
+  const ceiling = m.alone ? null : JSON.parse(session.benchCeiling(m.model, k, m.ms / 2));
   send({
     type: 'bench',
     model: m.model,
     workers: k,
     helpers: pool.size,
     channel: pool.channel,
-    examples_per_sec: (session.examplesSeen() - seen) / secs,
+    examples_per_sec: rate,
     phases,
+    ceiling,
   });
 }
 

@@ -108,6 +108,7 @@ pub enum BenchCase {
     Training,
     Accountants,
     Kernels,
+    Ceiling,
 }
 
 impl BenchArgs {

@@ -2,6 +2,8 @@
 //! the two measure the same code. The clock is passed in: `Instant` natively,
 //! `performance.now()` in the browser. Each case is one JSON line.
 
+pub mod ceiling;
+
 use crate::config::{Mode, ModelKind, RunConfig};
 use crate::data::{Dataset, Split};
 use crate::privacy::accountant::mechanism::{Mechanism, Release, ReleaseKind};
