@@ -12,7 +12,7 @@ use super::delta::Delta;
 use super::{softmax_rows, Model};
 use crate::linalg::panels::ColumnPanels;
 use crate::linalg::{
-    matmul, panels_pay, relu_mask, relu_mask_sum_squares, relu_sum_squares, sum_squares,
+    bias_relu_sum_squares, matmul, panels_pay, relu, relu_mask, relu_mask_sum_squares, sum_squares,
 };
 use crate::Real;
 use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2};
@@ -85,7 +85,7 @@ impl Mlp {
             matmul(&mut z.view_mut(), &a.view(), &self.weights(l), false);
             z += &Array1::from(self.bias(l).to_vec());
             if l + 1 < layers {
-                z.mapv_inplace(|v| v.max(0.0));
+                z.mapv_inplace(relu);
             }
             a = z;
         }
@@ -242,14 +242,16 @@ impl Model for Mlp {
                     done[l - 1].slice(s![..n, ..])
                 };
                 let mut out = rest[0].slice_mut(s![..n, ..]);
-                dense(input, self.weights(l), self.bias(l), out.view_mut());
-                let out = out.as_slice_mut().expect("contiguous");
+                // a = ReLU(input·W + b): the bias added in the ReLU's sweep over each row
+                // (while it is in L1), not in a sweep of its own over the layer's outputs.
+                matmul(&mut out, &input, &self.weights(l), false);
+                let (out, bias) = (out.as_slice_mut().expect("contiguous"), self.bias(l));
                 for row in out.chunks_exact_mut(self.sizes[l + 1]) {
                     if want_norms {
-                        input_sq[l + 1].push(relu_sum_squares(row));
+                        input_sq[l + 1].push(bias_relu_sum_squares(row, bias));
                     } else {
-                        for v in row {
-                            *v = v.max(0.0);
+                        for (v, &b) in row.iter_mut().zip(bias) {
+                            *v = relu(*v + b);
                         }
                     }
                 }
