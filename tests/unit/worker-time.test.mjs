@@ -1,0 +1,53 @@
+// The training worker's yield (www/workers/worker-time.js): a message to itself or a timeout,
+// whichever comes first. Its channel is a stand-in here whose messages arrive when the test
+// says: promptly (Chromium, Firefox) or held up (WebKit, whose worker channels pass through
+// the page's busy main thread). Each yield ends once, in order, and a late message ends no
+// other yield.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+/** A MessageChannel whose port2 → port1 messages wait in `held` until `deliver()`. */
+class HeldChannel {
+  static held = [];
+  constructor() {
+    this.port1 = { onmessage: null };
+    this.port2 = {
+      postMessage: (data) => HeldChannel.held.push(() => this.port1.onmessage?.({ data })),
+    };
+  }
+  static deliver() {
+    for (const d of HeldChannel.held.splice(0)) d();
+  }
+}
+globalThis.MessageChannel = HeldChannel;
+const { yieldToEvents } = await import('../../www/workers/worker-time.js');
+
+test('a yield whose message is held up ends by its timeout, once', { timeout: 5000 }, async () => {
+  const ended = [];
+  await Promise.all([1, 2, 3].map((i) => yieldToEvents().then(() => ended.push(i))));
+  assert.deepEqual(ended, [1, 2, 3], 'each ended by its timer, in order');
+  assert.equal(HeldChannel.held.length, 3, 'their messages still held');
+  // The late messages arrive while a new yield waits: they must not end it early.
+  let fourth = false;
+  const next = yieldToEvents().then(() => (fourth = true));
+  HeldChannel.deliver(); // the three late ones, and the fourth's own
+  await next;
+  assert.ok(fourth);
+  HeldChannel.deliver();
+});
+
+test(
+  'a yield whose message comes first ends by it, and its timer is cleared',
+  { timeout: 5000 },
+  async () => {
+    const ended = [];
+    const yields = [1, 2].map((i) => yieldToEvents().then(() => ended.push(i)));
+    HeldChannel.deliver(); // before any timer's turn
+    await Promise.resolve();
+    await Promise.resolve();
+    assert.deepEqual(ended, [1, 2], 'ended by their messages, before the timers');
+    await Promise.all(yields);
+    await new Promise((r) => setTimeout(r, 5)); // the timers' turn: nothing ends twice
+    assert.deepEqual(ended, [1, 2]);
+  },
+);
