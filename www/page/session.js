@@ -97,6 +97,7 @@ export class Session {
       done: (m) => {
         showPartsSummed(m.parts);
         this.onDone();
+        mark('dpsgd:run-done');
       },
       error: (m) => this.onRunError(m),
     });
@@ -300,6 +301,7 @@ export class Session {
 
   /** @param {Msg<'started'>} m */
   onStarted(m) {
+    mark('dpsgd:run-started');
     const run = /** @type {Run} */ (this.run);
     run.plane = m.plane;
     endProgress();
@@ -333,3 +335,11 @@ const handlers = (/** @type {Handlers} */ h) =>
 // The data set's name in the progress line: its choice's words, without the parenthesis.
 const datasetName = () =>
   $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data';
+
+// The run's start and end on the page's timeline (`scripts/bench-engines.mjs` reads them in
+// every engine the same way); only the last of each is kept.
+/** @param {string} name */
+function mark(name) {
+  performance.clearMarks(name);
+  performance.mark(name);
+}
