@@ -193,9 +193,14 @@ impl Pld {
             if top == f64::NEG_INFINITY {
                 return top;
             }
+            // A term e^x with x < −60 (< 1e-26) is skipped: the sum holds the top term, 1, so
+            // all of them together (fewer than 1e6) could not move it by a unit in its last
+            // place (1.1e-16), and the exponential is most of an accountant's first epoch.
             top + terms
                 .iter()
-                .map(|&(lp, i)| (lp + u * i - top).exp())
+                .map(|&(lp, i)| lp + u * i - top)
+                .filter(|&x| x > -60.0)
+                .map(f64::exp)
                 .sum::<f64>()
                 .ln()
         };
