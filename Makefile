@@ -66,4 +66,5 @@ bench: setup
 	node scripts/bench-parallel.mjs
 	node scripts/bench-audit.mjs
 	node scripts/bench-load.mjs
+	node scripts/bench-engines.mjs
 	node scripts/bench-paper.mjs

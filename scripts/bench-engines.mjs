@@ -41,7 +41,6 @@ const marks = () => {
   return {
     started: at('dpsgd:run-started'),
     done: at('dpsgd:run-done'),
-    workers: document.getElementById('workers')?.value ?? null,
     wasm: document.getElementById('engine')?.textContent ?? '',
     epochs: document.getElementById('run-log')?.tBodies[0].rows.length ?? 0,
   };
