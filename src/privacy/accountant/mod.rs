@@ -24,6 +24,7 @@ pub mod moments;
 pub mod naive;
 pub mod pld;
 pub mod pld_accountant;
+mod pld_steps;
 pub mod rdp;
 pub mod strong;
 mod table;

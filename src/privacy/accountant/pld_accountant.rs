@@ -12,12 +12,11 @@
 use super::pld::{
     complex_pow, one_step_loss_range, Direction, Pld, DEFAULT_INTERVAL, MAX_GRID, TAIL,
 };
+use super::pld_steps::{step_pld, Mgf};
 use super::{merge_parts, needs_accounting, PrivacyAccountant, SampledGaussian};
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner;
 
-/// A log-MGF table: (u, ln M(u), ln M(−u)).
-type Mgf = Vec<(f64, f64, f64)>;
 /// Transforms of powers of one step's PLD, by (q, σ, count).
 type Powers = Vec<((f64, f64, u64), Vec<Complex<f64>>)>;
 
@@ -93,8 +92,7 @@ fn plan_interval(parts: &[SampledGaussian], dir: Direction, h: f64) -> f64 {
     let coarse: Vec<(SampledGaussian, Pld, Mgf)> = parts
         .iter()
         .map(|p| {
-            let pld = Pld::subsampled_gaussian(p.q, p.sigma, coarse_h, dir);
-            let table = pld.mgf_table();
+            let (pld, table) = step_pld(p.q, p.sigma, coarse_h, dir);
             (*p, pld, table)
         })
         .collect();
@@ -117,8 +115,7 @@ impl Side {
         let steps: Vec<((f64, f64), Pld, Mgf)> = capacity
             .iter()
             .map(|p| {
-                let pld = Pld::subsampled_gaussian(p.q, p.sigma, h, dir);
-                let table = pld.mgf_table();
+                let (pld, table) = step_pld(p.q, p.sigma, h, dir);
                 ((p.q, p.sigma), pld, table)
             })
             .collect();
@@ -151,8 +148,7 @@ impl Side {
         if let Some(i) = self.steps.iter().position(|(k, _, _)| *k == (q, sigma)) {
             return i;
         }
-        let pld = Pld::subsampled_gaussian(q, sigma, self.h, self.dir);
-        let table = pld.mgf_table();
+        let (pld, table) = step_pld(q, sigma, self.h, self.dir);
         self.steps.push(((q, sigma), pld, table));
         self.steps.len() - 1
     }

@@ -3,6 +3,7 @@
 //! (instead of a full composition per epoch).
 
 use super::pld::{complex_pow, grid_interval, Direction, Pld};
+use super::pld_steps::step_pld;
 use super::SampledGaussian;
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner;
@@ -31,8 +32,7 @@ pub fn epsilon_curve(
     }
     let mut curve = vec![0.0f64; epochs as usize];
     for dir in [Direction::Remove, Direction::Add] {
-        let one = Pld::subsampled_gaussian(q, sigma, grid_interval(&last, dir, h), dir);
-        let mgf = one.mgf_table();
+        let (one, mgf) = step_pld(q, sigma, grid_interval(&last, dir, h), dir);
         let (lo, hi) = one.window(&mgf, last.steps);
         let size = ((hi - lo + 1) as usize)
             .max(one.grid_points())
