@@ -19,6 +19,7 @@ class HeldChannel {
     for (const d of HeldChannel.held.splice(0)) d();
   }
 }
+const RealChannel = globalThis.MessageChannel;
 globalThis.MessageChannel = HeldChannel;
 const { yieldToEvents } = await import('../../www/workers/worker-time.js');
 
@@ -47,7 +48,25 @@ test(
     await Promise.resolve();
     assert.deepEqual(ended, [1, 2], 'ended by their messages, before the timers');
     await Promise.all(yields);
-    await new Promise((r) => setTimeout(r, 5)); // the timers' turn: nothing ends twice
+    await new Promise((r) => setTimeout(r, 10)); // the timers' turn: nothing ends twice
     assert.deepEqual(ended, [1, 2]);
+  },
+);
+
+test(
+  'a message queued before a held-up yield runs before the yield ends',
+  { timeout: 5000 },
+  async () => {
+    // The page's message (a real port: node delivers it after its due timers) is queued, then
+    // the worker yields with its own message held up: the yield's timer must not be due before
+    // the page's message has run, or the page would wait behind every chunk of lots.
+    const page = new RealChannel();
+    let heard = false;
+    page.port1.onmessage = () => (heard = true);
+    page.port2.postMessage('pause');
+    await yieldToEvents();
+    assert.ok(heard, 'the queued message ran first');
+    page.port1.close();
+    HeldChannel.deliver();
   },
 );

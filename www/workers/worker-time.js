@@ -8,12 +8,17 @@ export const sleep = (/** @type {number} */ ms) =>
   });
 
 // Lets queued messages (pause, new settings) run between chunks of lots: a message to itself,
-// which waits behind them, or a timeout, whichever comes first.
-// - Not setTimeout(0) alone: HTML clamps chained timeouts to 4 ms from the fifth on, and this
-//   worker chains one every 25 ms (4.1 ms a yield in Chromium, against 0.006 ms by message).
+// which waits behind them, or a timeout of FALLBACK_MS, whichever comes first.
+// - Not a timeout alone: HTML clamps chained timeouts to 4 ms from the fifth on, and this worker
+//   chains one every 25 ms (4.1 ms a yield in Chromium, against 0.006 ms by message).
 // - Not the message alone: WebKit carries a worker's MessageChannel through the page's main
 //   thread, so while the page drew an epoch's charts each yield waited for it (17–22 ms; 0.86 s
-//   of the default run's 2.2 s in WebKitGTK). The timeout bounds that at its clamp (3 ms).
+//   of the default run's 2.2 s in WebKitGTK). The timeout bounds that.
+// - Not a timeout of 0: a timer due at once may run before the messages already queued (node
+//   runs timers first; suspected in one full run under load, where a lesson's step went
+//   unanswered for 30 s), and the page's messages would then wait behind every chunk. Those run
+//   while the timer is not yet due.
+const FALLBACK_MS = 4;
 const ticks = new MessageChannel();
 /**
  * @typedef {{done: boolean, timer: ReturnType<typeof setTimeout> | undefined,
@@ -35,7 +40,7 @@ export const yieldToEvents = () =>
     const y = { done: false, timer: undefined, resolve };
     yielding.push(y);
     ticks.port2.postMessage(null);
-    y.timer = setTimeout(() => finish(y), 0);
+    y.timer = setTimeout(() => finish(y), FALLBACK_MS);
   });
 
 /**
