@@ -194,8 +194,9 @@ impl Pld {
                 return top;
             }
             // A term e^x with x < −60 (< 1e-26) is skipped: the sum holds the top term, 1, so
-            // all of them together (fewer than 1e6) could not move it by a unit in its last
-            // place (1.1e-16), and the exponential is most of an accountant's first epoch.
+            // all of them together (at most `MAX_GRID`, 2²¹: < 2e-20) could not move it by a
+            // unit in its last place (1.1e-16); the exponential is most of an accountant's first
+            // epoch.
             top + terms
                 .iter()
                 .map(|&(lp, i)| lp + u * i - top)
