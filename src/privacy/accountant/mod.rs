@@ -19,6 +19,7 @@
 
 pub mod calibrate;
 pub mod compose;
+mod log_mgf;
 pub mod mechanism;
 pub mod moments;
 pub mod naive;

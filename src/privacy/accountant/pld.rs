@@ -13,6 +13,7 @@
 //! This file is the distribution: one step, and δ(ε) / ε(δ) of any discretised PLD. Composing
 //! several mechanisms, step by step or epoch by epoch, is [`super::pld_accountant`].
 
+use super::log_mgf::{block_powers, log_mgf};
 use super::pld_accountant::PldAccountant;
 use super::special::log_add;
 use super::{PrivacyAccountant, SampledGaussian};
@@ -178,33 +179,7 @@ impl Pld {
     /// Σ p·e^{u·i} does for a wide distribution (a small σ), and a ln M of −∞ would collapse
     /// the window to one point and hide all the loss (ε = 0 for σ = 0.1 — a bug once).
     pub(crate) fn mgf_table(&self) -> Vec<(f64, f64, f64)> {
-        let terms: Vec<(f64, f64)> = self
-            .pmf
-            .iter()
-            .enumerate()
-            .filter(|(_, &p)| p > 0.0)
-            .map(|(i, &p)| (p.ln(), (self.offset + i as i64) as f64))
-            .collect();
-        let log_mgf = |u: f64| {
-            let top = terms
-                .iter()
-                .map(|&(lp, i)| lp + u * i)
-                .fold(f64::NEG_INFINITY, f64::max);
-            if top == f64::NEG_INFINITY {
-                return top;
-            }
-            // A term e^x with x < −60 (< 1e-26) is skipped: the sum holds the top term, 1, so
-            // all of them together (at most `MAX_GRID`, 2²¹: < 2e-20) could not move it by a
-            // unit in its last place (1.1e-16); the exponential is most of an accountant's first
-            // epoch.
-            top + terms
-                .iter()
-                .map(|&(lp, i)| lp + u * i - top)
-                .filter(|&x| x > -60.0)
-                .map(f64::exp)
-                .sum::<f64>()
-                .ln()
-        };
+        let log_mgf = |u: f64| log_mgf(&self.pmf, self.offset, u, &block_powers(u));
         (0..61)
             .map(|k| {
                 let u = 10f64.powf(-3.0 + k as f64 * 0.1) * self.h;

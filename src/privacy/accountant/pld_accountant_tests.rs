@@ -74,3 +74,43 @@ fn nothing_noisy_and_no_noise() {
     acc.compose(&SampledGaussian::new(0.1, 0.0, 1).unwrap());
     assert_eq!(acc.epsilon(1e-5), f64::INFINITY);
 }
+
+#[test]
+fn the_blocked_moment_table_places_the_windows_where_the_term_by_term_one_did() {
+    use super::super::log_mgf::log_mgf_term_by_term;
+    // Settings from little noise to much, rare to frequent sampling, both directions, and
+    // compositions from one step to a long run: the Chernoff window's ends are the same
+    // (`log_mgf`'s blocks against the sum term by term it replaced).
+    for (q, sigma) in [
+        (0.0085, 1.0),
+        (0.01, 0.3),
+        (0.05, 4.0),
+        (0.3, 0.8),
+        (1.0, 2.0),
+    ] {
+        for dir in [Direction::Add, Direction::Remove] {
+            let h = 1e-3;
+            let pld = Pld::subsampled_gaussian(q, sigma, h, dir);
+            let blocked = pld.mgf_table();
+            let term_by_term: Mgf = blocked
+                .iter()
+                .map(|&(u, _, _)| {
+                    let m = |u| log_mgf_term_by_term(&pld.pmf, pld.offset, u);
+                    (u, m(u), m(-u))
+                })
+                .collect();
+            let top = pld.offset + pld.pmf.len() as i64 - 1;
+            for steps in [1i64, 10, 118, 2_360, 50_000] {
+                let scaled = |t: &Mgf| -> Mgf {
+                    let s = steps as f64;
+                    t.iter().map(|&(u, p, n)| (u, s * p, s * n)).collect()
+                };
+                assert_eq!(
+                    chernoff_window(&scaled(&blocked), steps * pld.offset, steps * top),
+                    chernoff_window(&scaled(&term_by_term), steps * pld.offset, steps * top),
+                    "q = {q}, σ = {sigma}, h = {h}, {dir:?}, {steps} steps"
+                );
+            }
+        }
+    }
+}
