@@ -21,7 +21,7 @@ class HeldChannel {
 }
 const RealChannel = globalThis.MessageChannel;
 globalThis.MessageChannel = HeldChannel;
-const { yieldToEvents } = await import('../../www/workers/worker-time.js');
+const { chunkMs, yieldToEvents } = await import('../../www/workers/worker-time.js');
 
 test('a yield whose message is held up ends by its timeout, once', { timeout: 5000 }, async () => {
   const ended = [];
@@ -68,5 +68,31 @@ test(
     assert.ok(heard, 'the queued message ran first');
     page.port1.close();
     HeldChannel.deliver();
+  },
+);
+
+test(
+  'the work between yields lengthens while yields are held up, up to 50 ms, and comes back',
+  { timeout: 5000 },
+  async () => {
+    // Prompt yields (Chromium's): 25 ms of lots between two.
+    for (let i = 0; i < 30; i += 1) {
+      const y = yieldToEvents();
+      HeldChannel.deliver();
+      await y;
+    }
+    assert.equal(chunkMs(), 25);
+    // Held up to their 4 ms timeout (WebKit's while the page draws): each takes at least 4 ms,
+    // so twelve bring the running mean past 3.8 ms, and the chunk to nine times that.
+    for (let i = 0; i < 12; i += 1) await yieldToEvents();
+    const held = chunkMs();
+    assert.ok(held >= 28 && held <= 50, `${held} ms between yields`);
+    HeldChannel.deliver();
+    for (let i = 0; i < 30; i += 1) {
+      const y = yieldToEvents();
+      HeldChannel.deliver();
+      await y;
+    }
+    assert.equal(chunkMs(), 25, 'back once the yields are prompt again');
   },
 );

@@ -8,7 +8,7 @@
 import init, { RunSettings, Session, bench_session, panic_for_tests } from '../pkg/dpsgd_lab.js';
 import { checkToTraining } from '../core/message-checks.js';
 import { startWorker, trapped } from './worker-shell.js';
-import { sleep, yieldToEvents } from './worker-time.js';
+import { chunkMs, sleep, yieldToEvents } from './worker-time.js';
 import { pool, said, send, state } from './training-state.js';
 import {
   MAX_WORKERS,
@@ -21,7 +21,6 @@ import {
 
 /** @typedef {import('../core/protocol.js').ToTraining} ToTraining */
 
-const CHUNK_MS = 25; // target time of one advance() call between yields
 const BOUNDARY_RES = 60; // grid of the decision-boundary view (2-D data only)
 
 function postReport(gen, report) {
@@ -43,9 +42,10 @@ function failed(gen, e) {
 }
 
 // The run loop, one for any k. Alone (k = 1) it advances the session by chunks of lots sized so
-// each call takes about CHUNK_MS, and yields after each; with helpers (k > 1) it trains one lot
-// at a time (parallelLot) and yields once CHUNK_MS have passed (parts summed here alone never
-// wait). The count may change between lots (a cap): the loop goes on with the new one.
+// each call takes about chunkMs() (25 ms, more where yields are slow), and yields after each;
+// with helpers (k > 1) it trains one lot at a time (parallelLot) and yields once that long has
+// passed (parts summed here alone never wait). The count may change between lots (a cap): the
+// loop goes on with the new one.
 async function loop(gen) {
   const token = ++state.loopToken;
   const s = state.session;
@@ -68,7 +68,7 @@ async function loop(gen) {
         const dt = performance.now() - t0;
         steps = Math.max(
           1,
-          Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, CHUNK_MS / dt) : 2))),
+          Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, chunkMs() / dt) : 2))),
         );
       } else {
         const lot = parallelLot(s, state.parts);
@@ -82,7 +82,7 @@ async function loop(gen) {
     if (report === REPLACED) return;
     if (!alone) helpersLost(gen);
     if (report && gen === state.generation) postReport(gen, report);
-    if (alone || performance.now() - lastYield > CHUNK_MS) {
+    if (alone || performance.now() - lastYield > chunkMs()) {
       await yieldToEvents();
       lastYield = performance.now();
     }
