@@ -24,8 +24,10 @@ export function missing(engine) {
   return need.filter((f) => !existsSync(f)).join(', ');
 }
 
-export async function launch(engine) {
-  return engine === 'firefox' ? launchFirefox() : launchWebKit();
+// `env`: variables for WebKit's processes beside this one's (make bench's software-painted
+// WebKit: scripts/bench-engines.mjs).
+export async function launch(engine, { env = {} } = {}) {
+  return engine === 'firefox' ? launchFirefox() : launchWebKit(env);
 }
 
 // The source of `fn` called with `args`, as one expression (both drivers take a string).
@@ -79,13 +81,13 @@ const freePort = () =>
     s.on('error', reject);
   });
 
-async function launchWebKit() {
+async function launchWebKit(env) {
   const port = await freePort();
   // Its own process group, so that close() ends Xvfb, the driver and MiniBrowser together.
   const driver = spawn(
     'xvfb-run',
     ['-a', '-s', '-screen 0 1600x1200x24', WEBKIT_DRIVER, `--port=${port}`, '--host=127.0.0.1'],
-    { detached: true, stdio: 'ignore' },
+    { detached: true, stdio: 'ignore', env: { ...process.env, ...env } },
   );
   const base = `http://127.0.0.1:${port}`;
   const rpc = async (method, url, body) => {
