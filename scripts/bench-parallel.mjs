@@ -51,6 +51,8 @@ const lotLoop = (page, model, workers, alone = false) =>
       const answer = new Promise((resolve, reject) => {
         w.onmessage = (ev) => {
           if (ev.data?.type === 'bench') resolve(ev.data);
+          // A failed bench message comes back as the worker's error (worker.js's `failed`).
+          if (ev.data?.type === 'error') reject(new Error(ev.data.message));
         };
         w.onerror = (e) => reject(new Error(e.message));
       });
