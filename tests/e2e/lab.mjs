@@ -199,6 +199,19 @@ export const waitForRun = (page, after, n, { done = false, timeout = 60_000 } = 
     { timeout },
   );
 
+// Waits until the ε chart says `why` ε = ∞ (`null`: until it draws curves), and checks that the
+// caption describing its curves and the log-log choice are shown only with curves.
+export async function epsilonChartSays(page, why) {
+  const said = why === null ? null : `ε = ∞ — no privacy (${why})`;
+  await page.waitForFunction(
+    (s) => (document.getElementById('epsilon-chart').dataset.message ?? null) === s,
+    said,
+    { timeout: 20_000 },
+  );
+  for (const id of ['#epsilon-caption', '#log-log-choice'])
+    assert.equal(await page.locator(id).isHidden(), said !== null, id);
+}
+
 // The text of row `i`'s cell for report field `key` (e.g. 'epsilon.moments').
 export const cell = (page, i, key) =>
   page.locator('#run-log tbody tr').nth(i).locator(`td[data-key="${key}"]`).textContent();

@@ -12,6 +12,7 @@ import {
   assertResponsive,
   cell,
   downloadCsv,
+  epsilonChartSays,
   generationOf,
   longTasks,
   openLab,
@@ -338,6 +339,7 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
   ]) {
     assert.equal(await cell(page, 0, key), '∞', key);
   }
+  await epsilonChartSays(page, 'σ = 0');
   assert.equal(await page.locator('#covered li').count(), 0);
   assert.match(
     await page.locator('#not-covered').innerText(),
@@ -355,6 +357,11 @@ test('a bad setting gets a clear message and no NaN: σ = 0 shows ε = ∞', asy
     await page.locator('#not-covered').innerText(),
     /Everything: DP-PCA's projection \(σ_p = 0\) has no noise, so ε = ∞/,
   );
+  await epsilonChartSays(page, 'see “Not covered”'); // σ = 1: not "σ = 0"
+  const before = await generationOf(page);
+  await page.evaluate(() => (location.hash = '#v=1&epochs=2'));
+  await waitForRun(page, before, 1);
+  await epsilonChartSays(page, null); // curves again, and their caption
   const bad = await openLab('#v=1&sigma=banana&lr=-3&seed=x&dataset=__proto__');
   await waitForRun(bad.page, 0, 1);
   const message = await bad.page.locator('#message-text').textContent();

@@ -202,7 +202,8 @@ fn the_epsilon_chart_says_no_privacy_only_when_the_run_has_none() {
     let eps = canvas("eps-loading");
     let vermillion = [213, 94, 0];
     let loading = RunView::new(config(RunConfig::default())).unwrap();
-    draw_epsilon_chart("eps-loading", &loading, false, 1.0).unwrap();
+    let said = draw_epsilon_chart("eps-loading", &loading, false, 1.0).unwrap();
+    assert_eq!(said, None, "a loading chart says no ε");
     assert_eq!(
         pixels_near(&eps, vermillion),
         0,
@@ -222,11 +223,42 @@ fn the_epsilon_chart_says_no_privacy_only_when_the_run_has_none() {
         JsValue::NULL,
     )
     .unwrap();
-    draw_epsilon_chart("eps-loading", &view, false, 1.0).unwrap();
+    let said = draw_epsilon_chart("eps-loading", &view, false, 1.0).unwrap();
     assert!(
         pixels_near(&eps, vermillion) > 50,
         "σ = 0 says ε = ∞ — no privacy"
     );
+    assert_eq!(said.as_deref(), Some("ε = ∞ — no privacy (σ = 0)"));
+    // σ = 1 with a release that has no noise (DP-PCA at σ_p = 0): ε = ∞ too, but not "σ = 0".
+    let no_pca_noise = RunConfig {
+        pca: Some(3),
+        pca_sigma: 0.0,
+        ..RunConfig::default()
+    };
+    let mut view = RunView::new(config(no_pca_noise.clone())).unwrap();
+    view.set_preview(
+        epsilon_preview(config(no_pca_noise), adult_facts()).unwrap(),
+        JsValue::NULL,
+    )
+    .unwrap();
+    let said = draw_epsilon_chart("eps-loading", &view, false, 1.0).unwrap();
+    assert_eq!(
+        said.as_deref(),
+        Some("ε = ∞ — no privacy (see “Not covered”)")
+    );
+    // A sanitizer that adds no noise, whatever σ says.
+    let clip_only = RunConfig {
+        mode: dpsgd_lab::config::Mode::ClipOnly,
+        ..RunConfig::default()
+    };
+    let mut view = RunView::new(config(clip_only.clone())).unwrap();
+    view.set_preview(
+        epsilon_preview(config(clip_only), adult_facts()).unwrap(),
+        JsValue::NULL,
+    )
+    .unwrap();
+    let said = draw_epsilon_chart("eps-loading", &view, false, 1.0).unwrap();
+    assert_eq!(said.as_deref(), Some("ε = ∞ — no privacy (no noise added)"));
 }
 
 /// An attack that proved ε ≥ 0 gets no empty bar: its row outlines the most its runs could have

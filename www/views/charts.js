@@ -106,6 +106,15 @@ export function setUpCharts(view) {
     $('epsilon-why').hidden = !said.length;
   };
 
+  // What the ε chart said instead of curves (Rust's ε = ∞ sentence), for the tests; while it
+  // says it, the caption describing its curves and the log-log choice are hidden.
+  const showEpsilonSaid = (said) => {
+    if (said) $('epsilon-chart').dataset.message = said;
+    else delete $('epsilon-chart').dataset.message;
+    $('epsilon-caption').hidden = !!said;
+    $('log-log-choice').hidden = !!said;
+  };
+
   const charts = new ChartQueue(
     [
       () =>
@@ -127,12 +136,13 @@ export function setUpCharts(view) {
               $('epsilon-chart'),
               'ε: not computed — the run stopped before it began (see the message)',
             )
-          : (delete $('epsilon-chart').dataset.message,
-            draw_epsilon_chart(
-              'epsilon-chart',
-              runView(),
-              $('log-log').checked,
-              sizeCanvas($('epsilon-chart')),
+          : (showEpsilonSaid(
+              draw_epsilon_chart(
+                'epsilon-chart',
+                runView(),
+                $('log-log').checked,
+                sizeCanvas($('epsilon-chart')),
+              ),
             ),
             sayWhy()),
       () =>

@@ -21,16 +21,18 @@ use wasm_bindgen::prelude::*;
 /// preview, with the PLD curve once the accounting worker has computed it) thin, and the epochs
 /// trained so far (the run's reports) thick with markers; the pinned runs' moments ε in their
 /// looks. Naive and strong are labelled "paper, optimistic" when the run uses the paper's or
-/// the classical convention. When every ε is ∞ it says "∞ — no privacy"; before anything is
-/// computed, that it is computing. `log_log`: x on a log scale too, each curve named with its
-/// growth exponent.
+/// the classical convention. When every ε is ∞ it says "∞ — no privacy" and why, as far as
+/// the chart knows ([`no_privacy`]); before anything is computed, that it is computing.
+/// `log_log`: x on a log scale too, each curve named with its growth exponent. Returns the ε = ∞
+/// sentence when it drew that instead of curves (then the chart's caption has nothing to
+/// describe), else nothing.
 #[wasm_bindgen]
 pub fn draw_epsilon_chart(
     canvas_id: &str,
     run: &RunView,
     log_log: bool,
     scale: f64,
-) -> Result<(), JsError> {
+) -> Result<Option<String>, JsError> {
     let (preview, pinned, paper, epochs) = (&run.preview, &run.pinned, run.paper, run.epochs);
     // Log-log view: x is log10(epoch) on a linear axis, labelled in epochs, so each accountant's
     // growth shows as a slope (naive 1, strong about ½, the moments accountant much flatter).
@@ -51,17 +53,13 @@ pub fn draw_epsilon_chart(
         // Nothing computed yet (the page is loading its data): no ε to claim, least of all ∞.
         message(&root, "ε: computing…", 18.0 * scale, GREY)?;
         record(canvas_id, &root, None, fonts, 0.0);
-        return root.present().map_err(js_err);
+        return root.present().map(|_| None).map_err(js_err);
     }
     if positive.is_empty() {
-        message(
-            &root,
-            "ε = ∞ — no privacy (σ = 0)",
-            22.0 * scale,
-            VERMILLION,
-        )?;
+        let said = no_privacy(run);
+        message(&root, &said, 22.0 * scale, VERMILLION)?;
         record(canvas_id, &root, None, fonts, 0.0);
-        return root.present().map_err(js_err);
+        return root.present().map(|_| Some(said)).map_err(js_err);
     }
     let lo = positive.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
     let hi = positive.iter().cloned().fold(0.0, f64::max) * 1.5;
@@ -209,5 +207,19 @@ pub fn draw_epsilon_chart(
     name_curves(&root, naming, labels, samples, fonts.legend, span)?;
     let needs = naming.plot_needs(names, fonts.legend);
     record(canvas_id, &root, Some(plot), fonts, needs);
-    root.present().map_err(js_err)
+    root.present().map(|_| None).map_err(js_err)
+}
+
+/// The ε chart's sentence when no ε is finite, naming σ = 0 only when σ is 0: a run with noise
+/// on its steps has ε = ∞ too when another release has none (DP-PCA at σ_p = 0), or when the
+/// sanitizer adds none or does not clip (the page's "Not covered" list says which).
+fn no_privacy(run: &RunView) -> String {
+    let why = if run.sigma == Some(0.0) {
+        "σ = 0"
+    } else if run.mode.is_some_and(|m| !m.adds_noise()) {
+        "no noise added"
+    } else {
+        "see “Not covered”"
+    };
+    format!("ε = ∞ — no privacy ({why})")
 }

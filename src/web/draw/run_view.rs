@@ -46,6 +46,8 @@ struct Axis {
     amplification: Amplification,
     #[serde(default)]
     mode: Option<Mode>,
+    #[serde(default)]
+    sigma: Option<f64>,
 }
 
 /// One run as the accuracy, ε and noise charts draw it.
@@ -54,8 +56,10 @@ pub struct RunView {
     pub(super) epochs: u32,
     /// Naive and strong in the paper's or the classical convention (labelled optimistic).
     pub(super) paper: bool,
-    /// What the run's sanitizer does (for the cost of privacy against the pins).
+    /// What the run's sanitizer does (for the cost of privacy against the pins, and why ε = ∞).
     pub(super) mode: Option<Mode>,
+    /// The noise multiplier σ (the ε chart names σ = 0 only when it is 0).
+    pub(super) sigma: Option<f64>,
     pub(super) points: Vec<Point>,
     pub(super) norms: Vec<NormPoint>,
     pub(super) preview: Vec<EpsilonPoint>,
@@ -98,6 +102,7 @@ impl RunView {
             epochs: axis.epochs,
             paper: axis.amplification != Amplification::Rigorous,
             mode: axis.mode,
+            sigma: axis.sigma,
             points: Vec::new(),
             norms: Vec::new(),
             preview: Vec::new(),
