@@ -228,6 +228,7 @@ const lessonSources = (cfg = run()?.cfg ?? current(), data = factsFor(cfg)) => (
   alice: aliceOf(cfg),
   auditRuns: settings.get('audit_runs'),
   learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+  open: cfg === run()?.cfg ? run()?.coverage?.open : undefined, // Rust's: why ε = ∞, when so
 });
 setUpLessonPlayer({
   run,

@@ -19,6 +19,9 @@ use serde::Serialize;
 pub struct Coverage {
     pub covered: Vec<String>,
     pub outside: Vec<String>,
+    /// Why nothing of the run is private (ε = ∞), when so: the cause, in one sentence (the
+    /// first of `outside` says it too). A lesson reads it to say why instead of its figures.
+    pub open: Option<String>,
 }
 
 /// What the front end shows beside the reports, which the sentences must name.
@@ -50,16 +53,18 @@ impl Coverage {
                 .filter(|r| r.sigma.is_nan() || r.sigma <= 0.0)
                 .map(|r| without_noise(r.what))
                 .collect();
-            self.outside.push(if step.sigma > 0.0 {
+            let cause = if step.sigma > 0.0 {
                 let what = if bare.is_empty() {
                     "one of this run's releases".to_string()
                 } else {
                     bare.join(" and ")
                 };
-                format!("Everything: {what} has no noise, so ε = ∞.")
+                format!("{what} has no noise, so ε = ∞.")
             } else {
-                "Everything: this run does not both clip and add noise, so ε = ∞.".into()
-            });
+                "this run does not both clip and add noise, so ε = ∞.".into()
+            };
+            self.outside.push(format!("Everything: {cause}"));
+            self.open = Some(cause);
             return;
         }
         // A step's σ accounts its noisy count of unclipped examples too, when one is released.

@@ -138,7 +138,12 @@ fn a_release_without_noise_leaves_nothing_covered() {
             c.outside[0],
             "Everything: this run does not both clip and add noise, so ε = ∞."
         );
+        assert_eq!(
+            c.open.as_deref(),
+            Some("this run does not both clip and add noise, so ε = ∞.")
+        );
     }
+    assert_eq!(of(&dp(), &builtin()).open, None, "a private run: no cause");
     let bare_pca = RunConfig {
         pca: Some(2),
         pca_sigma: 0.0,
@@ -149,6 +154,10 @@ fn a_release_without_noise_leaves_nothing_covered() {
     assert_eq!(
         c.outside[0],
         "Everything: DP-PCA's projection (σ_p = 0) has no noise, so ε = ∞."
+    );
+    assert_eq!(
+        c.open.as_deref(),
+        Some("DP-PCA's projection (σ_p = 0) has no noise, so ε = ∞.")
     );
 }
 

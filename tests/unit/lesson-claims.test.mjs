@@ -338,3 +338,37 @@ test('every name a lesson fills in is one the fillers know', () => {
     'a typo shows',
   );
 });
+
+test('noise on the steps, another release without (σ_p = 0): Rust’s cause, no figure', () => {
+  // Coverage.open's words for DP-PCA without noise (src/train/coverage.rs).
+  const open = "DP-PCA's projection (σ_p = 0) has no noise, so ε = ∞.";
+  let checked = 0;
+  for (const { name, step, i, want } of steps) {
+    if (!(want.sigma > 0) || ['non-private', 'clip-only'].includes(want.mode)) continue;
+    const facts = { ...factsFor({ ...want, pca: 3, pca_sigma: 0 }), open };
+    const { parts, ask } = claimsOf(step, want, facts, fill, true);
+    const text = parts.map((p) => p.text).join(' ');
+    assert.equal(parts.length, 1, `${name} ${i + 1}: only the premise's sentence: ${text}`);
+    assert.ok(text.startsWith(`No privacy in this run: ${open} `), `${name} ${i + 1}: ${text}`);
+    assert.ok(!/#|σ = 0\)/.test(text.replace(open, '')), `${name} ${i + 1}: ${text}`);
+    assert.match(ask, /one release without noise/);
+    // Not live (a pinned run training first): the step's own sentences wait, as before.
+    const pinned = claimsOf(step, want, facts, fill, false);
+    assert.ok(!pinned.parts.some((p) => p.text.startsWith('No privacy')), `${name} ${i + 1}`);
+    checked += 1;
+  }
+  assert.ok(checked >= 8, `${checked} steps with noise`);
+});
+
+test('the cost step without a non-private run alike on the chart says so, not "training"', () => {
+  const [, step] = LESSONS.get('cost').steps;
+  const want = settingsOf(LESSONS.get('cost'), 1);
+  const moved = { ...factsFor({ ...want, lr: 2 }), cost: undefined, costGap: undefined };
+  const said = (facts, live) =>
+    claimsOf(step, want, facts, fill, live)
+      .parts.map((p) => p.text)
+      .join(' ');
+  assert.match(said(moved, true), /No non-private run with these settings is on the chart/);
+  assert.match(said({ ...moved, done: false }, true), /The four runs are training/);
+  assert.match(said(moved, false), /The four runs are training/);
+});

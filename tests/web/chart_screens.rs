@@ -210,27 +210,47 @@ fn text_widths_are_never_short_of_the_browsers() {
 
 /// Compare's four runs on breast cancer: the chart names the DP-SGD run once, draws each pin
 /// in its own colour at full strength, and the cost of privacy is the non-private run's final
-/// test accuracy minus the DP-SGD run's.
+/// test accuracy minus the DP-SGD run's — only between runs alike but for the mode and budget,
+/// and only while the DP-SGD run's ε is finite.
 #[wasm_bindgen_test]
 fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
-    let run = view(Mode::Dp);
-    let pin = |label: &str, mode: &str, acc: f64| {
+    let settings = |mode: Mode, sigma: f64| {
+        let cfg = RunConfig {
+            epochs: 3,
+            mode,
+            sigma,
+            ..RunConfig::default()
+        };
+        serde_json::to_string(&cfg).unwrap()
+    };
+    let sigma = RunConfig::default().sigma;
+    let pin = |label: &str, mode: Mode, acc: f64, sigma: f64| {
+        let m = serde_json::to_string(&mode).unwrap();
         format!(
-            r#"{{"label":"{label}","mode":"{mode}","history":[{{"epoch":1,"test_acc":0.9}},{{"epoch":3,"test_acc":{acc}}}]}}"#
+            r#"{{"label":"{label}","mode":{m},"cfg":{},"history":[{{"epoch":1,"test_acc":0.9}},{{"epoch":3,"test_acc":{acc}}}]}}"#,
+            settings(mode, sigma)
         )
     };
     let dp: serde_json::Value = serde_json::from_str(&reports()[2]).unwrap();
     let dp_acc = dp["test_acc"].as_f64().unwrap();
     let history: Vec<String> = reports();
-    let pins = format!(
-        "[{},{},{},{{\"label\":\"DP-SGD\",\"mode\":\"dp\",\"history\":[{}]}}]",
-        pin("non-private", "non-private", dp_acc + 0.035),
-        pin("clip only", "clip-only", 0.95),
-        pin("noise only", "noise-only", 0.91),
-        history.join(",")
-    );
-    let mut run = run;
-    run.set_pinned(js(&pins)).unwrap();
+    let pins_with = |non_private: String| {
+        format!(
+            "[{non_private},{},{},{{\"label\":\"DP-SGD\",\"mode\":\"dp\",\"cfg\":{},\"history\":[{}]}}]",
+            pin("clip only", Mode::ClipOnly, 0.95, sigma),
+            pin("noise only", Mode::NoiseOnly, 0.91, sigma),
+            settings(Mode::Dp, sigma),
+            history.join(",")
+        )
+    };
+    let mut run = view(Mode::Dp);
+    run.set_pinned(js(&pins_with(pin(
+        "non-private",
+        Mode::NonPrivate,
+        dp_acc + 0.035,
+        sigma,
+    ))))
+    .unwrap();
     let cost = run
         .privacy_cost_points()
         .expect("a cost with both runs on the chart");
@@ -240,9 +260,30 @@ fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
     // Full-strength pins: the clip-only run's green and the noise-only run's purple, unmixed.
     assert!(pixels_near(&c, [0, 158, 115]) > 60, "green pin");
     assert!(pixels_near(&c, [204, 121, 167]) > 60, "purple pin");
+    // A non-private run of other settings (another σ) is no comparison.
+    let other = pin("non-private", Mode::NonPrivate, dp_acc + 0.035, sigma * 2.0);
+    run.set_pinned(js(&pins_with(other))).unwrap();
+    assert_eq!(run.privacy_cost_points(), None);
     // Without a non-private run there is no cost.
     run.set_pinned(js("[]")).unwrap();
     assert_eq!(run.privacy_cost_points(), None);
+    // A DP-SGD run whose ε is ∞ (σ = 0) is no private run to compare with a non-private one.
+    let mut open = RunView::new(config(RunConfig {
+        epochs: 3,
+        sigma: 0.0,
+        ..RunConfig::default()
+    }))
+    .unwrap();
+    open.push(js(
+        r#"{"epoch":3,"test_acc":0.9,"epsilon":{"moments":"inf","rdp":"inf"}}"#,
+    ))
+    .unwrap();
+    open.set_pinned(js(&format!(
+        "[{}]",
+        pin("non-private", Mode::NonPrivate, 0.95, 0.0)
+    )))
+    .unwrap();
+    assert_eq!(open.privacy_cost_points(), None);
 }
 
 /// MNIST's ten digits on a projector's low chart (620 × 260 at the presenter's 20 px labels,

@@ -62,7 +62,12 @@ export class Pins {
   // What the charts draw: labels (marked when the pin has notes), modes (for the cost of
   // privacy the accuracy chart writes) and histories.
   drawn() {
-    return this.list.map((p) => ({ label: marked(p), mode: p.cfg.mode, history: p.history }));
+    return this.list.map((p) => ({
+      label: marked(p),
+      mode: p.cfg.mode,
+      cfg: p.cfg, // the comparisons hold a pin to runs alike but for the mode (Rust's RunView)
+      history: p.history,
+    }));
   }
 
   // A note several pins share is said once, naming them all (Compare's three runs without a

@@ -80,6 +80,22 @@ export function claimsOf(step, want, facts, fill, live) {
   const moved = live ? movedFrom(want, cfg) : [];
   const list = (/** @type {string[][]} */ m) =>
     m.map(([name, , now]) => `${name} = ${now}`).join(', ');
+  if (live && !noiseless(cfg) && facts.open && addsNoise(want)) {
+    // Noise on the steps, yet nothing private: another release has none (Rust's cause).
+    const back = moved.map(([name, was]) => `${name} = ${was}`).join(' and ');
+    return {
+      parts: [
+        {
+          text:
+            `No privacy in this run: ${facts.open} This step speaks of a private run at ` +
+            `its own settings${back ? ` (${back})` : ''}: give every release noise (see ` +
+            `“Not covered”) to see it.`,
+          claim: undefined,
+        },
+      ],
+      ask: 'Why does one release without noise make the whole run’s ε = ∞?',
+    };
+  }
   if (live && noiseless(cfg) && addsNoise(want)) {
     const back = moved
       .filter(([name]) => name === 'σ' || name === 'the mode')
@@ -119,7 +135,8 @@ export function claimsOf(step, want, facts, fill, live) {
       continue;
     }
     const holds = live ? s.when(facts) : undefined;
-    const text = holds === undefined ? (s.wait ?? '') : holds ? s.yes : s.no;
+    const wait = typeof s.wait === 'function' ? s.wait(facts, live) : (s.wait ?? '');
+    const text = holds === undefined ? wait : holds ? s.yes : s.no;
     parts.push({ text: fill(text), claim: holds === undefined ? null : holds });
   }
   const ask = moved.length

@@ -24,7 +24,7 @@
  *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?:
  * AuditFacts, alice?: AliceFacts, auditRuns?: number, earlierAudit?: {label: string, said:
- * {realistic?: string}}, accGap?: Gap, costGap?: Gap, prev: any,
+ * {realistic?: string}}, accGap?: Gap, costGap?: Gap, prev: any, open?: string,
  * }} Facts
  * @typedef {{points: number, margin: number, clear: boolean}} Gap
  */
@@ -37,7 +37,8 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
  *   cost: number | undefined, groups?: any, audit: any[] | null, earlierAudit?: {label: string,
  * results: any[]} | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined,
- * prev: any, gap?: (before: number, after: number, nTest: number) => Gap | undefined}} s
+ * prev: any, gap?: (before: number, after: number, nTest: number) => Gap | undefined,
+ * open?: string | null}} s
  * @returns {Facts}
  */
 export function factsOf(s) {
@@ -69,6 +70,8 @@ export function factsOf(s) {
     nTrain: s.data?.n_train,
     nTest,
     learnedNothing: s.learnedNothing,
+    // Why nothing of the run is private (ε = ∞), when so: Rust's Coverage.open, its words.
+    open: s.open ?? undefined,
     clipped: finite(last?.clipped_fraction),
     q: finite(last?.sampling_rate), // Rust's, from the run's mechanism
     noiseRatio_:

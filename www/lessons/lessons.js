@@ -28,7 +28,8 @@ import { below, ended, gained, known, notGained } from './when.js';
 /**
  * @typedef {string
  *   | {text: string, asSet?: boolean, only?: (f: Facts) => boolean}
- *   | {when: (f: Facts) => boolean | undefined, yes: string, no: string, wait?: string,
+ *   | {when: (f: Facts) => boolean | undefined, yes: string, no: string,
+ *       wait?: string | ((f: Facts, live: boolean) => string),
  *       asSet?: boolean, only?: (f: Facts) => boolean}} Sentence
  */
 /**
@@ -321,9 +322,13 @@ export const LESSONS = new Map(
               no:
                 'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = ' +
                 '{eps}: beyond chance on {nTest} test patients.',
-              wait:
-                'The four runs are training; the gap between non-private and DP-SGD appears on ' +
-                'the chart when they are done.',
+              // No cost without a non-private run alike but for the mode (Rust's RunView).
+              wait: (f, live) =>
+                live && f.done && f.cost === undefined
+                  ? 'No non-private run with these settings is on the chart: press Compare to ' +
+                    'train the four runs at them.'
+                  : 'The four runs are training; the gap between non-private and DP-SGD ' +
+                    'appears on the chart when they are done.',
             },
           ],
           ask: 'Which half of DP-SGD costs more here — the clipping or the noise?',

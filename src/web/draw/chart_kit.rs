@@ -147,13 +147,15 @@ impl Point {
     }
 }
 
-/// A pinned run: its label, what its sanitizer did (`None` from a page that does not say)
-/// and its epoch reports.
+/// A pinned run: its label, what its sanitizer did (`None` from a page that does not say),
+/// its settings (`None` likewise) and its epoch reports.
 #[derive(Deserialize)]
 pub(super) struct Pinned {
     pub label: String,
     #[serde(default)]
     pub mode: Option<Mode>,
+    #[serde(default)]
+    pub cfg: Option<serde_json::Value>,
     pub history: Vec<Point>,
 }
 

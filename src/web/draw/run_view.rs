@@ -8,7 +8,7 @@ use super::noise_chart::NormPoint;
 use crate::charts::accuracy::{privacy_cost_ends, privacy_cost_points, RunEnd};
 use crate::charts::groups::{compare, summary, GroupsCompared, RunGroups};
 use crate::config::Mode;
-use crate::privacy::accountant::Amplification;
+use crate::privacy::accountant::{AccountantName, Amplification};
 use crate::train::gap::accuracy_gap;
 use crate::train::verdict::{verdict, EpochOutcome};
 use crate::web::js::from_js;
@@ -60,6 +60,8 @@ pub struct RunView {
     pub(super) mode: Option<Mode>,
     /// The noise multiplier σ (the ε chart names σ = 0 only when it is 0).
     pub(super) sigma: Option<f64>,
+    /// The run's settings, which the comparisons hold pins to ([`RunView::compared_modes`]).
+    pub(super) cfg: Option<serde_json::Value>,
     pub(super) points: Vec<Point>,
     pub(super) norms: Vec<NormPoint>,
     pub(super) preview: Vec<EpsilonPoint>,
@@ -77,9 +79,43 @@ impl RunView {
                 epochs: history.iter().map(|p| p.groups.as_deref()).collect(),
             }
         }
-        let pins = self.pinned.iter().map(|p| of(p.mode, &p.history));
-        let runs: Vec<RunGroups> = pins.chain([of(self.mode, &self.points)]).collect();
+        let histories = self.pinned.iter().map(|p| &p.history[..]);
+        let runs: Vec<RunGroups> = (histories.chain([&self.points[..]]))
+            .zip(self.compared_modes())
+            .map(|(history, mode)| of(mode, history))
+            .collect();
         compare(&runs)
+    }
+
+    /// The mode of each run on the chart (pins oldest first, this run last) as the comparisons
+    /// of a non-private and a DP-SGD run read it (the cost of privacy, who pays for it): `None`
+    /// for a run they must not compare. A DP-SGD run counts only while its ε is finite (σ = 0
+    /// in the DP-SGD mode is no private run), and the latest one that counts is compared only
+    /// with runs alike in every setting but the mode and budget (Compare's four runs), never a
+    /// pin of another data set, σ or η.
+    pub(super) fn compared_modes(&self) -> Vec<Option<Mode>> {
+        let runs: Vec<(Option<Mode>, Option<&serde_json::Value>, &[Point])> = (self.pinned.iter())
+            .map(|p| (p.mode, p.cfg.as_ref(), &p.history[..]))
+            .chain([(self.mode, self.cfg.as_ref(), &self.points[..])])
+            .collect();
+        let private = |h: &[Point]| {
+            h.last().is_some_and(|p| {
+                let eps = finite(&p.epsilon);
+                AccountantName::ALL.iter().any(|&a| eps.get(a).is_some())
+            })
+        };
+        let dp = runs
+            .iter()
+            .rposition(|&(mode, _, h)| mode == Some(Mode::Dp) && private(h));
+        let settings = dp.and_then(|i| runs[i].1).and_then(but_the_mode);
+        (runs.iter().enumerate())
+            .map(|(i, &(mode, cfg, _))| match mode {
+                Some(Mode::Dp) if Some(i) != dp => None,
+                Some(Mode::Dp) => mode,
+                _ if settings.is_some() && cfg.and_then(but_the_mode) == settings => mode,
+                _ => None,
+            })
+            .collect()
     }
 
     /// Whether `pin` is this run (pinned as it is: the same test accuracies at the same
@@ -90,6 +126,26 @@ impl RunView {
         };
         !self.points.is_empty() && curve(&pin.history) == curve(&self.points)
     }
+
+    /// Each run's end as the cost of privacy reads it, in [`RunView::compared_modes`]' terms.
+    fn run_ends(&self) -> Vec<RunEnd> {
+        let histories = self.pinned.iter().map(|p| &p.history[..]);
+        (histories.chain([&self.points[..]]))
+            .zip(self.compared_modes())
+            .map(|(history, mode)| RunEnd {
+                mode,
+                final_test: history.last().and_then(Point::test),
+            })
+            .collect()
+    }
+}
+
+/// A run's settings but its mode and budget: what Compare's four runs share.
+fn but_the_mode(cfg: &serde_json::Value) -> Option<serde_json::Value> {
+    let mut settings = cfg.as_object()?.clone();
+    settings.remove("mode");
+    settings.remove("budget_epsilon");
+    Some(serde_json::Value::Object(settings))
 }
 
 #[wasm_bindgen]
@@ -97,12 +153,13 @@ impl RunView {
     /// A view of the run with settings `config` (a RunConfig: its epochs and amplification).
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<RunView, JsError> {
-        let axis: Axis = from_js(config, "the run's settings")?;
+        let axis: Axis = from_js(config.clone(), "the run's settings")?;
         Ok(RunView {
             epochs: axis.epochs,
             paper: axis.amplification != Amplification::Rigorous,
             mode: axis.mode,
             sigma: axis.sigma,
+            cfg: from_js(config, "the run's settings").ok(),
             points: Vec::new(),
             norms: Vec::new(),
             preview: Vec::new(),
@@ -168,26 +225,14 @@ impl RunView {
     /// (this run or a pin; pins carry their `mode`). `undefined` unless both are on the chart.
     #[wasm_bindgen(js_name = privacyCostPoints)]
     pub fn privacy_cost_points(&self) -> Option<f64> {
-        let end = |mode: Option<Mode>, history: &[Point]| RunEnd {
-            mode,
-            final_test: history.last().and_then(Point::test),
-        };
-        let pins = self.pinned.iter().map(|p| end(p.mode, &p.history));
-        let runs: Vec<RunEnd> = pins.chain([end(self.mode, &self.points)]).collect();
-        privacy_cost_points(&runs)
+        privacy_cost_points(&self.run_ends())
     }
 
     /// The cost of privacy's ± in points (two standard errors of the difference of the two
     /// final accuracies on `n_test` test examples: `train::gap`), where both runs and the test
     /// set's size are known.
     pub(super) fn privacy_cost_margin(&self, n_test: Option<usize>) -> Option<f64> {
-        let end = |mode: Option<Mode>, history: &[Point]| RunEnd {
-            mode,
-            final_test: history.last().and_then(Point::test),
-        };
-        let pins = self.pinned.iter().map(|p| end(p.mode, &p.history));
-        let runs: Vec<RunEnd> = pins.chain([end(self.mode, &self.points)]).collect();
-        let (non_private, dp) = privacy_cost_ends(&runs)?;
+        let (non_private, dp) = privacy_cost_ends(&self.run_ends())?;
         Some(accuracy_gap(dp, non_private, n_test?)?.margin)
     }
 
