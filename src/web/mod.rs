@@ -45,7 +45,7 @@ pub use draw::chart_record::chart_layout;
 pub use draw::clipping_chart::{clipped_fraction, draw_clipping_histogram};
 pub use draw::epsilon_chart::draw_epsilon_chart;
 pub use draw::groups_chart::draw_groups_chart;
-pub use draw::noise_chart::draw_noise_chart;
+pub use draw::noise_chart::{draw_noise_chart, NO_NOISE};
 pub use draw::run_view::RunView;
 pub use draw::sigma_chart::draw_sigma_chart;
 pub use export::{opacus_accountants, opacus_export, OpacusDownload};

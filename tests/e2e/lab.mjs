@@ -200,7 +200,9 @@ export const waitForRun = (page, after, n, { done = false, timeout = 60_000 } = 
   );
 
 // Waits until the ε chart says `why` ε = ∞ (`null`: until it draws curves), and checks that the
-// caption describing its curves and the log-log choice are shown only with curves.
+// caption describing its curves and the log-log choice are shown only with curves. At σ = 0 and
+// with curves (σ > 0, nothing else open), also that the noise chart's caption speaks of noise
+// and the σ chart's of the run's dot only when the run has them.
 export async function epsilonChartSays(page, why) {
   const said = why === null ? null : `ε = ∞ — no privacy (${why})`;
   await page.waitForFunction(
@@ -210,6 +212,15 @@ export async function epsilonChartSays(page, why) {
   );
   for (const id of ['#epsilon-caption', '#log-log-choice'])
     assert.equal(await page.locator(id).isHidden(), said !== null, id);
+  if (why !== null && why !== 'σ = 0') return;
+  const ids = ['noise-caption-noise', 'sigma-caption-dot'];
+  await page
+    .waitForFunction(
+      ([none, all]) => all.every((id) => document.getElementById(id).hidden === none),
+      [why !== null, ids],
+      { timeout: 20_000 },
+    )
+    .catch(() => assert.fail(`${ids} not ${why === null ? 'shown' : 'hidden'} (${why})`));
 }
 
 // The text of row `i`'s cell for report field `key` (e.g. 'epsilon.moments').

@@ -354,3 +354,54 @@ fn an_earlier_audit_s_roc_is_drawn_beside_the_last() {
     assert_eq!(reddish_across_the_middle(JsValue::NULL), 0);
     assert!(reddish_across_the_middle(earlier) >= 15);
 }
+
+/// A run that adds no noise (σ = 0): the noise chart says so, lists no noise and draws none
+/// (its vermillion is only the expected-noise legend's, gone too), and the σ chart draws no dot
+/// for it, which the page's captions follow.
+#[wasm_bindgen_test]
+fn a_run_without_noise_draws_no_noise_and_no_dot() {
+    // Each report with its noise norms at 0: the epoch's, each lot's, and the expected one.
+    let noiseless = |r: &String| {
+        r.replace("\"noise_norm\":19.0", "\"noise_norm\":0")
+            .replace(", 20]", ", 0]")
+            .replace("\"expected_noise_norm\":20.0", "\"expected_noise_norm\":0")
+    };
+    let mut run = RunView::new(config(RunConfig {
+        epochs: 3,
+        sigma: 0.0,
+        ..RunConfig::default()
+    }))
+    .unwrap();
+    let c = sized_canvas("s-noiseless", 620, 400);
+    assert_eq!(
+        draw_noise_chart("s-noiseless", &run, 1.0).unwrap(),
+        None,
+        "no report: no claim"
+    );
+    for r in reports() {
+        run.push(js(&noiseless(&r))).unwrap();
+    }
+    let said = draw_noise_chart("s-noiseless", &run, 1.0).unwrap();
+    assert_eq!(said.as_deref(), Some(dpsgd_lab::web::NO_NOISE));
+    assert!(
+        pixels_near(&c, [213, 94, 0]) < 10,
+        "vermillion drawn without noise"
+    );
+    // With noise: no sentence, and the noise is drawn.
+    let noisy = view(Mode::Dp);
+    assert_eq!(draw_noise_chart("s-noiseless", &noisy, 1.0).unwrap(), None);
+    assert!(
+        pixels_near(&c, [213, 94, 0]) > 200,
+        "the noise in vermillion"
+    );
+    let curve = sigma_needed(config(RunConfig::default()), adult_facts(), 2.0).unwrap();
+    let points: serde_json::Value = serde_wasm_bindgen::from_value(curve).unwrap();
+    let dot = |sigma: f64| {
+        let panel = serde_json::json!({
+            "points": points, "target": 2.0, "delta": 1e-5, "run": {"epochs": 3, "sigma": sigma}
+        });
+        draw_sigma_chart("s-noiseless", js(&panel.to_string()), 1.0).unwrap()
+    };
+    assert!(dot(1.0), "a run with noise is the dot");
+    assert!(!dot(0.0), "σ = 0 has no place on the log axis");
+}

@@ -55,20 +55,27 @@ export function setUpCharts(view) {
 
   // The clipping histogram's line is the C of the settings now (it moves with the slider).
   // A teaching view draws only at the teaching level; at the private level it says why not.
-  const drawTeachingView = (id, draw) => {
-    if (view.teaching()) draw();
+  // A teaching view draws at the teaching level; else it says why it is blank, and its caption's
+  // sentences describing what it would draw (`described`: their ids) step aside.
+  const drawTeachingView = (id, draw, described) => {
+    const teaching = view.teaching();
+    for (const d of described) $(d).hidden = !teaching;
+    if (teaching) draw();
     else drawCanvasMessage($(id), 'Not released: measured on the training data without noise');
   };
 
   const drawHistogram = () => {
     if (!view.ready()) return;
-    drawTeachingView('clipping-chart', () =>
-      draw_clipping_histogram(
-        'clipping-chart',
-        view.norms(),
-        settings.get('clip'),
-        sizeCanvas($('clipping-chart')),
-      ),
+    drawTeachingView(
+      'clipping-chart',
+      () =>
+        draw_clipping_histogram(
+          'clipping-chart',
+          view.norms(),
+          settings.get('clip'),
+          sizeCanvas($('clipping-chart')),
+        ),
+      ['clipping-caption-bars'],
     );
   };
 
@@ -78,11 +85,13 @@ export function setUpCharts(view) {
     const curve = view.sigmaPanel.curve;
     if (!curve) {
       drawCanvasMessage(canvas, view.sigmaPanel.message);
+      $('sigma-caption-dot').hidden = true;
       return;
     }
     const cfg = view.config();
     const run = { epochs: cfg.epochs, sigma: cfg.sigma };
-    draw_sigma_chart(
+    // Rust draws the run's dot only where it has a place (σ > 0): the caption names it then.
+    $('sigma-caption-dot').hidden = !draw_sigma_chart(
       'sigma-chart',
       { points: curve.points, target: curve.target, delta: curve.delta, run },
       sizeCanvas(canvas),
@@ -146,8 +155,14 @@ export function setUpCharts(view) {
             ),
             sayWhy()),
       () =>
-        drawTeachingView('noise-chart', () =>
-          draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart'))),
+        drawTeachingView(
+          'noise-chart',
+          () => {
+            // Rust's sentence when the run added no noise: the caption's noise steps aside.
+            const said = draw_noise_chart('noise-chart', runView(), sizeCanvas($('noise-chart')));
+            $('noise-caption-noise').hidden = !!said;
+          },
+          ['noise-caption-noise', 'noise-caption-clipped'],
         ),
       drawHistogram,
       drawSigmaChart,

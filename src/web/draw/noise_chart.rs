@@ -43,10 +43,21 @@ impl NormPoint {
 /// Per step, the norm of a lot's clipped gradient sum against the norm of the noise added to
 /// it (faded dots, up to 64 lots an epoch), with each epoch's means as lines and the expected
 /// noise norm σC·√d dashed, on a log scale — where the noise is above the signal, the noise
-/// drowns one lot's signal — and the fraction of examples clipped (right axis).
+/// drowns one lot's signal — and the fraction of examples clipped (right axis). A run that
+/// added no noise (σ = 0, or a mode without it) has none to draw: the chart says so under its
+/// title, lists no noise, and returns that sentence (the page's caption then speaks of no
+/// noise either); `None` otherwise.
 #[wasm_bindgen]
-pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(), JsError> {
+pub fn draw_noise_chart(
+    canvas_id: &str,
+    run: &RunView,
+    scale: f64,
+) -> Result<Option<String>, JsError> {
     let (points, epochs) = (&run.norms, run.epochs);
+    let noisy = points
+        .iter()
+        .any(|p| p.noise_norm > 0.0 || p.lots().any(|(_, _, n)| n > 0.0));
+    let said = (!points.is_empty() && !noisy).then(|| NO_NOISE.to_string());
     let (root, px) = open_canvas(canvas_id, scale)?;
     let mut fonts = Fonts::new(scale);
     let values: Vec<f64> = points
@@ -71,14 +82,14 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
     if points.iter().any(|p| p.expected_noise_norm > 0.0) {
         legend.push(("expected σC√d".into(), VERMILLION, Dash::Short.into()));
     }
-    legend.extend([
-        ("signal (dots: lots)".into(), BLUE, Dash::Solid.into()),
-        ("noise (dots: lots)".into(), VERMILLION, Dash::Solid.into()),
-    ]);
+    legend.push(("signal (dots: lots)".into(), BLUE, Dash::Solid.into()));
+    if said.is_none() {
+        legend.push(("noise (dots: lots)".into(), VERMILLION, Dash::Solid.into()));
+    }
     let header = Header {
         title: "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
         badge: Some("not private: training data without noise"),
-        note: None,
+        note: said.clone(),
     };
     let top = draw_header(&root, &mut fonts, &header)?;
     let width = root.dim_in_pixel().0 as f64;
@@ -181,5 +192,9 @@ pub fn draw_noise_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<()
     }
     legend_row(&root, &legend, fonts.legend)?;
     record_plot(canvas_id, &root, chart.plotting_area(), fonts);
-    root.present().map_err(js_err)
+    root.present().map_err(js_err)?;
+    Ok(said)
 }
+
+/// What the noise chart says of a run that added no noise.
+pub const NO_NOISE: &str = "no noise added in this run";

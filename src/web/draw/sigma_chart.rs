@@ -43,9 +43,10 @@ struct RunMark {
 /// Draws the panel's curve with the current run at (epochs, σ) as a black dot: below an
 /// accountant's curve the run spends more than the target ε by that accountant's reckoning,
 /// above it less. `scale` is the device pixel ratio times the chart's growth and the page's
-/// text scale.
+/// text scale. Returns whether it drew the dot: a run without noise (σ = 0) has no place on the
+/// log axis, and the page's caption then does not name a dot.
 #[wasm_bindgen]
-pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(), JsError> {
+pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<bool, JsError> {
     let SigmaPanel {
         points: curve,
         target: target_eps,
@@ -67,7 +68,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
     if values.is_empty() {
         message(&root, "No σ reaches this ε", 18.0 * scale, GREY)?;
         record(canvas_id, &root, None, fonts, 0.0);
-        return root.present().map_err(js_err);
+        return root.present().map(|_| false).map_err(js_err);
     }
     let lo = values.iter().cloned().fold(f64::INFINITY, f64::min) * 0.7;
     let hi = values.iter().cloned().fold(0.0, f64::max) * 1.4;
@@ -122,7 +123,8 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
         }
     }
     let plot = plot_rect(chart.plotting_area());
-    if sigma > 0.0 && epochs >= 1 {
+    let dot = sigma > 0.0 && epochs >= 1;
+    if dot {
         let at = (epochs as f64, sigma);
         let dashed = ShapeStyle::from(&BLACK.mix(0.35)).stroke_width(px(1.0));
         chart
@@ -175,5 +177,5 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<(
     )?;
     let needs = naming.plot_needs(names, fonts.legend);
     record(canvas_id, &root, Some(plot), fonts, needs);
-    root.present().map_err(js_err)
+    root.present().map(|_| dot).map_err(js_err)
 }
