@@ -8,6 +8,7 @@
 //! the drawing uses to make room, so a layout that fits here fits on the canvas.
 
 pub mod accuracy;
+pub mod clipping;
 pub mod groups;
 pub mod layout;
 #[cfg(test)]

@@ -372,3 +372,26 @@ test('the cost step without a non-private run alike on the chart says so, not "t
   assert.match(said({ ...moved, done: false }, true), /The four runs are training/);
   assert.match(said(moved, false), /The four runs are training/);
 });
+
+test('a setting a step leaves to the lab, turned on, is named: DP-PCA, adaptive C, release', () => {
+  const turnedOn = [
+    [{ pca: 3 }, 'DP-PCA = 3 here', 'DP-PCA = off'],
+    [{ clip_quantile: 0.9 }, 'adaptive clipping = 0.9 here', 'adaptive clipping = off'],
+    [{ report: 'private' }, 'the release level = private here', 'the release level = teaching'],
+  ];
+  let checked = 0;
+  for (const { name, step, i, want } of steps) {
+    const lab = { pca: null, clip_quantile: null, report: 'teaching' };
+    const still = claimsOf(step, want, factsFor({ ...want, ...lab }), fill, true);
+    assert.ok(!/^Off the step/.test(still.parts[0]?.text ?? ''), `${name} ${i + 1}: lab's own`);
+    for (const [on, now, was] of turnedOn) {
+      const { parts } = claimsOf(step, want, factsFor({ ...want, ...lab, ...on }), fill, true);
+      const text = parts.map((p) => p.text).join(' ');
+      if (/^No noise in this run/.test(text)) continue; // a step without noise of its own
+      assert.ok(text.startsWith(`Off the step: ${now} (the step sets ${was})`), `${name}: ${text}`);
+      for (const words of fixedWords(step)) assert.ok(!text.includes(words), `${name}: ${words}`);
+      checked += 1;
+    }
+  }
+  assert.ok(checked >= 3 * steps.length - 3, `${checked} of ${3 * steps.length}`);
+});

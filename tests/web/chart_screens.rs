@@ -106,7 +106,7 @@ fn draw_all(w: u32, h: u32, scale: f64) -> Vec<(&'static str, serde_json::Value)
     draw_epsilon_chart("s-loglog", &run, true, scale).unwrap();
     draw_noise_chart("s-noise", &run, scale).unwrap();
     let norms: Vec<f32> = (0..64).map(|k| k as f32 * 0.05).collect();
-    draw_clipping_histogram("s-clipping", &norms, 1.0, scale).unwrap();
+    draw_clipping_histogram("s-clipping", &norms, 1.0, false, scale).unwrap();
     let curve = sigma_needed(config(RunConfig::default()), adult_facts(), 2.0).unwrap();
     let points: serde_json::Value = serde_wasm_bindgen::from_value(curve).unwrap();
     let panel = serde_json::json!({

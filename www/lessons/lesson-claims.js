@@ -32,11 +32,22 @@ const NAMES = new Map(
     amplification: 'the amplification convention',
     mode: 'the mode',
     groups: 'the groups',
+    pca: 'DP-PCA',
+    clip_quantile: 'adaptive clipping',
+    report: 'the release level',
   }),
 );
 
+// What every step assumes of the settings it leaves to the lab: no DP-PCA, C fixed (not adapted)
+// and every view released. A room that turns one on is off the step as much as a moved slider.
+const ASSUMED = { pca: null, clip_quantile: null, report: 'teaching' };
+
 const shownValue = (/** @type {unknown} */ v) =>
-  typeof v === 'number' && !Number.isInteger(v) ? String(Number(v.toPrecision(3))) : String(v);
+  v === null
+    ? 'off'
+    : typeof v === 'number' && !Number.isInteger(v)
+      ? String(Number(v.toPrecision(3)))
+      : String(v);
 // A number the same within 1%: a log slider shows the step's value to the nearest of its
 // positions (η = 0.5 is 0.501 on it, its positions 2.3% apart), and one position moved is a move.
 const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) =>
@@ -50,7 +61,7 @@ const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) =>
  * @param {Record<string, any>} cfg the run's config
  */
 export function movedFrom(want, cfg) {
-  return Object.entries(want)
+  return Object.entries({ ...ASSUMED, ...want })
     .filter(([key, v]) => NAMES.has(key) && Object.hasOwn(cfg, key) && !same(v, cfg[key]))
     .map(([key, v]) => [NAMES.get(key), shownValue(v), shownValue(cfg[key])]);
 }

@@ -21,7 +21,7 @@
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
- *   clipped?: number, q?: number, noiseRatio_?: number, eps_?: number,
+ *   clipped?: number, clip_?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?:
  * AuditFacts, alice?: AliceFacts, auditRuns?: number, earlierAudit?: {label: string, said:
  * {realistic?: string}}, accGap?: Gap, costGap?: Gap, prev: any, open?: string,
@@ -73,6 +73,7 @@ export function factsOf(s) {
     // Why nothing of the run is private (ε = ∞), when so: Rust's Coverage.open, its words.
     open: s.open ?? undefined,
     clipped: finite(last?.clipped_fraction),
+    clip_: finite(last?.clip), // C at the end of the last epoch (Rust's report)
     q: finite(last?.sampling_rate), // Rust's, from the run's mechanism
     noiseRatio_:
       last && finite(last.signal_norm) && last.signal_norm > 0
@@ -158,7 +159,8 @@ export function fillers(fmtEps, accountants) {
       accMargin: (f) => when(f.accGap?.margin, (v) => v.toFixed(1)),
       costMargin: (f) => when(f.costGap?.margin, (v) => v.toFixed(1)),
       costAbs: (f) => when(f.cost, (v) => Math.abs(v).toFixed(1)),
-      clip: (f) => when(f.cfg.clip, num),
+      // The C the run is at: the last report's (adaptive clipping moves it), else the setting.
+      clip: (f) => when(f.clip_ ?? f.cfg.clip, num),
       sigma: (f) => when(f.cfg.sigma, num),
       lot: (f) => when(f.cfg.lot_size, String),
       epochs: (f) => when(f.cfg.epochs, String),

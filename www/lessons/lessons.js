@@ -59,8 +59,9 @@ export const LESSONS = new Map(
           charts: ['clipping-chart', 'accuracy-chart'],
           controls: ['clip'],
           say: [
-            'C = {clip}: every gradient is cut to length at most C; in the last lot ' +
-              '{clipped} were longer (orange bars).',
+            // {clipped}: the epoch's share (the report's); the histogram shows its last lot.
+            'C = {clip}: every gradient is cut to length at most C; this epoch {clipped} ' +
+              'were longer (the orange bars: its last lot).',
             {
               when: (f) => ended(f, f.learnedNothing),
               yes:
@@ -81,7 +82,7 @@ export const LESSONS = new Map(
           charts: ['clipping-chart', 'accuracy-chart'],
           controls: ['clip'],
           say: [
-            "C = {clip}: now {clipped} of the last lot's gradients are cut.",
+            "C = {clip}: now {clipped} of the epoch's gradients are cut.",
             {
               when: (f) => ended(f, gained(f.accGap)),
               yes:

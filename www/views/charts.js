@@ -66,13 +66,18 @@ export function setUpCharts(view) {
 
   const drawHistogram = () => {
     if (!view.ready()) return;
+    // The slider's C, which the line follows at once; with adaptive clipping the run's own C
+    // (the last report's, Rust's), which has moved from the slider's since the run began.
+    const last = view.history().at(-1);
+    const adapted = view.config().clip_quantile != null && typeof last?.clip === 'number';
     drawTeachingView(
       'clipping-chart',
       () =>
         draw_clipping_histogram(
           'clipping-chart',
           view.norms(),
-          settings.get('clip'),
+          adapted ? last.clip : settings.get('clip'),
+          adapted,
           sizeCanvas($('clipping-chart')),
         ),
       ['clipping-caption-bars'],

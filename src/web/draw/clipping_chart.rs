@@ -5,6 +5,7 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, record_plot, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, BLUE, ORANGE, VERMILLION};
+use crate::charts::clipping::histogram_title;
 use crate::charts::{layout, AxisSpec, Format, Scale};
 use crate::web::js::js_err;
 use plotters::prelude::*;
@@ -23,11 +24,14 @@ pub fn clipped_fraction(norms: &[f32], clip: f64) -> f64 {
 
 /// Histogram of the latest lot's per-example gradient norms (before clipping) with a vertical
 /// line at `clip`; the caption says what fraction of them C clips. Redrawn as C moves.
+/// `adapted`: `clip` is the run's C as adaptive clipping left it (Andrew et al. 2021), not the
+/// slider's starting value, and the caption says so.
 #[wasm_bindgen]
 pub fn draw_clipping_histogram(
     canvas_id: &str,
     norms: &[f32],
     clip: f64,
+    adapted: bool,
     scale: f64,
 ) -> Result<(), JsError> {
     let (root, px) = open_canvas(canvas_id, scale)?;
@@ -41,14 +45,8 @@ pub fn draw_clipping_histogram(
     }
     let top = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
     let y_end = (top * 1.1).ceil() + 1.0;
-    let caption = if norms.is_empty() {
-        "Per-example gradient norms (no lot yet)".to_string()
-    } else {
-        format!(
-            "Gradient norms of the last lot: C = {clip:.3} clips {:.0}%",
-            100.0 * clipped_fraction(norms, clip)
-        )
-    };
+    let clipped = (!norms.is_empty()).then(|| clipped_fraction(norms, clip));
+    let caption = histogram_title(clipped, clip, adapted);
     let header = Header {
         title: &caption,
         badge: Some("not private: training data without noise"),
