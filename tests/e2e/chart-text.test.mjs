@@ -122,3 +122,30 @@ for (const [name, number] of STEPS) {
     await page.close();
   });
 }
+
+// A chart that says why it is blank (here: the teaching views at the private release level)
+// wraps its sentence to the canvas: on a presenter's narrow chart at Text: largest it once ran
+// past both edges ("ot released: … without nois").
+test('a blank chart’s sentence stays inside its canvas at Text: largest', async () => {
+  const { page, problems } = await openLab('#big=1&size=1.5&report=private&epochs=1');
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
+  for (const id of ['noise-chart', 'clipping-chart']) {
+    const { message, left, right, width } = await page.evaluate((cid) => {
+      const c = document.getElementById(cid);
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let [lo, hi] = [c.width, -1];
+      for (let i = 0; i < d.length; i += 4)
+        if (d[i] < 200)
+          [lo, hi] = [Math.min(lo, (i / 4) % c.width), Math.max(hi, (i / 4) % c.width)];
+      return { message: c.dataset.message, left: lo, right: hi, width: c.width };
+    }, id);
+    assert.match(message ?? '', /^Not released/, id);
+    assert.ok(
+      left >= 4 && right <= width - 5 && right > left,
+      `${id}: ink ${left}–${right} of ${width}`,
+    );
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});

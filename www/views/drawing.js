@@ -34,9 +34,21 @@ export function drawCanvasMessage(canvas, text) {
   ctx.fillStyle = '#fff';
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   ctx.fillStyle = '#555';
-  ctx.font = `${Math.round(16 * scale)}px sans-serif`;
+  const size = Math.round(16 * scale);
+  ctx.font = `${size}px sans-serif`;
   ctx.textAlign = 'center';
-  ctx.fillText(text, canvas.width / 2, canvas.height / 2);
+  // Its words wrapped to the canvas's width: on a presenter's narrow chart or at a larger text
+  // size a sentence never runs past the edges.
+  const room = canvas.width - 2 * Math.round(12 * scale);
+  const lines = [];
+  for (const word of text.split(' ')) {
+    const longer = lines.length ? `${lines.at(-1)} ${word}` : word;
+    if (lines.length && ctx.measureText(longer).width <= room) lines[lines.length - 1] = longer;
+    else lines.push(word);
+  }
+  const step = Math.round(size * 1.3);
+  const first = canvas.height / 2 - ((lines.length - 1) * step) / 2;
+  lines.forEach((line, i) => ctx.fillText(line, canvas.width / 2, first + i * step));
 }
 
 // Draws `draws` (functions, one per chart) each in a task of its own (a few milliseconds each).
