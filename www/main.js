@@ -96,26 +96,33 @@ const showRunNotes = () => showNotes([...(history().at(-1)?.notes ?? []), ...pin
 const factsFor = (cfg) => loaded.for(cfg);
 
 // What the charts draw, read when they draw (charts.js).
-const { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints, groupsNow } =
-  setUpCharts({
-    ready: () => session.wasmReady,
-    history,
-    run,
-    // The config of the run being drawn (the settings', before the first run starts).
-    config: () => run()?.cfg ?? settings.config(),
-    pinned: () => pins.drawn(),
-    pinsVersion: () => pins.version,
-    // The majority class's share of the run's (public) test set, or null (private data).
-    // its majority share and size (the accuracy chart)
-    testSet: () => (run() ? factsFor(run().cfg) : null),
-    teaching: () => (run()?.cfg.report ?? settings.get('report')) === 'teaching',
-    preview: () => previews.epsilon,
-    pldCurve: () => previews.pld.curve,
-    norms: () => session.norms,
-    sigmaPanel: previews.sigmaPanel,
-    // a chart's least height: teacher.js
-    drawn: () => (refreshLesson(), fitPresenter() && drawCharts()),
-  });
+const {
+  drawCharts,
+  drawHistogram,
+  drawSigmaChart,
+  verdict,
+  learned,
+  privacyCostPoints,
+  groupsNow,
+} = setUpCharts({
+  ready: () => session.wasmReady,
+  history,
+  run,
+  // The config of the run being drawn (the settings', before the first run starts).
+  config: () => run()?.cfg ?? settings.config(),
+  pinned: () => pins.drawn(),
+  pinsVersion: () => pins.version,
+  // The majority class's share of the run's (public) test set, or null (private data).
+  // its majority share and size (the accuracy chart)
+  testSet: () => (run() ? factsFor(run().cfg) : null),
+  teaching: () => (run()?.cfg.report ?? settings.get('report')) === 'teaching',
+  preview: () => previews.epsilon,
+  pldCurve: () => previews.pld.curve,
+  norms: () => session.norms,
+  sigmaPanel: previews.sigmaPanel,
+  // a chart's least height: teacher.js
+  drawn: () => (refreshLesson(), fitPresenter() && drawCharts()),
+});
 
 // The run's previews (previews.js), once wasm and the facts of its data set are there.
 const updatePreview = (cfg) =>
@@ -214,6 +221,7 @@ setUpAlice({
   drawn: refreshLesson,
 });
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
+const negated = (/** @type {boolean | undefined} */ b) => (b === undefined ? undefined : !b);
 const lessonSources = (cfg = run()?.cfg ?? current(), data = factsFor(cfg)) => ({
   cfg,
   history: history(),
@@ -227,7 +235,8 @@ const lessonSources = (cfg = run()?.cfg ?? current(), data = factsFor(cfg)) => (
   earlierAudit: earlierAuditOf(cfg),
   alice: aliceOf(cfg),
   auditRuns: settings.get('audit_runs'),
-  learnedNothing: verdict(data?.majority_share, data?.n_test)?.kind === 'nothing-learned',
+  // Rust's: false once the accuracy shows learning, true when it learned nothing, else unknown.
+  learnedNothing: negated(learned(data?.majority_share, data?.n_test)),
   open: cfg === run()?.cfg ? run()?.coverage?.open : undefined, // Rust's: why ε = ∞, when so
 });
 setUpLessonPlayer({

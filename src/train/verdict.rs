@@ -71,7 +71,7 @@ pub fn verdict(
     if history.len() < FLAT_EPOCHS || n == 0 || !(0.0..=1.0).contains(&p) {
         return None;
     }
-    let band = 2.0 * (p * (1.0 - p) / n as f64).sqrt();
+    let band = band(p, n);
     let flat = history[history.len() - FLAT_EPOCHS..]
         .iter()
         .all(|r| r.test_acc.is_some_and(|a| (a - p).abs() <= band));
@@ -87,6 +87,33 @@ pub fn verdict(
             hint(last)
         ),
     })
+}
+
+/// Whether the run's test accuracy shows that it learned (a lesson's "above the majority
+/// line"): `Some(false)` when [`verdict`] says it learned nothing, `Some(true)` when its last
+/// exact test accuracy is above the majority share by more than two standard errors on
+/// `n_test`, and `None` otherwise — too early to tell, within that band, or no exact test
+/// accuracy (the private release level).
+pub fn learned(
+    history: &[EpochOutcome],
+    majority: Option<f64>,
+    n_test: Option<usize>,
+) -> Option<bool> {
+    let nothing = verdict(history, majority, n_test);
+    if nothing.is_some_and(|v| v.kind == VerdictKind::NothingLearned) {
+        return Some(false);
+    }
+    let (p, n) = (majority?, n_test?);
+    if n == 0 || !(0.0..=1.0).contains(&p) {
+        return None;
+    }
+    let acc = history.last()?.test_acc?;
+    (acc - p > band(p, n)).then_some(true)
+}
+
+/// Two standard errors of a test accuracy near the majority share `p` on `n` test examples.
+fn band(p: f64, n: usize) -> f64 {
+    2.0 * (p * (1.0 - p) / n as f64).sqrt()
 }
 
 /// What to move, from the last epoch's numbers.
@@ -155,6 +182,24 @@ mod tests {
             "the short step is the hint: {}",
             v.say
         );
+    }
+
+    #[test]
+    fn learned_is_said_only_beyond_the_band_and_unknown_in_between() {
+        let (p, n) = (Some(0.7638), Some(16281)); // the band: 0.67 points
+        let flat = [epoch(0.80), epoch(0.7638), epoch(0.7600), epoch(0.7690)];
+        assert_eq!(learned(&flat, p, n), Some(false));
+        // Two epochs, on the line: too early for the verdict, and not above it either.
+        assert_eq!(learned(&[epoch(0.7638), epoch(0.7640)], p, n), None);
+        assert_eq!(learned(&[epoch(0.7638), epoch(0.775)], p, n), Some(true));
+        assert_eq!(learned(&[epoch(0.7638), epoch(0.769)], p, n), None);
+        // The private level: no exact test accuracy, nothing to say.
+        let private = EpochOutcome {
+            test_acc: None,
+            ..epoch(0.9)
+        };
+        assert_eq!(learned(&[private], p, n), None);
+        assert_eq!(learned(&[epoch(0.9)], None, n), None);
     }
 
     #[test]

@@ -395,3 +395,18 @@ test('a setting a step leaves to the lab, turned on, is named: DP-PCA, adaptive 
   }
   assert.ok(checked >= 3 * steps.length - 3, `${checked} of ${3 * steps.length}`);
 });
+
+test('at the private release level no sentence waits on a teaching view; one says why', () => {
+  // The teaching figures never come at this level: "…" for them, "#" for the rest.
+  const fillPrivate = (text) =>
+    text.replace(/\{(prev\.)?(clipped|noiseRatio)\}/g, '…').replace(/\{[^}]+\}/g, '#');
+  let said = 0;
+  for (const { name, step, i, want } of steps) {
+    const facts = factsFor({ ...want, report: 'private' });
+    const { parts } = claimsOf(step, want, facts, fillPrivate, true);
+    const text = parts.map((p) => p.text).join(' ');
+    assert.ok(!text.includes('…'), `${name} ${i + 1}: ${text}`);
+    if (/not released at this level/.test(text)) said += 1;
+  }
+  assert.ok(said >= 4, `${said} steps said why`);
+});

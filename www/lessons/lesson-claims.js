@@ -75,6 +75,16 @@ const noiseless = (/** @type {Record<string, any>} */ s) =>
 const addsNoise = (/** @type {Record<string, any>} */ want) =>
   typeof want.sigma === 'number' && !noiseless({ mode: 'dp', ...want });
 
+// The figures only the teaching views measure (the training data without noise): a run at the
+// private release level reports none, and its views say "Not released" (views/charts.js).
+const TEACHING_FIGURES = /\{(prev\.)?(clipped|noiseRatio)\}/;
+const textsOf = (/** @type {any} */ s) =>
+  typeof s === 'string'
+    ? [s]
+    : 'when' in s
+      ? [s.yes, s.no, typeof s.wait === 'string' ? s.wait : '']
+      : [s.text];
+
 /**
  * What the step says of the run on screen: its sentences (each with whether its claim holds:
  * true / false, null while not known, undefined for a plain sentence) and its question.
@@ -137,7 +147,15 @@ export function claimsOf(step, want, facts, fill, live) {
       claim: undefined,
     });
   }
+  // At the private release level a sentence quoting a teaching view's figure is not said (its
+  // number never comes: "…" for ever); one sentence says why instead.
+  const released = !live || (cfg.report ?? 'teaching') === 'teaching';
+  let unreleased = false;
   for (const s of step.say) {
+    if (!released && textsOf(s).some((t) => TEACHING_FIGURES.test(t))) {
+      unreleased = true;
+      continue;
+    }
     if (typeof s !== 'string' && moved.length && s.asSet) continue;
     // its premise unmet: not said
     if (typeof s !== 'string' && s.only && !(live && s.only(facts))) continue;
@@ -150,6 +168,14 @@ export function claimsOf(step, want, facts, fill, live) {
     const text = holds === undefined ? wait : holds ? s.yes : s.no;
     parts.push({ text: fill(text), claim: holds === undefined ? null : holds });
   }
+  if (unreleased)
+    parts.push({
+      text:
+        'The clipping and noise views are not released at this level (they measure the ' +
+        'training data without noise), so this step does not quote them: set “What the lab ' +
+        'shows” to teaching to see them.',
+      claim: undefined,
+    });
   const ask = moved.length
     ? `What changed on the charts when ${list(moved)} replaced the ` +
       `step's ${moved.map(([name, step]) => `${name} = ${step}`).join(', ')}?`

@@ -193,11 +193,25 @@ export function setUpCharts(view) {
     view.ready() && view.run()
       ? runView().verdict(majority ?? undefined, nTest ?? undefined)
       : undefined;
+  // Rust's word on whether the run's test accuracy shows it learned: true, false, or undefined
+  // (too early, within chance of the majority share, no exact test accuracy).
+  const learned = (majority, nTest) =>
+    view.ready() && view.run()
+      ? runView().learned(majority ?? undefined, nTest ?? undefined)
+      : undefined;
   // The cost of privacy the accuracy chart writes (percentage points; undefined unless a
   // non-private and a DP-SGD run are on it), for text that quotes it.
   const privacyCostPoints = () => (view.ready() ? runView().privacyCostPoints() : undefined);
   // Who pays for privacy in Rust's numbers (RunView.groups: the groups chart writes the same),
   // or undefined while the run has no groups.
   const groupsNow = () => (view.ready() && view.run() ? runView().groups() : undefined);
-  return { drawCharts, drawHistogram, drawSigmaChart, verdict, privacyCostPoints, groupsNow };
+  return {
+    drawCharts,
+    drawHistogram,
+    drawSigmaChart,
+    verdict,
+    learned,
+    privacyCostPoints,
+    groupsNow,
+  };
 }

@@ -10,7 +10,7 @@ use crate::charts::groups::{compare, summary, GroupsCompared, RunGroups};
 use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, Amplification};
 use crate::train::gap::accuracy_gap;
-use crate::train::verdict::{verdict, EpochOutcome};
+use crate::train::verdict::{learned, verdict, EpochOutcome};
 use crate::web::js::from_js;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -204,6 +204,13 @@ impl RunView {
     pub fn set_pinned(&mut self, pinned: JsValue) -> Result<(), JsError> {
         self.pinned = from_js(pinned, "pinned runs")?;
         Ok(())
+    }
+
+    /// Whether the run's test accuracy shows it learned ([`learned`]): true, false (it learned
+    /// nothing), or undefined (too early, within chance of the majority share, or no exact test
+    /// accuracy). A lesson says "above the majority line" only on true.
+    pub fn learned(&self, majority: Option<f64>, n_test: Option<usize>) -> Option<bool> {
+        learned(&self.outcomes, majority, n_test)
     }
 
     /// Whether the run learned nothing or diverged, and why, in words ({kind, say}: see
