@@ -35,12 +35,14 @@ const NAMES = new Map(
     pca: 'DP-PCA',
     clip_quantile: 'adaptive clipping',
     report: 'the release level',
+    budget_epsilon: 'the ε budget',
   }),
 );
 
-// What every step assumes of the settings it leaves to the lab: no DP-PCA, C fixed (not adapted)
-// and every view released. A room that turns one on is off the step as much as a moved slider.
-const ASSUMED = { pca: null, clip_quantile: null, report: 'teaching' };
+// What every step assumes of the settings it leaves to the lab: no DP-PCA, C fixed (not adapted),
+// every view released and no ε budget to stop at (a step's "whole run" is all its epochs). A
+// room that turns one on is off the step as much as a moved slider.
+const ASSUMED = { pca: null, clip_quantile: null, report: 'teaching', budget_epsilon: null };
 
 const shownValue = (/** @type {unknown} */ v) =>
   v === null
