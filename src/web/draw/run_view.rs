@@ -79,9 +79,7 @@ impl RunView {
                 epochs: history.iter().map(|p| p.groups.as_deref()).collect(),
             }
         }
-        let histories = self.pinned.iter().map(|p| &p.history[..]);
-        let runs: Vec<RunGroups> = (histories.chain([&self.points[..]]))
-            .zip(self.compared_modes())
+        let runs: Vec<RunGroups> = (self.compared().into_iter())
             .map(|(history, mode)| of(mode, history))
             .collect();
         compare(&runs)
@@ -93,7 +91,7 @@ impl RunView {
     /// in the DP-SGD mode is no private run), and the latest one that counts is compared only
     /// with runs alike in every setting but the mode and budget (Compare's four runs), never a
     /// pin of another data set, σ or η.
-    pub(super) fn compared_modes(&self) -> Vec<Option<Mode>> {
+    fn compared_modes(&self) -> Vec<Option<Mode>> {
         let runs: Vec<(Option<Mode>, Option<&serde_json::Value>, &[Point])> = (self.pinned.iter())
             .map(|p| (p.mode, p.cfg.as_ref(), &p.history[..]))
             .chain([(self.mode, self.cfg.as_ref(), &self.points[..])])
@@ -127,11 +125,18 @@ impl RunView {
         !self.points.is_empty() && curve(&pin.history) == curve(&self.points)
     }
 
-    /// Each run's end as the cost of privacy reads it, in [`RunView::compared_modes`]' terms.
-    fn run_ends(&self) -> Vec<RunEnd> {
+    /// Each run on the chart (pins oldest first, this run last): its reports and its mode as
+    /// the comparisons read it ([`RunView::compared_modes`]).
+    fn compared(&self) -> Vec<(&[Point], Option<Mode>)> {
         let histories = self.pinned.iter().map(|p| &p.history[..]);
         (histories.chain([&self.points[..]]))
             .zip(self.compared_modes())
+            .collect()
+    }
+
+    /// Each run's end as the cost of privacy reads it.
+    fn run_ends(&self) -> Vec<RunEnd> {
+        (self.compared().into_iter())
             .map(|(history, mode)| RunEnd {
                 mode,
                 final_test: history.last().and_then(Point::test),
