@@ -277,9 +277,12 @@ impl Trainer {
     }
 
     pub fn is_finished(&self) -> bool {
-        self.progress.epoch >= self.cfg.epochs
-            || self.stopped_by_budget()
-            || self.progress.diverged_in.is_some()
+        run_is_over(
+            self.progress.epoch,
+            self.cfg.epochs,
+            self.stopped_by_budget(),
+            self.progress.diverged_in.is_some(),
+        )
     }
 
     /// Whether the ε budget has ended the run (the paper's DPTrain loop).
@@ -381,4 +384,11 @@ impl Trainer {
     pub fn run_epoch(&mut self) -> Option<EpochReport> {
         self.advance(u64::MAX)
     }
+}
+
+/// Whether a run is over after epoch `epoch` of its `epochs`: every epoch trained, its ε budget
+/// spent (the paper's DPTrain loop) or its model diverged. The trainer's own test, and the
+/// charts' on a run's reports (a comparison of two runs' ends waits for both).
+pub fn run_is_over(epoch: usize, epochs: usize, stopped_by_budget: bool, diverged: bool) -> bool {
+    epoch >= epochs || stopped_by_budget || diverged
 }

@@ -255,6 +255,48 @@ fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
         .privacy_cost_points()
         .expect("a cost with both runs on the chart");
     assert!((cost - 3.5).abs() < 1e-9, "{cost}");
+    // A cost is two runs' ends: none while this run trains (2 of its 3 epochs), nor against
+    // a pin pinned part-way; a run its ε budget stopped has ended.
+    let mut training = RunView::new(config(RunConfig {
+        epochs: 3,
+        ..RunConfig::default()
+    }))
+    .unwrap();
+    for r in &history[..2] {
+        training.push(js(r)).unwrap();
+    }
+    training
+        .set_pinned(js(&format!(
+            "[{}]",
+            pin("non-private", Mode::NonPrivate, 0.95, sigma)
+        )))
+        .unwrap();
+    assert_eq!(
+        training.privacy_cost_points(),
+        None,
+        "this run still trains"
+    );
+    let part_way = pin("non-private", Mode::NonPrivate, 0.95, sigma)
+        .replace(r#"{"epoch":3,"test_acc":0.95}"#, "");
+    let part_way = part_way.replace(",]", "]");
+    run.set_pinned(js(&pins_with(part_way))).unwrap();
+    assert_eq!(run.privacy_cost_points(), None, "a pin pinned part-way");
+    let budget = pin("non-private", Mode::NonPrivate, 0.95, sigma).replace(
+        r#"{"epoch":3,"test_acc":0.95}"#,
+        r#"{"epoch":2,"test_acc":0.95,"stopped_by_budget":true}"#,
+    );
+    run.set_pinned(js(&pins_with(budget))).unwrap();
+    assert!(
+        run.privacy_cost_points().is_some(),
+        "a run its budget ended"
+    );
+    run.set_pinned(js(&pins_with(pin(
+        "non-private",
+        Mode::NonPrivate,
+        dp_acc + 0.035,
+        sigma,
+    ))))
+    .unwrap();
     let c = sized_canvas("s-compare", 620, 400);
     draw_accuracy_chart("s-compare", &run, Some(0.579), Some(114), 1.0).unwrap();
     // Full-strength pins: the clip-only run's green and the noise-only run's purple, unmixed.

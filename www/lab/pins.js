@@ -30,6 +30,9 @@ export class Pins {
         private_test_acc: r.private_test_acc,
         epsilon: r.epsilon,
         groups: outside.has('groups') ? undefined : r.groups,
+        // whether the run ended here (Rust's RunView: a cost compares two runs' ends)
+        stopped_by_budget: r.stopped_by_budget,
+        divergence: r.divergence,
       };
     };
     const notes = runHistory[runHistory.length - 1].notes;
@@ -46,6 +49,12 @@ export class Pins {
 
   clear() {
     this.list = [];
+    this.render();
+  }
+
+  // A lesson's earlier-step runs leave, to be trained again (a setting moved in the step).
+  dropLessonRuns() {
+    this.list = this.list.filter((p) => !p.lessonStep);
     this.render();
   }
 
@@ -141,14 +150,20 @@ export function guardCompare(button, onOwnData, compare) {
   };
 }
 
-// Wires Pin, Clear pins and Compare. `current()`: the settings' config; `history()`: the run's
-// reports; `pinRun(label, cfg, history)` pins a run; `changed()` runs after the pins change;
-// `queue(runs)` trains runs one after another to pin them; `ownData()`: whether the settings
-// name the student's own file.
-export function setUpPinButtons(pins, { current, history, pinRun, changed, queue, ownData }) {
+// Wires Pin, Clear pins and Compare. `current()`: the settings' config; `shown()`: the config of
+// the run on screen (a run Compare or a lesson queued has its own, not the sliders'); `history()`:
+// that run's reports; `pinRun(label, cfg, history)` pins a run; `changed()` runs after the pins
+// change; `queue(runs)` trains runs one after another to pin them; `ownData()`: whether the
+// settings name the student's own file.
+export function setUpPinButtons(
+  pins,
+  { current, shown, history, pinRun, changed, queue, ownData },
+) {
   $('pin').addEventListener('click', () => {
-    const c = current();
-    pinRun(`σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history());
+    // The pin's name and settings are the run's it draws (they travel in a link).
+    const c = shown();
+    const mode = c.mode && c.mode !== 'dp' ? `${c.mode} ` : '';
+    pinRun(`${mode}σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history());
     changed();
   });
   $('clear-pins').addEventListener('click', () => {

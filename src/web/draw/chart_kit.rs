@@ -132,12 +132,29 @@ pub(super) struct Point {
     /// Each group's sizes and test accuracy (`--groups`; the groups chart).
     #[serde(default)]
     pub groups: Option<Vec<GroupAccuracy>>,
+    /// The ε budget ended the run here.
+    #[serde(default)]
+    pub stopped_by_budget: bool,
+    /// The model diverged: the run stopped here.
+    #[serde(default)]
+    pub divergence: Option<String>,
 }
 
 impl Point {
     /// The test accuracy the report released: exact, or from the noisy private count.
     pub fn test(&self) -> Option<f64> {
         self.test_acc.or(self.private_test_acc)
+    }
+
+    /// Whether this report is a run's last, in a run of `epochs` epochs
+    /// ([`crate::train::run_is_over`]).
+    pub fn ends_run(&self, epochs: usize) -> bool {
+        crate::train::run_is_over(
+            self.epoch as usize,
+            epochs,
+            self.stopped_by_budget,
+            self.divergence.is_some(),
+        )
     }
 
     /// No accountant bounds this run (a release without noise, ε = ∞): nothing computed from

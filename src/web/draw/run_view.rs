@@ -134,12 +134,20 @@ impl RunView {
             .collect()
     }
 
-    /// Each run's end as the cost of privacy reads it.
+    /// Each run's end as the cost of privacy reads it: its final test accuracy once the run is
+    /// over (all its epochs, its budget spent or diverged), none while it trains, was paused
+    /// or was pinned part-way — a cost is two runs' ends, never an end against an epoch.
     fn run_ends(&self) -> Vec<RunEnd> {
-        (self.compared().into_iter())
-            .map(|(history, mode)| RunEnd {
+        let epochs = (self.pinned.iter())
+            .map(|p| p.cfg.as_ref().and_then(|c| c.get("epochs")?.as_u64()))
+            .chain([Some(u64::from(self.epochs))]);
+        (self.compared().into_iter().zip(epochs))
+            .map(|((history, mode), epochs)| RunEnd {
                 mode,
-                final_test: history.last().and_then(Point::test),
+                final_test: history
+                    .last()
+                    .filter(|p| epochs.is_some_and(|e| p.ends_run(e as usize)))
+                    .and_then(Point::test),
             })
             .collect()
     }
@@ -234,7 +242,8 @@ impl RunView {
 
     /// The cost of privacy the accuracy chart writes, in percentage points: the final test
     /// accuracy of the latest non-private run on the chart minus that of the latest DP-SGD run
-    /// (this run or a pin; pins carry their `mode`). `undefined` unless both are on the chart.
+    /// (this run or a pin; pins carry their `mode`). `undefined` unless both are on the chart
+    /// and over ([`RunView::run_ends`]).
     #[wasm_bindgen(js_name = privacyCostPoints)]
     pub fn privacy_cost_points(&self) -> Option<f64> {
         privacy_cost_points(&self.run_ends())
