@@ -147,14 +147,17 @@ export const LESSONS = new Map(
             'σ = {sigma} and lots of only L = {lot}: in the noise chart the noise on each ' +
               "lot's sum is {noiseRatio} the clipped signal.",
             {
+              // Rust's verdict with the test set's ± (RunView.learned): "no better" unless the
+              // accuracy ends clearly above the line — on it, or below it (noise can do worse).
               when: (f) =>
-                ended(f, known(f.acc, f.majority) ? f.acc < f.majority + 0.02 : undefined),
+                ended(f, known(f.acc, f.majority) ? f.learnedNothing !== false : undefined),
               yes:
-                'The test accuracy ends at {acc}, within two points of the grey majority line ' +
-                '({majority}): the noise drowns what the model could learn.',
+                'The test accuracy ends at {acc}, no better than the grey majority line ' +
+                '({majority}) within chance: the noise drowns what the model could learn.',
               no:
-                'Even so the test accuracy ends at {acc}, more than two points above the ' +
-                'majority line ({majority}).',
+                'Even so the test accuracy ends at {acc}, above the majority line ({majority}) ' +
+                'by more than chance allows.',
+              wait: 'Watch the accuracy against the grey majority line ({majority}).',
             },
           ],
           ask:
@@ -323,13 +326,17 @@ export const LESSONS = new Map(
               no:
                 'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = ' +
                 '{eps}: beyond chance on {nTest} test patients.',
-              // No cost without a non-private run alike but for the mode (Rust's RunView).
+              // No cost without a non-private run alike but for the mode, nor before both
+              // runs are over (Rust's RunView).
               wait: (f, live) =>
-                live && f.done && f.cost === undefined
-                  ? 'No non-private run with these settings is on the chart: press Compare to ' +
-                    'train the four runs at them.'
-                  : 'The four runs are training; the gap between non-private and DP-SGD ' +
-                    'appears on the chart when they are done.',
+                !live
+                  ? 'The four runs are training; the gap between non-private and DP-SGD ' +
+                    'appears on the chart when they are done.'
+                  : f.done
+                    ? 'No non-private run with these settings is on the chart: press Compare ' +
+                      'to train the four runs at them.'
+                    : 'The gap between non-private and DP-SGD appears on the chart once this ' +
+                      'run is done.',
             },
           ],
           ask: 'Which half of DP-SGD costs more here — the clipping or the noise?',
