@@ -42,6 +42,7 @@ import { setUpPlayButton } from './views/play-button.js';
 import { settings, showSeedMode } from './lab/settings.js';
 import { applyTeacherMode, fitPresenter } from './lessons/teacher.js';
 import {
+  earlierRunsAfterMove,
   enterStep,
   lessonPressing,
   refreshLesson,
@@ -83,6 +84,7 @@ const session = new Session({
   showRunNotes: () => showRunNotes(),
   writeHash: (cfg) => writeHash(cfg),
   ownData: ownFiles,
+  earlierRuns: () => earlierRunsAfterMove((part) => settings.configWith(part)),
 });
 const history = () => session.history();
 const run = () => session.run;
@@ -269,6 +271,7 @@ setUpPlayButton((playing) => {
 $('reset').addEventListener('click', () => restart());
 setUpPinButtons(pins, {
   current,
+  shown: () => run()?.cfg ?? current(),
   history,
   pinRun: (label, cfg, runHistory) => session.pin(label, cfg, runHistory),
   changed: () => {

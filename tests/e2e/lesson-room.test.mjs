@@ -121,7 +121,7 @@ for (const [name, lesson] of LESSONS) {
     let g = await generationOf(page);
     await setRange(page, '#sigma', '0');
     const quiet = await saidWhenDone(page, g);
-    assert.match(quiet, /^No noise in this run \(σ = 0\): nothing here is private, ε = ∞/, quiet);
+    assert.match(quiet, /^No noise in this run \(σ = 0\): its ε = ∞, no guarantee/, quiet);
     assert.ok(!/noise (is|drowns|now lands)|σC grew/.test(quiet), quiet);
     assert.match(
       await page.locator('#lesson-ask').textContent(),
@@ -245,3 +245,43 @@ function missedIn({ controls, charts, waiting }) {
         `of ${innerHeight}`;
   return waiting ? !missed : missed;
 }
+
+// σ moved inside a step that compares with the step before: the earlier step's run is trained
+// again with it (one pin, in place of the old), so the comparison stays C = 0.1 against C = 1
+// at the same σ — also when the move cancelled that run before it ended.
+test("a setting moved in a comparing step trains the earlier step's run again", async () => {
+  const { page, problems } = await openLab('#lesson=clipping&step=2');
+  const pinnedAt = (sigma) =>
+    page.waitForFunction(
+      (s) => {
+        const pins = window.labTest.pinnedConfigs();
+        return pins.length === 1 && pins[0].label === 'C = 0.1' && pins[0].cfg.sigma === s;
+      },
+      sigma,
+      { timeout: 120_000 },
+    );
+  // While the earlier step's run trains, the step says so and quotes none of its numbers.
+  await page.waitForFunction(
+    () => /^First the earlier step's run \(C = 0\.1\)/.test(window.labTest.lessonState()?.text),
+    null,
+    { timeout: 60_000 },
+  );
+  for (const sigma of [2, 3]) {
+    const g = await generationOf(page);
+    await setRange(page, '#sigma', String(sigma));
+    await pinnedAt(sigma);
+    await waitForRun(page, g, 10, { done: true, timeout: 120_000 });
+    await page.waitForFunction(
+      (s) => {
+        const st = window.labTest.lessonState();
+        return st?.done && st.claims.every((c) => c !== null) && /^Off the step: σ = /.test(st.text)
+          ? st.text.includes(`σ = ${s} here`)
+          : false;
+      },
+      sigma,
+      { timeout: 20_000 },
+    );
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -90,15 +90,18 @@ const textsOf = (/** @type {any} */ s) =>
 /**
  * What the step says of the run on screen: its sentences (each with whether its claim holds:
  * true / false, null while not known, undefined for a plain sentence) and its question.
- * `live`: the run on screen is the step's own (not a pinned comparison training first).
+ * `live`: the run on screen is the step's own (not a pinned comparison training first); when
+ * not, no sentence quotes its numbers (they are another run's), and `earlier` names the earlier
+ * step's run when that is the one training.
  * @param {Step} step
  * @param {Record<string, any>} want the step's settings
  * @param {Facts} facts the run on screen's
  * @param {(text: string) => string} fill fills `{name}`s from the facts (lesson-facts.js fillIn)
  * @param {boolean} live
+ * @param {string} [earlier] the earlier step's run's label, while it trains first
  * @returns {{parts: Part[], ask: string}}
  */
-export function claimsOf(step, want, facts, fill, live) {
+export function claimsOf(step, want, facts, fill, live, earlier) {
   const cfg = facts.cfg ?? {};
   const moved = live ? movedFrom(want, cfg) : [];
   const list = (/** @type {string[][]} */ m) =>
@@ -128,8 +131,8 @@ export function claimsOf(step, want, facts, fill, live) {
       parts: [
         {
           text:
-            `No noise in this run (${cfg.sigma === 0 ? 'σ = 0' : `mode ${cfg.mode}`}): nothing ` +
-            `here is private, ε = ∞, and there is no noise on the charts for this step to ` +
+            `No noise in this run (${cfg.sigma === 0 ? 'σ = 0' : `mode ${cfg.mode}`}): its ` +
+            `ε = ∞, no guarantee, and there is no noise on the charts for this step to ` +
             `speak of. The step is about its own setting${back ? `, ${back}` : ''}: move it ` +
             `back to see it.`,
           claim: undefined,
@@ -140,6 +143,13 @@ export function claimsOf(step, want, facts, fill, live) {
   }
   /** @type {Part[]} */
   const parts = [];
+  if (!live && earlier)
+    parts.push({
+      text:
+        `First the earlier step's run (${earlier}) trains again, to compare with; this ` +
+        `step's own run follows it.`,
+      claim: undefined,
+    });
   if (moved.length) {
     const was = moved.map(([name, step]) => `${name} = ${step}`).join(', ');
     parts.push({
@@ -162,7 +172,10 @@ export function claimsOf(step, want, facts, fill, live) {
     // its premise unmet: not said
     if (typeof s !== 'string' && s.only && !(live && s.only(facts))) continue;
     if (typeof s === 'string' || !('when' in s)) {
-      parts.push({ text: fill(typeof s === 'string' ? s : s.text), claim: undefined });
+      const text = typeof s === 'string' ? s : s.text;
+      // Another run's numbers are not this step's: said once the step's own run is on screen.
+      if (!live && /\{[^}]+\}/.test(text)) continue;
+      parts.push({ text: fill(text), claim: undefined });
       continue;
     }
     const holds = live ? s.when(facts) : undefined;

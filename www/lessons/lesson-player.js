@@ -24,6 +24,7 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
 let on = null; // {name, lesson, index} of the step on screen, or null
 let prev = null; // the facts of the step before, as its run ended (or its preview)
 let prevConfig = null; // the config of the step before, when only its preview is compared
+let earlierConfig = null; // the config of the step before's run, when it is pinned ('run')
 let carried = null; // {name, index, facts, cfg, history}: the run on screen when Next was pressed
 let pressed = false; // the step's `then` button was pressed for this entry
 let host = null;
@@ -205,6 +206,7 @@ export function enterStep(step, configWith) {
   revealed = false;
   prev = null;
   prevConfig = null;
+  earlierConfig = null;
   pressed = false;
   $('lesson-pick').value = step ? step.name : '';
   $('lesson').hidden = !step;
@@ -229,21 +231,47 @@ export function enterStep(step, configWith) {
   // The earlier step's run differs from the one on screen only in what the earlier step sets
   // differently (C = 0.1 against C = 1): a student's own change (another seed, σ moved) is
   // carried into both, so the comparison stays one setting against another.
-  const was = settingsOf(lesson, index - 1);
-  const is = settingsOf(lesson, index);
-  const cfg = configWith(
-    Object.fromEntries(Object.entries(was).filter(([key, v]) => is[key] !== v)),
-  );
+  const cfg = earlierStepConfig(lesson, index, configWith);
   if (mode === 'preview') {
     prevConfig = cfg; // its preview needs the data set's facts: read when the lesson is filled
     return [];
   }
+  earlierConfig = cfg;
   if (earlier && sameConfig(earlier.cfg, cfg)) {
     prev = earlier.facts;
     host.pin(before.label, cfg, earlier.history);
     return [];
   }
   return [{ label: before.label, cfg, lessonStep: true }];
+}
+
+// The earlier step's run config: the settings now with what the earlier step sets differently.
+function earlierStepConfig(lesson, index, configWith) {
+  const was = settingsOf(lesson, index - 1);
+  const is = settingsOf(lesson, index);
+  return configWith(Object.fromEntries(Object.entries(was).filter(([key, v]) => is[key] !== v)));
+}
+
+/**
+ * A setting moved inside a step that compares with the step before: the runs to train first,
+ * so that both runs have the move (docs/teaching.md). A pinned earlier run is trained again
+ * when its settings now differ, or when it never ended (the move cancelled it); a compared
+ * preview is read again. `configWith` as enterStep's.
+ * @returns {{label: string, cfg: any, lessonStep: true}[]}
+ */
+export function earlierRunsAfterMove(configWith) {
+  if (!on || on.index === 0) return [];
+  const { lesson, index } = on;
+  const mode = lesson.steps[index].compare;
+  if (!mode) return [];
+  const cfg = earlierStepConfig(lesson, index, configWith);
+  if (mode === 'preview') {
+    if (!sameConfig(prevConfig, cfg)) [prevConfig, prev] = [cfg, null];
+    return [];
+  }
+  if (prev && sameConfig(earlierConfig, cfg)) return [];
+  [earlierConfig, prev] = [cfg, null];
+  return [{ label: lesson.steps[index - 1].label, cfg, lessonStep: true }];
 }
 
 /** A lesson's earlier step, trained for comparison, has ended: its facts are the step's `prev`. */
@@ -289,6 +317,7 @@ export function refreshLesson() {
     facts,
     (t) => fillIn(t, facts, fill),
     !!run && !run.pin,
+    run?.pin?.lessonStep ? run.pin.label : undefined,
   );
   $('lesson-ask').textContent = ask;
   const spans = parts

@@ -56,6 +56,7 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
  *   showRunNotes: () => void,
  *   writeHash: (cfg: any) => void,
  *   ownData: {loaded: (facts: any, file: any) => boolean, rejected: (m: any) => string},
+ *   earlierRuns: () => QueuedPin[],
  * }} Wiring
  */
 
@@ -189,7 +190,14 @@ export class Session {
     this.queue = []; // a moved control cancels queued comparisons
     if (!keep) clearMessage();
     clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => this.restart(), 150);
+    this.debounce = setTimeout(() => {
+      // A lesson step's pinned earlier run follows the move too, trained first, in place of
+      // its old pin (lesson-player.js earlierRunsAfterMove).
+      this.queue = this.w.earlierRuns();
+      if (!this.queue.length) return this.restart();
+      this.w.pins.dropLessonRuns();
+      this.nextQueued();
+    }, 150);
   }
 
   // A student's file is private data: the private release level, a hidden random seed.
