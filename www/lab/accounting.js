@@ -151,6 +151,12 @@ export class PldPreview {
     this.curve = null;
   }
 
+  // No curve: the settings now have no preview (their data set loads, or Rust refused them).
+  forget() {
+    this.key = '';
+    this.curve = null;
+  }
+
   // Asks for the curve when the run's mechanism changed (`mechanism`: Rust's key of it,
   // preview_keys).
   request(config, facts, mechanism, redraw, onError) {
@@ -159,6 +165,7 @@ export class PldPreview {
     this.key = key;
     this.curve = null;
     this.accounting.ask('pld-curve', { config, facts }, (m) => {
+      if (this.key !== key) return; // forgotten since: these settings are not on screen
       if (m.error) {
         this.key = '';
         onError(`Cannot compute the PLD curve: ${m.error}`);

@@ -33,7 +33,10 @@ export class Previews {
       .getElementById('epsilon-chart')
       ?.setAttribute('aria-label', label(this.epsilon.at(-1)));
     const keys = this.epsilon.length ? this.keysOf(cfg, facts) : null;
-    if (!keys) return;
+    if (!keys) {
+      this.pld.forget(); // no PLD curve of the settings before, while these have none
+      return;
+    }
     this.sigmaPanel.request(cfg, facts, budget, keys.sigma_panel, redrawSigma, this.showMessage);
     this.pld.request(cfg, facts, keys.pld, redraw, this.showMessage);
   }
