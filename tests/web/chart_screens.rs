@@ -290,6 +290,13 @@ fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
         run.privacy_cost_points().is_some(),
         "a run its budget ended"
     );
+    // At the private release level only a noisy count is released: no cost from it.
+    let noisy = pin("non-private", Mode::NonPrivate, 0.95, sigma).replace(
+        r#"{"epoch":3,"test_acc":0.95}"#,
+        r#"{"epoch":3,"private_test_acc":0.95}"#,
+    );
+    run.set_pinned(js(&pins_with(noisy))).unwrap();
+    assert_eq!(run.privacy_cost_points(), None, "a noisy count");
     run.set_pinned(js(&pins_with(pin(
         "non-private",
         Mode::NonPrivate,

@@ -77,9 +77,22 @@ const noiseless = (/** @type {Record<string, any>} */ s) =>
 const addsNoise = (/** @type {Record<string, any>} */ want) =>
   typeof want.sigma === 'number' && !noiseless({ mode: 'dp', ...want });
 
-// The figures only the teaching views measure (the training data without noise): a run at the
-// private release level reports none, and its views say "Not released" (views/charts.js).
-const TEACHING_FIGURES = /\{(prev\.)?(clipped|noiseRatio)\}/;
+// What a run at the private release level does not release, and why a step says nothing of
+// it: the figures only the teaching views measure (the training data without noise; its views
+// say "Not released", views/charts.js), and the exact test accuracy (a noisy count instead,
+// whose noise a lesson's ± would leave out) with every comparison made of it.
+const UNRELEASED = [
+  {
+    figures: /\{(prev\.)?(clipped|noiseRatio)\}/,
+    what: 'the clipping and noise views (they measure the training data without noise)',
+    many: true,
+  },
+  {
+    figures: /\{(prev\.)?(acc|accGap|accMargin|cost|costAbs|costMargin)\}/,
+    what: 'the exact test accuracy (a noisy count is, in the run log with its ±)',
+    many: false,
+  },
+];
 const textsOf = (/** @type {any} */ s) =>
   typeof s === 'string'
     ? [s]
@@ -159,13 +172,16 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
       claim: undefined,
     });
   }
-  // At the private release level a sentence quoting a teaching view's figure is not said (its
+  // At the private release level a sentence quoting what is not released is not said (its
   // number never comes: "…" for ever); one sentence says why instead.
   const released = !live || (cfg.report ?? 'teaching') === 'teaching';
-  let unreleased = false;
+  const unreleased = new Set();
   for (const s of step.say) {
-    if (!released && textsOf(s).some((t) => TEACHING_FIGURES.test(t))) {
-      unreleased = true;
+    const left = released
+      ? undefined
+      : UNRELEASED.find(({ figures }) => textsOf(s).some((t) => figures.test(t)));
+    if (left) {
+      unreleased.add(left);
       continue;
     }
     if (typeof s !== 'string' && moved.length && s.asSet) continue;
@@ -183,14 +199,17 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
     const text = holds === undefined ? wait : holds ? s.yes : s.no;
     parts.push({ text: fill(text), claim: holds === undefined ? null : holds });
   }
-  if (unreleased)
+  if (unreleased.size) {
+    const left = UNRELEASED.filter((u) => unreleased.has(u));
+    const what = left.map((u) => u.what).join(' and ');
+    const [are, them] = left.length > 1 || left[0].many ? ['are', 'them'] : ['is', 'it'];
     parts.push({
       text:
-        'The clipping and noise views are not released at this level (they measure the ' +
-        'training data without noise), so this step does not quote them: set “What the lab ' +
-        'shows” to teaching to see them.',
+        `${what[0].toUpperCase()}${what.slice(1)} ${are} not released at this level, so this ` +
+        `step does not quote ${them}: set “What the lab shows” to teaching to see ${them}.`,
       claim: undefined,
     });
+  }
   const ask = moved.length
     ? `What changed on the charts when ${list(moved)} replaced the ` +
       `step's ${moved.map(([name, step]) => `${name} = ${step}`).join(', ')}?`

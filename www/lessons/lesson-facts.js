@@ -43,7 +43,9 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
  */
 export function factsOf(s) {
   const last = s.history.at(-1);
-  const acc = finite(last?.test_acc ?? last?.private_test_acc);
+  // The exact test accuracy only: a noisy count (the private release level) is no number a
+  // lesson quotes or compares with a ± that leaves its noise out (lesson-claims.js).
+  const acc = finite(last?.test_acc);
   const nTest = s.data?.n_test;
   const compare = (a, b) =>
     s.gap && finite(a) !== undefined && finite(b) !== undefined && nTest > 0
