@@ -37,6 +37,7 @@ const CHOICES = new Map([
   ['model', ['logistic', 'mlp']],
   ['report', ['private', 'teaching']],
   ['amplification', ['rigorous', 'classical', 'paper']],
+  ['budget_accountant', ['naive', 'strong', 'moments', 'rdp', 'pld']],
 ]);
 const offered = (row, v) => (CHOICES.get(row.key) ?? []).includes(v);
 const ENDS = new Map([
@@ -72,6 +73,8 @@ test('a link of a run reads back to the same run', () => {
     pca: 12,
     pca_sigma: 3,
     clip_quantile: 0.8,
+    budget_epsilon: 2,
+    budget_accountant: 'rdp',
   };
   const { part, problems } = roundTrip(cfg);
   assert.deepEqual(problems, []);
@@ -80,8 +83,10 @@ test('a link of a run reads back to the same run', () => {
   assert.deepEqual(configOf({ ...valuesOf(DEFAULTS), ...valuesOf(part) }, DEFAULTS), {
     ...DEFAULTS,
     ...part,
-    budget_epsilon: null,
   });
+  // Without a budget, neither the budget nor its accountant is in the link.
+  const plain = toHash({ ...cfg, budget_epsilon: null }, [], ROWS);
+  assert.ok(!plain.has('budget') && !plain.has('budget_acc'), String(plain));
 });
 
 test('a new setting is one row: its link round trip needs nothing else', () => {

@@ -88,6 +88,8 @@ export const ROWS = [
     key: 'budget_accountant',
     control: 'budget-accountant',
     field: 'budget_accountant',
+    url: 'budget_acc',
+    urlWith: 'budget_epsilon',
     kind: 'select',
   },
   {
@@ -125,6 +127,7 @@ export const ROWS = [
     control: 'budget-eps',
     field: 'budget_epsilon',
     switch: 'until_budget',
+    url: 'budget', // a run its budget stops is that run in a link too
     kind: 'number',
   },
   { key: 'workers', control: 'workers', kind: 'number' },
