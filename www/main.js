@@ -135,7 +135,7 @@ const updatePreview = (cfg) =>
     {
       redraw: drawCharts,
       redrawSigma: drawSigmaChart,
-      label: (last) => epsilonChartLabel(last, fmtEps, log.accountants),
+      label: (last, c) => epsilonChartLabel(last, fmtEps, log.accountants, c.budget_epsilon),
     },
   );
 

@@ -287,3 +287,45 @@ fn an_epsilon_lower_of_zero_shows_what_the_runs_could_prove() {
     assert!(without < 5, "no bar for 0: {without}");
     assert!(with > 150, "the outline of 1.5: {with} blue pixels");
 }
+
+/// A run its ε budget stopped in epoch 2 of 3: the ε chart names each curve with the ε the run
+/// stopped at, not the whole run's (what the epoch it never trained would have spent); while
+/// it trains, with the whole run's.
+#[wasm_bindgen_test]
+fn a_run_the_budget_stopped_is_named_where_it_stopped() {
+    let cfg = RunConfig {
+        epochs: 3,
+        budget_epsilon: Some(1.6),
+        ..RunConfig::default()
+    };
+    let report = |e: u32, moments: f64, stopped: bool| {
+        js(&format!(
+            r#"{{"epoch":{e},"test_acc":0.8,"epsilon":{{"moments":{moments}}},"stopped_by_budget":{stopped}}}"#
+        ))
+    };
+    let mut view = RunView::new(config(cfg.clone())).unwrap();
+    let preview = epsilon_preview(config(cfg.clone()), adult_facts()).unwrap();
+    view.set_preview(preview, JsValue::NULL).unwrap();
+    let named = |v: &RunView| -> std::collections::BTreeMap<String, f64> {
+        serde_wasm_bindgen::from_value(v.epsilon_named().unwrap()).unwrap()
+    };
+    let whole = named(&view)["moments"];
+    view.push(report(1, 1.2, false)).unwrap();
+    view.push(report(2, 1.5, false)).unwrap();
+    assert_eq!(named(&view)["moments"], whole, "training: the whole run's");
+    let mut stopped = RunView::new(config(cfg.clone())).unwrap();
+    let preview = epsilon_preview(config(cfg), adult_facts()).unwrap();
+    stopped.set_preview(preview, JsValue::NULL).unwrap();
+    stopped.push(report(1, 1.2, false)).unwrap();
+    stopped.push(report(2, 1.5, true)).unwrap();
+    let ends = named(&stopped);
+    assert_eq!(ends["moments"], 1.5, "where it stopped");
+    assert!(whole > 1.5, "the whole run's {whole} is more than it spent");
+    // An accountant the reports lack keeps the whole run's curve, cut before the stop's epoch.
+    let rdp = named(&view)["rdp"];
+    assert!(
+        ends["rdp"] < rdp,
+        "rdp {} against the whole run's {rdp}",
+        ends["rdp"]
+    );
+}

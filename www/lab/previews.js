@@ -21,7 +21,7 @@ export class Previews {
   /**
    * The previews of `cfg` on data with `facts` (null until the run has loaded its data set:
    * no preview rather than one for another data set's N). `redraw` draws the charts,
-   * `redrawSigma` the σ panel, `label(last)` is the ε chart's text alternative.
+   * `redrawSigma` the σ panel, `label(last, cfg)` is the ε chart's text alternative.
    */
   update(cfg, facts, budget, { redraw, redrawSigma, label }) {
     // (A lot larger than the data set waits for the worker's resize: a pin from a link.)
@@ -31,7 +31,7 @@ export class Previews {
     // (never the ε of the data set shown before, while another loads).
     document
       .getElementById('epsilon-chart')
-      ?.setAttribute('aria-label', label(this.epsilon.at(-1)));
+      ?.setAttribute('aria-label', label(this.epsilon.at(-1), cfg));
     const keys = this.epsilon.length ? this.keysOf(cfg, facts) : null;
     if (!keys) {
       this.pld.forget(); // no PLD curve of the settings before, while these have none

@@ -80,15 +80,20 @@ export function doneStatus(r, epochs, fmtEps, verdict) {
 }
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's
-// last epoch, or nothing yet; `accountants`: Rust's accountants(), those `last` has named).
-export function epsilonChartLabel(last, fmtEps, accountants) {
+// last epoch, or nothing yet; `accountants`: Rust's accountants(), those `last` has named;
+// `budget`: the run's ε budget, which may stop it first, or null).
+export function epsilonChartLabel(last, fmtEps, accountants, budget = null) {
   const each = last
     ? accountants
         .filter((a) => Object.hasOwn(last, a.name))
         .map((a) => `${a.label} ${fmtEps(last[a.name])}`)
     : [];
+  const unless =
+    budget === null || budget === undefined
+      ? ''
+      : `, unless its ε budget of ${budget} stops it first`;
   const text = last
-    ? `for the whole run (${counted(last.epoch, 'epoch')}): ${each.join(', ')}`
+    ? `for the whole run (${counted(last.epoch, 'epoch')}${unless}): ${each.join(', ')}`
     : 'not computed yet';
   return `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`;
 }

@@ -23,9 +23,10 @@ use wasm_bindgen::prelude::*;
 /// looks. Naive and strong are labelled "paper, optimistic" when the run uses the paper's or
 /// the classical convention. When every ε is ∞ it says "∞ — no privacy" and why, as far as
 /// the chart knows ([`no_privacy`]); before anything is computed, that it is computing.
-/// `log_log`: x on a log scale too, each curve named with its growth exponent. Returns the ε = ∞
-/// sentence when it drew that instead of curves (then the chart's caption has nothing to
-/// describe), else nothing.
+/// A run its ε budget stopped has its whole-run curves end, and its curves named, where it
+/// stopped. `log_log`: x on a log scale too, each curve named with its growth exponent. Returns
+/// the ε = ∞ sentence when it drew that instead of curves (then the chart's caption has nothing
+/// to describe), else nothing.
 #[wasm_bindgen]
 pub fn draw_epsilon_chart(
     canvas_id: &str,
@@ -33,7 +34,8 @@ pub fn draw_epsilon_chart(
     log_log: bool,
     scale: f64,
 ) -> Result<Option<String>, JsError> {
-    let (preview, pinned, paper, epochs) = (&run.preview, &run.pinned, run.paper, run.epochs);
+    let (pinned, paper, epochs) = (&run.pinned, run.paper, run.epochs);
+    let preview = run.whole_run();
     // Log-log view: x is log10(epoch) on a linear axis, labelled in epochs, so each accountant's
     // growth shows as a slope (naive 1, strong about ½, the moments accountant much flatter).
     let ex = |e: f64| if log_log { e.max(1.0).log10() } else { e };
@@ -44,8 +46,7 @@ pub fn draw_epsilon_chart(
         .collect();
     let (root, _) = open_canvas(canvas_id, scale)?;
     let mut fonts = Fonts::new(scale);
-    let all = preview
-        .iter()
+    let all = (preview.iter().copied())
         .chain(&done)
         .flat_map(|p| p.eps.iter().filter_map(|(_, v)| *v).collect::<Vec<_>>());
     let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
@@ -69,17 +70,16 @@ pub fn draw_epsilon_chart(
         }
         _ => a.label().to_string(),
     };
-    let series = |a: AccountantName, pts: &[EpsilonPoint]| -> Vec<(f64, f64)> {
-        pts.iter()
-            .filter_map(|p| p.eps.get(a).filter(|v| *v > 0.0).map(|v| (ex(p.epoch), v)))
-            .collect()
+    let at_x = |pts: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        pts.into_iter().map(|(e, v)| (ex(e), v)).collect()
     };
     // Each accountant's curves and the name at their end: "moments 1.699", with the growth
     // exponent over the second half of the run in the log-log view (d ln ε / d ln E).
     let mut curves = Vec::new();
     for a in AccountantName::ALL {
-        let (whole, trained) = (series(a, preview), series(a, &done));
-        let end = whole.last().or(trained.last()).copied();
+        let (whole, trained) = run.epsilon_series(a);
+        let end = run.named_at(&whole, &trained).map(|(e, v)| (ex(e), v));
+        let (whole, trained) = (at_x(whole), at_x(trained));
         let text = end.map(|(x, y)| {
             let slope = match whole.len() {
                 n if log_log && n >= 4 => {

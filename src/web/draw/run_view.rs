@@ -30,6 +30,9 @@ impl EpsilonPoint {
     }
 }
 
+/// A curve's points: (epoch, ε).
+pub(super) type Curve = Vec<(f64, f64)>;
+
 /// A preview point as `epsilon_preview` gives it: its epoch and ε by each accountant but PLD.
 #[derive(Deserialize)]
 struct PreviewPoint {
@@ -123,6 +126,47 @@ impl RunView {
             h.iter().map(|p| (p.epoch, p.test())).collect()
         };
         !self.points.is_empty() && curve(&pin.history) == curve(&self.points)
+    }
+
+    /// The whole run's ε per epoch as the ε chart draws it: the preview — ending before the
+    /// epoch the ε budget stopped the run in, when it did (epochs it never trained spent
+    /// nothing).
+    pub(super) fn whole_run(&self) -> Vec<&EpsilonPoint> {
+        let stop = self.budget_stop();
+        (self.preview.iter())
+            .filter(|p| stop.is_none_or(|e| p.epoch < e))
+            .collect()
+    }
+
+    /// The epoch the ε budget stopped the run in (its last report's), if it did.
+    fn budget_stop(&self) -> Option<f64> {
+        (self.points.last()).and_then(|p| p.stopped_by_budget.then_some(p.epoch))
+    }
+
+    /// Accountant `a`'s ε by epoch where known and above 0: of the whole run
+    /// ([`RunView::whole_run`]) and of the epochs trained.
+    pub(super) fn epsilon_series(&self, a: AccountantName) -> (Curve, Curve) {
+        let known = |e: f64, eps: &Epsilons| eps.get(a).filter(|v| *v > 0.0).map(|v| (e, v));
+        let whole = (self.whole_run().into_iter())
+            .filter_map(|p| known(p.epoch, &p.eps))
+            .collect();
+        let trained = (self.points.iter())
+            .filter_map(|p| known(p.epoch, &finite(&p.epsilon)))
+            .collect();
+        (whole, trained)
+    }
+
+    /// Where the ε chart names a curve of [`RunView::epsilon_series`]: the whole run's end — or,
+    /// once the ε budget stopped the run, where it stopped, not what it would have spent.
+    pub(super) fn named_at(
+        &self,
+        whole: &[(f64, f64)],
+        trained: &[(f64, f64)],
+    ) -> Option<(f64, f64)> {
+        match self.budget_stop() {
+            Some(_) => trained.last().or(whole.last()).copied(),
+            None => whole.last().or(trained.last()).copied(),
+        }
     }
 
     /// Each run on the chart (pins oldest first, this run last): its reports and its mode as
@@ -257,6 +301,19 @@ impl RunView {
     pub(super) fn privacy_cost_margin(&self, n_test: Option<usize>) -> Option<f64> {
         let (non_private, dp) = privacy_cost_ends(&self.run_ends())?;
         Some(accuracy_gap(dp, non_private, n_test?)?.margin)
+    }
+
+    /// The ε the ε chart names each accountant's curve with ([`RunView::named_at`]), by
+    /// accountant name (absent: not drawn).
+    #[wasm_bindgen(js_name = epsilonNamed)]
+    pub fn epsilon_named(&self) -> Result<JsValue, JsError> {
+        let named: std::collections::BTreeMap<&str, f64> = (AccountantName::ALL.into_iter())
+            .filter_map(|a| {
+                let (whole, trained) = self.epsilon_series(a);
+                Some((a.name(), self.named_at(&whole, &trained)?.1))
+            })
+            .collect();
+        crate::web::js::to_js(&named)
     }
 
     /// Who pays for privacy, in numbers (`crate::charts::groups`): this run's latest groups
