@@ -194,8 +194,9 @@ const ON_INPUT = new Map([
   ['audit_runs', () => {}], // read when an audit starts
 ]);
 function budgetInput() {
-  // a new target redraws the σ panel; a new budget restarts a run held to it
-  return settings.get('until_budget') ? scheduleRestart() : updatePreview(current());
+  // a new target redraws the σ panel of the run on screen (a queued run's own settings, not the
+  // sliders'); a new budget restarts a run held to it
+  return settings.get('until_budget') ? scheduleRestart() : updatePreview(run()?.cfg ?? current());
 }
 settings.onInput((key) => (ON_INPUT.get(key) ?? (() => scheduleRestart()))());
 $('log-log').addEventListener('change', drawCharts);

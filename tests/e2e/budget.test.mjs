@@ -113,4 +113,32 @@ test('the σ-needed panel draws every accountant, follows the target ε, off-thr
   await page.close();
 });
 
+// A target typed while a queued run is on screen (Compare's non-private run, started paused so
+// that it stays there): the ε chart stays that run's (ε = ∞, no noise added), not the curves of
+// the sliders' DP-SGD run under its name.
+test("a target typed while Compare's non-private run trains leaves it its own ε chart", async () => {
+  const { page, problems } = await openLab('#v=1&epochs=5');
+  await waitForRun(page, 0, 5, { done: true });
+  await page.click('#play'); // pause: the queued runs start paused
+  await page.click('#compare');
+  await page.waitForFunction(
+    () => /"non-private"/.test(document.getElementById('status').textContent),
+    null,
+    { timeout: 30_000 },
+  );
+  const said = 'ε = ∞ — no privacy (no noise added)';
+  const message = () => page.locator('#epsilon-chart').getAttribute('data-message');
+  await page.waitForFunction(
+    (s) => document.getElementById('epsilon-chart').dataset.message === s,
+    said,
+    { timeout: 20_000 },
+  );
+  await page.fill('#budget-eps', '3');
+  await page.locator('#budget-eps').dispatchEvent('change');
+  await page.waitForTimeout(1500); // the previews and the charts' redraw
+  assert.equal(await message(), said);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 registerShuffled(register, cases);
