@@ -113,6 +113,14 @@ export class SigmaPanel {
     this.message = 'Computing the σ each accountant needs…';
   }
 
+  // No curves: the settings now have no preview (their data set loads, or Rust refused them).
+  forget() {
+    this.accounting.cancel('sigma-needed');
+    this.key = '';
+    this.curve = null;
+    this.message = 'No σ panel until these settings have an ε preview';
+  }
+
   // Asks for the curves when what they depend on changed (`mechanism`: Rust's key of the
   // run's mechanism at σ = 1, preview_keys; and the target); `redraw` runs when the panel has
   // something new to show, `onError` gets a message for the page.
@@ -130,6 +138,7 @@ export class SigmaPanel {
     }
     this.message = 'Computing the σ each accountant needs…';
     this.accounting.ask('sigma-needed', { config, facts, target }, (m) => {
+      if (this.key !== key) return; // forgotten since: these settings are not on screen
       if (m.error) {
         this.key = ''; // asked again on the next change
         this.message = 'No σ panel for these settings (see the message above)';

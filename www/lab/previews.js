@@ -34,7 +34,10 @@ export class Previews {
       ?.setAttribute('aria-label', label(this.epsilon.at(-1), cfg));
     const keys = this.epsilon.length ? this.keysOf(cfg, facts) : null;
     if (!keys) {
-      this.pld.forget(); // no PLD curve of the settings before, while these have none
+      // no PLD curve or σ panel of the settings before, while these have none
+      this.pld.forget();
+      this.sigmaPanel.forget();
+      redrawSigma();
       return;
     }
     this.sigmaPanel.request(cfg, facts, budget, keys.sigma_panel, redrawSigma, this.showMessage);
