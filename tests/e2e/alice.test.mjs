@@ -68,6 +68,7 @@ test("σ = 0: the lab's pick gives herself away (TPR at FPR 0.05 > 0.9, apart)",
   const said0 = await lessonClaims(page);
   assert.deepEqual(said0.claims, [true], said0.text);
   assert.match(said0.text, /catches 100% of the runs with her/);
+  assert.match(said0.text, /The histograms do not touch/); // Rust's best: TPR 1 at FPR 0
   const layout = await page.evaluate(() => window.labTest.chartLayout('alice-chart'));
   assert.ok(layout?.plot?.w > 100, JSON.stringify(layout));
   assert.deepEqual(problems, []);

@@ -446,3 +446,25 @@ test("while another run trains first, no sentence quotes its numbers as the step
   }
   assert.equal(named, steps.length);
 });
+
+test('Alice: a high catch rate inside the region is no fluke; "do not touch" only when so', () => {
+  const lesson = LESSONS.get('alice');
+  const said = (i, alice) => {
+    const want = settingsOf(lesson, i);
+    const { parts } = claimsOf(lesson.steps[i], want, { ...factsFor(want), alice }, fill, true);
+    return parts;
+  };
+  // σ lowered to 1 in step 2: the guess catches 96%, the region allows 100%.
+  const high = said(1, { tpr: 0.96, allowed: 1, verdict: 'inside', best: 0.97, bestFpr: 0.02 });
+  const claim = high.find((p) => p.claim !== undefined);
+  assert.equal(claim.claim, true);
+  assert.ok(!/fluke|bug/.test(claim.text), claim.text);
+  const outside = said(1, { tpr: 0.96, allowed: 0.5, verdict: 'outside', best: 1, bestFpr: 0 });
+  assert.match(outside.find((p) => p.claim !== undefined).text, /fluke, or a bug/);
+  // Step 1: 95% caught at a 5% false-alarm rate is no proof the histograms are apart.
+  const text = (parts) => parts.map((p) => p.text).join(' ');
+  const close = said(0, { tpr: 0.95, verdict: 'outside', best: 0.96, bestFpr: 0.03 });
+  assert.ok(!/do not touch/.test(text(close)), text(close));
+  const apart = said(0, { tpr: 1, verdict: 'outside', best: 1, bestFpr: 0 });
+  assert.match(text(apart), /do not touch/);
+});
