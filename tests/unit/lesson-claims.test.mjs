@@ -468,3 +468,15 @@ test('Alice: a high catch rate inside the region is no fluke; "do not touch" onl
   const apart = said(0, { tpr: 1, verdict: 'outside', best: 1, bestFpr: 0 });
   assert.match(text(apart), /do not touch/);
 });
+
+test('who pays: no digit "loses most" unless its fall is beyond its ±', () => {
+  const lesson = LESSONS.get('who-pays');
+  const want = settingsOf(lesson, 1);
+  const compared = { most_lost: '5', rarest: '5', most_lost_points: -0.3, most_lost_clear: false };
+  const facts = { ...factsFor(want), groups: { summary: {}, compared } };
+  const text = claimsOf(lesson.steps[1], want, facts, fill, true)
+    .parts.map((p) => p.text)
+    .join(' ');
+  assert.ok(!/loses most/.test(text), text);
+  assert.match(text, /No digit's fall under DP-SGD is beyond its ±/);
+});

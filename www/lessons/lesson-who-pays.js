@@ -12,6 +12,9 @@
 
 import { known } from './when.js';
 
+// Whether the group that lost most under DP-SGD fell beyond its ± (Rust's most_lost_clear).
+const fellClearly = (/** @type {any} */ c) => !!c && c.most_lost_clear && c.most_lost_points > 0;
+
 /** @typedef {import('./lessons.js').Lesson} Lesson */
 
 /** @type {Lesson} */
@@ -73,6 +76,8 @@ export const WHO_PAYS = {
             'and with DP-SGD: rings on the groups chart.',
         },
         {
+          // "Loses" only for a fall beyond its ± (Rust's most_lost_clear), as in step 3.
+          only: (f) => fellClearly(f.groups?.compared),
           when: (f) => ((c) => (c ? c.most_lost === c.rarest : undefined))(f.groups?.compared),
           yes:
             'Digit {groups.mostLost}, the rarest ({groups.mostLostN} images), loses most: ' +
@@ -81,6 +86,12 @@ export const WHO_PAYS = {
             'Digit {groups.mostLost} loses most ({groups.mostLostPoints} ± ' +
             '{groups.mostLostMargin} points), not the rarest, {groups.rarest}.',
           wait: '',
+        },
+        {
+          only: (f) => !!f.groups?.compared && !fellClearly(f.groups.compared),
+          text:
+            "No digit's fall under DP-SGD is beyond its ± here: the most, digit " +
+            '{groups.mostLost}, {groups.mostLostPoints} ± {groups.mostLostMargin} points.',
         },
       ],
       ask:
