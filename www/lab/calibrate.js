@@ -41,8 +41,12 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
       }
       settings.apply({ sigma });
       restart();
+      // ε is shown rounded up: at two decimals of a target of 10 or more (12.34) that can
+      // read above it (12.4), though Rust's calibration holds ε ≤ the target; then only that.
+      const shown = fmtEps(epsilon);
+      const spends = Number(shown) <= Number(target) ? `ε = ${shown} ≤ ${target}` : `ε ≤ ${target}`;
       showMessage(
-        `σ = ${sigma} (rounded up) spends ε = ${fmtEps(epsilon)} ≤ ${target} ` +
+        `σ = ${sigma} (rounded up) spends ${spends} ` +
           `in ${counted(cfg.epochs, 'epoch')} (${m.result.accountant} accountant).`,
       );
     });
