@@ -323,7 +323,7 @@ fn sentence(
     };
     if !epsilon.is_finite() {
         return format!(
-            "{test}. Without noise ε = ∞: nothing bounds how well an observer tells the two data sets apart."
+            "{test}. With ε = ∞ (see “Not covered”) nothing bounds how well an observer tells the two data sets apart."
         );
     }
     format!(

@@ -48,7 +48,8 @@ pub(super) fn sentence(
             upper_text(upper)
         )
     } else {
-        "without noise the accountant promises nothing (ε = ∞)".into()
+        // ε = ∞ for any open release: σ = 0, a mode without clipping or noise, DP-PCA at σ_p = 0.
+        "the accountant promises nothing (ε = ∞: see “Not covered”)".into()
     };
     let proved = format!(
         "{who} proved ε ≥ {} with 95% confidence from {runs} runs with and {runs} without the canary (half of each to choose the attack's threshold, the other {} a side to test it); {promised}",
@@ -101,7 +102,7 @@ pub(super) fn sentence(
             fprs(region.above_at)
         ),
         Verdict::Inside if lower > 0.5 * upper => format!(
-            "{proved}: the bound is nearly reached, so ε is not loose for this adversary, and the ROC stays inside the privacy region."
+            "{proved}: over half the bound, so ε is not loose by more than 2× for this adversary, and the ROC stays inside the privacy region."
         ),
         Verdict::Inside => format!(
             "{proved}: the attack's ROC stays inside the privacy region, as it must.{zero}"
