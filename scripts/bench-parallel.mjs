@@ -15,6 +15,8 @@ import { serveWww } from '../tests/e2e/serve.mjs';
 import { coresTimed, launch } from '../tests/e2e/browser.mjs';
 
 const MS = Number(process.env.BENCH_MS || 3000);
+// BATCH: the examples summed at once within a part (default: the case's own, the whole lot).
+const BATCH = process.env.BATCH ? Number(process.env.BATCH) : undefined;
 const CASES = (process.env.CASES || 'mlp 60-1000-10,logistic 784-10,mlp 784-128-10').split(',');
 const server = await serveWww();
 const plainServer = await serveWww({ isolated: false, serviceWorker: false });
@@ -44,7 +46,7 @@ async function openPage(relaxed, at = server) {
 
 const lotLoop = (page, model, workers, alone = false) =>
   page.evaluate(
-    async ([model, workers, ms, alone]) => {
+    async ([model, workers, ms, alone, batch]) => {
       const { sendWasm } = await import('./core/wasm-module.js');
       const w = new Worker('workers/worker.js', { type: 'module' });
       sendWasm(w);
@@ -56,12 +58,12 @@ const lotLoop = (page, model, workers, alone = false) =>
         };
         w.onerror = (e) => reject(new Error(e.message));
       });
-      w.postMessage({ type: 'bench', model, workers, ms, alone });
+      w.postMessage({ type: 'bench', model, workers, ms, alone, batch });
       const got = await answer;
       w.terminate();
       return got;
     },
-    [model, workers, MS, alone],
+    [model, workers, MS, alone, BATCH],
   );
 
 // The ceiling (#55): the lot loop's examples/s over k × what one worker would train if a part

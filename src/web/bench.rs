@@ -48,14 +48,16 @@ pub fn bench_kernels(budget_ms: f64) -> String {
 
 /// A training benchmark's run (`bench::TRAINING_CASES`, private) as a [`Session`], for the
 /// data-parallel benchmark (`scripts/bench-parallel.mjs` drives it through the training
-/// worker's own lot loop with k workers).
+/// worker's own lot loop with k workers). `batch`, when given, is the examples summed at once
+/// within a part (the case's own: the whole lot).
 #[wasm_bindgen]
-pub fn bench_session(model: &str) -> Result<Session, JsError> {
+pub fn bench_session(model: &str, batch: Option<u32>) -> Result<Session, JsError> {
     let (cfg, data) = bench::training_case(model, true)
         .ok_or_else(|| JsError::new(&format!("no benchmark case '{model}'")))?;
     // Lots only: no epoch reports, accounting or evaluation in the figure; never finished.
     let cfg = RunConfig {
         epochs: 10_000,
+        batch_size: batch.map_or(cfg.batch_size, |b| b.max(1) as usize),
         ..cfg
     };
     let trainer = Trainer::for_audit(cfg, data, None, None, u64::MAX).map_err(js_err)?;

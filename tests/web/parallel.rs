@@ -75,7 +75,7 @@ fn a_gradient_helper_sums_what_the_trainer_sums_and_refuses_what_does_not_fit() 
 
 #[wasm_bindgen_test]
 fn the_training_worker_writes_its_parameters_into_a_helpers_buffer_of_their_length_only() {
-    let session = dpsgd_lab::web::bench_session("mlp 60-1000-10").unwrap();
+    let session = dpsgd_lab::web::bench_session("mlp 60-1000-10", None).unwrap();
     let n = session.n_params();
     assert_eq!(n, 60 * 1000 + 1000 + 1000 * 10 + 10);
     let buffer = js_sys::Float32Array::new_with_length(n);
@@ -91,7 +91,7 @@ fn the_coordinator_refuses_to_mix_two_lots_or_count_a_part_twice() {
     // A lot split over messages: a second lot drawn while the first is out (a pause and a play
     // during one lot) or a part that comes twice would give the step a sensitivity the
     // accountants never assumed, so each is an error, not a quiet step.
-    let mut s = dpsgd_lab::web::bench_session("logistic 784-10").unwrap();
+    let mut s = dpsgd_lab::web::bench_session("logistic 784-10", None).unwrap();
     let n = s.n_params() as usize;
     s.draw_lot().unwrap();
     assert!(

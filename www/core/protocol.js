@@ -49,7 +49,10 @@
  * (audit.js).
  * @typedef {{type: 'cap', workers: number|null, reason: string}} Cap
  */
-/** @typedef {{type: 'bench', model: string, workers: number, ms: number, alone?: boolean}} Bench */
+/**
+ * @typedef {{type: 'bench', model: string, workers: number, ms: number, alone?: boolean,
+ *   batch?: number}} Bench
+ */
 /**
  * @typedef {Start | PauseResume | OwnData | Cap | Bench
  *   | {type: 'test-panic'} | {type: 'test-hang-helper'}} ToTraining

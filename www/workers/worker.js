@@ -199,7 +199,7 @@ async function bench(m) {
   state.running = false;
   state.loopToken += 1;
   if (state.session) state.session.free();
-  const session = bench_session(m.model);
+  const session = bench_session(m.model, m.batch);
   state.session = session;
   state.parts = Math.max(1, Math.min(MAX_WORKERS, Number(m.workers) || 1));
   const k = state.parts;
