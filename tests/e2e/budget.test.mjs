@@ -116,7 +116,7 @@ test('the σ-needed panel draws every accountant, follows the target ε, off-thr
 // A target typed while a queued run is on screen (Compare's non-private run, started paused so
 // that it stays there): the ε chart stays that run's (ε = ∞, no noise added), not the curves of
 // the sliders' DP-SGD run under its name.
-test("a target typed while Compare's non-private run trains leaves it its own ε chart", async () => {
+test("a target typed while Compare's non-private run is on screen keeps its ε chart", async () => {
   const { page, problems } = await openLab('#v=1&epochs=5');
   await waitForRun(page, 0, 5, { done: true });
   await page.click('#play'); // pause: the queued runs start paused
