@@ -244,3 +244,20 @@ test("configKey tells settings apart by their values, not their keys' order", ()
   assert.ok(!sameConfig({ sigma: 1 }, { sigma: 1, seed: null }), 'a field more is another config');
   assert.equal(configKey([{ y: 1, x: 2 }, null]), '[{"x":2,"y":1},null]');
 });
+
+test("Rust's refusal of a link's value names the link's key, not the config field", () => {
+  const refuse = (cfg) => {
+    if (cfg.budget_epsilon !== null && cfg.budget_epsilon <= 0)
+      throw new Error(`budget_epsilon: the ε budget = ${cfg.budget_epsilon} must be above 0`);
+    return cfg;
+  };
+  const params = new URLSearchParams({ budget: '-1' });
+  const { part, problems } = fromHash(params, {
+    check: refuse,
+    defaults: DEFAULTS,
+    range,
+    offered,
+  });
+  assert.deepEqual(problems, ['budget: the ε budget = -1 must be above 0']);
+  assert.equal(part.budget_epsilon, undefined);
+});

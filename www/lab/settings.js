@@ -95,7 +95,12 @@ export function fromHash(
     try {
       check({ ...defaults, [row.field]: v });
     } catch (e) {
-      problems.push(String(e.message || e).slice(0, 200));
+      // Rust names the config field; the link's reader knows the link's key (`budget`).
+      const said = String(e.message || e);
+      const named = said.startsWith(`${row.field}:`)
+        ? row.url + said.slice(row.field.length)
+        : said;
+      problems.push(named.slice(0, 200));
       continue;
     }
     part[row.field] = v;
