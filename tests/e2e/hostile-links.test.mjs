@@ -184,6 +184,22 @@ test('the L slider reaches N; values beyond a slider are named, not moved to its
   await page.close();
 });
 
+// A link opened after a smaller data set's run: its lot is read against the page's own end,
+// not the last data set's N (a lot of 1,024 on Adult after breast cancer's 455 was cut to 455).
+test("a link's lot is not cut to the data set shown before it", async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&dataset=breast-cancer&lot_size=64');
+  await waitForRun(page, 0, 1, { done: true });
+  const g = await generationOf(page);
+  await page.evaluate(() => {
+    location.hash = 'v=1&epochs=1&dataset=adult&lot_size=1024';
+  });
+  await waitForRun(page, g, 1, { done: true, timeout: 60_000 });
+  assert.equal(await page.locator('#lot-size-value').textContent(), '1024');
+  assert.match(page.url(), /lot_size=1024/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 // The fuzz: keys the page reads, prototype keys and junk; values that are huge, tiny, empty,
 // not numbers, markup, very long; pins malformed every way. Seeded, so a failure repeats.
 const KEYS = [
@@ -202,6 +218,8 @@ const KEYS = [
   'pca',
   'pca_sigma',
   'adapt',
+  'budget',
+  'budget_acc',
   'pins',
   'lesson',
   'step',

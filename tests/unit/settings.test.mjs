@@ -261,3 +261,16 @@ test("Rust's refusal of a link's value names the link's key, not the config fiel
   assert.deepEqual(problems, ['budget: the ε budget = -1 must be above 0']);
   assert.equal(part.budget_epsilon, undefined);
 });
+
+test('a link never trains on your own file: dataset = own is named and skipped', () => {
+  const params = new URLSearchParams({ dataset: 'own', sigma: '0' });
+  // Offered: the file is loaded, so the menu shows "Your data".
+  const { part, problems } = fromHash(params, {
+    check: accept,
+    defaults: DEFAULTS,
+    range,
+    offered: () => true,
+  });
+  assert.equal(part.dataset, undefined);
+  assert.deepEqual(problems, ['dataset = own was skipped (a link cannot train on your own file)']);
+});

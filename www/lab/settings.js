@@ -111,6 +111,11 @@ export function fromHash(
 // One value of a link in its row's form, or undefined (the problem said).
 function readLinkValue(row, text, ends, offered, problems) {
   if (row.kind === 'select') {
+    if (row.key === 'dataset' && text === 'own') {
+      // Never trained from a link (as pins, link.js): the file's ε is spent by the student's click.
+      problems.push(`dataset = own was skipped (a link cannot train on your own file)`);
+      return undefined;
+    }
     if (offered(row, text)) return text;
     problems.push(`${row.url} = '${shown(text)}' is not one of the choices`);
     return undefined;
@@ -151,6 +156,8 @@ class Settings {
     this.values = {};
     this.defaults = null;
     this.listeners = [];
+    /** @type {string | undefined} the lot slider's end in the page's markup */
+    this.lotMax = undefined;
   }
 
   // Wires every control to the one input handler (sliders as they move, the others on change).
@@ -170,6 +177,10 @@ class Settings {
   reset(defaults, suggested = this.suggested) {
     this.defaults = defaults;
     this.suggested = suggested;
+    // The lot slider's end as the page loads it (the largest built-in set's N), not the last
+    // data set's: a link's lot is read against it (a lot of 1,024 after breast cancer's 455).
+    this.lotMax ??= $('lot-size').max;
+    $('lot-size').max = this.lotMax;
     const boxes = {};
     for (const [field, v] of Object.entries(suggested))
       if (BY_FIELD.has(field)) boxes[BY_FIELD.get(field).key] = v;
