@@ -178,15 +178,20 @@ impl LabData {
 
     /// A key for the contents of a student's file(s) (`second` empty for a CSV): the page's
     /// file ledger counts runs per contents, so a renamed or re-saved copy of the same rows
-    /// keeps its count. Not a cryptographic digest: a collision only merges two counts (more
-    /// ε, never less).
+    /// keeps its count — and an IDX pair picked in either order (labels first) one key, as
+    /// [`LabData::from_idx`] reads either. Not a cryptographic digest: a collision only merges
+    /// two counts (more ε, never less).
     #[wasm_bindgen(js_name = contentKey)]
     pub fn content_key(first: &[u8], second: &[u8]) -> String {
         use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        first.hash(&mut h);
-        second.hash(&mut h);
-        format!("{:016x}:{}", h.finish(), first.len() + second.len())
+        let digest = |bytes: &[u8]| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            h.finish()
+        };
+        let (a, b) = (digest(first), digest(second));
+        let (lo, hi) = (a.min(b), a.max(b));
+        format!("{lo:016x}{hi:016x}:{}", first.len() + second.len())
     }
 }
 

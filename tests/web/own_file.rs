@@ -141,3 +141,23 @@ fn a_refusal_after_the_estimate_says_the_epsilon_it_spent() {
     assert_eq!(js_sys::Array::from(&get(&e, "spent")).length(), 1);
     assert!(get(&get(&e, "ranges"), "estimated").as_bool().unwrap());
 }
+
+/// The file ledger's key: the same contents whatever their name, an IDX pair in either order
+/// (the picker may list the labels first) one key; other contents another.
+#[wasm_bindgen_test]
+fn an_idx_pair_picked_in_either_order_is_one_file() {
+    let (images, labels) = (b"images bytes".as_slice(), b"labels".as_slice());
+    assert_eq!(
+        LabData::content_key(images, labels),
+        LabData::content_key(labels, images)
+    );
+    assert_ne!(
+        LabData::content_key(images, labels),
+        LabData::content_key(images, b"other labels")
+    );
+    let csv = BREAST_CANCER.as_bytes();
+    assert_ne!(
+        LabData::content_key(csv, &[]),
+        LabData::content_key(&csv[1..], &[])
+    );
+}
