@@ -246,6 +246,11 @@ fn out_never_overwrites_follows_a_link_or_takes_an_empty_path() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("symbolic link"), "{err}");
     assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
+    // The same link named with a trailing slash (which the system resolves through the link).
+    let (code, _, err) = run(&PathBuf::from(format!("{}/", link.display())));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
 
     // An empty path (or blanks) is no folder: nothing lands in the current one.
     for empty in ["", "  "] {

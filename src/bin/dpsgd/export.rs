@@ -64,6 +64,8 @@ pub fn export(a: &ExportArgs) {
 /// written. When a write fails half-way, the files written here (and a folder made here) are
 /// removed again; nothing else is.
 fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), OutRefusal> {
+    // Without a trailing slash: "link/" would be looked up through the link it names.
+    let dir: &Path = &dir.components().collect::<std::path::PathBuf>();
     let made = match std::fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_symlink() => return Err(OutRefusal::Link),
         Ok(m) if !m.is_dir() => return Err(OutRefusal::NotAFolder),
