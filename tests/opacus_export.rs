@@ -252,6 +252,28 @@ fn out_never_overwrites_follows_a_link_or_takes_an_empty_path() {
     assert!(err.contains("symbolic link"), "{err}");
     assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0);
 
+    // Standardising one's own file fits it without noise: no export claims an ε for it.
+    let csv = Path::new(env!("CARGO_MANIFEST_DIR")).join("www/data/breast_cancer.csv");
+    let out = out_dir("standard");
+    let (code, _, err) = dpsgd(&[
+        "export-opacus",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--label",
+        "diagnosis",
+        "--scale",
+        "standard",
+        "--report",
+        "teaching",
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no ε covers the exported run"), "{err}");
+    assert!(!out.exists(), "nothing written");
+
     // An empty path (or blanks) is no folder: nothing lands in the current one.
     for empty in ["", "  "] {
         let (code, _, err) = dpsgd(&["export-opacus", "--dataset", "blobs", "--out", empty]);

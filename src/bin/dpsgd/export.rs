@@ -46,6 +46,13 @@ pub fn export(a: &ExportArgs) {
     if let Some(why) = dpsgd_lab::export::opacus::refusal(&cfg) {
         fail(format!("export-opacus: {why}"));
     }
+    if own_file && data.scale.as_deref() == Some("standard") {
+        // The script would print Opacus's ε for a run no ε covers (train marks it so).
+        fail(
+            "export-opacus: --scale standard fits your data's mean and spread without noise, so \
+             no ε covers the exported run; use --scale bounds (the default)",
+        );
+    }
     let dataset = Arc::new(load_data(data, run, &cfg));
     let trainer = Trainer::new(cfg, dataset)
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
