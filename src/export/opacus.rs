@@ -186,7 +186,11 @@ pub fn export_opacus(
             ("idx", builtin_files(dataset).to_vec(), basis)
         }
     };
-    let dataset = cfg.dataset.as_str();
+    // A file of one's own is no built-in set (the config keeps its default name): "own".
+    let dataset = match &data {
+        ExportData::Prepared(d) if d.private => "own",
+        _ => cfg.dataset.as_str(),
+    };
     let classes = match &data {
         ExportData::Prepared(d) => py_list(&d.class_names, |c| py_str(c)),
         ExportData::Images { .. } => "None".into(),

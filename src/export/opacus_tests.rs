@@ -281,6 +281,7 @@ fn ones_own_file_is_exported_as_its_prepared_rows_and_called_private() {
     assert_eq!((rows(1), rows(2)), (own.train.len(), own.test.len()));
     let s = String::from_utf8(files[0].bytes.clone()).unwrap();
     assert_eq!(constant(&s, "DATA"), "\"csv\"");
+    assert_eq!(constant(&s, "DATASET"), "\"own\""); // not the config's default set
     assert!(
         s.contains("your private data itself") && s.contains("share neither"),
         "the header says what the two files are"

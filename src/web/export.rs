@@ -49,7 +49,9 @@ pub fn opacus_export_needs_data(dataset: &str) -> bool {
 pub const OWN_FILE_ON_THE_COMMAND_LINE: &str =
     "a run on a file of your own is exported by the command line, beside your file: \
      dpsgd export-opacus --csv YOUR_FILE.csv --label CLASS_COLUMN --out NEW_FOLDER (with the \
-     run's settings as flags); it writes your prepared rows beside the script";
+     run's settings as flags); it writes your prepared rows beside the script. It prepares \
+     your file anew: another split into training and test rows, and, with ranges estimated \
+     from the file, another release of ε that this page's total for the file does not count";
 
 /// Opacus's accountants the export writes, for the page's choice: `[{name, label}]` in the
 /// enum's order, the first the default. The page lists no accountant of its own (#54 §5).
