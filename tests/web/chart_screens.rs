@@ -244,13 +244,8 @@ fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
         )
     };
     let mut run = view(Mode::Dp);
-    run.set_pinned(js(&pins_with(pin(
-        "non-private",
-        Mode::NonPrivate,
-        dp_acc + 0.035,
-        sigma,
-    ))))
-    .unwrap();
+    let alike = pin("non-private", Mode::NonPrivate, dp_acc + 0.035, sigma);
+    run.set_pinned(js(&pins_with(alike.clone()))).unwrap();
     let cost = run
         .privacy_cost_points()
         .expect("a cost with both runs on the chart");
@@ -297,13 +292,7 @@ fn compared_runs_are_told_apart_with_the_cost_of_privacy() {
     );
     run.set_pinned(js(&pins_with(noisy))).unwrap();
     assert_eq!(run.privacy_cost_points(), None, "a noisy count");
-    run.set_pinned(js(&pins_with(pin(
-        "non-private",
-        Mode::NonPrivate,
-        dp_acc + 0.035,
-        sigma,
-    ))))
-    .unwrap();
+    run.set_pinned(js(&pins_with(alike))).unwrap();
     let c = sized_canvas("s-compare", 620, 400);
     draw_accuracy_chart("s-compare", &run, Some(0.579), Some(114), 1.0).unwrap();
     // Full-strength pins: the clip-only run's green and the noise-only run's purple, unmixed.
