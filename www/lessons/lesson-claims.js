@@ -79,18 +79,21 @@ const addsNoise = (/** @type {Record<string, any>} */ want) =>
 
 // What a run at the private release level does not release, and why a step says nothing of
 // it: the figures only the teaching views measure (the training data without noise; its views
-// say "Not released", views/charts.js), and the exact test accuracy (a noisy count instead,
-// whose noise a lesson's ± would leave out) with every comparison made of it.
+// say "Not released", views/charts.js), and — on a student's own file, whose test rows are
+// private too — the exact test accuracy (a noisy count instead, whose noise a lesson's ± would
+// leave out) with every comparison made of it. `left`: whether the run on screen leaves it out.
 const UNRELEASED = [
   {
     figures: /\{(prev\.)?(clipped|noiseRatio)\}/,
     what: 'the clipping and noise views (they measure the training data without noise)',
     many: true,
+    left: (/** @type {Facts} */ f) => (f.cfg?.report ?? 'teaching') !== 'teaching',
   },
   {
     figures: /\{(prev\.)?(acc|accGap|accMargin|cost|costAbs|costMargin)\}/,
     what: 'the exact test accuracy (a noisy count is, in the run log with its ±)',
     many: false,
+    left: (/** @type {Facts} */ f) => f.accNoisy === true,
   },
 ];
 const textsOf = (/** @type {any} */ s) =>
@@ -172,14 +175,12 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
       claim: undefined,
     });
   }
-  // At the private release level a sentence quoting what is not released is not said (its
-  // number never comes: "…" for ever); one sentence says why instead.
-  const released = !live || (cfg.report ?? 'teaching') === 'teaching';
+  // A sentence quoting what the run does not release is not said (its number never comes: "…"
+  // for ever); one sentence says why instead.
+  const withheld = live ? UNRELEASED.filter((u) => u.left(facts)) : [];
   const unreleased = new Set();
   for (const s of step.say) {
-    const left = released
-      ? undefined
-      : UNRELEASED.find(({ figures }) => textsOf(s).some((t) => figures.test(t)));
+    const left = withheld.find(({ figures }) => textsOf(s).some((t) => figures.test(t)));
     if (left) {
       unreleased.add(left);
       continue;

@@ -20,7 +20,8 @@
  *   verdict: string, runs: number}} AliceFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
- *   acc?: number, majority?: number, nTrain?: number, nTest?: number, learnedNothing?: boolean,
+ *   acc?: number, accNoisy?: boolean, majority?: number, nTrain?: number, nTest?: number,
+ *   learnedNothing?: boolean,
  *   clipped?: number, clip_?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?:
  * AuditFacts, alice?: AliceFacts, auditRuns?: number, earlierAudit?: {label: string, said:
@@ -43,9 +44,11 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
  */
 export function factsOf(s) {
   const last = s.history.at(-1);
-  // The exact test accuracy only: a noisy count (the private release level) is no number a
-  // lesson quotes or compares with a ± that leaves its noise out (lesson-claims.js).
+  // The exact test accuracy only: a noisy count (the private level on a student's own file) is
+  // no number a lesson quotes or compares with a ± that leaves its noise out (lesson-claims.js).
   const acc = finite(last?.test_acc);
+  // Only a noisy count of the test accuracy (the private level on a student's own file).
+  const accNoisy = acc === undefined && finite(last?.private_test_acc) !== undefined;
   const nTest = s.data?.n_test;
   const compare = (a, b) =>
     s.gap && finite(a) !== undefined && finite(b) !== undefined && nTest > 0
@@ -68,6 +71,7 @@ export function factsOf(s) {
     epoch: last?.epoch,
     cfg: s.cfg,
     acc,
+    accNoisy,
     majority: finite(s.data?.majority_share),
     nTrain: s.data?.n_train,
     nTest,

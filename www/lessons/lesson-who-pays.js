@@ -88,7 +88,8 @@ export const WHO_PAYS = {
           wait: '',
         },
         {
-          only: (f) => !!f.groups?.compared && !fellClearly(f.groups.compared),
+          // Rust's count of the groups whose fall is beyond its ± (not only the largest fall's).
+          only: (f) => f.groups?.compared?.falls_beyond_noise === 0,
           text:
             "No digit's fall under DP-SGD is beyond its ± here: the most, digit " +
             '{groups.mostLost}, {groups.mostLostPoints} ± {groups.mostLostMargin} points.',

@@ -181,8 +181,9 @@ impl RunView {
     /// Each run's end as the cost of privacy reads it: its final exact test accuracy once the
     /// run is over (all its epochs, its budget spent or diverged), none while it trains, was
     /// paused or was pinned part-way — a cost is two runs' ends, never an end against an
-    /// epoch — and none at the private release level, whose noisy count's noise the cost's ±
-    /// (sampling alone) would leave out (its std: 17 points on breast cancer's 114 test rows).
+    /// epoch — and none from a noisy count (a student's own file at the private release level),
+    /// whose noise the cost's ± (sampling alone) would leave out (at the default count noise,
+    /// 17 points on 114 test rows).
     fn run_ends(&self) -> Vec<RunEnd> {
         let epochs = (self.pinned.iter())
             .map(|p| p.cfg.as_ref().and_then(|c| c.get("epochs")?.as_u64()))
