@@ -285,3 +285,28 @@ test("a setting moved in a comparing step trains the earlier step's run again", 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// The runs a step's Compare queues are the lesson's too, but none is the earlier step's run
+// (breast cancer trains in a blink: every text the step shows is recorded as it changes).
+test("a step's Compare runs are not called the earlier step's run", async () => {
+  const record = () =>
+    document.addEventListener('DOMContentLoaded', () => {
+      const box = document.getElementById('lesson-say');
+      window.saidAll = [];
+      new MutationObserver(() => window.saidAll.push(box.textContent)).observe(box, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+    });
+  const { page, problems } = await openLab('#lesson=cost&step=2', record);
+  await page.waitForFunction(
+    () => window.saidAll.some((t) => /The four runs are training/.test(t)),
+    null,
+    { timeout: 60_000 },
+  );
+  const said = await page.evaluate(() => window.saidAll);
+  assert.ok(!said.some((t) => /earlier step/.test(t)), said.join('\n'));
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -237,6 +237,7 @@ export function enterStep(step, configWith) {
     return [];
   }
   earlierConfig = cfg;
+  if (cfg.dataset === 'own') return []; // no run on a student's file unasked (earlierRunsAfterMove)
   if (earlier && sameConfig(earlier.cfg, cfg)) {
     prev = earlier.facts;
     host.pin(before.label, cfg, earlier.history);
@@ -257,7 +258,7 @@ function earlierStepConfig(lesson, index, configWith) {
  * so that both runs have the move (docs/teaching.md). A pinned earlier run is trained again
  * when its settings now differ, or when it never ended (the move cancelled it); a compared
  * preview is read again. `configWith` as enterStep's.
- * @returns {{label: string, cfg: any, lessonStep: true}[]}
+ * @returns {{label: string, cfg: any, lessonStep: true}[] | null}
  */
 export function earlierRunsAfterMove(configWith) {
   if (!on || on.index === 0) return [];
@@ -271,6 +272,9 @@ export function earlierRunsAfterMove(configWith) {
   }
   if (prev && sameConfig(earlierConfig, cfg)) return [];
   [earlierConfig, prev] = [cfg, null];
+  // Never a run on a student's file the student did not ask for (each spends its ε): no
+  // earlier run, and its old pin of other data goes (null).
+  if (cfg.dataset === 'own') return null;
   return [{ label: lesson.steps[index - 1].label, cfg, lessonStep: true }];
 }
 
@@ -294,6 +298,16 @@ function current() {
   return factsOf({ ...host.sources(), prev, gap: accuracy_gap });
 }
 
+// The label of the earlier step's run when that is the run training on screen (not one of the
+// runs the step's Compare queued, also the lesson's), else undefined.
+function earlierTraining(run, step) {
+  const before = on && on.index > 0 ? on.lesson.steps[on.index - 1] : null;
+  const pin = run?.pin;
+  return pin?.lessonStep && step.compare === 'run' && pin.label === before?.label
+    ? pin.label
+    : undefined;
+}
+
 /** Fills the step's sentences from the run on screen; presses its button once its run is set. */
 export function refreshLesson() {
   if (!on || !host) return;
@@ -308,6 +322,9 @@ export function refreshLesson() {
       pressing = false;
     }
   }
+  // The run on screen now: a button just pressed (Compare) may have queued another in its
+  // place, whose facts these are (its non-private run read as the step's own said "No noise").
+  const shown = host.run();
   const facts = current();
   const fill = fillers(host.fmtEps, host.accountants());
   // The step's premises checked first (noise present, its settings in force): lesson-claims.js.
@@ -316,8 +333,8 @@ export function refreshLesson() {
     settingsOf(on.lesson, on.index),
     facts,
     (t) => fillIn(t, facts, fill),
-    !!run && !run.pin,
-    run?.pin?.lessonStep ? run.pin.label : undefined,
+    !!shown && !shown.pin,
+    earlierTraining(shown, step),
   );
   $('lesson-ask').textContent = ask;
   const spans = parts

@@ -56,7 +56,7 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
  *   showRunNotes: () => void,
  *   writeHash: (cfg: any) => void,
  *   ownData: {loaded: (facts: any, file: any) => boolean, rejected: (m: any) => string},
- *   earlierRuns: () => QueuedPin[],
+ *   earlierRuns: () => QueuedPin[] | null,
  * }} Wiring
  */
 
@@ -72,6 +72,7 @@ export class Session {
     this.norms = new Float32Array(0); // the latest lot's gradient norms; kept across restarts
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.debounce = undefined;
+    this.restartPending = false; // a moved control's restart is due (scheduleRestart)
     this.wasmReady = false;
     this.workerReady = false;
     this.started = false;
@@ -144,6 +145,7 @@ export class Session {
    */
   restart(pin) {
     clearTimeout(this.debounce);
+    this.restartPending = false;
     const cfg = pin ? pin.cfg : settings.config();
     if (!pin) this.w.writeHash(cfg);
     if (!this.run || this.run.cfg.dataset !== cfg.dataset || cfg.report !== 'teaching')
@@ -190,12 +192,15 @@ export class Session {
     this.queue = []; // a moved control cancels queued comparisons
     if (!keep) clearMessage();
     clearTimeout(this.debounce);
+    this.restartPending = true;
     this.debounce = setTimeout(() => {
+      this.restartPending = false;
       // A lesson step's pinned earlier run follows the move too, trained first, in place of
-      // its old pin (lesson-player.js earlierRunsAfterMove).
-      this.queue = this.w.earlierRuns();
+      // its old pin (lesson-player.js earlierRunsAfterMove; null: none, and no old pin either).
+      const earlier = this.w.earlierRuns();
+      if (earlier?.length !== 0) this.w.pins.dropLessonRuns();
+      this.queue = [...(earlier ?? []), ...this.queue]; // (a link opened since keeps its runs)
       if (!this.queue.length) return this.restart();
-      this.w.pins.dropLessonRuns();
       this.nextQueued();
     }, 150);
   }
@@ -267,6 +272,7 @@ export class Session {
     if (!run.pin) return this.ended();
     earlierStepDone(run);
     this.pin(run.pin.label, run.pin.cfg, run.history, !!run.pin.lessonStep);
+    if (this.restartPending) return; // a moved control's restart follows (scheduleRestart)
     this.nextQueued();
   }
 
