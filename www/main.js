@@ -319,6 +319,10 @@ window.addEventListener('hashchange', (e) => {
   clearMessage();
   pins.clear();
   readHash(new URL(e.newURL).hash);
+  // The lot slider's end back to N where the link's data set is loaded already (reset gave it
+  // the page's own end, to read the link's lot against): its new data set's load sets it else.
+  const facts = factsFor(settings.config());
+  if (facts) settings.setLotRange(facts.n_train);
   showSeedMode();
   fitPresenter();
   session.nextQueued();

@@ -196,6 +196,14 @@ test("a link's lot is not cut to the data set shown before it", async () => {
   await waitForRun(page, g, 1, { done: true, timeout: 60_000 });
   assert.equal(await page.locator('#lot-size-value').textContent(), '1024');
   assert.match(page.url(), /lot_size=1024/);
+  // Back to breast cancer, loaded already: the slider ends at its N again, and L = 1,024 is all.
+  const g2 = await generationOf(page);
+  await page.evaluate(() => {
+    location.hash = 'v=1&epochs=1&dataset=breast-cancer&lot_size=1024';
+  });
+  await waitForRun(page, g2, 1, { done: true, timeout: 60_000 });
+  const end = await page.locator('#lot-size').getAttribute('max');
+  assert.ok(Math.abs(10 ** Number(end) - 455) < 1, `the slider ends at ${10 ** Number(end)}`);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -177,8 +177,8 @@ class Settings {
   reset(defaults, suggested = this.suggested) {
     this.defaults = defaults;
     this.suggested = suggested;
-    // The lot slider's end as the page loads it (the largest built-in set's N), not the last
-    // data set's: a link's lot is read against it (a lot of 1,024 after breast cancer's 455).
+    // The lot slider's end as the page loads it (Adult's N), not the last data set's: a link's
+    // lot is read against it (1,024 after breast cancer's 455); main.js sets N again after.
     this.lotMax ??= $('lot-size').max;
     $('lot-size').max = this.lotMax;
     const boxes = {};
