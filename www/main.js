@@ -68,7 +68,8 @@ const ledger = new FileLedger(accounting, fmtEps); // all runs on a student's fi
 // A student's own data: read the file(s) here, parse them in the worker (wasm).
 const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);
 
-const writeHash = (cfg) => writeLink(cfg, teacherParams, pins.shared());
+const writeHash = (cfg) =>
+  writeLink(cfg, teacherParams, pins.shared(), settings.defaults, check_run_config);
 
 // The run cycle (page/session.js): the run on screen, the queue, the worker's messages.
 const session = new Session({

@@ -25,7 +25,9 @@ test(
   async () => {
     // Written out: a JS object literal's __proto__ would set the prototype, not a key.
     const pins = `[${[
-      '{"label":"good","cfg":{"dataset":"blobs","model":"logistic","epochs":1}}',
+      // A pin carries what differs from the link's own settings (link.js): its convention.
+      '{"label":"good","cfg":{"dataset":"blobs","model":"logistic","epochs":1,' +
+        '"amplification":"rigorous"}}',
       '{"label":"huge","cfg":{"epochs":1e9}}',
       '{}',
       '{"label":"proto","cfg":{"__proto__":{"sigma":1},"pca":1e308}}',

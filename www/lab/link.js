@@ -4,7 +4,7 @@
 // Hostile input is normal here: nothing in it is looked up on a plain object, and no value
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
-import { configKey, settings, toHash } from './settings.js';
+import { configKey, fromHash, settings, toHash } from './settings.js';
 import { shown } from '../core/shown.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings) and `teacher`
@@ -19,15 +19,39 @@ export function readLink(hash, check, teacher) {
   const own = settings.readHash(params, check);
   settings.applyConfig(own.part);
   problems.push(...own.problems);
-  const linked = pinsFromLink(params.get('pins') || '[]', check);
+  const base = linkBase(params, settings.defaults, check);
+  const linked = pinsFromLink(params.get('pins') || '[]', check, base);
   problems.push(...linked.problems);
   return { teacherParams, step, queue: linked.queue, problems };
 }
 
-// The pinned runs of a link (`text`: the `pins` parameter, JSON), each checked on its own by
-// `check` (Rust's check of a run's settings): a bad pin is dropped with a message naming it,
-// and the others and the link's own run go ahead. Returns { queue, problems }.
-export function pinsFromLink(text, check) {
+// The settings a link's own keys (`params`) give over `defaults`, read without the page (no
+// slider's ends, no lesson, no data set loaded): the base a link's pins are written against
+// (writeLink) and read back over (pinsFromLink). The same pure function at both ends, so a
+// pin reads back as the settings it was pinned with, whatever the reader's page holds.
+export function linkBase(params, defaults, check) {
+  try {
+    return check({ ...defaults, ...fromHash(params, { check, defaults }).part });
+  } catch {
+    return check(defaults); // values fine alone but refused together: the pins carry theirs
+  }
+}
+
+// The fields of `cfg` that differ from `base` (both whole RunConfigs): what a pin carries in a
+// link. A Compare's pin differs from the link's own run in its mode alone — a link of four
+// pins written in full was 3,300 characters, past any QR code; a field missing from a pin is
+// the base's.
+export function changedFrom(cfg, base) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  return Object.fromEntries(Object.entries(cfg).filter(([k, v]) => !same(v, base[k])));
+}
+
+// The pinned runs of a link (`text`: the `pins` parameter, JSON), each over `base` (linkBase:
+// a pin carries what differs from the link's own settings; a link written before carries all
+// of them) and checked on its own by `check` (Rust's check of a run's settings): a bad pin is
+// dropped with a message naming it, and the others and the link's own run go ahead.
+// Returns { queue, problems }.
+export function pinsFromLink(text, check, base = {}) {
   const problems = [];
   let list;
   try {
@@ -52,7 +76,7 @@ export function pinsFromLink(text, check) {
       return;
     }
     try {
-      const cfg = check(p.cfg);
+      const cfg = check({ ...base, ...p.cfg });
       // A link never carries a student's file (pins.js), so a pin naming it was written by
       // hand: it would train on the file with the link's settings — a seed chosen by the
       // link's author, whose noise that author could then subtract.
@@ -79,15 +103,23 @@ export function stepThenLinkRuns(stepRuns, linkRuns, check) {
   return [...stepRuns, ...linkRuns.filter((r) => !own.includes(`${r.label}\n${key(r.cfg)}`))];
 }
 
+// The `pins` parameter of a link whose own keys are `params`: each pin as its label and what it
+// changes from the settings those keys give (linkBase).
+export function pinsParam(params, sharedPins, defaults, check) {
+  const base = linkBase(params, defaults, check);
+  return JSON.stringify(sharedPins.map((p) => ({ label: p.label, cfg: changedFrom(p.cfg, base) })));
+}
+
 // The window's event after writeLink changed the address (replaceState fires no hashchange):
 // the share dialog's QR code follows it (share.js).
 export const LINK_CHANGED = 'lab-link-changed';
 
 // Writes the link of `cfg` into the address bar: the teacher's keys (`teacherParams`), the
-// run's settings and the pins a link may carry (`sharedPins`, Pins.shared()).
-export function writeLink(cfg, teacherParams, sharedPins) {
+// run's settings and the pins a link may carry (`sharedPins`, Pins.shared()), each as what it
+// changes from the link's own settings (linkBase over `defaults`, through `check`: Rust's).
+export function writeLink(cfg, teacherParams, sharedPins, defaults, check) {
   const params = toHash(cfg, teacherParams);
-  if (sharedPins.length) params.set('pins', JSON.stringify(sharedPins));
+  if (sharedPins.length) params.set('pins', pinsParam(params, sharedPins, defaults, check));
   window.history.replaceState(null, '', `#${params}`);
   window.dispatchEvent(new Event(LINK_CHANGED));
 }

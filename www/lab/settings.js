@@ -146,7 +146,8 @@ function readLinkValue(row, text, ends, offered, problems) {
     );
     return undefined;
   }
-  return scale.toValue(clamp(pos, lo, hi));
+  // In range: the link's number itself (through the slider's scale, 1e-5 came back 1.0…1e-5).
+  return pos >= lo && pos <= hi ? v : scale.toValue(clamp(pos, lo, hi));
 }
 
 // ---- The object and its controls ----
