@@ -16,6 +16,8 @@ mod reference;
 
 #[path = "web/accounting.rs"]
 mod accounting;
+#[path = "web/chart_pins.rs"]
+mod chart_pins;
 #[path = "web/chart_screens.rs"]
 mod chart_screens;
 #[path = "web/charts.rs"]

@@ -90,6 +90,8 @@ pub fn draw_accuracy_chart(
         None
     };
     let mark = baseline.map(|b| (b, baseline_mark(b, lo, hi)));
+    // This run's epochs, or a longer pin's.
+    let x_end = (epochs.max(1) as f64).max(run.pins_last_epoch());
     // Every curve's legend entry, in drawing order: the baseline, the pins, train, this run.
     let mut entries: Vec<(LegendEntry, Vec<(f64, f64)>)> = Vec::new();
     if let Some((b, m)) = mark {
@@ -98,7 +100,6 @@ pub fn draw_accuracy_chart(
             BaselineMark::Below => lo,
             BaselineMark::Above => hi,
         };
-        let x_end = epochs.max(1) as f64;
         entries.push((
             (baseline_label(b, m), GREY, Dash::Long.into()),
             vec![(0.0, at), (x_end, at)],
@@ -134,7 +135,6 @@ pub fn draw_accuracy_chart(
     let naming = naming(&legend, fonts.legend, compared, (width, height));
     let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
-    let x_end = epochs.max(1) as f64;
     let x = AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch");
     let y = AxisSpec::new(lo, hi, Scale::Linear, Format::Percent, "accuracy");
     let lay = layout(&frame, &x, &y, None);

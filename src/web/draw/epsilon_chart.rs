@@ -50,6 +50,23 @@ pub fn draw_epsilon_chart(
         .chain(&done)
         .flat_map(|p| p.eps.iter().filter_map(|(_, v)| *v).collect::<Vec<_>>());
     let positive: Vec<f64> = all.filter(|v| v.is_finite() && *v > 0.0).collect();
+    // The pins' moments ε in their looks (a pin of this run is its moments curve already).
+    let pins: Vec<_> = pinned
+        .iter()
+        .zip(PIN_LOOKS)
+        .filter(|(pin, _)| !run.is_this_run(pin))
+        .map(|(pin, look)| {
+            let pts: Vec<(f64, f64)> = pin
+                .history
+                .iter()
+                .filter_map(|p| Some((ex(p.epoch), p.epsilon.moments.filter(|v| v.is_finite())?)))
+                .filter(|p| p.1 > 0.0)
+                .collect();
+            let text = pts.last().map(|&(_, y)| run.pin_epsilon_name(pin, y));
+            (look, pts, text)
+        })
+        .collect();
+
     if preview.is_empty() && done.is_empty() {
         // Nothing computed yet (the page is loading its data): no ε to claim, least of all ∞.
         message(&root, "ε: computing…", 18.0 * scale, GREY)?;
@@ -62,8 +79,12 @@ pub fn draw_epsilon_chart(
         record(canvas_id, &root, None, fonts, 0.0);
         return root.present().map(|_| Some(said)).map_err(js_err);
     }
-    let lo = positive.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
-    let hi = positive.iter().cloned().fold(0.0, f64::max) * 1.5;
+    // The y range takes in the pins' curves too (plotters would move a point past it onto
+    // the plot's edge: a pin at σ = 4 behind a run at σ = 0.5 lay flat on the x axis).
+    let pinned_eps = pins.iter().flat_map(|(_, pts, _)| pts.iter().map(|p| p.1));
+    let drawn: Vec<f64> = positive.iter().copied().chain(pinned_eps).collect();
+    let lo = drawn.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
+    let hi = drawn.iter().cloned().fold(0.0, f64::max) * 1.5;
     let name = |a: AccountantName| match a {
         AccountantName::Naive | AccountantName::Strong if paper => {
             format!("{} (paper, optimistic)", a.label())
@@ -100,33 +121,12 @@ pub fn draw_epsilon_chart(
                 .map(|e| (e.1.clone(), *color, Dash::Solid.into())),
         );
     }
-    // The pins' moments ε in their looks (a pin of this run is its moments curve already).
-    let pins: Vec<_> = pinned
-        .iter()
-        .zip(PIN_LOOKS)
-        .filter(|(pin, _)| !run.is_this_run(pin))
-        .map(|(pin, look)| {
-            let pts: Vec<(f64, f64)> = pin
-                .history
-                .iter()
-                .filter_map(|p| Some((ex(p.epoch), p.epsilon.moments.filter(|v| v.is_finite())?)))
-                .filter(|p| p.1 > 0.0)
-                .collect();
-            let text = pts
-                .last()
-                .map(|&(_, y)| format!("{} {}", pin.label, format_eps(y)));
-            (look, pts, text)
-        })
-        .collect();
     for ((color, dash), _, text) in &pins {
         legend.extend(text.as_ref().map(|t| (t.clone(), *color, (*dash).into())));
     }
 
-    let top = draw_header(
-        &root,
-        &mut fonts,
-        &Header::titled("Privacy spent ε (δ fixed)"),
-    )?;
+    let title = run.epsilon_title();
+    let top = draw_header(&root, &mut fonts, &Header::titled(&title))?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as f64, height as f64);
     let samples = !pins.is_empty();
@@ -134,7 +134,7 @@ pub fn draw_epsilon_chart(
     let naming = naming(&legend, fonts.legend, samples, (width, height));
     let (right, bottom) = naming.margins();
     let frame = frame(&root, &fonts, top, right, bottom);
-    let x_end = epochs.max(if log_log { 2 } else { 1 }) as f64;
+    let x_end = (epochs.max(if log_log { 2 } else { 1 }) as f64).max(run.pins_last_epoch());
     let x = if log_log {
         AxisSpec::new(1.0, x_end, Scale::Log, Format::Log, "epoch (log scale)")
     } else {
@@ -198,7 +198,7 @@ pub fn draw_epsilon_chart(
     for ((color, dash), pts, text) in pins {
         line(&mut chart, pts.clone(), (color, dash), 2.5 * unit, unit)?;
         if let (Some(&(x, y)), Some(text)) = (pts.last(), text) {
-            let at = chart.backend_coord(&(x, y.clamp(lo, hi)));
+            let at = chart.backend_coord(&(x, y));
             labels.push(((text, color, dash.into()), at));
         }
     }

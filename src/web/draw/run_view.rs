@@ -9,6 +9,7 @@ use crate::charts::accuracy::{privacy_cost_ends, privacy_cost_points, RunEnd};
 use crate::charts::groups::{compare, summary, GroupsCompared, RunGroups};
 use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, Amplification};
+use crate::text::format_eps;
 use crate::train::gap::accuracy_gap;
 use crate::train::verdict::{learned, verdict, EpochOutcome};
 use crate::web::js::from_js;
@@ -129,18 +130,36 @@ impl RunView {
     }
 
     /// The whole run's ε per epoch as the ε chart draws it: the preview — ending before the
-    /// epoch the ε budget stopped the run in, when it did (epochs it never trained spent
-    /// nothing).
+    /// epoch the run stopped in early, when it did (its ε budget spent, or the model diverged:
+    /// epochs it never trained spent nothing).
     pub(super) fn whole_run(&self) -> Vec<&EpsilonPoint> {
-        let stop = self.budget_stop();
+        let stop = self.early_stop();
         (self.preview.iter())
             .filter(|p| stop.is_none_or(|e| p.epoch < e))
             .collect()
     }
 
-    /// The epoch the ε budget stopped the run in (its last report's), if it did.
-    fn budget_stop(&self) -> Option<f64> {
-        (self.points.last()).and_then(|p| p.stopped_by_budget.then_some(p.epoch))
+    /// The epoch the run stopped in before its planned end (its last report's), if it did:
+    /// its ε budget spent, or its model diverged (`train::run_is_over`'s other two ends).
+    fn early_stop(&self) -> Option<f64> {
+        (self.points.last())
+            .filter(|p| p.stopped_by_budget || p.divergence.is_some())
+            .map(|p| p.epoch)
+    }
+
+    /// The δ the run's ε is reported at, from its settings.
+    pub(super) fn delta(&self) -> Option<f64> {
+        self.cfg.as_ref()?.get("delta")?.as_f64()
+    }
+
+    /// The last epoch any pinned run drew: the charts' x axis reaches it, so a pin longer than
+    /// this run is drawn, not piled up at the axis's end (plotters moves points past the range
+    /// onto its edge).
+    pub(super) fn pins_last_epoch(&self) -> f64 {
+        (self.pinned.iter())
+            .filter_map(|p| p.history.last().map(|q| q.epoch))
+            .filter(|e| e.is_finite())
+            .fold(0.0, f64::max)
     }
 
     /// Accountant `a`'s ε by epoch where known and above 0: of the whole run
@@ -157,13 +176,14 @@ impl RunView {
     }
 
     /// Where the ε chart names a curve of [`RunView::epsilon_series`]: the whole run's end — or,
-    /// once the ε budget stopped the run, where it stopped, not what it would have spent.
+    /// once the run stopped early (budget spent, diverged), where it stopped, not what it would
+    /// have spent.
     pub(super) fn named_at(
         &self,
         whole: &[(f64, f64)],
         trained: &[(f64, f64)],
     ) -> Option<(f64, f64)> {
-        match self.budget_stop() {
+        match self.early_stop() {
             Some(_) => trained.last().or(whole.last()).copied(),
             None => whole.last().or(trained.last()).copied(),
         }
@@ -302,6 +322,39 @@ impl RunView {
     pub(super) fn privacy_cost_margin(&self, n_test: Option<usize>) -> Option<f64> {
         let (non_private, dp) = privacy_cost_ends(&self.run_ends())?;
         Some(accuracy_gap(dp, non_private, n_test?)?.margin)
+    }
+
+    /// The ε chart's title: the δ its ε is at (the run's; a pin at another says so).
+    pub(super) fn epsilon_title(&self) -> String {
+        match self.delta() {
+            Some(d) => format!("Privacy spent ε at δ = {d:e}"),
+            None => "Privacy spent ε (δ fixed)".to_string(),
+        }
+    }
+
+    /// A pin's name on the ε chart: its label, its last moments ε, and its δ where that is not
+    /// this run's (its ε is not comparable at the title's δ).
+    pub(super) fn pin_epsilon_name(&self, pin: &Pinned, eps: f64) -> String {
+        let delta = pin.cfg.as_ref().and_then(|c| c.get("delta")?.as_f64());
+        let other = match (delta, self.delta()) {
+            (Some(d), Some(own)) if d != own => format!(" at δ = {d:e}"),
+            _ => String::new(),
+        };
+        format!("{} {}{other}", pin.label, format_eps(eps))
+    }
+
+    /// The ε chart's title and the names of the pins it draws (each pin's last finite moments
+    /// ε), as [`crate::web::draw_epsilon_chart`] writes them.
+    #[wasm_bindgen(js_name = epsilonTexts)]
+    pub fn epsilon_texts(&self) -> Vec<String> {
+        let pins = (self.pinned.iter())
+            .filter(|p| !self.is_this_run(p))
+            .filter_map(|p| {
+                let last = (p.history.iter().rev())
+                    .find_map(|q| q.epsilon.moments.filter(|v| v.is_finite() && *v > 0.0))?;
+                Some(self.pin_epsilon_name(p, last))
+            });
+        std::iter::once(self.epsilon_title()).chain(pins).collect()
     }
 
     /// The ε the ε chart names each accountant's curve with ([`RunView::named_at`]), by
