@@ -251,7 +251,9 @@ test("the audit lesson quotes the audit's figures as its summary does, names PLD
     .filter((s) => typeof s !== 'string' && 'when' in s)
     .map((s) => fillIn(s.when(facts) ? s.yes : s.no, facts, fill));
   assert.ok(
-    said.some((t) => /ε ≥ 3\.66: below the PLD accountant's ε = 4\.22/.test(t)),
+    said.some((t) =>
+      /ε ≥ 3\.66 \(at 95% confidence\): below the PLD accountant's ε = 4\.22/.test(t),
+    ),
     said.join(' | '),
   );
   assert.ok(!said.join(' ').includes('3.67'));

@@ -55,8 +55,10 @@ export const ALICE_LESSON = {
       charts: ['alice-chart'],
       controls: ['alice-start', 'sigma'],
       say: [
-        'σ = {sigma}: the moments accountant now promises ε = {eps}. Train with and without ' +
-          'Alice again.',
+        // The whole run's ε: what each of the runs with and without her, trained to the end,
+        // is held to.
+        'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the whole ' +
+          'run. Train with and without Alice again.',
         {
           // The audit's region check (the 95% band): the test stays within what ε allows,
           // however high the rate it catches (σ lowered: ε allows more).

@@ -32,8 +32,12 @@ export const AUDIT_LESSON = {
           '{auditRuns} without, and attacks each final model.',
         {
           when: (f) => (f.audit ? f.audit.realistic > 1 : undefined),
-          yes: 'The attack tells them apart: it proves ε ≥ {audit.realistic}.',
-          no: 'This time the attack proves only ε ≥ {audit.realistic}.',
+          yes:
+            'The attack tells them apart: it proves ε ≥ {audit.realistic} (at 95% confidence, ' +
+            'from {auditRuns} runs a side).',
+          no:
+            'This time the attack proves only ε ≥ {audit.realistic} (at 95% confidence, from ' +
+            '{auditRuns} runs a side).',
           wait: '',
         },
       ],
@@ -44,7 +48,9 @@ export const AUDIT_LESSON = {
       charts: ['audit-region', 'audit-epsilons'],
       controls: ['audit-start', 'sigma'],
       say: [
-        'σ = {sigma}: the moments accountant now promises ε = {eps}. Audit again.',
+        // The whole run's ε: what the audit's runs, each trained to the end, are held to.
+        'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the whole run. ' +
+          'Audit again.',
         {
           // Rust's region check: the same test that draws the shaded 95% band.
           when: (f) => (f.audit?.region ? f.audit.region.verdict !== 'outside' : undefined),
@@ -59,8 +65,8 @@ export const AUDIT_LESSON = {
           when: (f) =>
             f.audit && known(f.audit.upper) ? f.audit.realistic < f.audit.upper : undefined,
           yes:
-            "The same attack proves only ε ≥ {audit.realistic}: below the PLD accountant's " +
-            "ε = {audit.upper}, the grey region's, as it must be.",
+            'The same attack proves only ε ≥ {audit.realistic} (at 95% confidence): below ' +
+            "the PLD accountant's ε = {audit.upper}, the grey region's, as it must be.",
           no:
             'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD ' +
             "accountant's ε = {audit.upper}, the grey region's: a 1-in-20 fluke — audit " +

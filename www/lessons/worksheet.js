@@ -162,7 +162,12 @@ function tablePart(/** @type {Lesson} */ lesson) {
     );
   }
   const audited = lesson.steps.some((s) => s.controls.includes('audit-start'));
-  let columns = ['Settings', 'ε', 'Test accuracy', ...(audited ? ['The attack proves ε ≥'] : [])];
+  let columns = [
+    'Settings',
+    'ε',
+    'Test accuracy',
+    ...(audited ? ['The attack proves ε ≥ (95% confidence)'] : []),
+  ];
   // A lesson on who pays (the groups chart): what its charts show is the gap between groups,
   // without privacy and with it, for each data set and grouping its steps use.
   if (lesson.steps.some((s) => s.charts.includes('groups-chart'))) {
