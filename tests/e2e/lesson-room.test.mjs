@@ -192,10 +192,12 @@ test('presenter layout: an audit of other settings said on screen, its charts fa
 // A laptop without the presenter layout and a phone (#53 §8): every step of every lesson,
 // opened by its link, brings its button (Audit this run, Alice's, Compare) or, without one, its
 // first chart into the viewport — once the page has handled the step (however busy the
-// machine), and still 700 ms later, when the lesson's text has filled on an idle machine.
-for (const [width, height] of [
-  [1366, 768],
-  [390, 844],
+// machine), and still 700 ms later, when the lesson's text has filled on an idle machine. The
+// phone opens the lecturer's link (the projector's QR code: presenter layout, large text),
+// which a phone shows in its own narrow layout, its Print worksheet button too.
+for (const [width, height, lecturers] of [
+  [1366, 768, ''],
+  [390, 844, '&big=1&size=1.5'],
 ]) {
   test(`${width}×${height}: each step opens with what it is about in view`, async () => {
     const { page, problems } = await openLab('#epochs=2');
@@ -206,10 +208,10 @@ for (const [width, height] of [
         const { controls, charts } = lesson.steps[i];
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.evaluate(
-          ([n, k]) => {
-            location.hash = `lesson=${n}&step=${k}`;
+          ([n, k, extra]) => {
+            location.hash = `lesson=${n}&step=${k}${extra}`;
           },
-          [name, i + 1],
+          [name, i + 1, lecturers],
         );
         await atStep(page, i + 1);
         await page
@@ -221,6 +223,7 @@ for (const [width, height] of [
       }
     }
     assert.deepEqual(missed, []);
+    if (lecturers) assert.ok(await page.locator('#lesson-print').isVisible(), 'Print worksheet');
     assert.deepEqual(problems, []);
     await page.close();
   });

@@ -15,6 +15,7 @@ import { claimsOf } from './lesson-claims.js';
 import { keepPresenterFitted, predictFirst, setUpPresenter } from './teacher.js';
 import { setUpWorksheet } from './worksheet.js';
 import { sameConfig } from '../lab/settings.js';
+import { presenting } from '../core/presenting.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
@@ -99,7 +100,7 @@ export function setUpLessonPlayer(h) {
 // slider strip kept clear: style.css scroll-margin), so the lesson's text above stays in view
 // where the screen allows.
 function bringIntoView(step) {
-  if (document.body.classList.contains('presenter')) return;
+  if (presenting()) return;
   const { button, target } = targetOf(step);
   if (!target || !target.getClientRects().length) return;
   const r = target.getBoundingClientRect();

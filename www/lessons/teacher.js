@@ -1,6 +1,7 @@
 import { chart_layout } from '../pkg/dpsgd_lab.js';
 import { settingsOf, stepOf } from './lessons.js';
 import { shown } from '../core/shown.js';
+import { presenting } from '../core/presenting.js';
 // Teacher mode and lessons, read from the URL hash (docs/teaching.md says how to use them).
 const $ = (id) => document.getElementById(id);
 
@@ -67,7 +68,11 @@ function markShown(shows) {
 export function fitPresenter() {
   const body = document.body;
   const before = body.style.getPropertyValue('--chart-max-height');
-  if (!body.classList.contains('presenter')) return before !== '';
+  if (!presenting()) {
+    // Not shown (off, or a window narrower than the layout): no height of its to keep.
+    body.style.removeProperty('--chart-max-height');
+    return before !== '';
+  }
   const figures = [...document.querySelectorAll('figure.lesson-chart')];
   const controls = [
     ...document.querySelectorAll('.controls .lesson-control, .audit-controls.lesson-control'),
@@ -232,5 +237,4 @@ export function showPresenter(big, size, predict) {
  * Whether the presenter asked for predict-then-reveal (#53 §9): a step's results wait for Reveal.
  */
 export const predictFirst = () =>
-  document.body.classList.contains('presenter') &&
-  $('predict').getAttribute('aria-pressed') === 'true';
+  presenting() && $('predict').getAttribute('aria-pressed') === 'true';

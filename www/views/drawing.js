@@ -1,5 +1,6 @@
 // Drawing helpers of the page: canvas sizing, a message in place of a chart, and the queue
 // that draws the charts one per task so the main thread is never held for long.
+import { presenting } from '../core/presenting.js';
 
 // Fits a canvas's pixels to its displayed size (its shape is the stylesheet's: 25:16, square
 // in a narrow figure, lower in the presenter layout) and returns the charts' scale (their tick
@@ -17,9 +18,7 @@ export function sizeCanvas(canvas) {
     canvas.width = w;
     canvas.height = h;
   }
-  const tick = document.body.classList.contains('presenter')
-    ? parseFloat(getComputedStyle(canvas).fontSize)
-    : NaN;
+  const tick = presenting() ? parseFloat(getComputedStyle(canvas).fontSize) : NaN;
   return (
     dpr *
     (Number.isFinite(tick) && tick > 0 ? tick / 13 : Math.max(1, Math.min(cssW / 640, cssH / 410)))
