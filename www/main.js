@@ -304,10 +304,13 @@ function readHash(hash = location.hash) {
     link.queue,
     check_run_config,
   );
+  // A setting skipped keeps what the page had before the link's own: the lesson step's value
+  // where the link opens a step, else the default.
+  const kept = link.step ? "the lesson's value or the default" : 'the default';
   if (link.problems.length)
     showMessage(
-      `The link has settings the lab cannot use (the defaults are kept for ` +
-        `those): ${link.problems.join('; ')}.`,
+      `The link has parts the lab cannot use (a setting skipped keeps ${kept}): ` +
+        `${link.problems.join('; ')}.`,
     );
 }
 
@@ -326,7 +329,9 @@ window.addEventListener('hashchange', (e) => {
   if (facts) settings.setLotRange(facts.n_train);
   showSeedMode();
   fitPresenter();
-  session.nextQueued();
+  // Before the training worker is ready its first run starts when it is (startWhenReady):
+  // started here too, that run was replaced and never pinned.
+  if (session.started) session.nextQueued();
 });
 
 const worker = startTrainingWorker({

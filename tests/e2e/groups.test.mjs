@@ -51,6 +51,24 @@ test("MNIST by class: the groups chart draws ten digits, ε's coverage names the
   await page.close();
 });
 
+// A lesson sets its groups (who pays: by class); a student or lecturer who picks None and
+// shares the link must get None back (left out of the link, the lesson's grouping came back).
+test("who pays with None picked: the step's link opens with None, not the lesson's groups", async () => {
+  const { page, problems } = await openLab('#lesson=who-pays&step=1&epochs=1&seed=1');
+  await done(page);
+  assert.notEqual(await page.locator('#groups').inputValue(), 'none');
+  await page.selectOption('#groups', 'none');
+  await page.waitForFunction(() => /groups=none/.test(location.hash), null, { timeout: 30_000 });
+  const other = await openLab(new URL(page.url()).hash);
+  await done(other.page);
+  assert.equal(await other.page.locator('#groups').inputValue(), 'none');
+  assert.equal(await other.page.locator('#groups-figure').isVisible(), false);
+  assert.deepEqual(other.problems, []);
+  await other.page.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test(
   "a link asking for race on MNIST falls back to none; on a student's own file no grouping is " +
     'offered, and the page says why',

@@ -38,6 +38,7 @@ const CHOICES = new Map([
   ['report', ['private', 'teaching']],
   ['amplification', ['rigorous', 'classical', 'paper']],
   ['budget_accountant', ['naive', 'strong', 'moments', 'rdp', 'pld']],
+  ['groups', ['none']],
 ]);
 const offered = (row, v) => (CHOICES.get(row.key) ?? []).includes(v);
 const ENDS = new Map([
@@ -78,11 +79,16 @@ test('a link of a run reads back to the same run', () => {
   };
   const { part, problems } = roundTrip(cfg);
   assert.deepEqual(problems, []);
-  for (const row of ROWS) if (row.url) assert.equal(part[row.field], cfg[row.field], row.key);
+  // No grouping: left out of the config, said in the link (groups=none), null in the part.
+  const off = (v) => v ?? null;
+  for (const row of ROWS)
+    if (row.url) assert.equal(off(part[row.field]), off(cfg[row.field]), row.key);
   // The settings object that reopens it gives the same config.
+  const { groups, ...rest } = part;
+  assert.equal(groups, null);
   assert.deepEqual(configOf({ ...valuesOf(DEFAULTS), ...valuesOf(part) }, DEFAULTS), {
     ...DEFAULTS,
-    ...part,
+    ...rest,
   });
   // Without a budget, neither the budget nor its accountant is in the link.
   const plain = toHash({ ...cfg, budget_epsilon: null }, [], ROWS);
@@ -179,10 +185,9 @@ test("switched settings: off is null, the box keeps its number; a student's file
     7,
   );
   const hash = toHash({ ...cfg, dataset: 'own', seed: 7 });
-  assert.ok(
-    !hash.has('dataset') && !hash.has('seed') && !hash.has('pca') && !hash.has('pca_sigma'),
-    String(hash),
-  );
+  // The file is never in a link, nor its seed; that the run was on one is (its reader is told).
+  assert.equal(hash.get('dataset'), 'own');
+  assert.ok(!hash.has('seed') && !hash.has('pca') && !hash.has('pca_sigma'), String(hash));
   // A blank required box keeps the default.
   assert.equal(configOf({ ...values, pca_sigma: null }, DEFAULTS).pca_sigma, 7);
 });
@@ -190,12 +195,13 @@ test("switched settings: off is null, the box keeps its number; a student's file
 test('a select with a none choice (groups) leaves its field out; its link reads back', () => {
   const row = ROWS.find((r) => r.key === 'groups');
   assert.equal(row.none, 'none');
-  // None: the field is left out of the config (a pinned run's link does not grow) and of the hash.
+  // None: the field is left out of the config (a pinned run's link does not grow), and said in
+  // the hash: a lesson's link (who pays sets groups) opened elsewhere put its own grouping back.
   assert.equal(
     Object.hasOwn(configOf({ ...valuesOf(DEFAULTS), groups: 'none' }, DEFAULTS), 'groups'),
     false,
   );
-  assert.equal(toHash({ ...DEFAULTS }).has('groups'), false);
+  assert.equal(toHash({ ...DEFAULTS }).get('groups'), 'none');
   const picked = configOf({ ...valuesOf(DEFAULTS), groups: 'race' }, DEFAULTS);
   assert.equal(picked.groups, 'race');
   const offeredGroups = (r, v) =>

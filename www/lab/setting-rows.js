@@ -64,7 +64,8 @@ export const ROWS = [
     field: 'dataset',
     url: 'dataset',
     kind: 'select',
-    hideForOwnData: true,
+    // Written as `own` (the file is never in a link): the reader is told its run is not on it
+    // (settings.js readLinkValue), not handed the file's L and epochs on another data set.
   },
   { key: 'model', control: 'model', field: 'model', url: 'model', kind: 'select' },
   {

@@ -68,8 +68,10 @@ export function toHash(cfg, extra = [], rows = ROWS) {
   for (const [k, v] of extra) params.set(k, v);
   for (const row of rows) {
     const v = cfg[row.field];
-    if (!row.url || v === null || v === undefined) continue;
-    if (row.hideForOwnData && cfg.dataset === 'own') continue;
+    if (!row.url || (row.hideForOwnData && cfg.dataset === 'own')) continue;
+    // A none choice is said (groups=none): a lesson's link, opened, would else put its own back.
+    if ((v === null || v === undefined) && row.none !== undefined) params.set(row.url, row.none);
+    if (v === null || v === undefined) continue;
     if (row.urlWith && (cfg[row.urlWith] === null || cfg[row.urlWith] === undefined)) continue;
     params.set(row.url, String(v));
   }
