@@ -207,21 +207,31 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
 /// below it the x axis's title joins the tick row and the legend leaves the bottom (#53).
 pub const MIN_PLOT_SHARE: f64 = 0.4;
 
-/// The x ticks with the axis's title written after the last label ("10 epoch"), the ticks
-/// before it whose labels the longer last one would touch left unlabelled — dropped.
-fn fold_title(mut ticks: Vec<Tick>, x: &AxisSpec, plot_w: f64, font: f64) -> Vec<Tick> {
-    let Some(last) = ticks.last_mut() else {
+/// The x ticks with the axis's title written after the last label ("10 epoch"), and before it
+/// every k-th tick back from the last, for the least k whose nearest label the longer last one
+/// leaves clear: the labels stay evenly spaced ("1 3 5 epoch", never "0 1 2 3 5 epoch").
+fn fold_title(ticks: Vec<Tick>, x: &AxisSpec, plot_w: f64, font: f64) -> Vec<Tick> {
+    let Some((last, before)) = ticks.split_last() else {
         return ticks;
     };
-    last.label = format!("{} {}", last.label, x.title);
+    let named = Tick {
+        value: last.value,
+        label: format!("{} {}", last.label, x.title),
+    };
     let at = |t: &Tick| position(t.value, x.lo, x.hi, x.scale, plot_w);
-    let last = ticks[ticks.len() - 1].clone();
-    let start = at(&last) - text_width(&last.label, font) / 2.0;
+    let start = at(&named) - text_width(&named.label, font) / 2.0;
     let gap = ticks::label_gap(font, true);
     let clear = |t: &Tick| at(t) + text_width(&t.label, font) / 2.0 + gap <= start;
-    let keep = ticks.len() - 1;
-    let mut out: Vec<Tick> = ticks.into_iter().take(keep).filter(clear).collect();
-    out.push(last);
+    let n = before.len();
+    let stride = (1..=n).find(|&k| clear(&before[n - k]));
+    let mut out: Vec<Tick> = match stride {
+        Some(k) => (0..n)
+            .filter(|i| (n - i) % k == 0)
+            .map(|i| before[i].clone())
+            .collect(),
+        None => Vec::new(),
+    };
+    out.push(named);
     out
 }
 

@@ -71,6 +71,9 @@ fn tick_labels_never_collide() {
                         for t in lay.x.iter().filter(|_| x.scale == Scale::Integer) {
                             assert_eq!(t.value.fract(), 0.0, "{what}: epoch tick {t:?}");
                         }
+                        for (axis, spec) in [(&lay.x, x), (&lay.y, y)] {
+                            assert!(evenly_spaced(axis, spec), "{what}: {axis:?}");
+                        }
                         checked += 1;
                     }
                 }
@@ -78,6 +81,15 @@ fn tick_labels_never_collide() {
         }
     }
     assert!(checked > 20_000, "{checked} layouts");
+}
+
+/// Whether a linear axis's ticks are evenly spaced (a log axis's 1, 2, 5 are not meant to be).
+fn evenly_spaced(ticks: &[Tick], spec: &AxisSpec) -> bool {
+    let steps: Vec<f64> = ticks.windows(2).map(|w| w[1].value - w[0].value).collect();
+    spec.scale == Scale::Log
+        || steps
+            .windows(2)
+            .all(|d| (d[1] - d[0]).abs() <= 1e-9 * d[0].abs().max(1e-300))
 }
 
 /// No two boxes overlap, each is on the canvas, no label is "-0".
@@ -199,4 +211,73 @@ fn a_low_chart_folds_its_x_title_onto_the_tick_row_and_keeps_its_plot() {
     let tall = layout(&frame(600.0), &x, &y, None);
     assert_eq!(tall.titles[0], "epoch");
     assert!(tall.x.iter().all(|t| !t.label.contains("epoch")));
+}
+
+#[test]
+fn an_axis_keeps_two_evenly_spaced_labels_where_they_fit() {
+    // Who pays at Text: largest: 5–85% on a low plot. The 20% step does not fit, the 50% one
+    // holds "50%" alone, which says nothing of the scale: every other 20% label does fit.
+    let t = ticks(
+        0.05,
+        0.85,
+        Scale::Linear,
+        Format::Percent,
+        150.0,
+        false,
+        24.0,
+    );
+    let labels: Vec<&str> = t.iter().map(|t| t.label.as_str()).collect();
+    assert!(labels.len() >= 2, "{labels:?}");
+    let spec = AxisSpec::new(0.05, 0.85, Scale::Linear, Format::Percent, "accuracy");
+    assert!(evenly_spaced(&t, &spec), "{labels:?}");
+}
+
+#[test]
+fn a_folded_title_keeps_the_labels_before_it_evenly_spaced() {
+    // Who pays, step 2, at 1280 × 720: "0 1 2 3 5 epoch" once (the 4 alone dropped), and
+    // Alice's loss axis "1.41 loss on Alice" alone.
+    let font = 24.4;
+    let frame = |width: f64| Frame {
+        width,
+        height: 240.0,
+        top: 62.0,
+        right: 10.0,
+        bottom: 16.0,
+        left: 11.0,
+        tick_font: font,
+        title_font: font,
+        tick_len: 9.4,
+    };
+    let y = AxisSpec::new(0.75, 0.86, Scale::Linear, Format::Percent, "accuracy");
+    for (x, width) in [
+        (
+            AxisSpec::new(0.0, 5.0, Scale::Integer, Format::Decimal, "epoch"),
+            420.0,
+        ),
+        (
+            AxisSpec::new(
+                1.398,
+                1.412,
+                Scale::Linear,
+                Format::Decimal,
+                "loss on Alice",
+            ),
+            520.0,
+        ),
+    ] {
+        let lay = layout(&frame(width), &x, &y, None);
+        assert_eq!(lay.titles[0], "", "folded: {:?}", lay.x);
+        assert!(lay.x.len() >= 2, "{:?}", lay.x);
+        assert!(evenly_spaced(&lay.x, &x), "{:?}", lay.x);
+        check(
+            &lay,
+            &Rect {
+                x: 0.0,
+                y: 0.0,
+                w: width,
+                h: 240.0,
+            },
+            "folded",
+        );
+    }
 }

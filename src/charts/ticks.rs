@@ -56,19 +56,38 @@ pub fn ticks(
         value: v,
         label: write(v, step, format),
     };
+    let fit = |set: &[Tick]| fits(set, lo, hi, scale, length, horizontal, font);
     let mut last: Vec<Tick> = Vec::new();
     for (values, step) in candidates(lo, hi, scale) {
         if values.is_empty() || values.len() > MAX_TICKS {
             continue;
         }
         let set: Vec<Tick> = values.iter().map(|&v| label(v, step)).collect();
-        if fits(&set, lo, hi, scale, length, horizontal, font) {
+        // One label says nothing of the scale (5–85% at a 50% step: "50%" alone): every 2nd,
+        // 3rd… label of the denser set that did not fit, where two or more of them do.
+        if set.len() < 2 && last.len() >= 2 {
+            if let Some(thin) = thinned(&last, &fit) {
+                return thin;
+            }
+        }
+        if fit(&set) {
             return set;
         }
         last = set;
     }
-    // Not even two fit: the middle one alone.
-    last.get(last.len() / 2).cloned().into_iter().collect()
+    // Not even two fit: two or more evenly spaced ones of the last set, or its middle one.
+    thinned(&last, &fit).unwrap_or_else(|| last.get(last.len() / 2).cloned().into_iter().collect())
+}
+
+/// Every k-th tick of `set` (k = 2, 3, …, each offset tried), the densest with two or more
+/// ticks that `fit`s, if any: the labels stay evenly spaced.
+fn thinned(set: &[Tick], fit: &dyn Fn(&[Tick]) -> bool) -> Option<Vec<Tick>> {
+    (2..set.len()).find_map(|k| {
+        (0..k).find_map(|offset| {
+            let thin: Vec<Tick> = set.iter().skip(offset).step_by(k).cloned().collect();
+            (thin.len() >= 2 && fit(&thin)).then_some(thin)
+        })
+    })
 }
 
 /// The space between two neighbouring labels, at the least: an em side by side (so that
