@@ -5,7 +5,9 @@
 // chart reflows — its x title onto the tick row, its legend beside the plot — and the presenter
 // gives it the height its layout asks for), at Text: normal at least 90 px (lessons.test.mjs's
 // bar, with the lesson's controls on the first screen). Lesson text: at least 24 / 32 px times
-// the Text size. Screenshots at Text: largest go to test-artifacts/ to be looked at.
+// the Text size — or, for a step too long for the screen, set smaller down to Text: normal's
+// size, and then every chart it points at whole on the screen (at that smallest size, its plot
+// and tick row at least). Screenshots at Text: largest go to test-artifacts/ to be looked at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -87,13 +89,35 @@ for (const [name, number] of STEPS) {
         );
         await page.waitForTimeout(400); // a refit's redraw (the least height a chart asked for)
         const at = `${width}×${height} Text ${size}`;
+        // A step too long for the screen at a larger Text is set smaller (teacher.js), never
+        // below Text: normal's size, so that its charts stay whole on the screen.
+        const fit = await page.evaluate(() =>
+          Number(document.body.style.getPropertyValue('--lesson-fit') || 1),
+        );
         for (const part of ['#lesson-say', '.lesson-ask']) {
           // the question included
           const lesson = await page
             .locator(part)
             .evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
-          if (lesson < least.lesson * Number(size) - 0.5) bad.push(`${at}: ${part} ${lesson} px`);
+          const want = least.lesson * Math.max(1, Number(size) * fit);
+          if (lesson < want - 0.5) bad.push(`${at}: ${part} ${lesson} px (fit ${fit})`);
         }
+        // Whole on the screen; where the lesson is at its smallest (Text: normal's size) and
+        // a chart still needs more (its legend's rows under the plot), its plot and tick row.
+        const floor = fit <= 1 / Number(size) + 1e-3;
+        const off = await page.evaluate(
+          ([ids, atFloor]) =>
+            ids.filter((id) => {
+              const c = document.getElementById(id);
+              const r = c.getBoundingClientRect();
+              const l = window.labTest.chartLayout(id);
+              const k = c.width / c.clientWidth;
+              const axis = r.top + (l.plot.y + l.plot.h + 2.5 * l.fonts.tick) / k;
+              return (atFloor ? axis : r.bottom) > innerHeight + 1;
+            }),
+          [step.charts, floor],
+        );
+        for (const id of off) bad.push(`${at}: #${id} runs off the screen (lesson fit ${fit})`);
         for (const c of await drawn(page, step.charts)) {
           if (c.tick < least.tick - 0.05)
             bad.push(`${at}: #${c.id} tick labels ${c.tick.toFixed(1)} px`);

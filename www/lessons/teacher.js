@@ -71,6 +71,7 @@ export function fitPresenter() {
   if (!presenting()) {
     // Not shown (off, or a window narrower than the layout): no height of its to keep.
     body.style.removeProperty('--chart-max-height');
+    body.style.removeProperty('--lesson-fit');
     return before !== '';
   }
   const figures = [...document.querySelectorAll('figure.lesson-chart')];
@@ -79,8 +80,11 @@ export function fitPresenter() {
   ];
   if (!figures.length) return false;
   body.style.setProperty('--chart-max-height', 'none');
+  body.style.setProperty('--lesson-fit', '1');
   const canvases = figures.map((f) => f.querySelector('canvas'));
-  const top = Math.min(...canvases.map((c) => c.getBoundingClientRect().top)) + window.scrollY;
+  const topOf = () =>
+    Math.min(...canvases.map((c) => c.getBoundingClientRect().top)) + window.scrollY;
+  let top = topOf();
   const below = Math.max(
     ...figures.map(
       (f, i) => f.getBoundingClientRect().bottom - canvases[i].getBoundingClientRect().bottom,
@@ -92,7 +96,17 @@ export function fitPresenter() {
   const rows = under.length ? Math.max(...under.map((c) => c.getBoundingClientRect().height)) : 0;
   const least = minChart(canvases);
   // gaps, padding
-  let height = Math.max(least, Math.floor(window.innerHeight - top - below - rows - 40));
+  const room = () => Math.floor(window.innerHeight - top - below - rows - 40);
+  // A step too long for the screen at a larger Text: its words a little smaller, step by step,
+  // down to Text: normal's size at the least, before the charts' axes go below the screen
+  // (1280 × 720 at Text: largest showed the top third of each chart).
+  const floor = 1 / Number(body.style.getPropertyValue('--text-scale') || 1);
+  for (let fit = 1; room() < least && fit > floor + 1e-9;) {
+    fit = Math.max(floor, fit - 0.05);
+    body.style.setProperty('--lesson-fit', fit.toFixed(3));
+    top = topOf();
+  }
+  let height = Math.max(least, room());
   body.style.setProperty('--chart-max-height', `${height}px`);
   // A chart that needs more than its shape gives (a row chart's rows) is that tall.
   body.style.setProperty('--chart-min-height', `${least}px`);
