@@ -53,7 +53,7 @@ test("MNIST by class: the groups chart draws ten digits, ε's coverage names the
 
 // A lesson sets its groups (who pays: by class); a student or lecturer who picks None and
 // shares the link must get None back (left out of the link, the lesson's grouping came back).
-test("who pays with None picked: the step's link opens with None, not the lesson's groups", async () => {
+test("who pays, None picked: the step's link opens with None, not the lesson's", async () => {
   const { page, problems } = await openLab('#lesson=who-pays&step=1&epochs=1&seed=1');
   await done(page);
   assert.notEqual(await page.locator('#groups').inputValue(), 'none');
