@@ -434,12 +434,16 @@ fn a_run_without_noise_draws_no_noise_and_no_dot() {
     );
     let curve = sigma_needed(config(RunConfig::default()), adult_facts(), 2.0).unwrap();
     let points: serde_json::Value = serde_wasm_bindgen::from_value(curve).unwrap();
-    let dot = |sigma: f64| {
+    let dot = |sigma: f64, mode: &str| {
+        let run = serde_json::json!({"epochs": 3, "sigma": sigma, "mode": mode});
         let panel = serde_json::json!({
-            "points": points, "target": 2.0, "delta": 1e-5, "run": {"epochs": 3, "sigma": sigma}
+            "points": points, "target": 2.0, "delta": 1e-5, "run": run
         });
         draw_sigma_chart("s-noiseless", js(&panel.to_string()), 1.0).unwrap()
     };
-    assert!(dot(1.0), "a run with noise is the dot");
-    assert!(!dot(0.0), "σ = 0 has no place on the log axis");
+    assert!(dot(1.0, "dp"), "a run with noise is the dot");
+    assert!(!dot(0.0, "dp"), "σ = 0 has no place on the log axis");
+    // Compare's non-private and clip-only runs: ε = ∞ whatever σ the sliders hold.
+    assert!(!dot(1.0, "non-private") && !dot(1.0, "clip-only"));
+    assert!(dot(1.0, "noise-only"));
 }

@@ -94,8 +94,8 @@ export function setUpCharts(view) {
       return;
     }
     const cfg = view.config();
-    const run = { epochs: cfg.epochs, sigma: cfg.sigma };
-    // Rust draws the run's dot only where it has a place (σ > 0): the caption names it then.
+    const run = { epochs: cfg.epochs, sigma: cfg.sigma, mode: cfg.mode };
+    // Rust draws the run's dot only where it has a place (noise added): the caption names it.
     $('sigma-caption-dot').hidden = !draw_sigma_chart(
       'sigma-chart',
       { points: curve.points, target: curve.target, delta: curve.delta, run },

@@ -9,6 +9,7 @@ use super::chart_frame::{
 use super::chart_kit::{colour, open_canvas, Dash, GREY};
 use super::legend::{name_curves, names_span, naming, LegendEntry};
 use crate::charts::{layout, line_height, text_width, AxisSpec, Format, Scale};
+use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, PerAccountant};
 use crate::web::js::{from_js, js_err};
 use plotters::prelude::*;
@@ -38,20 +39,28 @@ struct SigmaPanel {
 struct RunMark {
     epochs: u32,
     sigma: f64,
+    /// What the run's sanitizer does: a mode without noise (non-private, clip only: Compare's
+    /// first runs) spends ε = ∞ whatever σ the sliders hold, and has no place on the chart.
+    #[serde(default)]
+    mode: Option<Mode>,
 }
 
 /// Draws the panel's curve with the current run at (epochs, σ) as a black dot: below an
 /// accountant's curve the run spends more than the target ε by that accountant's reckoning,
 /// above it less. `scale` is the device pixel ratio times the chart's growth and the page's
-/// text scale. Returns whether it drew the dot: a run without noise (σ = 0) has no place on the
-/// log axis, and the page's caption then does not name a dot.
+/// text scale. Returns whether it drew the dot: a run without noise (σ = 0, or a mode that adds
+/// none) has no place on it, and the page's caption then does not name a dot.
 #[wasm_bindgen]
 pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<bool, JsError> {
     let SigmaPanel {
         points: curve,
         target: target_eps,
         delta,
-        run: RunMark { epochs, sigma },
+        run: RunMark {
+            epochs,
+            sigma,
+            mode,
+        },
     } = from_js(panel, "σ panel")?;
     let (root, px) = open_canvas(canvas_id, scale)?;
     let mut fonts = Fonts::new(scale);
@@ -123,7 +132,7 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<b
         }
     }
     let plot = plot_rect(chart.plotting_area());
-    let dot = sigma > 0.0 && epochs >= 1;
+    let dot = sigma > 0.0 && epochs >= 1 && mode.is_none_or(|m| m.adds_noise());
     if dot {
         let at = (epochs as f64, sigma);
         let dashed = ShapeStyle::from(&BLACK.mix(0.35)).stroke_width(px(1.0));
