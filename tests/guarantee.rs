@@ -423,5 +423,19 @@ fn the_accounting_commands_say_they_count_the_training_steps_alone() {
             accounts.starts_with("the training steps alone") && accounts.contains("DP-PCA"),
             "{out}"
         );
+        // The mechanism beside its answer: an ε or σ is read at its δ, q and steps.
+        assert_eq!(v["delta"], 1e-5, "{out}");
+        assert_eq!(v["q"], 0.01, "{out}");
+        assert_eq!(v["steps"], 1000, "{out}");
+        assert_eq!(v["amplification"], "rigorous", "{out}");
+        assert!(v.get("warning").is_none(), "{out}");
     }
+    // The paper's convention for naive and strong is said not to be a bound, as by `sigma`.
+    let args = ["epsilon", "--sigma", "4", "--amplification", "paper"];
+    let (code, out, err) = dpsgd(&[&args[..], &mechanism[..]].concat());
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["sigma"], 4.0, "{out}");
+    let warning = v["warning"].as_str().unwrap_or_default();
+    assert!(warning.contains("not always a valid bound"), "{out}");
 }

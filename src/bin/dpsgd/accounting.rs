@@ -163,9 +163,19 @@ pub fn epsilon(a: &EpsilonArgs) {
     let mech = SampledGaussian::new(q, sigma, steps).unwrap_or_else(|e| fail(e));
     let r = EpsilonReport::compute(&[mech], delta, amp).unwrap_or_else(|e| fail(e));
     let mut out = serde_json::to_value(r).expect("ε serialises"); // every accountant, ∞ as "inf"
+                                                                  // The mechanism echoed beside its ε: an ε without its δ (and q, σ) is no guarantee to read.
+    out["delta"] = delta.into();
+    out["q"] = q.into();
+    out["sigma"] = sigma.into();
     out["amplification"] = amp.name().into();
     out["steps"] = steps.into();
     out["accounts"] = ACCOUNTS.into();
+    if !amp.is_valid_bound() {
+        out["warning"] = serde_json::json!(format!(
+            "naive and strong use the {} convention, which is not always a valid bound",
+            amp.name()
+        ));
+    }
     println!("{out}");
 }
 
@@ -202,7 +212,10 @@ pub fn sigma(a: &SigmaArgs) {
             fmt_num(delta)
         ))
     });
-    let mut out = serde_json::json!({ "sigma": s, "accountant": name, "accounts": ACCOUNTS });
+    let mut out = serde_json::json!({
+        "sigma": s, "accountant": name, "delta": delta, "q": q, "steps": steps,
+        "amplification": amp.name(), "accounts": ACCOUNTS
+    });
     if s <= SIGMA_LEAST {
         out["note"] = serde_json::json!(format!(
             "σ = {SIGMA_LEAST}, the least searched, already keeps ε within {}; a smaller σ may too",
