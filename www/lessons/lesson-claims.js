@@ -27,6 +27,7 @@ const NAMES = new Map(
     lot_size: 'L',
     lr: 'η',
     epochs: 'epochs',
+    delta: 'δ',
     dataset: 'the data set',
     model: 'the model',
     amplification: 'the amplification convention',

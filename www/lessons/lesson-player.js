@@ -14,7 +14,7 @@ import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { claimsOf } from './lesson-claims.js';
 import { keepPresenterFitted, predictFirst, setUpPresenter } from './teacher.js';
 import { setUpWorksheet } from './worksheet.js';
-import { sameConfig } from '../lab/settings.js';
+import { sameConfig, settings } from '../lab/settings.js';
 import { presenting } from '../core/presenting.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
@@ -247,6 +247,14 @@ export function enterStep(step, configWith) {
   return [{ label: before.label, cfg, lessonStep: true }];
 }
 
+// The settings a step's sentences rest on: its own, and δ at the lab's default (every ε a step
+// says is at it; "the paper's setting" is δ = 1e-5). A step opens at the defaults (its link
+// resets them, main.js), so δ moved is a setting moved off the step.
+function wantOf(step) {
+  const delta = settings.defaults?.delta;
+  return { ...(delta === undefined ? {} : { delta }), ...settingsOf(step.lesson, step.index) };
+}
+
 // The earlier step's run config: the settings now with what the earlier step sets differently.
 function earlierStepConfig(lesson, index, configWith) {
   const was = settingsOf(lesson, index - 1);
@@ -331,7 +339,7 @@ export function refreshLesson() {
   // The step's premises checked first (noise present, its settings in force): lesson-claims.js.
   const { parts, ask } = claimsOf(
     step,
-    settingsOf(on.lesson, on.index),
+    wantOf(on),
     facts,
     (t) => fillIn(t, facts, fill),
     !!shown && !shown.pin,
