@@ -144,3 +144,38 @@ fn a_run_that_diverged_is_named_where_it_stopped() {
         serde_wasm_bindgen::from_value(view.epsilon_named().unwrap()).unwrap();
     assert_eq!(named["moments"], 0.5, "{named:?}");
 }
+
+/// Naive and strong in the paper's convention are starred, the badge saying what the star
+/// means: their names once took a column of the chart ("naive (paper, optimistic) 144") and
+/// left the moments lesson's plot a sixth of it on a projector.
+#[wasm_bindgen_test]
+fn the_papers_convention_is_a_star_and_a_badge_not_a_column_of_names() {
+    let cfg = RunConfig {
+        epochs: 100,
+        sigma: 4.0,
+        lot_size: 600,
+        amplification: dpsgd_lab::privacy::accountant::Amplification::Paper,
+        ..RunConfig::default()
+    };
+    let mut view = RunView::new(config(cfg.clone())).unwrap();
+    let preview = epsilon_preview(config(cfg), adult_facts()).unwrap();
+    view.set_preview(preview, JsValue::NULL).unwrap();
+    sized_canvas("paper-eps", 620, 330);
+    draw_epsilon_chart("paper-eps", &view, false, 1.6).unwrap();
+    let said = view.epsilon_texts();
+    assert!(
+        said.iter()
+            .any(|t| t.contains("paper's convention, not a bound")),
+        "{said:?}"
+    );
+    let layout: serde_json::Value =
+        serde_wasm_bindgen::from_value(chart_layout("paper-eps").unwrap()).unwrap();
+    let plot_w = layout["plot"]["w"].as_f64().unwrap();
+    assert!(plot_w > 0.45 * 620.0, "the plot is {plot_w} px of 620");
+    let rigorous = RunView::new(config(RunConfig::default())).unwrap();
+    assert_eq!(
+        rigorous.epsilon_texts().len(),
+        1,
+        "no badge for the rigorous bound"
+    );
+}

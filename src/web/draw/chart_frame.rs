@@ -47,7 +47,8 @@ impl Fonts {
 #[derive(Default)]
 pub(super) struct Header<'a> {
     pub title: &'a str,
-    /// The "not private" mark: what in the chart was computed without noise.
+    /// A warning mark: what in the chart was computed without noise ("not private"), or is
+    /// not a bound (the ε chart's naive and strong in an optimistic convention).
     pub badge: Option<&'a str>,
     /// A sentence under the title (the cost of privacy).
     pub note: Option<String>,

@@ -20,8 +20,8 @@ use wasm_bindgen::prelude::*;
 /// Draws ε (log scale) against epochs for each accountant: the whole run's curve (the run's
 /// preview, with the PLD curve once the accounting worker has computed it) thin, and the epochs
 /// trained so far (the run's reports) thick with markers; the pinned runs' moments ε in their
-/// looks. Naive and strong are labelled "paper, optimistic" when the run uses the paper's or
-/// the classical convention. When every ε is ∞ it says "∞ — no privacy" and why, as far as
+/// looks. Naive and strong are starred when the run uses the paper's or the classical
+/// convention, the chart's badge saying what the star means. When every ε is ∞ it says "∞ — no privacy" and why, as far as
 /// the chart knows ([`no_privacy`]); before anything is computed, that it is computing.
 /// A run its ε budget stopped has its whole-run curves end, and its curves named, where it
 /// stopped. `log_log`: x on a log scale too, each curve named with its growth exponent. Returns
@@ -34,7 +34,8 @@ pub fn draw_epsilon_chart(
     log_log: bool,
     scale: f64,
 ) -> Result<Option<String>, JsError> {
-    let (pinned, paper, epochs) = (&run.pinned, run.paper, run.epochs);
+    let (pinned, epochs) = (&run.pinned, run.epochs);
+    let badge = run.convention_badge();
     let preview = run.whole_run();
     // Log-log view: x is log10(epoch) on a linear axis, labelled in epochs, so each accountant's
     // growth shows as a slope (naive 1, strong about ½, the moments accountant much flatter).
@@ -86,8 +87,8 @@ pub fn draw_epsilon_chart(
     let lo = drawn.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
     let hi = drawn.iter().cloned().fold(0.0, f64::max) * 1.5;
     let name = |a: AccountantName| match a {
-        AccountantName::Naive | AccountantName::Strong if paper => {
-            format!("{} (paper, optimistic)", a.label())
+        AccountantName::Naive | AccountantName::Strong if badge.is_some() => {
+            format!("{}*", a.label())
         }
         _ => a.label().to_string(),
     };
@@ -126,7 +127,12 @@ pub fn draw_epsilon_chart(
     }
 
     let title = run.epsilon_title();
-    let top = draw_header(&root, &mut fonts, &Header::titled(&title))?;
+    let header = Header {
+        title: &title,
+        badge,
+        note: None,
+    };
+    let top = draw_header(&root, &mut fonts, &header)?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as f64, height as f64);
     let samples = !pins.is_empty();

@@ -58,8 +58,9 @@ struct Axis {
 #[wasm_bindgen]
 pub struct RunView {
     pub(super) epochs: u32,
-    /// Naive and strong in the paper's or the classical convention (labelled optimistic).
-    pub(super) paper: bool,
+    /// The convention of naive and strong: the paper's and the classical are starred on the ε
+    /// chart, its badge saying what they are ([`RunView::convention_badge`]).
+    pub(super) amplification: Amplification,
     /// What the run's sanitizer does (for the cost of privacy against the pins, and why ε = ∞).
     pub(super) mode: Option<Mode>,
     /// The noise multiplier σ (the ε chart names σ = 0 only when it is 0).
@@ -236,7 +237,7 @@ impl RunView {
         let axis: Axis = from_js(config.clone(), "the run's settings")?;
         Ok(RunView {
             epochs: axis.epochs,
-            paper: axis.amplification != Amplification::Rigorous,
+            amplification: axis.amplification,
             mode: axis.mode,
             sigma: axis.sigma,
             cfg: from_js(config, "the run's settings").ok(),
@@ -324,6 +325,19 @@ impl RunView {
         Some(accuracy_gap(dp, non_private, n_test?)?.margin)
     }
 
+    /// The ε chart's badge when naive and strong are not the rigorous bound: what their star
+    /// means, in the chart itself (a saved image keeps it), not in a name per curve that
+    /// squeezed the plot to a sixth of the chart on a projector.
+    pub(super) fn convention_badge(&self) -> Option<&'static str> {
+        match self.amplification {
+            Amplification::Rigorous => None,
+            Amplification::Paper => Some("naive*, strong*: the paper's convention, not a bound"),
+            Amplification::Classical => {
+                Some("naive*, strong*: classical convention, a bound only if ε0 < 1")
+            }
+        }
+    }
+
     /// The ε chart's title: the δ its ε is at (the run's; a pin at another says so).
     pub(super) fn epsilon_title(&self) -> String {
         match self.delta() {
@@ -343,8 +357,8 @@ impl RunView {
         format!("{} {}{other}", pin.label, format_eps(eps))
     }
 
-    /// The ε chart's title and the names of the pins it draws (each pin's last finite moments
-    /// ε), as [`crate::web::draw_epsilon_chart`] writes them.
+    /// The ε chart's title, its badge if any, and the names of the pins it draws (each pin's
+    /// last finite moments ε), as [`crate::web::draw_epsilon_chart`] writes them.
     #[wasm_bindgen(js_name = epsilonTexts)]
     pub fn epsilon_texts(&self) -> Vec<String> {
         let pins = (self.pinned.iter())
@@ -354,7 +368,11 @@ impl RunView {
                     .find_map(|q| q.epsilon.moments.filter(|v| v.is_finite() && *v > 0.0))?;
                 Some(self.pin_epsilon_name(p, last))
             });
-        std::iter::once(self.epsilon_title()).chain(pins).collect()
+        let badge = self.convention_badge().map(str::to_string);
+        (std::iter::once(self.epsilon_title())
+            .chain(badge)
+            .chain(pins))
+        .collect()
     }
 
     /// The ε the ε chart names each accountant's curve with ([`RunView::named_at`]), by
