@@ -40,7 +40,7 @@ import { setUpCalibrate } from './lab/calibrate.js';
 import { engineText, epsilonChartLabel } from './views/status-text.js';
 import { setUpPlayButton } from './views/play-button.js';
 import { settings, showSeedMode } from './lab/settings.js';
-import { applyTeacherMode, fitPresenter } from './lessons/teacher.js';
+import { applyTeacherMode, fitPresenter, TEACHER_KEYS } from './lessons/teacher.js';
 import {
   earlierRunsAfterMove,
   enterStep,
@@ -297,7 +297,7 @@ setUpUpdates(); // offline after the first visit, one version at a time (sw.js)
 
 // The link's settings (and teacher mode) once Rust's defaults are on the controls.
 function readHash(hash = location.hash) {
-  const link = readLink(hash, check_run_config, applyTeacherMode);
+  const link = readLink(hash, check_run_config, applyTeacherMode, TEACHER_KEYS);
   teacherParams = link.teacherParams;
   session.queue = stepThenLinkRuns(
     enterStep(link.step, (part) => settings.configWith(part)),

@@ -337,6 +337,23 @@ function hashes(seed, n) {
 // 400 hashes (FUZZ_COUNT for more): at this seed each key above comes up 23 to 53 times, each
 // value 10 or more. 1,000 took 80 s of the suite (idle), the page restarting its run for most of
 // them.
+// A careless link says what it could not use: a key that is no setting (a typo), a lesson
+// that is none, a step past the lesson's last; the rest is opened.
+test('a typo, an unknown lesson and a step past the last are each said', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&dataset=blobs&Sigma=3&lesson=clippng');
+  await waitForRun(page, 0, 1);
+  const text = await message(page);
+  assert.ok(text.includes("no setting of this lab, skipped: 'Sigma'"), text);
+  assert.ok(text.includes("lesson = 'clippng' is not one of the lessons: none is opened"), text);
+  await page.evaluate(() => {
+    location.hash = 'v=1&epochs=1&dataset=blobs&lesson=noise&step=9';
+  });
+  await waitForMessage(page, /step = '9' is not a step of/);
+  assert.equal(await page.locator('#lesson-count').textContent(), 'Step 2 of 2');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('fuzz: 400 random and adversarial URL hashes never break the page; it trains', async () => {
   const seed = Number(process.env.FUZZ_SEED) || 20261123;
   const count = Number(process.env.FUZZ_COUNT) || 400;

@@ -3,7 +3,7 @@
 // it was pinned with — also from a link written before, which carried every field.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { changedFrom, linkBase, pinsFromLink, pinsParam } from '../../www/lab/link.js';
+import { changedFrom, linkBase, pinsFromLink, pinsParam, unknownKeys } from '../../www/lab/link.js';
 import { comparison } from '../../www/lab/pins.js';
 import { toHash } from '../../www/lab/settings.js';
 
@@ -87,4 +87,22 @@ test('a link written before, with every field in each pin, reads back the same',
   const bad = pinsFromLink(JSON.stringify([{ label: 'x', cfg: [1] }]), check, DEFAULTS);
   assert.deepEqual(bad.queue, []);
   assert.match(bad.problems[0], /pinned run "x" has no settings/);
+});
+
+test('a key no link has, and another version of links, are said, not dropped unseen', () => {
+  const teacher = ['lesson', 'step', 'big'];
+  assert.deepEqual(unknownKeys(toHash(RUN, [['lesson', 'noise']]), teacher), []);
+  const typo = new URLSearchParams('v=1&Sigma=3&sigm=2&lesson=noise&pins=[]');
+  assert.deepEqual(unknownKeys(typo, teacher), [
+    "no setting of this lab, skipped: 'Sigma', 'sigm'",
+  ]);
+  const newer = new URLSearchParams('v=2&sigma=3');
+  assert.deepEqual(unknownKeys(newer, teacher), [
+    'the link is of another version of links than v = 1, read as one',
+  ]);
+  // Hostile keys reach the message shortened (shown.js), and a prototype key is just a key.
+  const hostile = new URLSearchParams(`__proto__=1&${'x'.repeat(500)}=1`);
+  const [said] = unknownKeys(hostile, teacher);
+  assert.ok(said.startsWith("no setting of this lab, skipped: '__proto__', 'xxx"), said);
+  assert.ok(said.length < 200, said);
 });

@@ -4,16 +4,17 @@
 // Hostile input is normal here: nothing in it is looked up on a plain object, and no value
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
-import { configKey, fromHash, settings, toHash } from './settings.js';
+import { ROWS } from './setting-rows.js';
+import { configKey, fromHash, LINK_VERSION, settings, toHash } from './settings.js';
 import { shown } from '../core/shown.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings) and `teacher`
-// (the lessons room's applyTeacherMode, passed down by main.js: a lab module imports no room
-// above it); returns { teacherParams, step: the lesson step it opens (or null), queue: the
-// pinned runs to train, problems: what was skipped and why }.
-export function readLink(hash, check, teacher) {
+// (the lessons room's applyTeacherMode, passed down by main.js with its keys, `teacherKeys`: a
+// lab module imports no room above it); returns { teacherParams, step: the lesson step it
+// opens (or null), queue: the pinned runs to train, problems: what was skipped and why }.
+export function readLink(hash, check, teacher, teacherKeys = []) {
   const params = new URLSearchParams(hash.slice(1));
-  const problems = [];
+  const problems = unknownKeys(params, teacherKeys);
   const { kept: teacherParams, lesson, step } = teacher(params, problems);
   settings.apply(lesson); // the lesson's settings; the link's own, below, go over them
   const own = settings.readHash(params, check);
@@ -44,6 +45,19 @@ export function linkBase(params, defaults, check) {
 export function changedFrom(cfg, base) {
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   return Object.fromEntries(Object.entries(cfg).filter(([k, v]) => !same(v, base[k])));
+}
+
+// What a link has that this lab does not read, said rather than dropped unseen: a key that is
+// none of a link's (a typo, `Sigma`; a newer lab's), and another version of links.
+export function unknownKeys(params, teacherKeys) {
+  const known = new Set(['v', 'pins', ...teacherKeys, ...ROWS.map((r) => r.url).filter(Boolean)]);
+  const unknown = [...new Set(params.keys())].filter((k) => !known.has(k));
+  const listed = unknown.slice(0, 5).map((k) => `'${shown(k)}'`);
+  if (unknown.length > 5) listed.push(`${unknown.length - 5} more`);
+  const problems = unknown.length ? [`no setting of this lab, skipped: ${listed.join(', ')}`] : [];
+  if (params.has('v') && params.get('v') !== LINK_VERSION)
+    problems.push(`the link is of another version of links than v = ${LINK_VERSION}, read as one`);
+  return problems;
 }
 
 // The pinned runs of a link (`text`: the `pins` parameter, JSON), each over `base` (linkBase:

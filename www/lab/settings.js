@@ -63,8 +63,11 @@ export function valuesOf(cfg, rows = ROWS) {
 
 // The URL hash of `cfg` (version 1), after `extra` (the teacher's keys): never a student's file
 // or its seed, and an optional setting only when it is on.
+// The version of the lab's links (`v`): written in each, and a link of another one is said.
+export const LINK_VERSION = '1';
+
 export function toHash(cfg, extra = [], rows = ROWS) {
-  const params = new URLSearchParams({ v: '1' });
+  const params = new URLSearchParams({ v: LINK_VERSION });
   for (const [k, v] of extra) params.set(k, v);
   for (const row of rows) {
     const v = cfg[row.field];

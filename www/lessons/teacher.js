@@ -220,6 +220,15 @@ export function applyTeacherMode(params, problems = []) {
     );
   showPresenter(params.get('big') === '1', params.get('size'), params.get('predict') === '1');
   const step = stepOf(params);
+  const asked = params.get('lesson');
+  if (asked !== null && asked !== '' && !step)
+    problems.push(`lesson = '${shown(asked)}' is not one of the lessons: none is opened`);
+  const number = params.get('step');
+  if (step && number !== null && number !== String(step.index + 1))
+    problems.push(
+      `step = '${shown(number)}' is not a step of "${step.lesson.title}": step ` +
+        `${step.index + 1} of ${step.lesson.steps.length} is opened`,
+    );
   if (step) {
     kept.set('step', String(step.index + 1));
     const { charts, controls } = step.lesson.steps[step.index];

@@ -1,0 +1,75 @@
+//! What the ε chart writes of a run: its title (the δ its ε is at), its badge for naive and
+//! strong in an optimistic convention, each pin's name (with its δ where another), and the ε
+//! it names each accountant's curve with.
+
+use super::chart_kit::Pinned;
+use super::run_view::RunView;
+use crate::privacy::accountant::{AccountantName, Amplification};
+use crate::text::format_eps;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+impl RunView {
+    /// The ε chart's badge when naive and strong are not the rigorous bound: what their star
+    /// means, in the chart itself (a saved image keeps it), not in a name per curve that
+    /// squeezed the plot to a sixth of the chart on a projector.
+    pub(super) fn convention_badge(&self) -> Option<&'static str> {
+        match self.amplification {
+            Amplification::Rigorous => None,
+            Amplification::Paper => Some("naive*, strong*: the paper's convention, not a bound"),
+            Amplification::Classical => {
+                Some("naive*, strong*: classical convention, a bound only if ε0 < 1")
+            }
+        }
+    }
+
+    /// The ε chart's title: the δ its ε is at (the run's; a pin at another says so).
+    pub(super) fn epsilon_title(&self) -> String {
+        match self.delta() {
+            Some(d) => format!("Privacy spent ε at δ = {d:e}"),
+            None => "Privacy spent ε (δ fixed)".to_string(),
+        }
+    }
+
+    /// A pin's name on the ε chart: its label, its last moments ε, and its δ where that is not
+    /// this run's (its ε is not comparable at the title's δ).
+    pub(super) fn pin_epsilon_name(&self, pin: &Pinned, eps: f64) -> String {
+        let delta = pin.cfg.as_ref().and_then(|c| c.get("delta")?.as_f64());
+        let other = match (delta, self.delta()) {
+            (Some(d), Some(own)) if d != own => format!(" at δ = {d:e}"),
+            _ => String::new(),
+        };
+        format!("{} {}{other}", pin.label, format_eps(eps))
+    }
+
+    /// The ε chart's title, its badge if any, and the names of the pins it draws (each pin's
+    /// last finite moments ε), as [`crate::web::draw_epsilon_chart`] writes them.
+    #[wasm_bindgen(js_name = epsilonTexts)]
+    pub fn epsilon_texts(&self) -> Vec<String> {
+        let pins = (self.pinned.iter())
+            .filter(|p| !self.is_this_run(p))
+            .filter_map(|p| {
+                let last = (p.history.iter().rev())
+                    .find_map(|q| q.epsilon.moments.filter(|v| v.is_finite() && *v > 0.0))?;
+                Some(self.pin_epsilon_name(p, last))
+            });
+        let badge = self.convention_badge().map(str::to_string);
+        (std::iter::once(self.epsilon_title())
+            .chain(badge)
+            .chain(pins))
+        .collect()
+    }
+
+    /// The ε the ε chart names each accountant's curve with ([`RunView::named_at`]), by
+    /// accountant name (absent: not drawn).
+    #[wasm_bindgen(js_name = epsilonNamed)]
+    pub fn epsilon_named(&self) -> Result<JsValue, JsError> {
+        let named: std::collections::BTreeMap<&str, f64> = (AccountantName::ALL.into_iter())
+            .filter_map(|a| {
+                let (whole, trained) = self.epsilon_series(a);
+                Some((a.name(), self.named_at(&whole, &trained)?.1))
+            })
+            .collect();
+        crate::web::js::to_js(&named)
+    }
+}
