@@ -449,7 +449,7 @@ test("Compare on a student's file asks first: three of its runs have no guarante
   await page.click('#compare');
   assert.match(
     await page.locator('#compare').textContent(),
-    /^Click again to confirm: three of the four runs use your file with no privacy/,
+    /^Click again to confirm: Compare trains on your file without noise or clipping \(ε = ∞/,
   );
   await page
     .locator('section.controls')

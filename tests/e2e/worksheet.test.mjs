@@ -79,6 +79,8 @@ for (const [name, lesson] of LESSONS) {
     assert.ok(link.startsWith(url), `${link} is this lab's`);
     assert.equal(new URL(link).hash, `#lesson=${name}&step=1`);
     assert.equal(await visible(page, '#worksheet-qr'), true, 'the QR code is printed');
+    // Served on 127.0.0.1 here: the sheet says phones cannot open this computer's own address.
+    assert.match(await page.locator('#worksheet .ws-local').textContent(), /phones cannot open/);
     const qr = await readQr(page, 'worksheet-qr');
     assert.equal(qr.text, link, 'the QR code decodes to the printed link');
     assert.ok(

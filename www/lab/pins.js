@@ -142,8 +142,9 @@ export function guardCompare(button, onOwnData, compare) {
       compare();
       return;
     }
+    // No count: at σ = 0 the fourth run has no privacy either.
     button.textContent =
-      'Click again to confirm: three of the four runs use your file with no privacy (ε = ∞ ' +
+      'Click again to confirm: Compare trains on your file without noise or clipping (ε = ∞ ' +
       'for it, for good)';
     button.classList.add('confirm');
     armed = setTimeout(disarm, WINDOW_MS);

@@ -10,7 +10,7 @@
 // qr_modules) and link that open the lesson at step 1. Every word
 // is set as text, never as HTML; at most two pages for every lesson (tests/e2e/worksheet.test.mjs).
 import { lessonNamed } from './lessons.js';
-import { paintQr, qrOf } from '../share/share.js';
+import { LOOPBACK, paintQr, qrOf } from '../share/share.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
@@ -76,6 +76,16 @@ export function fillWorksheet(/** @type {string} */ name) {
     el('p', `Name: ${BLANK.repeat(4)}   Date: ${BLANK.repeat(2)}`),
     linkText(link),
   );
+  // Printed from this computer's own address (a lecturer's laptop serving itself), the code
+  // opens nothing on the students' phones: the sheet says so beside it, as the QR dialog does.
+  if (LOOPBACK.test(new URL(link).hostname))
+    words.append(
+      el(
+        'p',
+        "This computer's own address: phones cannot open it (docs/teaching.md, Hosting).",
+        'ws-local',
+      ),
+    );
   head.append(words, qrPart(link));
   sheet.replaceChildren(
     head,

@@ -10,7 +10,8 @@ import { LINK_CHANGED } from '../lab/link.js';
 
 const QUIET = 4; // light modules around the code (the QR standard's quiet zone)
 const AROUND = 16; // CSS px kept free between the dialog and the window's edges
-const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\])$/;
+// This computer's own names: a code of such an address opens nothing on a phone.
+export const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\])$/;
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
 
