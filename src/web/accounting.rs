@@ -13,7 +13,6 @@ use crate::privacy::accountant::{
     compose, Accountant, AccountantName, Amplification, Epsilon, PerAccountant, SampledGaussian,
     MAX_STEPS,
 };
-use crate::privacy::why::{why_they_differ, WholeRun};
 use crate::text::format_eps;
 use crate::train::ledger::Ledger;
 use serde::{Deserialize, Serialize};
@@ -119,38 +118,6 @@ pub fn epsilon_preview(config: JsValue, facts: JsValue) -> Result<JsValue, JsErr
         .map(|(&epsilon, epoch)| PreviewPoint { epoch, epsilon })
         .collect();
     to_js(&points)
-}
-
-/// Why two accountants on the ε chart disagree by more than 2× (`privacy::why`), as sentences
-/// for the run with `config` on data `facts`: `whole`, the whole run's ε as the preview's last
-/// point (ε by accountant name), `pld` the PLD accountant's (a number; "inf" or null
-/// while unknown). Empty when they agree within 2×.
-#[wasm_bindgen]
-pub fn epsilon_why(
-    config: JsValue,
-    facts: JsValue,
-    whole: JsValue,
-    pld: JsValue,
-) -> Result<Vec<String>, JsError> {
-    let (cfg, facts) = inputs(&config, facts)?;
-    let whole: serde_json::Value = from_js(whole, "the whole run's ε")?;
-    let pld: serde_json::Value = from_js(pld, "the PLD accountant's ε")?;
-    let at = |a: AccountantName| whole.get(a.name()).and_then(serde_json::Value::as_f64);
-    let mech = cfg.mechanism(&facts);
-    let ends = WholeRun {
-        naive: at(AccountantName::Naive),
-        strong: at(AccountantName::Strong),
-        moments: at(AccountantName::Moments),
-        pld: pld.as_f64(),
-    };
-    let steps = mech.total_steps();
-    Ok(why_they_differ(
-        &mech.step,
-        steps,
-        cfg.delta,
-        cfg.amplification,
-        ends,
-    ))
 }
 
 /// The PLD accountant's ε after each epoch (h = 1e-4): milliseconds to seconds, so the page

@@ -329,3 +329,34 @@ fn a_run_the_budget_stopped_is_named_where_it_stopped() {
         ends["rdp"]
     );
 }
+
+/// Why strong composition is above naive, beside a run its budget stopped in epoch 2 of 20: said
+/// of the steps it trained and the ε it spent, not the whole plan's (2,540 steps).
+#[wasm_bindgen_test]
+fn why_the_accountants_differ_is_said_of_what_a_stopped_run_trained() {
+    let cfg = RunConfig {
+        epochs: 20,
+        budget_epsilon: Some(1.0),
+        ..RunConfig::default()
+    };
+    let mut view = RunView::new(config(cfg.clone())).unwrap();
+    let preview = epsilon_preview(config(cfg), adult_facts()).unwrap();
+    view.set_preview(preview, JsValue::NULL).unwrap();
+    let report = |e: u32, stopped: bool| {
+        js(&format!(
+            r#"{{"epoch":{e},"test_acc":0.8,"epsilon":{{"naive":{n},"strong":{s},"moments":0.9,"rdp":0.8,"pld":0.7}},"stopped_by_budget":{stopped}}}"#,
+            n = 20.0 * f64::from(e),
+            s = 60.0 * f64::from(e),
+        ))
+    };
+    view.push(report(1, false)).unwrap();
+    let planned = view.epsilon_why(adult_facts()).unwrap().join(" ");
+    assert!(
+        planned.contains("2,540 steps"),
+        "while it trains, the plan's: {planned}"
+    );
+    view.push(report(2, true)).unwrap();
+    let said = view.epsilon_why(adult_facts()).unwrap().join(" ");
+    assert!(said.contains("T = 254 steps"), "{said}");
+    assert!(!said.contains("2,540"), "{said}");
+}

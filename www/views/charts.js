@@ -12,7 +12,6 @@ import {
   draw_groups_chart,
   draw_noise_chart,
   draw_sigma_chart,
-  epsilon_why,
 } from '../pkg/dpsgd_lab.js';
 import { showGroupsFigure } from './groups.js';
 import { ChartQueue, drawCanvasMessage, sizeCanvas } from './drawing.js';
@@ -105,14 +104,12 @@ export function setUpCharts(view) {
 
   // Under the ε chart: why two of its accountants disagree by more than 2× (Rust's
   // privacy::why, from the run's mechanism), and which is a valid bound; nothing when they agree.
+  // For the ε the chart names (a run stopped early: what it spent, in the steps it trained).
   const sayWhy = () => {
-    const [facts, whole] = [view.testSet(), view.preview()?.at(-1)];
+    const facts = view.testSet();
     let said = [];
     try {
-      said =
-        facts && whole
-          ? epsilon_why(view.config(), facts, whole, view.pldCurve()?.at(-1) ?? null)
-          : [];
+      said = facts && view.preview()?.length ? runView().epsilonWhy(facts) : [];
     } catch {
       said = []; // settings the accountants refuse: the status line says why
     }

@@ -1,11 +1,15 @@
 //! What the ε chart writes of a run: its title (the δ its ε is at), its badge for naive and
 //! strong in an optimistic convention, each pin's name (with its δ where another), and the ε
-//! it names each accountant's curve with.
+//! it names each accountant's curve with, and why two of those disagree (under the chart).
 
 use super::chart_kit::Pinned;
 use super::run_view::RunView;
+use crate::config::RunConfig;
+use crate::data::DataFacts;
 use crate::privacy::accountant::{AccountantName, Amplification};
+use crate::privacy::why::{why_they_differ, WholeRun};
 use crate::text::format_eps;
+use crate::web::js::{from_js, js_err};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -71,5 +75,40 @@ impl RunView {
             })
             .collect();
         crate::web::js::to_js(&named)
+    }
+
+    /// Why two accountants on the ε chart disagree by more than 2× (`privacy::why`), for the ε
+    /// the chart names them with: the whole run's — or, once the run stopped early (its budget
+    /// spent, or diverged), the steps it trained and the ε it spent in them, not the plan's.
+    /// `facts`: the data set's. Empty when they agree within 2×.
+    #[wasm_bindgen(js_name = epsilonWhy)]
+    pub fn epsilon_why(&self, facts: JsValue) -> Result<Vec<String>, JsError> {
+        let Some(cfg) = self.cfg.clone() else {
+            return Ok(Vec::new());
+        };
+        let cfg: RunConfig = serde_json::from_value(cfg).map_err(js_err)?;
+        let facts: DataFacts = from_js(facts, "data facts")?;
+        let mech = cfg.mechanism(&facts);
+        let at = |a: AccountantName| {
+            let (whole, trained) = self.epsilon_series(a);
+            self.named_at(&whole, &trained).map(|(_, v)| v)
+        };
+        let ends = WholeRun {
+            naive: at(AccountantName::Naive),
+            strong: at(AccountantName::Strong),
+            moments: at(AccountantName::Moments),
+            pld: at(AccountantName::Pld),
+        };
+        let steps = match self.early_stop() {
+            Some(epoch) => mech.steps_per_epoch.saturating_mul(epoch.max(0.0) as u64),
+            None => mech.total_steps(),
+        };
+        Ok(why_they_differ(
+            &mech.step,
+            steps,
+            cfg.delta,
+            cfg.amplification,
+            ends,
+        ))
     }
 }

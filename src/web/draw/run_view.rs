@@ -141,7 +141,7 @@ impl RunView {
 
     /// The epoch the run stopped in before its planned end (its last report's), if it did:
     /// its ε budget spent, or its model diverged (`train::run_is_over`'s other two ends).
-    fn early_stop(&self) -> Option<f64> {
+    pub(super) fn early_stop(&self) -> Option<f64> {
         (self.points.last())
             .filter(|p| p.stopped_by_budget || p.divergence.is_some())
             .map(|p| p.epoch)
