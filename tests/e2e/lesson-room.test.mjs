@@ -313,3 +313,18 @@ test("a step's Compare runs are not called the earlier step's run", async () => 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// A link opened in place is a fresh load (main.js hashchange): the audit lesson's 300 runs a
+// side do not stay for the next lesson's audits, or for free play.
+test('leaving the audit lesson by a link gives the audit its own runs a side again', async () => {
+  const { page, problems } = await openLab('#lesson=audit&step=1&epochs=1');
+  await page.waitForFunction(() => document.getElementById('audit-runs').value === '300');
+  await page.evaluate(() => {
+    location.hash = 'v=1&epochs=1&dataset=blobs';
+  });
+  await page.waitForFunction(() => document.getElementById('audit-runs').value === '16', null, {
+    timeout: 10_000,
+  });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -132,7 +132,10 @@ export const ROWS = [
     kind: 'number',
   },
   { key: 'workers', control: 'workers', kind: 'number' },
-  { key: 'audit_runs', control: 'audit-runs', kind: 'number' },
+  // `fresh`: back to the page's own value with every link opened (Settings.reset), as a fresh
+  // load: the audit lesson's 300 runs a side stayed for the next lesson's audits. (The workers
+  // are the machine's choice and stay.)
+  { key: 'audit_runs', control: 'audit-runs', kind: 'number', fresh: true },
 ];
 
 export const BY_KEY = new Map(ROWS.map((r) => [r.key, r]));

@@ -192,6 +192,8 @@ class Settings {
       if (BY_FIELD.has(field)) boxes[BY_FIELD.get(field).key] = v;
     // a field left out of the defaults
     for (const row of ROWS) if (row.none !== undefined) boxes[row.key] = row.none;
+    // a page setting a link or lesson may change: the markup's value (setting-rows.js `fresh`)
+    for (const row of ROWS) if (row.fresh) boxes[row.key] = read(row, $(row.control), true);
     this.apply({ ...boxes, ...valuesOf(defaults) });
   }
 
