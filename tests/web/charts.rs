@@ -360,3 +360,32 @@ fn why_the_accountants_differ_is_said_of_what_a_stopped_run_trained() {
     assert!(said.contains("T = 254 steps"), "{said}");
     assert!(!said.contains("2,540"), "{said}");
 }
+
+/// An audit of runs no accountant bounds (σ = 0): the chart titled "proved vs promised" says
+/// the promise is ε = ∞ in a line under its title (the plot starts lower), not nothing.
+#[wasm_bindgen_test]
+fn an_audit_without_a_promise_says_so_under_its_title() {
+    let results = |upper: &str| {
+        js(&format!(
+            r#"[{{"threat":"realistic","roc":[[0,0],[1,1]],
+                 "region":{{"band_upper":[[0,0.1],[1,1]],"band_lower":[[0.1,0],[1,0.9]],"evidence":[0.4,0.6,0.45,0.65]}},
+                 "theory":[[0,0],[1,1]],"theory_symmetric":[[0,0],[1,1]],"eps_lower":3.7,
+                 "eps_upper":{upper}}}]"#
+        ))
+    };
+    canvas("audit-promise");
+    let plot_top = || {
+        let l: serde_json::Value =
+            serde_wasm_bindgen::from_value(dpsgd_lab::web::chart_layout("audit-promise").unwrap())
+                .unwrap();
+        l["plot"]["y"].as_f64().unwrap()
+    };
+    draw_audit_epsilons("audit-promise", results(r#"{"pld":4.2,"rdp":4.5}"#), 1.0).unwrap();
+    let promised = plot_top();
+    draw_audit_epsilons("audit-promise", results(r#"{"pld":null,"rdp":null}"#), 1.0).unwrap();
+    let none = plot_top();
+    assert!(
+        none > promised + 8.0,
+        "a line under the title: {none} against {promised}"
+    );
+}

@@ -220,6 +220,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
             ));
         }
     }
+    let mut promised = false;
     if let Some(first) = results.first() {
         // The tight accountant, then the two that bound it from above.
         for a in [
@@ -235,6 +236,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
                     GREY
                 };
                 rows.push((format!("ε, {}", a.label()), v, colour, None));
+                promised = true;
             }
         }
     }
@@ -249,7 +251,14 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
     let mut fonts = Fonts::new(scale);
     // One line on a projector's half-width chart: a second would take the bars' height.
     let title = "ε: proved by the attack vs promised";
-    let top = draw_header(&root, &mut fonts, &Header::titled(title))?;
+    // No accountant bounds these runs (σ = 0, a mode without noise): its bars would be ∞, so
+    // the promise is said, not left out as if the chart compared it.
+    let header = Header {
+        title,
+        badge: None,
+        note: (!promised && !results.is_empty()).then(|| "promised: ε = ∞, no guarantee".into()),
+    };
+    let top = draw_header(&root, &mut fonts, &header)?;
     let frame = frame(&root, &fonts, top, 24.0 * scale, 0.0);
     // One row per bar, its name as the row's tick label.
     let names = rows.iter().enumerate().map(|(i, r)| Tick {
