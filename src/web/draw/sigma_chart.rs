@@ -158,8 +158,16 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<b
             (x as f64 - 8.0 * scale - w).max(plot.x)
         };
         // On a translucent white backing: the curves it crosses stay visible, faded, and do not
-        // cross out its words on a projector.
-        let top = y + px(4.0) as i32;
+        // cross out its words on a projector. Below the dot in the plot's upper half, above it
+        // in the lower (where below ran onto the x axis's labels), and inside the plot.
+        let lh = line_height(fonts.legend);
+        let lower = f64::from(y) > plot.y + plot.h / 2.0;
+        let top = if lower {
+            f64::from(y) - px(4.0) as f64 - lh
+        } else {
+            f64::from(y) + px(4.0) as f64
+        };
+        let top = top.min(plot.y + plot.h - lh).max(plot.y) as i32;
         let pad = px(2.0) as i32;
         root.draw(&Rectangle::new(
             [
