@@ -81,6 +81,23 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
+/// A δ as a person writes it: 1e-5, 2.5e-7 (three significant digits at most), whatever float
+/// noise the page's slider left in it (10 ** -5 is 9.999999999999999e-6 in JavaScript).
+pub fn delta_in_words(d: f64) -> String {
+    if !d.is_finite() || d <= 0.0 {
+        return format!("{d}");
+    }
+    let text = format!("{d:.2e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+    format!("{mantissa}e{exponent}")
+}
+
+/// Whether two δ are the same but for float noise.
+pub fn same_delta(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
 /// A noise multiplier to three significant digits, rounded down (never more noise than used).
 pub fn noise_in_words(v: f64) -> String {
     three_digits_rounded(v, f64::floor)
@@ -154,5 +171,16 @@ mod tests {
         assert!(huge.chars().count() < 100, "{huge}");
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(999), "999");
+    }
+
+    #[test]
+    fn a_delta_is_written_as_a_person_would_whatever_float_noise_it_carries() {
+        // 10 ** -5 in JavaScript, the page's δ slider at 1e-5.
+        assert_eq!(delta_in_words(0.000009999999999999999), "1e-5");
+        assert_eq!(delta_in_words(1e-5), "1e-5");
+        assert_eq!(delta_in_words(2.5e-7), "2.5e-7");
+        assert_eq!(delta_in_words(1e-3 * (1.0 + 1e-15)), "1e-3");
+        assert!(same_delta(0.000009999999999999999, 1e-5));
+        assert!(!same_delta(1e-5, 1e-6));
     }
 }

@@ -18,12 +18,13 @@ pub(super) fn refused(e: PrepError, delta: f64) -> JsValue {
         if let Ok(eps) = compose::epsilon(Accountant::named(AccountantName::Moments), &parts, delta)
         {
             text.push_str(&format!(
-                ": ε = {} (moments accountant, δ = {delta:e}) spent by this attempt alone",
+                ": ε = {} (moments accountant, δ = {}) spent by this attempt alone",
                 if eps.is_finite() {
                     format_eps(eps)
                 } else {
                     "∞".into()
-                }
+                },
+                crate::text::delta_in_words(delta)
             ));
         }
     }

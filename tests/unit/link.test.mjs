@@ -17,11 +17,14 @@ const DEFAULTS = Object.freeze({
   ...{ clip_quantile: null, clip_lr: 0.2, count_noise: null, eval_noise: 20 },
 });
 // Rust's check as far as a link needs it: a missing field is the default, an unknown one or
-// a negative σ is refused.
+// a negative σ is refused, and an optional field that is none is left out (no `groups`).
 const check = (cfg) => {
-  for (const k of Object.keys(cfg)) if (!(k in DEFAULTS)) throw new Error(`unknown field ${k}`);
+  for (const k of Object.keys(cfg))
+    if (!(k in DEFAULTS) && k !== 'groups') throw new Error(`unknown field ${k}`);
   if (cfg.sigma < 0) throw new Error('sigma: must be at least 0');
-  return { ...DEFAULTS, ...cfg };
+  const out = { ...DEFAULTS, ...cfg };
+  if (out.groups === null || out.groups === undefined) delete out.groups;
+  return out;
 };
 
 // A lecturer's MNIST MLP run with a seed and a budget, as the page holds it.
@@ -64,6 +67,14 @@ test('a pin differing in fields a link has no key for reads back whole', () => {
   assert.deepEqual(problems, []);
   assert.deepEqual(queue, [{ label: 'mine', cfg: pin }]);
   assert.deepEqual(changedFrom(RUN, RUN), {});
+  // No grouping is a field Rust leaves out: against a link grouped by class it is said as null,
+  // and the pin reads back without one (not the link's grouping).
+  const { groups: _none, ...plain } = { ...RUN, groups: null };
+  const byClass = { ...RUN, groups: 'class' };
+  assert.deepEqual(changedFrom(plain, byClass), { groups: null });
+  const linked = toHash(byClass);
+  linked.set('pins', pinsParam(linked, [{ label: 'none', cfg: plain }], DEFAULTS, check));
+  assert.equal(readBack(linked).queue[0].cfg.groups ?? null, null);
 });
 
 test("the base is the link's keys alone: the reader's page does not shift a pin", () => {

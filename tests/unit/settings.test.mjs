@@ -278,5 +278,8 @@ test('a link never trains on your own file: dataset = own is named and skipped',
     offered: () => true,
   });
   assert.equal(part.dataset, undefined);
-  assert.deepEqual(problems, ['dataset = own was skipped (a link cannot train on your own file)']);
+  assert.deepEqual(problems, [
+    'dataset = own was skipped (a link cannot train on your own file): its other settings are ' +
+      'used on the default data set',
+  ]);
 });

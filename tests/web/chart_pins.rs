@@ -113,7 +113,8 @@ fn the_epsilon_chart_names_its_delta_and_a_pin_at_another() {
         said.iter().any(|t| t == "other 2.000 at δ = 1e-8"),
         "{said:?}"
     );
-    view.set_pinned(js(&pin(1e-5))).unwrap();
+    // The same δ, from the page's slider (10 ** -5 in JavaScript): not said.
+    view.set_pinned(js(&pin(0.000009999999999999999))).unwrap();
     draw_epsilon_chart("delta-eps", &view, false, 1.0).unwrap();
     let said = view.epsilon_texts();
     assert!(

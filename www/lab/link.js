@@ -44,7 +44,12 @@ export function linkBase(params, defaults, check) {
 // the base's.
 export function changedFrom(cfg, base) {
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-  return Object.fromEntries(Object.entries(cfg).filter(([k, v]) => !same(v, base[k])));
+  // A field the pin leaves out is none (Rust writes no `groups` for no grouping): said as null
+  // where the base has one, else the pin would take the base's grouping.
+  const keys = new Set([...Object.keys(cfg), ...Object.keys(base)]);
+  return Object.fromEntries(
+    [...keys].map((k) => [k, cfg[k] ?? null]).filter(([k, v]) => !same(v, base[k] ?? null)),
+  );
 }
 
 // What a link has that this lab does not read, said rather than dropped unseen: a key that is

@@ -65,7 +65,7 @@ export const ROWS = [
     url: 'dataset',
     kind: 'select',
     // Written as `own` (the file is never in a link): the reader is told its run is not on it
-    // (settings.js readLinkValue), not handed the file's L and epochs on another data set.
+    // and that the link's other settings are used on the default data set (readLinkValue).
   },
   { key: 'model', control: 'model', field: 'model', url: 'model', kind: 'select' },
   {

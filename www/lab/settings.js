@@ -118,7 +118,10 @@ function readLinkValue(row, text, ends, offered, problems) {
   if (row.kind === 'select') {
     if (row.key === 'dataset' && text === 'own') {
       // Never trained from a link (as pins, link.js): the file's ε is spent by the student's click.
-      problems.push(`dataset = own was skipped (a link cannot train on your own file)`);
+      problems.push(
+        `dataset = own was skipped (a link cannot train on your own file): its other ` +
+          `settings are used on the default data set`,
+      );
       return undefined;
     }
     if (offered(row, text)) return text;
@@ -151,8 +154,11 @@ function readLinkValue(row, text, ends, offered, problems) {
     );
     return undefined;
   }
-  // In range: the link's number itself (through the slider's scale, 1e-5 came back 1.0…1e-5).
-  return pos >= lo && pos <= hi ? v : scale.toValue(clamp(pos, lo, hi));
+  // The value at the knob: the link's number itself where that is the knob's value but for
+  // float noise (through the scale 1e-5 came back 1.0000000000000001e-5), else what the
+  // slider rounds it to (2.5 epochs: 3) or its end.
+  const back = scale.toValue(clamp(pos, lo, hi));
+  return Math.abs(back - v) <= 1e-9 * Math.abs(v) ? v : back;
 }
 
 // ---- The object and its controls ----

@@ -34,10 +34,10 @@ export const AUDIT_LESSON = {
           when: (f) => (f.audit ? f.audit.realistic > 1 : undefined),
           yes:
             'The attack tells them apart: it proves ε ≥ {audit.realistic} (at 95% confidence, ' +
-            'from {auditRuns} runs a side).',
+            'from {audit.runs} runs a side).',
           no:
             'This time the attack proves only ε ≥ {audit.realistic} (at 95% confidence, from ' +
-            '{auditRuns} runs a side).',
+            '{audit.runs} runs a side).',
           wait: '',
         },
       ],

@@ -13,7 +13,7 @@
  *     most_lost_n_train: number, most_lost_points: number, most_lost_margin: number,
  *     most_lost_n_test: number, most_lost_clear: boolean, falls_beyond_noise: number,
  *     rarest: string, rarest_n_train: number}}} GroupFacts
- * @typedef {{realistic: number, worst: number, upper: number | undefined,
+ * @typedef {{realistic: number, worst: number, upper: number | undefined, runs?: number,
  *   said: {realistic?: string, worst?: string, upper?: string},
  *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number,
@@ -102,6 +102,7 @@ export function factsOf(s) {
           worst: threat('worst-case'),
           upper: finite(realistic?.eps_upper?.pld),
           region: realistic?.region,
+          runs: realistic?.runs, // a side, as the audit trained them (not the box's now)
           said: {
             realistic: said('realistic')?.eps_lower,
             worst: said('worst-case')?.eps_lower,
@@ -215,6 +216,7 @@ export function fillers(fmtEps, accountants) {
       'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
       'alice.runs': (f) => when(f.alice?.runs, String),
       'audit.realistic': (f) => f.audit?.said.realistic,
+      'audit.runs': (f) => when(f.audit?.runs, String),
       'audit.worst': (f) => f.audit?.said.worst,
       'audit.upper': (f) => f.audit?.said.upper, // the PLD accountant's ε, the region's
       'earlierAudit.label': (f) => f.earlierAudit?.label,

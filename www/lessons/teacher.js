@@ -164,11 +164,19 @@ const WATCHED = [
 ];
 export function keepPresenterFitted(relayout) {
   let last = '';
+  // The refit in the next frame: it sets the step's words smaller (--lesson-fit), which
+  // resizes what is watched, and done inside the observer's callback that is a loop error.
+  let frame = 0;
   const observer = new ResizeObserver(() => {
-    const sizes = WATCHED.map((id) => $(id).getBoundingClientRect().height).join();
-    if (sizes === last) return;
-    last = sizes;
-    if (fitPresenter()) relayout();
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => {
+      const sizes = WATCHED.map((id) => $(id).getBoundingClientRect().height).join();
+      if (sizes === last) return;
+      last = sizes;
+      if (fitPresenter()) relayout();
+      // What the refit itself changed is not a change to refit for.
+      last = WATCHED.map((id) => $(id).getBoundingClientRect().height).join();
+    });
   });
   for (const id of WATCHED) observer.observe($(id));
 }

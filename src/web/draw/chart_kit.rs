@@ -138,6 +138,9 @@ pub(super) struct Point {
     /// The model diverged: the run stopped here.
     #[serde(default)]
     pub divergence: Option<String>,
+    /// The training steps taken by the end of this report (a budget stops mid-epoch).
+    #[serde(default)]
+    pub steps: Option<u64>,
 }
 
 impl Point {

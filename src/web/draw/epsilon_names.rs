@@ -8,7 +8,7 @@ use crate::config::RunConfig;
 use crate::data::DataFacts;
 use crate::privacy::accountant::{AccountantName, Amplification};
 use crate::privacy::why::{why_they_differ, WholeRun};
-use crate::text::format_eps;
+use crate::text::{delta_in_words, format_eps, same_delta};
 use crate::web::js::{from_js, js_err};
 use wasm_bindgen::prelude::*;
 
@@ -30,7 +30,7 @@ impl RunView {
     /// The ε chart's title: the δ its ε is at (the run's; a pin at another says so).
     pub(super) fn epsilon_title(&self) -> String {
         match self.delta() {
-            Some(d) => format!("Privacy spent ε at δ = {d:e}"),
+            Some(d) => format!("Privacy spent ε at δ = {}", delta_in_words(d)),
             None => "Privacy spent ε (δ fixed)".to_string(),
         }
     }
@@ -40,7 +40,7 @@ impl RunView {
     pub(super) fn pin_epsilon_name(&self, pin: &Pinned, eps: f64) -> String {
         let delta = pin.cfg.as_ref().and_then(|c| c.get("delta")?.as_f64());
         let other = match (delta, self.delta()) {
-            (Some(d), Some(own)) if d != own => format!(" at δ = {d:e}"),
+            (Some(d), Some(own)) if !same_delta(d, own) => format!(" at δ = {}", delta_in_words(d)),
             _ => String::new(),
         };
         format!("{} {}{other}", pin.label, format_eps(eps))
@@ -89,9 +89,16 @@ impl RunView {
         let cfg: RunConfig = serde_json::from_value(cfg).map_err(js_err)?;
         let facts: DataFacts = from_js(facts, "data facts")?;
         let mech = cfg.mechanism(&facts);
+        // While it trains, the whole run's alone (PLD waits for its curve, never the ε spent so
+        // far beside the others' whole-run ε); once it stopped early, where the chart names it.
+        let stopped = self.early_stop().is_some();
         let at = |a: AccountantName| {
             let (whole, trained) = self.epsilon_series(a);
-            self.named_at(&whole, &trained).map(|(_, v)| v)
+            let end = match stopped {
+                true => self.named_at(&whole, &trained),
+                false => whole.last().copied(),
+            };
+            end.map(|(_, v)| v)
         };
         let ends = WholeRun {
             naive: at(AccountantName::Naive),
@@ -99,9 +106,13 @@ impl RunView {
             moments: at(AccountantName::Moments),
             pld: at(AccountantName::Pld),
         };
-        let steps = match self.early_stop() {
-            Some(epoch) => mech.steps_per_epoch.saturating_mul(epoch.max(0.0) as u64),
-            None => mech.total_steps(),
+        // The steps it trained, as its last report counts them (a budget stops mid-epoch).
+        let steps = match (stopped, self.points.last()) {
+            (true, Some(last)) => last.steps.unwrap_or_else(|| {
+                mech.steps_per_epoch
+                    .saturating_mul(last.epoch.max(0.0) as u64)
+            }),
+            _ => mech.total_steps(),
         };
         Ok(why_they_differ(
             &mech.step,

@@ -11,6 +11,7 @@ use super::legend::{name_curves, names_span, naming, LegendEntry};
 use crate::charts::{layout, line_height, text_width, AxisSpec, Format, Scale};
 use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, PerAccountant};
+use crate::text::delta_in_words;
 use crate::web::js::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -39,8 +40,8 @@ struct SigmaPanel {
 struct RunMark {
     epochs: u32,
     sigma: f64,
-    /// What the run's sanitizer does: a mode without noise (non-private, clip only: Compare's
-    /// first runs) spends ε = ∞ whatever σ the sliders hold, and has no place on the chart.
+    /// What the run's sanitizer does: a mode without noise or without clipping (Compare's
+    /// first three runs) spends ε = ∞ whatever σ the sliders hold, and has no place on it.
     #[serde(default)]
     mode: Option<Mode>,
 }
@@ -81,7 +82,10 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<b
     }
     let lo = values.iter().cloned().fold(f64::INFINITY, f64::min) * 0.7;
     let hi = values.iter().cloned().fold(0.0, f64::max) * 1.4;
-    let title = format!("σ needed for ε = {target_eps} (δ = {delta:e})");
+    let title = format!(
+        "σ needed for ε = {target_eps} (δ = {})",
+        delta_in_words(delta)
+    );
     let top = draw_header(&root, &mut fonts, &Header::titled(&title))?;
     let (width, height) = root.dim_in_pixel();
     let (width, height) = (width as f64, height as f64);
@@ -132,7 +136,8 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<b
         }
     }
     let plot = plot_rect(chart.plotting_area());
-    let dot = sigma > 0.0 && epochs >= 1 && mode.is_none_or(|m| m.adds_noise());
+    // Noise without clipping bounds nothing either (its sensitivity is unbounded: ε = ∞).
+    let dot = sigma > 0.0 && epochs >= 1 && mode.is_none_or(|m| m.adds_noise() && m.clips());
     if dot {
         let at = (epochs as f64, sigma);
         let dashed = ShapeStyle::from(&BLACK.mix(0.35)).stroke_width(px(1.0));
