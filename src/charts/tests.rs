@@ -175,21 +175,30 @@ fn titles_fit_the_width_by_shrinking_then_wrapping() {
     assert!(text_width(&fit_text(title, 100.0, 13.0), 13.0) <= 100.0);
 }
 
-#[test]
-fn a_low_chart_folds_its_x_title_onto_the_tick_row_and_keeps_its_plot() {
-    // A projector's chart under large type: 604 × 240 CSS px, 24.4 px labels, a 62 px header.
-    let font = 24.4;
-    let frame = |height: f64| Frame {
-        width: 604.0,
+/// The tick labels' size on a projector's chart under large type (canvas px).
+const PROJECTOR_FONT: f64 = 24.4;
+
+/// A projector's chart of `width` × `height` under large type: its labels at
+/// [`PROJECTOR_FONT`], a 62 px header.
+fn projector_frame(width: f64, height: f64) -> Frame {
+    Frame {
+        width,
         height,
         top: 62.0,
         right: 10.0,
         bottom: 16.0,
         left: 11.0,
-        tick_font: font,
-        title_font: font,
+        tick_font: PROJECTOR_FONT,
+        title_font: PROJECTOR_FONT,
         tick_len: 9.4,
-    };
+    }
+}
+
+#[test]
+fn a_low_chart_folds_its_x_title_onto_the_tick_row_and_keeps_its_plot() {
+    // A projector's chart under large type: 604 × 240 CSS px, 24.4 px labels, a 62 px header.
+    let font = PROJECTOR_FONT;
+    let frame = |height: f64| projector_frame(604.0, height);
     let x = AxisSpec::new(0.0, 10.0, Scale::Integer, Format::Decimal, "epoch");
     let y = AxisSpec::new(0.75, 0.86, Scale::Linear, Format::Percent, "accuracy");
     let low = layout(&frame(240.0), &x, &y, None);
@@ -236,18 +245,7 @@ fn an_axis_keeps_two_evenly_spaced_labels_where_they_fit() {
 fn a_folded_title_keeps_the_labels_before_it_evenly_spaced() {
     // Who pays, step 2, at 1280 × 720: "0 1 2 3 5 epoch" once (the 4 alone dropped), and
     // Alice's loss axis "1.41 loss on Alice" alone.
-    let font = 24.4;
-    let frame = |width: f64| Frame {
-        width,
-        height: 240.0,
-        top: 62.0,
-        right: 10.0,
-        bottom: 16.0,
-        left: 11.0,
-        tick_font: font,
-        title_font: font,
-        tick_len: 9.4,
-    };
+    let frame = |width: f64| projector_frame(width, 240.0);
     let y = AxisSpec::new(0.75, 0.86, Scale::Linear, Format::Percent, "accuracy");
     for (x, width) in [
         (

@@ -7,6 +7,7 @@ use super::chart_frame::{
     Header,
 };
 use super::chart_kit::{colour, line, open_canvas, Dash, GREY, PIN_LOOKS, VERMILLION};
+use super::epsilon_names::pin_moments;
 use super::legend::{name_curves, names_span, naming, LegendEntry};
 use super::run_view::{EpsilonPoint, RunView};
 use crate::charts::ticks::light_points;
@@ -57,11 +58,8 @@ pub fn draw_epsilon_chart(
         .zip(PIN_LOOKS)
         .filter(|(pin, _)| !run.is_this_run(pin))
         .map(|(pin, look)| {
-            let pts: Vec<(f64, f64)> = pin
-                .history
-                .iter()
-                .filter_map(|p| Some((ex(p.epoch), p.epsilon.moments.filter(|v| v.is_finite())?)))
-                .filter(|p| p.1 > 0.0)
+            let pts: Vec<(f64, f64)> = (pin_moments(pin).into_iter())
+                .map(|(e, v)| (ex(e), v))
                 .collect();
             let text = pts.last().map(|&(_, y)| run.pin_epsilon_name(pin, y));
             (look, pts, text)

@@ -52,11 +52,7 @@ impl RunView {
     pub fn epsilon_texts(&self) -> Vec<String> {
         let pins = (self.pinned.iter())
             .filter(|p| !self.is_this_run(p))
-            .filter_map(|p| {
-                let last = (p.history.iter().rev())
-                    .find_map(|q| q.epsilon.moments.filter(|v| v.is_finite() && *v > 0.0))?;
-                Some(self.pin_epsilon_name(p, last))
-            });
+            .filter_map(|p| Some(self.pin_epsilon_name(p, pin_moments(p).last()?.1)));
         let badge = self.convention_badge().map(str::to_string);
         (std::iter::once(self.epsilon_title())
             .chain(badge)
@@ -122,4 +118,17 @@ impl RunView {
             ends,
         ))
     }
+}
+
+/// A pin's moments ε by epoch where finite and above 0: the curve the ε chart draws for it and
+/// names with its last value.
+pub(super) fn pin_moments(pin: &Pinned) -> Vec<(f64, f64)> {
+    (pin.history.iter())
+        .filter_map(|p| {
+            Some((
+                p.epoch,
+                p.epsilon.moments.filter(|v| v.is_finite() && *v > 0.0)?,
+            ))
+        })
+        .collect()
 }
