@@ -153,10 +153,16 @@ export async function openLab(hash = '', script = null, { isolated = true, from 
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  // The page's requests not yet answered: where a load that never finishes stood (seen twice
+  // under load, "Loading the lab…" with nothing reported).
+  const pending = new Set();
   page.on('request', (r) => {
+    pending.add(r.url());
     if (!r.url().startsWith(at.url) && !r.url().startsWith('data:'))
       problems.push(`outside request: ${r.url()}`);
   });
+  for (const done of ['requestfinished', 'requestfailed'])
+    page.on(done, (r) => pending.delete(r.url()));
   await page.goto(at.url + hash);
   try {
     // Ready: its first run drawn, and the test hooks it loads on a test's asking (main.js).
@@ -173,9 +179,10 @@ export async function openLab(hash = '', script = null, { isolated = true, from 
       )
       .catch(() => '(page gone)');
     await page.screenshot({ path: `${ARTIFACTS}/not-ready-${Date.now()}.png` }).catch(() => {});
+    const waiting = [...pending].map((u) => u.replace(at.url, '/')).join(', ') || 'none';
     throw new Error(
       `${hash || 'the default page'} never became ready (${where}; ` +
-        `problems: ${problems.join(' | ')}): ${e.message}`,
+        `problems: ${problems.join(' | ')}; requests unanswered: ${waiting}): ${e.message}`,
     );
   }
   return { page, problems, url: at.url };
