@@ -448,3 +448,22 @@ fn a_run_without_noise_draws_no_noise_and_no_dot() {
         assert!(!dot(1.0, mode), "{mode}");
     }
 }
+
+/// The noise chart in a 1280 × 720 projector's row at Text: largest (24 px labels, 389 px
+/// left for it): its full title's two lines and legend's three rows asked for 465 px, so its
+/// legend ran below the screen. It now takes short words there and asks for no more than it
+/// has, with a plot of at least MIN_PLOT_SHARE of it; on a roomy canvas it keeps its full words.
+#[wasm_bindgen_test]
+fn the_noise_chart_fits_a_projectors_row_at_the_largest_text() {
+    let run = view(Mode::Dp);
+    sized_canvas("s-noise-low", 620, 389);
+    draw_noise_chart("s-noise-low", &run, 24.0 / 13.0).unwrap();
+    let layout: serde_json::Value =
+        serde_wasm_bindgen::from_value(chart_layout("s-noise-low").unwrap()).unwrap();
+    let least = layout["least"].as_f64().unwrap();
+    assert!(least <= 389.0, "asks for {least} px: {layout}");
+    assert!(
+        layout["plot"]["h"].as_f64().unwrap() >= 0.4 * 389.0,
+        "{layout}"
+    );
+}

@@ -8,6 +8,7 @@ use super::chart_frame::{
 use super::chart_kit::{open_canvas, Dash, BLUE, GREEN, GRID, VERMILLION};
 use super::legend::{legend_row, legend_row_height, LegendEntry};
 use super::run_view::RunView;
+use crate::charts::layout::MIN_PLOT_SHARE;
 use crate::charts::{layout, AxisSpec, Format, Scale};
 use crate::web::js::js_err;
 use plotters::prelude::*;
@@ -59,7 +60,6 @@ pub fn draw_noise_chart(
         .any(|p| p.noise_norm > 0.0 || p.lots().any(|(_, _, n)| n > 0.0));
     let said = (!points.is_empty() && !noisy).then(|| NO_NOISE.to_string());
     let (root, px) = open_canvas(canvas_id, scale)?;
-    let mut fonts = Fonts::new(scale);
     let values: Vec<f64> = points
         .iter()
         .flat_map(|p| {
@@ -77,29 +77,35 @@ pub fn draw_noise_chart(
         .min(1.0)
         * 0.5;
     let hi = values.iter().cloned().fold(0.0, f64::max).max(1.0) * 3.0;
-    let mut legend: Vec<LegendEntry> =
-        vec![("clipped (right axis)".into(), GREEN, Dash::Solid.into())];
-    if points.iter().any(|p| p.expected_noise_norm > 0.0) {
-        legend.push(("expected σC√d".into(), VERMILLION, Dash::Short.into()));
-    }
-    legend.push(("signal (dots: lots)".into(), BLUE, Dash::Solid.into()));
-    if said.is_none() {
-        legend.push(("noise (dots: lots)".into(), VERMILLION, Dash::Solid.into()));
-    }
-    let header = Header {
-        title: "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
-        badge: Some("not private: training data without noise"),
-        note: said.clone(),
-    };
-    let top = draw_header(&root, &mut fonts, &header)?;
-    let width = root.dim_in_pixel().0 as f64;
-    let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
-    let frame = frame(&root, &fonts, top, 0.0, bottom);
     let x_end = epochs.max(1) as f64;
     let x = AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch");
     let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "norm (log)");
     let y2 = AxisSpec::new(0.0, 1.0, Scale::Linear, Format::Decimal, "clipped");
-    let lay = layout(&frame, &x, &y, Some(&y2));
+    // The chart in full words where they leave the plot its share of the canvas, else in
+    // short ones (a projector's row at Text: largest: the full title's two lines and the
+    // legend's three rows pushed the chart past the screen's foot).
+    let height = f64::from(root.dim_in_pixel().1);
+    let laid_out = |words: &Words| -> Result<_, JsError> {
+        root.fill(&WHITE).map_err(js_err)?;
+        let mut fonts = Fonts::new(scale);
+        let legend = words.legend(points, said.is_none());
+        let header = Header {
+            title: words.title,
+            badge: Some("not private: training data without noise"),
+            note: said.clone(),
+        };
+        let top = draw_header(&root, &mut fonts, &header)?;
+        let width = root.dim_in_pixel().0 as f64;
+        let bottom = legend_row_height(&legend, width, fonts.legend) + 6.0 * scale;
+        let frame = frame(&root, &fonts, top, 0.0, bottom);
+        let lay = layout(&frame, &x, &y, Some(&y2));
+        Ok((fonts, legend, frame, lay))
+    };
+    let mut drawn = laid_out(&FULL)?;
+    if drawn.3.plot.h < MIN_PLOT_SHARE * height {
+        drawn = laid_out(&SHORT)?;
+    }
+    let (fonts, legend, frame, lay) = drawn;
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(
             keyed(0.0..x_end, &lay.x, 0.0, x_end, Scale::Integer),
@@ -116,7 +122,7 @@ pub fn draw_noise_chart(
         .y_desc(&lay.titles[2])
         .y_label_formatter(&y2f)
         .label_style(fonts.tick_style())
-        .axis_desc_style(("sans-serif", lay.title_fonts[1]))
+        .axis_desc_style(("sans-serif", lay.title_fonts[1]).into_font().color(&GREEN))
         .set_all_tick_mark_size(frame.tick_len.round() as u32)
         .draw()
         .map_err(js_err)?;
@@ -198,3 +204,50 @@ pub fn draw_noise_chart(
 
 /// What the noise chart says of a run that added no noise.
 pub const NO_NOISE: &str = "no noise added in this run";
+
+/// The chart's title and legend names, in full or short.
+struct Words {
+    title: &'static str,
+    /// The clipped fraction's legend name (none: its right axis's green title names it).
+    clipped: Option<&'static str>,
+    expected: &'static str,
+    signal: &'static str,
+    noise: &'static str,
+}
+
+/// In full: the signal's formula, the fraction clipped in the title, and the legend saying
+/// which curve reads on the right axis and that the dots are single lots.
+const FULL: Words = Words {
+    title: "Signal ‖Σ clipped g_i‖, noise, fraction clipped",
+    clipped: Some("clipped (right axis)"),
+    expected: "expected σC√d",
+    signal: "signal (dots: lots)",
+    noise: "noise (dots: lots)",
+};
+
+/// Short: the title on one line, the legend on one row (the right axis's title, "clipped" in
+/// the curve's green, names that curve; the dots are drawn in their curves' colours).
+const SHORT: Words = Words {
+    title: "Signal ‖Σ clipped g_i‖ vs noise",
+    clipped: None,
+    expected: "σC√d",
+    signal: "signal",
+    noise: "noise",
+};
+
+impl Words {
+    /// The legend's entries, in these words: the expected noise norm if any report has one,
+    /// the noise if the run added any.
+    fn legend(&self, points: &[NormPoint], noisy: bool) -> Vec<LegendEntry> {
+        let mut legend: Vec<LegendEntry> = Vec::new();
+        legend.extend(self.clipped.map(|c| (c.into(), GREEN, Dash::Solid.into())));
+        if points.iter().any(|p| p.expected_noise_norm > 0.0) {
+            legend.push((self.expected.into(), VERMILLION, Dash::Short.into()));
+        }
+        legend.push((self.signal.into(), BLUE, Dash::Solid.into()));
+        if noisy {
+            legend.push((self.noise.into(), VERMILLION, Dash::Solid.into()));
+        }
+        legend
+    }
+}
