@@ -6,7 +6,8 @@
 // gives it the height its layout asks for), at Text: normal at least 90 px (lessons.test.mjs's
 // bar, with the lesson's controls on the first screen). Lesson text: at least 24 / 32 px times
 // the Text size — or, for a step too long for the screen, set smaller down to Text: normal's
-// size, and every chart it points at whole on the screen, legend and all. Screenshots at Text: largest go to test-artifacts/ to be looked at.
+// size, and every chart it points at whole on the screen, legend and all. Screenshots at
+// Text: largest go to test-artifacts/ to be looked at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';

@@ -111,7 +111,7 @@ test(
           String.raw`Pinned run "big L": lot size L = \d+ is larger than the N = (\d+) ` +
             String.raw`training rows of this data set: it trains with L = N = \1; the settings ` +
             String.raw`stay\. Every step uses every row \(q = 1\), which spends privacy fast: ` +
-            String.raw`ε = [\d.]+ for 1 epoch\.`,
+            String.raw`ε = [\d.]+ at δ = 1e-5 for 1 epoch\.`,
         ),
       )?.[1],
     );

@@ -180,7 +180,8 @@ function assertLotMessage(loaded, n) {
         `every row \\(q = 1\\), ` +
         ('which spends privacy fast — ε = ([\\d.]+) for 5 epochs \\(moments accountant, δ = ' +
           '1e-5\\)\\. So the lot size was changed from L = 256 to ') +
-        ('L = (\\d+) \\(q = ([\\d.]+)\\), which spends ε = ([\\d.]+) for the same epochs; ' +
+        ('L = (\\d+) \\(q = ([\\d.]+)\\), which spends ε = ([\\d.]+) at δ = 1e-5 for the same ' +
+          'epochs; ' +
           'move the Lot size slider to choose another\\.$'),
     ),
   );

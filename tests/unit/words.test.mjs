@@ -3,7 +3,8 @@
 // tab's, and the CSV export names each column once.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { shown } from '../../www/core/shown.js';
+import { deltaText, shown } from '../../www/core/shown.js';
+import { doneStatus } from '../../www/views/status-text.js';
 import { FileLedger } from '../../www/views/file-ledger.js';
 import { csvOf } from '../../www/views/runlog.js';
 import { fromHash } from '../../www/lab/settings.js';
@@ -71,4 +72,23 @@ test("the CSV export has each column once: the report's lr and the lr setting ap
   const row = csv.split('\n')[1].split(',');
   assert.equal(row[head.indexOf('lr')], '1.5');
   assert.equal(row[head.indexOf('lr (setting)')], '2');
+});
+
+test('δ is written as a person writes it, as the charts do (Rust: text::delta_in_words)', () => {
+  assert.equal(deltaText(10 ** -5), '1e-5', "the slider's 9.999999999999999e-6");
+  assert.equal(deltaText(1e-3), '1e-3');
+  assert.equal(deltaText(2.5e-7), '2.5e-7', 'not 3e-7: a link keeps its δ exact');
+  assert.equal(deltaText(1.2345e-6), '1.23e-6');
+});
+
+test('the Done line says the δ its ε is at', () => {
+  const last = {
+    epoch: 3,
+    steps: 30,
+    test_acc: 0.84,
+    delta: 2.5e-7,
+    epsilon: { moments: 1, pld: 0.5 },
+  };
+  const line = doneStatus(last, 3, (v) => v.toFixed(3), undefined);
+  assert.match(line, /ε = 1\.000 \(moments\) — 0\.500 \(PLD\) at δ = 2\.5e-7\.$/);
 });

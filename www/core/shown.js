@@ -22,3 +22,12 @@ export function shown(text, max = SHOWN_CHARS) {
 // `n` and its noun, singular for one ("1 epoch", "3 epochs"; Rust's `text::counted`).
 export const counted = (/** @type {number} */ n, /** @type {string} */ one, many = `${one}s`) =>
   `${n} ${n === 1 ? one : many}`;
+
+// A δ as a person writes it, by the rule of Rust's `text::delta_in_words` (the charts' titles):
+// 1e-5, 2.5e-7 (three significant digits at most), whatever float noise the slider left in it
+// (10 ** -5 is 9.999999999999999e-6).
+export function deltaText(/** @type {number} */ d) {
+  if (!Number.isFinite(d) || d <= 0) return String(d);
+  const [mantissa, exponent] = d.toExponential(2).split('e');
+  return `${mantissa.replace(/\.?0+$/, '')}e${exponent.replace('+', '')}`;
+}

@@ -3,7 +3,7 @@
 // changed since is dropped with a message; the page itself computes nothing of it.
 import { clearMessage, setStatus, showMessage } from '../core/messages.js';
 import { configKey, settings } from './settings.js';
-import { counted } from '../core/shown.js';
+import { counted, deltaText } from '../core/shown.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -19,7 +19,8 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
     const target = settings.get('budget_epsilon');
     const asked = configKey([cfg, facts]);
     clearMessage();
-    setStatus(`Calibrating σ for ε = ${target} with the ${accountant} accountant…`);
+    const delta = `δ = ${deltaText(cfg.delta)}`;
+    setStatus(`Calibrating σ for ε = ${target} at ${delta} with the ${accountant} accountant…`);
     accounting.ask('calibrate', { config: cfg, facts, accountant, target }, (m) => {
       const now = current();
       if (configKey([now.cfg, now.facts]) !== asked) {
@@ -34,7 +35,7 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
       const max = settings.sliderMax('sigma');
       if (sigma > max) {
         showMessage(
-          `σ = ${sigma} would be needed for ε = ${target}; the slider stops at ${max}. Try ` +
+          `σ = ${sigma} would be needed for ε = ${target} at ${delta}; the slider stops at ${max}. Try ` +
             `fewer epochs or a smaller lot.`,
         );
         return;
@@ -46,7 +47,7 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
       const shown = fmtEps(epsilon);
       const spends = Number(shown) <= Number(target) ? `ε = ${shown} ≤ ${target}` : `ε ≤ ${target}`;
       showMessage(
-        `σ = ${sigma} (rounded up) spends ${spends} ` +
+        `σ = ${sigma} (rounded up) spends ${spends} at ${delta} ` +
           `in ${counted(cfg.epochs, 'epoch')} (${m.result.accountant} accountant).`,
       );
     });

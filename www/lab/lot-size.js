@@ -7,6 +7,7 @@
 //   suggestion; a built-in set all of its rows, L = N (a link's larger lot means all of it);
 //   a pinned run trains with L = N and the settings stay.
 import { lot_at_least_n } from '../pkg/dpsgd_lab.js';
+import { deltaText } from '../core/shown.js';
 import { settings } from './settings.js';
 
 // Rust's figures for `cfg` on data with `facts`, or null (L < N, or no figures).
@@ -28,13 +29,15 @@ function atLeastN(at, own, fmtEps) {
     `Lot size L = ${at.lot} is at least the N = ${at.n_train} training rows of ${of}: every ` +
     `step uses every row (q = 1), ` +
     (`which spends privacy fast — ε = ${fmtEps(at.epsilon)} for ${epochs(at)} (moments ` +
-      `accountant, δ = ${at.delta.toExponential(0)}).`)
+      `accountant, δ = ${deltaText(at.delta)}).`)
   );
 }
 
-// The smaller lot ("16 (q = 0.099)") and what it spends ("ε = 3.2 for the same epochs").
+// The smaller lot ("16 (q = 0.099)") and what it spends ("ε = 3.2 at δ = 1e-5 for the same
+// epochs").
 const lotAndQ = (at) => `${at.suggested_lot} (q = ${rate(at.suggested_q)})`;
-const spends = (at, fmtEps) => `ε = ${fmtEps(at.suggested_epsilon)} for the same epochs`;
+const spends = (at, fmtEps) =>
+  `ε = ${fmtEps(at.suggested_epsilon)} at δ = ${deltaText(at.delta)} for the same epochs`;
 
 // A student's file was loaded with the settings' `cfg`: when its L is at least the file's N,
 // L becomes a tenth of N; returns what to say ('' when L stays).
@@ -58,7 +61,7 @@ export function resized(cfg, facts, pin, fmtEps) {
   const lot = own && !pin && at ? at.suggested_lot : n;
   const q1 = at
     ? ` Every step uses every row (q = 1), which spends privacy fast: ε ` +
-      `= ${fmtEps(at.epsilon)} for ${epochs(at)}.`
+      `= ${fmtEps(at.epsilon)} at δ = ${deltaText(at.delta)} for ${epochs(at)}.`
     : '';
   const head =
     `Lot size L = ${cfg.lot_size} is larger than the N = ${n} training rows ` +

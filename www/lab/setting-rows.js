@@ -2,6 +2,7 @@
 // control, its RunConfig field, its URL key and how its control shows the value, in the manner
 // of TF Playground's state.ts. What is valid comes from Rust; a control's ends and choices are
 // the page's own.
+import { deltaText } from '../core/shown.js';
 
 // How a range slider's position maps to a value and back.
 export const SCALES = new Map(
@@ -56,7 +57,7 @@ export const ROWS = [
     url: 'delta',
     kind: 'slider',
     scale: 'pow10',
-    fmt: (v) => v.toExponential(0),
+    fmt: deltaText,
   },
   {
     key: 'dataset',

@@ -8,6 +8,7 @@
 // or re-saved too — takes its count up where it was. A reloaded page starts from zero, and
 // each tab keeps its own count (two tabs on one file each count their own runs): the sentence
 // says so.
+import { deltaText } from '../core/shown.js';
 const $ = (id) => document.getElementById(id);
 const EVERY_MS = 1000; // at most one composition a second (hundreds of runs: 0.1 s each)
 const LATE_MS = 1500; // an answer later than this: the total on show is marked behind
@@ -111,7 +112,7 @@ export class FileLedger {
         `count their own): ${many(l.runs, 'run')}, ` +
         (`${many(l.steps, 'training step')} reported, ε = ${eps(l.moments)} (moments ` +
           `accountant; RDP ${eps(l.rdp)}) `) +
-        `at δ = ${Number(l.delta).toExponential(0)}.`,
+        `at δ = ${deltaText(Number(l.delta))}.`,
     );
     if (l.unbounded)
       parts.push(l.unbounded); // Rust's cause: ranges read off the file, or a run without noise

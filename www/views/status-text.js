@@ -1,6 +1,6 @@
 // What the status line and the footer say about a run: text only, built from the worker's
 // reports (every number in them, ε included, comes from Rust; `fmtEps` is Rust's formatter).
-import { counted } from '../core/shown.js';
+import { counted, deltaText } from '../core/shown.js';
 
 const pct = (v) => `${(100 * v).toFixed(2)}%`;
 
@@ -59,7 +59,7 @@ export function epochStatus(r, fmtEps, verdict) {
   const shown = accuracyText(r) ?? 'test accuracy not released';
   const line =
     `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ ` +
-    `= ${r.delta.toExponential(0)})`;
+    `= ${deltaText(r.delta)})`;
   return verdict ? `${line}. ${verdict}` : line;
 }
 
@@ -75,7 +75,8 @@ export function doneStatus(r, epochs, fmtEps, verdict) {
   const acc = accuracyText(r);
   const line =
     `Done: ${counted(epochs, 'epoch')}${acc === undefined ? '' : `, ${acc}`}, ε ` +
-    `= ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD).`;
+    `= ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD) at δ = ` +
+    `${deltaText(r.delta)}.`;
   return verdict ? `${line} ${verdict}` : line;
 }
 
