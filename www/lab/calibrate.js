@@ -35,8 +35,8 @@ export function setUpCalibrate({ accounting, fmtEps, restart, current }) {
       const max = settings.sliderMax('sigma');
       if (sigma > max) {
         showMessage(
-          `σ = ${sigma} would be needed for ε = ${target} at ${delta}; the slider stops at ${max}. Try ` +
-            `fewer epochs or a smaller lot.`,
+          `σ = ${sigma} would be needed for ε = ${target} at ${delta}; the slider stops at ` +
+            `${max}. Try fewer epochs or a smaller lot.`,
         );
         return;
       }
