@@ -69,7 +69,13 @@ const ledger = new FileLedger(accounting, fmtEps); // all runs on a student's fi
 const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);
 
 const writeHash = (cfg) =>
-  writeLink(cfg, teacherParams, pins.shared(), settings.defaults, check_run_config);
+  writeLink(
+    cfg,
+    [...teacherParams, ...settings.pageParams()],
+    pins.shared(),
+    settings.defaults,
+    check_run_config,
+  );
 
 // The run cycle (page/session.js): the run on screen, the queue, the worker's messages.
 const session = new Session({
@@ -192,7 +198,8 @@ const ON_INPUT = new Map([
       if (checkWorkers()) restart();
     },
   ],
-  ['audit_runs', () => {}], // read when an audit starts
+  // read when an audit starts; in the link (a lecturer's count reaches the class's audits)
+  ['audit_runs', () => writeHash(run()?.cfg ?? current())],
 ]);
 function budgetInput() {
   // a new target redraws the σ panel of the run on screen (a queued run's own settings, not the

@@ -328,3 +328,19 @@ test('leaving the audit lesson by a link gives the audit its own runs a side aga
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// A lecturer who lowers the runs a side shares them: the step's link carries the count, and
+// the class's audits run as many ("from N runs a side" on their screens is the lecturer's N).
+test("the lecturer's runs a side travel in the step's link", async () => {
+  const { page, problems } = await openLab('#lesson=audit&step=1&epochs=1');
+  await page.waitForFunction(() => document.getElementById('audit-runs').value === '300');
+  await page.fill('#audit-runs', '40');
+  await page.locator('#audit-runs').dispatchEvent('change');
+  await page.waitForFunction(() => /[#&]audit_runs=40(&|$)/.test(location.hash));
+  const hash = await page.evaluate(() => location.hash);
+  await page.close();
+  const opened = await openLab(hash);
+  await opened.page.waitForFunction(() => document.getElementById('audit-runs').value === '40');
+  assert.deepEqual([...problems, ...opened.problems], []);
+  await opened.page.close();
+});

@@ -283,3 +283,29 @@ test('a link never trains on your own file: dataset = own is named and skipped',
       'used on the default data set',
   ]);
 });
+
+// The audit's runs a side: a page setting, not the run's. A link carries it (the lecturer's
+// lowered count reached no student's audit), read apart from the run's settings, whole and in
+// the box's range, never through Rust's check of a run.
+test("a link's page setting (runs a side) is read apart from the run's", () => {
+  const ends = (row) => (row.key === 'audit_runs' ? [2, 1000] : range(row));
+  const read = (hash) =>
+    fromHash(new URLSearchParams(hash), {
+      check: (cfg) => {
+        assert.ok(!('audit_runs' in cfg), 'a page setting never reaches the run check');
+        return cfg;
+      },
+      defaults: DEFAULTS,
+      range: ends,
+      offered,
+    });
+  const { part, page, problems } = read('sigma=2&audit_runs=40');
+  assert.deepEqual([part, page, problems], [{ sigma: 2 }, { audit_runs: 40 }, []]);
+  for (const bad of ['5000', '2.5', 'x', '']) {
+    const r = read(`audit_runs=${bad}`);
+    assert.deepEqual(r.page, {}, bad);
+    assert.match(r.problems.join(), /^audit_runs = '.*' is not a whole number from 2 to 1000$/);
+  }
+  // A run's link never writes it from the run's config: Settings.pageParams does.
+  assert.ok(!toHash({ ...DEFAULTS, audit_runs: 40 }).has('audit_runs'));
+});

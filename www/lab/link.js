@@ -19,6 +19,7 @@ export function readLink(hash, check, teacher, teacherKeys = []) {
   settings.apply(lesson); // the lesson's settings; the link's own, below, go over them
   const own = settings.readHash(params, check);
   settings.applyConfig(own.part);
+  settings.apply(own.page);
   problems.push(...own.problems);
   const base = linkBase(params, settings.defaults, check);
   const linked = pinsFromLink(params.get('pins') || '[]', check, base);

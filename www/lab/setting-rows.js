@@ -135,8 +135,17 @@ export const ROWS = [
   { key: 'workers', control: 'workers', kind: 'number' },
   // `fresh`: back to the page's own value with every link opened (Settings.reset), as a fresh
   // load: the audit lesson's 300 runs a side stayed for the next lesson's audits. (The workers
-  // are the machine's choice and stay.)
-  { key: 'audit_runs', control: 'audit-runs', kind: 'number', fresh: true },
+  // are the machine's choice and stay.) A page setting in a link (no `field`: not the run's):
+  // written where it is not the page's own value (Settings.pageParams), so a lecturer's lowered
+  // count reaches the students' audits and the "from N runs a side" they read.
+  {
+    key: 'audit_runs',
+    control: 'audit-runs',
+    kind: 'number',
+    fresh: true,
+    url: 'audit_runs',
+    whole: true,
+  },
 ];
 
 export const BY_KEY = new Map(ROWS.map((r) => [r.key, r]));

@@ -70,6 +70,7 @@ export function toHash(cfg, extra = [], rows = ROWS) {
   const params = new URLSearchParams({ v: LINK_VERSION });
   for (const [k, v] of extra) params.set(k, v);
   for (const row of rows) {
+    if (!row.field) continue; // a page setting: Settings.pageParams
     const v = cfg[row.field];
     if (!row.url || (row.hideForOwnData && cfg.dataset === 'own')) continue;
     // A none choice is said (groups=none): a lesson's link, opened, would else put its own back.
@@ -91,11 +92,16 @@ export function fromHash(
 ) {
   const problems = [];
   const part = {};
+  const page = {};
   for (const row of rows) {
     if (!row.url || !params.has(row.url)) continue;
     const text = params.get(row.url);
     const value = readLinkValue(row, text, range(row), offered, problems);
     if (value === undefined) continue;
+    if (!row.field) {
+      page[row.key] = value; // a page setting, not the run's: nothing of Rust's to check
+      continue;
+    }
     const v = row.none !== undefined && value === row.none ? null : value;
     try {
       check({ ...defaults, [row.field]: v });
@@ -110,7 +116,7 @@ export function fromHash(
     }
     part[row.field] = v;
   }
-  return { part, problems };
+  return { part, page, problems };
 }
 
 // One value of a link in its row's form, or undefined (the problem said).
@@ -251,7 +257,8 @@ class Settings {
     return configOf({ ...this.values, ...part }, this.defaults, (s) => !seedProblem(s, this));
   }
 
-  // A link's settings, read and checked (see fromHash): { part: a RunConfig part, problems }.
+  // A link's settings, read and checked (see fromHash): { part: a RunConfig part, page: the
+  // page settings it sets (keys of the table), problems }.
   readHash(params, check) {
     return fromHash(params, {
       check,
@@ -259,6 +266,14 @@ class Settings {
       range: controlRange,
       offered: hasOption,
     });
+  }
+
+  // The page settings a link carries (rows with a URL key and no RunConfig field), as [key,
+  // value] pairs: each where it is not the markup's value, the page's own.
+  pageParams() {
+    return ROWS.filter((row) => row.url && !row.field)
+      .filter((row) => this.values[row.key] !== read(row, $(row.control), true))
+      .map((row) => [row.url, String(this.values[row.key])]);
   }
 
   // Whether the run uses the student's own data.
