@@ -182,12 +182,9 @@ const ON_INPUT = new Map([
     'fixed_seed',
     () => {
       showSeedMode();
+      // What a fixed seed on private data costs is Rust's to say: the run's note (train/
+      // epoch.rs) and "What ε covers" (train/coverage.rs) name it for the run it trains.
       scheduleRestart();
-      if (settings.get('fixed_seed'))
-        showMessage(
-          'With a fixed seed the noise can be reproduced — and subtracted — by anyone who ' +
-            'knows it: this run is not private.',
-        );
     },
   ],
   ['budget_epsilon', budgetInput],

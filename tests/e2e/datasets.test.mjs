@@ -252,12 +252,16 @@ test('own data is private data: no seed in the URL or the export, only what ε c
   const csv = await downloadCsv(page);
   const head = csv.split('\n')[0];
   assert.ok(!/seed|not private|train_acc/.test(head), head);
-  // A fixed seed, chosen explicitly, is allowed with a warning — and still goes into no link,
-  // not even through a pinned run.
+  // A fixed seed, chosen explicitly, is allowed with Rust's warning on its run — and still goes
+  // into no link, not even through a pinned run.
   const g2 = await generationOf(page);
   await page.check('#fixed-seed');
-  assert.match(await page.locator('#message-text').textContent(), /not private/);
   await waitForRun(page, g2, 1, { done: true });
+  assert.match(
+    await page.locator('#run-notes').innerText(),
+    /a fixed seed on private data: whoever knows it can recompute the noise and subtract it/,
+  );
+  assert.match(await page.locator('#not-covered').innerText(), /The fixed seed you chose/);
   // Two runs now: together they spent more than the last one alone.
   const both = steps + (await page.evaluate(() => window.labTest.reports().at(-1).steps));
   await page.waitForFunction(
