@@ -1,7 +1,7 @@
 //! `dpsgd epsilon` and `dpsgd sigma`: the accountants from the command line. Every flag is
 //! checked here, by name, before an accountant sees it.
 
-use super::args::{choice_help, fail, read, Given};
+use super::args::{choice_help, fail, read, say, Given};
 
 /// What `epsilon` and `sigma` account, printed with every answer: a run's other releases
 /// (DP-PCA, private ranges, noisy counts) are not in it, and `train` reports a run's ε with them.
@@ -141,6 +141,31 @@ fn mechanism_args(a: &MechanismArgs) -> (f64, u64, f64) {
     (q, steps, delta)
 }
 
+/// What `dpsgd train` would count for `--epochs` at this q, where it is not round(epochs / q):
+/// a run takes whole lots, round(N/L) = round(1/q) an epoch (`RunConfig::steps_per_epoch`), so
+/// at q = 0.61 its 20 epochs are 40 steps, not 33, and a σ found for 33 spends more in it. A
+/// sentence naming both counts and the flag that gives train's, or None.
+fn train_steps_note(a: &MechanismArgs, q: f64, steps: u64) -> Option<String> {
+    let epochs = a.epochs.as_ref()?.value;
+    if q <= 0.0 || epochs.fract() != 0.0 {
+        return None;
+    }
+    let per_epoch = (1.0 / q).round().max(1.0);
+    let train = epochs * per_epoch;
+    (train != steps as f64 && train <= MAX_STEPS as f64).then(|| {
+        format!(
+            "steps = round(epochs / q) = {steps} here; `dpsgd train` takes whole lots, round(1/q) \
+             = {per_epoch} an epoch: {train} steps for {epochs} epochs, so its ε is {} than \
+             this — give --steps {train} for that run",
+            if train > steps as f64 {
+                "higher"
+            } else {
+                "lower"
+            }
+        )
+    })
+}
+
 /// `--amplification rigorous|classical|paper` (default rigorous: a valid bound).
 fn amplification(a: &MechanismArgs) -> Amplification {
     match &a.amplification {
@@ -170,13 +195,16 @@ pub fn epsilon(a: &EpsilonArgs) {
     out["amplification"] = amp.name().into();
     out["steps"] = steps.into();
     out["accounts"] = ACCOUNTS.into();
+    if let Some(note) = train_steps_note(&a.mechanism, q, steps) {
+        out["steps_note"] = note.into();
+    }
     if !amp.is_valid_bound() {
         out["warning"] = serde_json::json!(format!(
             "naive and strong use the {} convention, which is not always a valid bound",
             amp.name()
         ));
     }
-    println!("{out}");
+    say(&format!("{out}"));
 }
 
 /// The least σ `dpsgd sigma` searches. Below it nothing private is left to find — at δ = 1e-5
@@ -216,6 +244,9 @@ pub fn sigma(a: &SigmaArgs) {
         "sigma": s, "accountant": name, "delta": delta, "q": q, "steps": steps,
         "amplification": amp.name(), "accounts": ACCOUNTS
     });
+    if let Some(note) = train_steps_note(&a.mechanism, q, steps) {
+        out["steps_note"] = note.into();
+    }
     if s <= SIGMA_LEAST {
         out["note"] = serde_json::json!(format!(
             "σ = {SIGMA_LEAST}, the least searched, already keeps ε within {}; a smaller σ may too",
@@ -229,5 +260,5 @@ pub fn sigma(a: &SigmaArgs) {
             fmt_num(target)
         ));
     }
-    println!("{out}");
+    say(&format!("{out}"));
 }
