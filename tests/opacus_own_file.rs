@@ -139,7 +139,10 @@ fn run_in_opacus(name: &str, dir: &Path) {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        out.status.success() && stdout.contains("\"epsilon\""),
+        out.status.success()
+            && stdout.contains("\"epsilon\"")
+            && stdout.contains("\"delta\"")
+            && stdout.contains("\"not_private\": [\"test_acc\"]"),
         "{name}: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
