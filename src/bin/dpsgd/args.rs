@@ -63,6 +63,21 @@ pub fn fail(msg: impl std::fmt::Display) -> ! {
     exit(2)
 }
 
+/// Prints `line` and a newline on standard output. A reader gone before the end (`dpsgd train
+/// | head -1`) ends the program quietly, as a closed pipe ends a Unix tool, not in a panic with
+/// a backtrace; any other write error is one line, as every refusal is.
+pub fn say(line: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            exit(0)
+        }
+        eprintln!("dpsgd: standard output: {}", one_line(&e.to_string()));
+        exit(1)
+    }
+}
+
 /// A path for a message: its last 40 characters when longer (the file's name is the end).
 pub fn shown_path(path: &str) -> String {
     let n = path.chars().count();

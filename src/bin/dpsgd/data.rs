@@ -6,7 +6,7 @@ use crate::options::RunOptions;
 use dpsgd_lab::config::{ReleaseLevel, RunConfig};
 use dpsgd_lab::data::builtin::{builtin_files, load_builtin, not_shipped_note};
 use dpsgd_lab::data::csv::parse_csv_pair;
-use dpsgd_lab::data::prepare::bounds::DEFAULT_BOUNDS_NOISE;
+use dpsgd_lab::data::prepare::bounds::{BOUNDS_NOISE_RANGE, DEFAULT_BOUNDS_NOISE};
 use dpsgd_lab::data::prepare::split::{
     check_rows, dataset_from_tables, private_dataset, PrivatePrep, Scale,
 };
@@ -52,7 +52,9 @@ pub struct DataOptions {
         value_parser = read::<f64>("a positive number"),
         help = format!(
             "Noise multiplier of the private range estimate (with --scale bounds) \
-             [default: {DEFAULT_BOUNDS_NOISE}] [range: above 0]"
+             [default: {DEFAULT_BOUNDS_NOISE}] [range: {} to {}]",
+            BOUNDS_NOISE_RANGE.0,
+            BOUNDS_NOISE_RANGE.1
         )
     )]
     pub bounds_noise: Option<Given<f64>>,
@@ -118,10 +120,16 @@ pub fn load_data(a: &DataOptions, run: &RunOptions, cfg: &RunConfig) -> Dataset 
                         .as_ref()
                         .map(|b| parse_stated(b).unwrap_or_else(|e| fail(format!("--bounds: {e}"))))
                         .unwrap_or_default(),
-                    bounds_noise: a
-                        .bounds_noise
-                        .as_ref()
-                        .map_or(DEFAULT_BOUNDS_NOISE, |g| g.value),
+                    bounds_noise: a.bounds_noise.as_ref().map_or(DEFAULT_BOUNDS_NOISE, |g| {
+                        let (lo, hi) = BOUNDS_NOISE_RANGE;
+                        if !(lo..=hi).contains(&g.value) {
+                            fail(format!(
+                                "--bounds-noise = {} must be from {lo} to {hi}",
+                                g.shown()
+                            ));
+                        }
+                        g.value
+                    }),
                     ..PrivatePrep::default()
                 };
                 private_dataset(path, train, test, &prep, &mut rng)

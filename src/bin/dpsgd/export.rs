@@ -1,7 +1,7 @@
 //! `dpsgd export-opacus`: the run the train options describe as an Opacus script, with the
 //! data it reads, written into a directory (issue #41 §4; `dpsgd_lab::export`).
 
-use crate::args::{choice, choice_help, fail, shown_path};
+use crate::args::{choice, choice_help, fail, say, shown_path};
 use crate::cli::RunArgs;
 use crate::data::load_data;
 use crate::options::flag_of;
@@ -39,6 +39,12 @@ pub fn export(a: &ExportArgs) {
     if out.trim().is_empty() {
         fail("--out: an empty path names no folder: give the folder to write into");
     }
+    if out == "-" {
+        // Not standard output, as `-` means elsewhere: it would make a folder named "-".
+        fail(
+            "--out -: the export is a folder of files, not a stream: give the folder to write into",
+        );
+    }
     let accountant = choice("accountant", a.accountant.as_deref(), OpacusAccountant::Rdp);
     let RunArgs { run, data } = &a.options;
     let own_file = data.csv.is_some();
@@ -58,10 +64,13 @@ pub fn export(a: &ExportArgs) {
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
     let files = export_run(&trainer, accountant)
         .unwrap_or_else(|why| fail(format!("export-opacus: {why}")));
-    write_new_files(Path::new(out), &files)
+    write_new_files(Path::new(out), &files, own_file)
         .unwrap_or_else(|why| fail(format!("--out {}: {why}", shown_path(out))));
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-    println!("{}", serde_json::json!({ "dir": out, "files": names }));
+    say(&format!(
+        "{}",
+        serde_json::json!({ "dir": out, "files": names })
+    ));
 }
 
 /// Writes `files` into `dir` without touching anything already there: `dir` is made when
@@ -69,8 +78,11 @@ pub fn export(a: &ExportArgs) {
 /// file is created new (`create_new`: an existing file, or a link of that name, even a
 /// dangling one, is never written through), and all names are checked before the first is
 /// written. When a write fails half-way, the files written here (and a folder made here) are
-/// removed again; nothing else is.
-fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), OutRefusal> {
+/// removed again; nothing else is. The folder itself is made by a create that fails if it
+/// exists, so a link planted under its name after the check is refused, not written through.
+/// `private` (a file of one's own: its rows are in the export): the folder made here and the
+/// files are for the user alone (0700, 0600 on Unix), whatever the umask lets others read.
+fn write_new_files(dir: &Path, files: &[ExportFile], private: bool) -> Result<(), OutRefusal> {
     // Without a trailing slash: "link/" would be looked up through the link it names.
     let dir: &Path = &dir.components().collect::<std::path::PathBuf>();
     let made = match std::fs::symlink_metadata(dir) {
@@ -78,7 +90,20 @@ fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), OutRefusal> {
         Ok(m) if !m.is_dir() => return Err(OutRefusal::NotAFolder),
         Ok(_) => false,
         Err(e) if e.kind() == ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir).map_err(|error| OutRefusal::Io { file: None, error })?;
+            let io = |error| OutRefusal::Io { file: None, error };
+            if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(io)?;
+            }
+            let mut builder = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(
+                &mut builder,
+                if private { 0o700 } else { 0o777 },
+            );
+            builder.create(dir).map_err(|e| match e.kind() {
+                ErrorKind::AlreadyExists => OutRefusal::Appeared,
+                _ => io(e),
+            })?;
             true
         }
         Err(error) => return Err(OutRefusal::Io { file: None, error }),
@@ -94,14 +119,14 @@ fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), OutRefusal> {
     let mut written = Vec::new();
     for f in files {
         let path = dir.join(&f.name);
-        let result = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .and_then(|mut file| {
-                written.push(path.clone());
-                file.write_all(&f.bytes)
-            });
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, if private { 0o600 } else { 0o666 });
+        let result = options.open(&path).and_then(|mut file| {
+            written.push(path.clone());
+            file.write_all(&f.bytes)
+        });
         if let Err(e) = result {
             for p in &written {
                 let _ = std::fs::remove_file(p);
@@ -122,6 +147,8 @@ fn write_new_files(dir: &Path, files: &[ExportFile]) -> Result<(), OutRefusal> {
 enum OutRefusal {
     Link,
     NotAFolder,
+    /// Something of its name appeared between the check and the folder's making.
+    Appeared,
     /// The export's files already there, by name.
     Taken(String),
     /// The file being written when it failed, if one was.
@@ -136,6 +163,9 @@ impl std::fmt::Display for OutRefusal {
         match self {
             OutRefusal::Link => f.write_str("is a symbolic link: name the folder itself"),
             OutRefusal::NotAFolder => f.write_str("is a file, not a folder"),
+            OutRefusal::Appeared => {
+                f.write_str("appeared while the export was being made: nothing was written")
+            }
             OutRefusal::Taken(names) => write!(
                 f,
                 "already holds {names}: nothing was written (choose a new folder, or move them \

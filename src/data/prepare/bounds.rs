@@ -35,6 +35,11 @@ const MARGIN_SDS: f64 = 3.0;
 /// The default noise multiplier of the range estimate.
 pub const DEFAULT_BOUNDS_NOISE: f64 = 5.0;
 
+/// The noise multipliers the range estimate takes: below 0.1 its ε is past any use (at
+/// 1e-300 a run on one's file trained with ε = ∞ and no word), above 1,000 no file has the
+/// rows to clear its threshold (at ∞ the message asked for 18446744073709551615 rows).
+pub const BOUNDS_NOISE_RANGE: (f64, f64) = (0.1, 1000.0);
+
 /// The noise std of every bin when `columns` columns are estimated together with multiplier σ.
 fn bin_noise(columns: usize, sigma: f64) -> f64 {
     sigma * (columns as f64).sqrt()
