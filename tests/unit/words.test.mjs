@@ -89,6 +89,6 @@ test('the Done line says the δ its ε is at', () => {
     delta: 2.5e-7,
     epsilon: { moments: 1, pld: 0.5 },
   };
-  const line = doneStatus(last, 3, (v) => v.toFixed(3), undefined);
+  const { line } = doneStatus(last, 3, (v) => v.toFixed(3), undefined);
   assert.match(line, /ε = 1\.000 \(moments\) — 0\.500 \(PLD\) at δ = 2\.5e-7\.$/);
 });

@@ -6,10 +6,18 @@ const $ = (id) => document.getElementById(id);
 
 let beforeProgress = null; // the status line a loading report took over
 
-export function setStatus(text) {
+// The status line: `text`, and `aside` after it in a span of its own (a run's verdict: the
+// presenter sets it smaller, as the lesson says it too).
+export function setStatus(text, aside) {
   beforeProgress = null;
   $('load-progress').hidden = true;
   $('status').textContent = text;
+  if (aside) {
+    const span = document.createElement('span');
+    span.className = 'status-aside';
+    span.textContent = aside;
+    $('status').append(' ', span);
+  }
 }
 
 const MB = (b) => (b / 1048576).toFixed(1);

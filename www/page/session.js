@@ -249,7 +249,8 @@ export class Session {
     this.w.log.append(r, r.stopped_by_budget);
     this.w.ledger.shown(this.generation, r.steps);
     this.w.drawCharts();
-    setStatus(epochStatus(r, this.w.fmtEps, this.verdictNow()));
+    const { line, aside } = epochStatus(r, this.w.fmtEps, this.verdictNow());
+    setStatus(line, aside);
     this.w.showRunNotes();
     firstEpochShown();
   }
@@ -282,7 +283,13 @@ export class Session {
     showPlay(true);
     if (run.history.length) {
       const last = run.history.at(-1);
-      setStatus(doneStatus(last, run.history.length, this.w.fmtEps, this.verdictNow()));
+      const { line, aside } = doneStatus(
+        last,
+        run.history.length,
+        this.w.fmtEps,
+        this.verdictNow(),
+      );
+      setStatus(line, aside);
     }
     refreshLesson();
   }

@@ -53,31 +53,36 @@ function accuracyText(r) {
   return `test accuracy ${pct(r.test_acc)}${outside}`;
 }
 
-// The line shown as an epoch's report arrives; `verdict`: Rust's sentence on why the run
-// learned nothing (RunView.verdict), if it did.
+// The line shown as an epoch's report arrives, and beside it (`aside`, set smaller on a
+// projector: the lesson says it too, and at 1280 × 720 its lines took the charts' plots)
+// `verdict`: Rust's sentence on why the run learned nothing (RunView.verdict), if it did.
 export function epochStatus(r, fmtEps, verdict) {
   const shown = accuracyText(r) ?? 'test accuracy not released';
   const line =
     `Epoch ${r.epoch}: ${shown}, ε = ${fmtEps(r.epsilon.moments)} (moments accountant, δ ` +
     `= ${deltaText(r.delta)})`;
-  return verdict ? `${line}. ${verdict}` : line;
+  return { line: verdict ? `${line}.` : line, aside: verdict };
 }
 
-// The line shown when a run ends: `r` its last report, `epochs` how many it had, `verdict` as
-// for epochStatus.
+// The line shown when a run ends, and its aside: `r` its last report, `epochs` how many it had,
+// `verdict` as for epochStatus.
 export function doneStatus(r, epochs, fmtEps, verdict) {
   if (r.divergence)
-    return `Stopped in epoch ${r.epoch}. ${verdict ?? 'The model diverged (see the message).'}`;
+    return {
+      line: `Stopped in epoch ${r.epoch}. ${verdict ?? 'The model diverged (see the message).'}`,
+    };
   // Rust says which budget and how it was measured (not the report's ε: for naive and strong
   // it may follow another convention than the budget's).
   if (r.budget_stop)
-    return `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ${r.budget_stop}.`;
+    return {
+      line: `Stopped by the budget in epoch ${r.epoch} (step ${r.steps}): ${r.budget_stop}.`,
+    };
   const acc = accuracyText(r);
   const line =
     `Done: ${counted(epochs, 'epoch')}${acc === undefined ? '' : `, ${acc}`}, ε ` +
     `= ${fmtEps(r.epsilon.moments)} (moments) — ${fmtEps(r.epsilon.pld)} (PLD) at δ = ` +
     `${deltaText(r.delta)}.`;
-  return verdict ? `${line} ${verdict}` : line;
+  return { line, aside: verdict };
 }
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's
