@@ -57,8 +57,13 @@ export const ALICE_LESSON = {
       say: [
         // The whole run's ε: what each of the runs with and without her, trained to the end,
         // is held to.
-        'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the whole ' +
-          'run. Train with and without Alice again.',
+        {
+          // Not under an ε budget: the runs stop where it is spent (lesson-audit.js).
+          only: (f) => f.cfg?.budget_epsilon == null,
+          text:
+            'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the ' +
+            'whole run. Train with and without Alice again.',
+        },
         {
           // The audit's region check (the 95% band): the test stays within what ε allows,
           // however high the rate it catches (σ lowered: ε allows more).

@@ -49,8 +49,14 @@ export const AUDIT_LESSON = {
       controls: ['audit-start', 'sigma'],
       say: [
         // The whole run's ε: what the audit's runs, each trained to the end, are held to.
-        'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the whole run. ' +
-          'Audit again.',
+        {
+          // Not under an ε budget: the audit's runs stop where it is spent, and the whole
+          // run's ε is not what they are held to (the "Off the step" line names the budget).
+          only: (f) => f.cfg?.budget_epsilon == null,
+          text:
+            'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the ' +
+            'whole run. Audit again.',
+        },
         {
           // Rust's region check: the same test that draws the shaded 95% band.
           when: (f) => (f.audit?.region ? f.audit.region.verdict !== 'outside' : undefined),

@@ -97,11 +97,14 @@ const UNRELEASED = [
     left: (/** @type {Facts} */ f) => f.accNoisy === true,
   },
 ];
+// A sentence's texts, for the placeholders they quote: a text chosen by a function (yes or no
+// on the facts) is read in its source, which holds every text it can give.
+const source = (/** @type {any} */ t) => (typeof t === 'function' ? String(t) : t);
 const textsOf = (/** @type {any} */ s) =>
   typeof s === 'string'
     ? [s]
     : 'when' in s
-      ? [s.yes, s.no, typeof s.wait === 'string' ? s.wait : '']
+      ? [source(s.yes), source(s.no), typeof s.wait === 'string' ? s.wait : '']
       : [s.text];
 
 /**
@@ -198,7 +201,8 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
     }
     const holds = live ? s.when(facts) : undefined;
     const wait = typeof s.wait === 'function' ? s.wait(facts, live) : (s.wait ?? '');
-    const text = holds === undefined ? wait : holds ? s.yes : s.no;
+    const chosen = holds === undefined ? wait : holds ? s.yes : s.no;
+    const text = typeof chosen === 'function' ? chosen(facts) : chosen;
     if (!live && /\{[^}]+\}/.test(text)) continue; // its numbers wait for the step's own run
     parts.push({ text: fill(text), claim: holds === undefined ? null : holds });
   }

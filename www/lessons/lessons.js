@@ -25,10 +25,12 @@ import { below, ended, gained, known, notGained } from './when.js';
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 // A sentence whose fixed words hold only at the step's own settings ("the paper's setting",
 // "the same noise") is marked `asSet`: with a setting moved it is not said (lesson-claims.js).
+// A claim's yes or no may be a function of the facts, where its words depend on them.
 /**
  * @typedef {string
  *   | {text: string, asSet?: boolean, only?: (f: Facts) => boolean}
- *   | {when: (f: Facts) => boolean | undefined, yes: string, no: string,
+ *   | {when: (f: Facts) => boolean | undefined,
+ *       yes: string | ((f: Facts) => string), no: string | ((f: Facts) => string),
  *       wait?: string | ((f: Facts, live: boolean) => string),
  *       asSet?: boolean, only?: (f: Facts) => boolean}} Sentence
  */
@@ -144,16 +146,22 @@ export const LESSONS = new Map(
           charts: ['noise-chart', 'accuracy-chart'],
           controls: ['lot-size', 'sigma'],
           say: [
-            'σ = {sigma} and lots of only L = {lot}: in the noise chart the noise on each ' +
+            'σ = {sigma} and lots of L = {lot}: in the noise chart the noise on each ' +
               "lot's sum is {noiseRatio} the clipped signal.",
             {
               // Rust's verdict with the test set's ± (RunView.learned): "no better" unless the
               // accuracy ends clearly above the line — on it, or below it (noise can do worse).
               when: (f) =>
                 ended(f, known(f.acc, f.majority) ? f.learnedNothing !== false : undefined),
-              yes:
+              // "The noise drowns it" only where the noise is above the signal: moved η, C or
+              // the epochs can stop the learning as well (Rust's verdict then says which).
+              yes: (f) =>
                 'The test accuracy ends at {acc}, no better than the grey majority line ' +
-                '({majority}) within chance: the noise drowns what the model could learn.',
+                '({majority}) within chance' +
+                (f.noiseRatio_ > 1
+                  ? ': the noise drowns what the model could learn.'
+                  : '; the noise is below the signal here, so something else holds it back ' +
+                    '(see the status line).'),
               no:
                 'Even so the test accuracy ends at {acc}, above the majority line ({majority}) ' +
                 'by more than chance allows.',
@@ -261,6 +269,9 @@ export const LESSONS = new Map(
           say: [
             {
               when: (f) => below(f.prev.whole.strong, f.whole.strong),
+              // Only of a run in the exact convention: moved back to the paper's, both figures
+              // would be the paper's (the "Off the step" line names the move).
+              only: (f) => f.cfg?.amplification === 'rigorous',
               yes:
                 "The paper's convention is not a bound. With the exact per-step bound strong " +
                 'composition says ε = {whole.strong}, not {prev.whole.strong} — ' +
@@ -323,9 +334,14 @@ export const LESSONS = new Map(
                 'Non-private and DP-SGD end {costAbs} points apart here (at ε = {eps}), within ' +
                 'the ±{costMargin} points that chance allows on {nTest} test patients: no cost ' +
                 'this run can show.',
-              no:
-                'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = ' +
-                '{eps}: beyond chance on {nTest} test patients.',
+              // A clear gap either way: DP-SGD can end above (noise can keep a model on a
+              // small data set from overfitting, or the seed was kind), as Rust's chart says.
+              no: (f) =>
+                f.cost < 0
+                  ? 'DP-SGD ends {costAbs} ± {costMargin} points above non-private here, at ε ' +
+                    '= {eps}: beyond chance on {nTest} test patients — no cost this run shows.'
+                  : 'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = ' +
+                    '{eps}: beyond chance on {nTest} test patients.',
               // No cost without a non-private run alike but for the mode, nor before both
               // runs are over (Rust's RunView).
               wait: (f, live) =>
