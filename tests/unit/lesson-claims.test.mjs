@@ -492,8 +492,8 @@ test('who pays: no digit "loses most" unless its fall is beyond its ±', () => {
   const none = { most_lost: '5', rarest: '5', most_lost_points: -0.3, most_lost_clear: false };
   const text = said({ ...none, falls_beyond_noise: 0 });
   assert.ok(!/loses most/.test(text), text);
-  assert.match(text, /No digit's fall under DP-SGD is beyond its ±/);
+  assert.match(text, /No #'s fall under DP-SGD is beyond its ±/);
   // Another digit's smaller fall beyond its ± (more test rows): not "no digit".
   const other = said({ ...none, most_lost_points: 3, falls_beyond_noise: 1 });
-  assert.ok(!/loses most|No digit's fall/.test(other), other);
+  assert.ok(!/loses most|No #'s fall/.test(other), other);
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS, settingsOf } from '../../www/lessons/lessons.js';
 import { claimsOf } from '../../www/lessons/lesson-claims.js';
+import { fillers } from '../../www/lessons/lesson-facts.js';
 
 const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
 
@@ -53,4 +54,26 @@ test("audit 2 and Alice 2 promise the whole run's ε only where no budget stops 
     const budget = said(name, 2, { budget_epsilon: 1 });
     assert.doesNotMatch(budget, /promises/, `${name}: ${budget}`);
   }
+});
+
+test('who-pays and cost name a group and a test row by the data set on screen', () => {
+  const fill = fillers(String, []);
+  const word = (name, cfg) => fill.get(name)({ cfg });
+  assert.equal(word('groups.One', { dataset: 'mnist', groups: 'class' }), 'Digit');
+  // The step opened on Adult (a link, or a student): ">50K" is no digit, and no image.
+  assert.equal(word('groups.One', { dataset: 'adult', groups: 'class' }), 'Group');
+  assert.equal(word('groups.items', { dataset: 'adult', groups: 'class' }), 'examples');
+  assert.equal(word('examples', { dataset: 'breast-cancer' }), 'patients');
+  assert.equal(word('examples', { dataset: 'blobs' }), 'examples');
+});
+
+test("one's own file: no sentence waits for a majority line or an earlier run never shown", () => {
+  // Clipping 1 quotes the majority line, clipping 2 the earlier step's run: on one's own file
+  // (Rust draws no majority line; no earlier run trains on it) each said why, once.
+  const one = said('clipping', 1, { dataset: 'own' }, { majority: undefined });
+  assert.doesNotMatch(one, /majority line \(#\)/, one);
+  assert.match(one, /The majority line is not drawn for a file of your own/, one);
+  const two = said('clipping', 2, { dataset: 'own' }, { prev: {} });
+  assert.doesNotMatch(two, /\bprev\b|it was #/, two);
+  assert.match(two, /The earlier step's run is not trained again on a file of your own/, two);
 });

@@ -96,6 +96,23 @@ const UNRELEASED = [
     many: false,
     left: (/** @type {Facts} */ f) => f.accNoisy === true,
   },
+  // A student's own file at any level: its class shares are private (Rust draws no majority
+  // line), and no earlier step's run is trained again on it (each would spend ε on its rows),
+  // so these numbers never come: said once, in `own`, rather than waited for.
+  {
+    figures: /\{(prev\.)?majority\}/,
+    own:
+      'The majority line is not drawn for a file of your own (its class shares are private), ' +
+      'so this step does not quote it.',
+    left: (/** @type {Facts} */ f) => f.cfg?.dataset === 'own',
+  },
+  {
+    figures: /\{prev\./,
+    own:
+      "The earlier step's run is not trained again on a file of your own (it would spend ε on " +
+      'your rows), so this step does not compare with it.',
+    left: (/** @type {Facts} */ f) => f.cfg?.dataset === 'own',
+  },
 ];
 // A sentence's texts, for the placeholders they quote: a text chosen by a function (yes or no
 // on the facts) is read in its source, which holds every text it can give.
@@ -206,8 +223,11 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
     if (!live && /\{[^}]+\}/.test(text)) continue; // its numbers wait for the step's own run
     parts.push({ text: fill(text), claim: holds === undefined ? null : holds });
   }
-  if (unreleased.size) {
-    const left = UNRELEASED.filter((u) => unreleased.has(u));
+  for (const u of UNRELEASED)
+    if (unreleased.has(u) && u.own) parts.push({ text: u.own, claim: undefined });
+  const atLevel = UNRELEASED.filter((u) => unreleased.has(u) && !u.own);
+  if (atLevel.length) {
+    const left = /** @type {{what: string, many: boolean}[]} */ (atLevel);
     const what = left.map((u) => u.what).join(' and ');
     const [are, them] = left.length > 1 || left[0].many ? ['are', 'them'] : ['is', 'it'];
     parts.push({

@@ -138,6 +138,7 @@ export function factsOf(s) {
 }
 
 const pct = (v) => (v === 0 ? '0%' : `${(100 * v).toFixed(1)}%`);
+const digits = (/** @type {Facts} */ f) => f.cfg?.dataset === 'mnist' && f.cfg?.groups === 'class';
 const times = (v) => `${v < 10 ? v.toFixed(1) : v.toFixed(0)}×`;
 const num = (v) => String(Number(v.toPrecision(3)));
 
@@ -193,6 +194,15 @@ export function fillers(fmtEps, accountants) {
       'groups.worst': (f) => f.groups?.summary.worst,
       'groups.worstAcc': (f) => when(f.groups?.summary.worst_acc, pct),
       'groups.rarest': (f) => f.groups?.summary.rarest,
+      // What a group is: a digit on MNIST by class (who-pays' own), else a group (a link or
+      // a student may open the step on Adult, whose class ">50K" is no digit).
+      'groups.one': (f) => (digits(f) ? 'digit' : 'group'),
+      'groups.One': (f) => (digits(f) ? 'Digit' : 'Group'),
+      'groups.many': (f) => (digits(f) ? 'digits' : 'groups'),
+      'groups.items': (f) => (digits(f) ? 'images' : 'examples'),
+      // What a test row is on the data set on screen (the cost lesson's breast cancer: patients).
+      examples: (f) =>
+        ({ 'breast-cancer': 'patients', adult: 'people' })[f.cfg?.dataset ?? ''] ?? 'examples',
       'groups.rarestN': (f) => when(f.groups?.summary.rarest_n_train, String),
       'groups.gapNonPrivate': (f) => when(f.groups?.compared?.gap_non_private, (v) => v.toFixed(1)),
       'groups.gapDp': (f) => when(f.groups?.compared?.gap_dp, (v) => v.toFixed(1)),

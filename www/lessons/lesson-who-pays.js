@@ -66,8 +66,9 @@ export const WHO_PAYS = {
                 ? c.gap_widened_clear
                 : undefined)(f.groups?.compared),
           yes:
-            'Without privacy (same seed) the best and worst digits are {groups.gapNonPrivate} ' +
-            'points apart; DP-SGD widens that to {groups.gapDp} (±{groups.gapChangeMargin}).',
+            'Without privacy (same seed) the best and worst {groups.many} are ' +
+            '{groups.gapNonPrivate} points apart; DP-SGD widens that to {groups.gapDp} ' +
+            '(±{groups.gapChangeMargin}).',
           no:
             'Without privacy (same seed) the gap is {groups.gapNonPrivate} points; with DP-SGD ' +
             '{groups.gapDp}: not wider beyond its ±{groups.gapChangeMargin} here.',
@@ -80,10 +81,10 @@ export const WHO_PAYS = {
           only: (f) => fellClearly(f.groups?.compared),
           when: (f) => ((c) => (c ? c.most_lost === c.rarest : undefined))(f.groups?.compared),
           yes:
-            'Digit {groups.mostLost}, the rarest ({groups.mostLostN} images), loses most: ' +
-            '{groups.mostLostPoints} ± {groups.mostLostMargin} points.',
+            '{groups.One} {groups.mostLost}, the rarest ({groups.mostLostN} {groups.items}), ' +
+            'loses most: {groups.mostLostPoints} ± {groups.mostLostMargin} points.',
           no:
-            'Digit {groups.mostLost} loses most ({groups.mostLostPoints} ± ' +
+            '{groups.One} {groups.mostLost} loses most ({groups.mostLostPoints} ± ' +
             '{groups.mostLostMargin} points), not the rarest, {groups.rarest}.',
           wait: '',
         },
@@ -91,7 +92,7 @@ export const WHO_PAYS = {
           // Rust's count of the groups whose fall is beyond its ± (not only the largest fall's).
           only: (f) => f.groups?.compared?.falls_beyond_noise === 0,
           text:
-            "No digit's fall under DP-SGD is beyond its ± here: the most, digit " +
+            "No {groups.one}'s fall under DP-SGD is beyond its ± here: the most, {groups.one} " +
             '{groups.mostLost}, {groups.mostLostPoints} ± {groups.mostLostMargin} points.',
         },
       ],

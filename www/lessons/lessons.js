@@ -332,16 +332,17 @@ export const LESSONS = new Map(
               when: (f) => (f.costGap ? !f.costGap.clear : undefined),
               yes:
                 'Non-private and DP-SGD end {costAbs} points apart here (at ε = {eps}), within ' +
-                'the ±{costMargin} points that chance allows on {nTest} test patients: no cost ' +
-                'this run can show.',
+                'the ±{costMargin} points that chance allows on {nTest} held-out {examples}: no ' +
+                'cost this run can show.',
               // A clear gap either way: DP-SGD can end above (noise can keep a model on a
               // small data set from overfitting, or the seed was kind), as Rust's chart says.
               no: (f) =>
                 f.cost < 0
                   ? 'DP-SGD ends {costAbs} ± {costMargin} points above non-private here, at ε ' +
-                    '= {eps}: beyond chance on {nTest} test patients — no cost this run shows.'
+                    '= {eps}: beyond chance on {nTest} held-out {examples} — no cost this run ' +
+                    'shows.'
                   : 'Privacy costs {cost} ± {costMargin} points of test accuracy here, at ε = ' +
-                    '{eps}: beyond chance on {nTest} test patients.',
+                    '{eps}: beyond chance on {nTest} held-out {examples}.',
               // No cost without a non-private run alike but for the mode, nor before both
               // runs are over (Rust's RunView).
               wait: (f, live) =>
