@@ -279,3 +279,18 @@ fn a_folded_title_keeps_the_labels_before_it_evenly_spaced() {
         );
     }
 }
+
+/// A log axis's title too long for a low plot even at 3/4 of its size says "(log)" rather than
+/// being cut ("ε (log scal…" on the moments lesson's ε chart at 1280 × 720); one that fits
+/// keeps "(log scale)".
+#[test]
+fn a_log_axis_title_shortens_before_it_is_cut() {
+    let y = |h: f64| {
+        let frame = projector_frame(604.0, h);
+        let x = AxisSpec::new(1.0, 100.0, Scale::Log, Format::Log, "epoch (log scale)");
+        let eps = AxisSpec::new(0.1, 10.0, Scale::Log, Format::Log, "ε (log scale)");
+        layout(&frame, &x, &eps, None).titles[1].clone()
+    };
+    assert_eq!(y(190.0), "ε (log)");
+    assert_eq!(y(600.0), "ε (log scale)");
+}
