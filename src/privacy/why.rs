@@ -23,14 +23,18 @@ pub const APART: f64 = 2.0;
 
 /// The sentences for the training release `step` made `steps` times at `delta`, naive and
 /// strong composition in convention `amp`, the whole run's ε in `whole`: none when no two
-/// are more than [`APART`] apart in the ways it explains.
+/// are more than [`APART`] apart in the ways it explains. `poisson`: the lots were Poisson
+/// samples, as every accountant assumes; of shuffled lots no accountant's ε is a bound, and
+/// the sentences say so rather than "both are valid".
 pub fn why_they_differ(
     step: &Release,
     steps: u64,
     delta: f64,
-    amp: Amplification,
+    (amp, poisson): (Amplification, bool),
     whole: WholeRun,
 ) -> Vec<String> {
+    let shuffled = "With shuffled lots neither is a bound: the accountants assume Poisson \
+                    sampling, and their ε is only indicative.";
     let mut out = Vec::new();
     let t = steps as f64;
     let usable = |v: Option<f64>| v.filter(|x| x.is_finite() && *x > 0.0);
@@ -38,7 +42,9 @@ pub fn why_they_differ(
         if strong > naive && step.q > 0.0 && step.sigma > 0.0 && steps > 0 {
             // Naive composition's per-step ε′: all of δ spread over the steps (naive.rs).
             let eps1 = amp.step_epsilon(step.q, step.sigma, (delta / (t * step.q)).min(1.0));
-            let bound = if amp.is_valid_bound() {
+            let bound = if !poisson {
+                shuffled
+            } else if amp.is_valid_bound() {
                 "Both are valid bounds: the smaller holds."
             } else {
                 "In the paper's convention (q·ε₀: optimistic) neither is a bound."
@@ -76,9 +82,15 @@ pub fn why_they_differ(
                  whole orders, is looser than composing the loss's distribution itself"
                     .to_string()
             };
+            let bound = match poisson {
+                true => {
+                    "Both are valid upper bounds for this mechanism; PLD's, the smaller, is \
+                         the tighter."
+                }
+                false => shuffled,
+            };
             out.push(format!(
-                "The moments accountant's ε is {}× PLD's: {why}. Both are valid upper bounds \
-                 for this mechanism; PLD's, the smaller, is the tighter.",
+                "The moments accountant's ε is {}× PLD's: {why}. {bound}",
                 short(moments / pld)
             ));
         }
@@ -122,7 +134,7 @@ mod tests {
             strong: Some(2618.0),
             ..WholeRun::default()
         };
-        let said = why_they_differ(&step, 1272, 1e-5, Amplification::Rigorous, whole);
+        let said = why_they_differ(&step, 1272, 1e-5, (Amplification::Rigorous, true), whole);
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(
             said[0].starts_with("Strong composition is above naive here."),
@@ -144,7 +156,7 @@ mod tests {
             "{}",
             said[0]
         );
-        let paper = why_they_differ(&step, 1272, 1e-5, Amplification::Paper, whole);
+        let paper = why_they_differ(&step, 1272, 1e-5, (Amplification::Paper, true), whole);
         assert!(paper[0].ends_with("neither is a bound."), "{}", paper[0]);
         // Strong below naive: nothing to explain.
         let usual = WholeRun {
@@ -152,7 +164,9 @@ mod tests {
             strong: Some(9.4),
             ..WholeRun::default()
         };
-        assert!(why_they_differ(&step, 1272, 1e-5, Amplification::Rigorous, usual).is_empty());
+        assert!(
+            why_they_differ(&step, 1272, 1e-5, (Amplification::Rigorous, true), usual).is_empty()
+        );
     }
 
     #[test]
@@ -163,7 +177,13 @@ mod tests {
             pld: Some(0.037),
             ..WholeRun::default()
         };
-        let said = why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, near_floor);
+        let said = why_they_differ(
+            &step,
+            100,
+            1e-5,
+            (Amplification::Rigorous, true),
+            near_floor,
+        );
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(said[0].contains("9.81× PLD's"), "{}", said[0]);
         assert!(said[0].contains("ln(1/δ)/32 = 0.36"), "{}", said[0]);
@@ -172,7 +192,7 @@ mod tests {
             pld: Some(1.2),
             ..WholeRun::default()
         };
-        let said = why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, loose);
+        let said = why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, true), loose);
         assert!(said[0].contains("looser than composing"), "{}", said[0]);
         // Within 2×, or PLD not known yet (∞ or computing): nothing.
         let close = WholeRun {
@@ -180,11 +200,34 @@ mod tests {
             pld: Some(0.95),
             ..WholeRun::default()
         };
-        assert!(why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, close).is_empty());
+        assert!(
+            why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, true), close).is_empty()
+        );
         let unknown = WholeRun {
             moments: Some(1.26),
             ..WholeRun::default()
         };
-        assert!(why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, unknown).is_empty());
+        assert!(
+            why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, true), unknown).is_empty()
+        );
+    }
+
+    /// A run of shuffled lots: the accountants assume Poisson sampling, so neither sentence
+    /// calls an ε a bound.
+    #[test]
+    fn of_shuffled_lots_no_epsilon_is_called_a_bound() {
+        let step = training(0.01, 0.6);
+        let whole = WholeRun {
+            naive: Some(5.0),
+            strong: Some(12.0),
+            moments: Some(3.0),
+            pld: Some(1.0),
+        };
+        let said = why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, false), whole);
+        assert_eq!(said.len(), 2, "{said:?}");
+        for s in &said {
+            assert!(!s.contains("valid"), "{s}");
+            assert!(s.ends_with("their ε is only indicative."), "{s}");
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::chart_kit::Pinned;
 use super::run_view::RunView;
-use crate::config::RunConfig;
+use crate::config::{RunConfig, Sampling};
 use crate::data::DataFacts;
 use crate::privacy::accountant::{AccountantName, Amplification};
 use crate::privacy::why::{why_they_differ, WholeRun};
@@ -114,7 +114,7 @@ impl RunView {
             &mech.step,
             steps,
             cfg.delta,
-            cfg.amplification,
+            (cfg.amplification, cfg.sampling == Sampling::Poisson),
             ends,
         ))
     }
