@@ -107,9 +107,16 @@ pub(super) fn before_in_words(cfg: &RunConfig, m: &Mechanism) -> String {
     if parts.is_empty() {
         return "none.".into();
     }
+    // Each release's ε is its own at the run's δ: added up, they bound the whole at the sum of
+    // their δ (basic composition), not at δ, which the lab's reports compose them all at.
     format!(
-        "{}. Opacus's epsilon leaves them out; the lab's reports include them.",
-        parts.join("; ")
+        "{}. Opacus's epsilon leaves them out; the lab's reports include them. Each epsilon here \
+         is that release's alone at delta = {}: added to Opacus's, the sum is an epsilon at the \
+         sum of their deltas (basic composition), looser than the lab's, which composes them \
+         all at delta = {} once.",
+        parts.join("; "),
+        fmt_num(cfg.delta),
+        fmt_num(cfg.delta)
     )
 }
 
