@@ -153,6 +153,8 @@ fn mnist_with_dp_pca_reads_its_idx_files_and_the_basis() {
     assert_eq!(lines(&dir.join("pca_basis.csv")), 784);
     let script = std::fs::read_to_string(dir.join("train_opacus.py")).unwrap();
     assert!(script.contains("DP-PCA") && script.contains("epsilon = "));
+    // Each named ε is its release's alone at δ: added up they hold at the sum of the δs.
+    assert!(script.contains("at the sum of their deltas (basic composition)"));
 }
 
 #[test]

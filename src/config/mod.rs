@@ -225,6 +225,13 @@ impl RunConfig {
         }
     }
 
+    /// Whether the run's training steps add noise: a mode with noise (DP, noise-only) at σ > 0.
+    /// The lessons ask it of the run on screen and of a step's settings (what they may say of
+    /// the noise), through the page's `adds_noise`.
+    pub fn adds_noise(&self) -> bool {
+        self.mode.adds_noise() && self.sigma > 0.0
+    }
+
     /// DP-PCA's noise std for this mode: σ_p where noise is added (DP, noise-only), 0 (exact
     /// PCA) where it is not.
     pub fn pca_noise(&self) -> f64 {

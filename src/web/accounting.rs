@@ -75,6 +75,13 @@ pub fn check_run_config(config: JsValue) -> Result<JsValue, JsError> {
     to_js(&cfg)
 }
 
+/// Whether a run of these settings (missing fields their defaults: a lesson step's own) adds
+/// noise to its steps (`RunConfig::adds_noise`): what a lesson may say of the noise.
+#[wasm_bindgen]
+pub fn adds_noise(config: JsValue) -> Result<bool, JsError> {
+    Ok(config_from_js(&config)?.adds_noise())
+}
+
 pub(super) fn inputs(config: &JsValue, facts: JsValue) -> Result<(RunConfig, DataFacts), JsError> {
     Ok((config_from_js(config)?, from_js(facts, "data facts")?))
 }

@@ -31,9 +31,9 @@ mod share;
 #[doc(hidden)]
 pub use crate::charts::log_label;
 pub use accounting::{
-    accountants, calibrate, check_run_config, epsilon_for, epsilon_preview, file_ledger,
-    format_epsilon, group_choices, lot_at_least_n, pld_preview, run_defaults, sigma_needed,
-    suggested_settings,
+    accountants, adds_noise, calibrate, check_run_config, epsilon_for, epsilon_preview,
+    file_ledger, format_epsilon, group_choices, lot_at_least_n, pld_preview, run_defaults,
+    sigma_needed, suggested_settings,
 };
 pub use audit::AuditSession;
 pub use bench::{bench_accountants, bench_kernels, bench_session, bench_training};

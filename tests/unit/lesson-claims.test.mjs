@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { LESSONS, settingsOf } from '../../www/lessons/lessons.js';
 import { claimsOf, movedFrom } from '../../www/lessons/lesson-claims.js';
 import { factsOf, fillers, fillIn } from '../../www/lessons/lesson-facts.js';
+import { addsNoise } from './rust-stand-ins.mjs';
 
 // Every `{name}` filled with a mark, so the test reads the words, not the numbers.
 const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
-
 // Rust's accountants() names, as the page hands them to the lessons' fillers.
 const ACCOUNTANTS = ['naive', 'strong', 'moments', 'rdp', 'pld'];
 
@@ -36,6 +36,7 @@ function factsFor(cfg) {
     whole,
     learnedNothing: false,
     prev: { cfg, ...numbers, whole },
+    addsNoise,
   };
 }
 

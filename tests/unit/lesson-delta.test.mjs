@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS, settingsOf } from '../../www/lessons/lessons.js';
 import { claimsOf, movedFrom } from '../../www/lessons/lesson-claims.js';
+import { addsNoise } from './rust-stand-ins.mjs';
 
 const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
 
@@ -25,6 +26,7 @@ test("δ moved off the default is off the step: named, and 'the paper's setting'
     whole: { naive: 9, strong: 5, moments: 1.2, rdp: 1.1, pld: 1 },
     learnedNothing: false,
     prev: null,
+    addsNoise,
   });
   const said = (cfg) =>
     claimsOf(lesson.steps[i], want, facts(cfg), fill, true)

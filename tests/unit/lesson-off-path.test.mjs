@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS, settingsOf } from '../../www/lessons/lessons.js';
 import { claimsOf } from '../../www/lessons/lesson-claims.js';
+import { addsNoise } from './rust-stand-ins.mjs';
 import { fillers } from '../../www/lessons/lesson-facts.js';
 
 const fill = (text) => text.replace(/\{[^}]+\}/g, '#');
@@ -23,6 +24,7 @@ function said(name, number, change, over = {}) {
     whole,
     learnedNothing: true,
     prev: { cfg: { ...cfg, amplification: 'paper' }, ...numbers, whole },
+    addsNoise,
     ...over,
   };
   const step = lesson.steps[number - 1];

@@ -69,15 +69,6 @@ export function movedFrom(want, cfg) {
     .map(([key, v]) => [NAMES.get(key), shownValue(v), shownValue(cfg[key])]);
 }
 
-/**
- * Whether settings `s` add no noise: σ = 0, or a mode without noise (the DP-SGD mode unless said).
- */
-const noiseless = (/** @type {Record<string, any>} */ s) =>
-  s.sigma === 0 || s.mode === 'non-private' || s.mode === 'clip-only';
-/** Whether a step's settings `want` add noise: a σ above 0 of its own, in a mode with noise. */
-const addsNoise = (/** @type {Record<string, any>} */ want) =>
-  typeof want.sigma === 'number' && !noiseless({ mode: 'dp', ...want });
-
 // What a run at the private release level does not release, and why a step says nothing of
 // it: the figures only the teaching views measure (the training data without noise; its views
 // say "Not released", views/charts.js), and — on a student's own file, whose test rows are
@@ -140,6 +131,15 @@ const textsOf = (/** @type {any} */ s) =>
  */
 export function claimsOf(step, want, facts, fill, live, earlier) {
   const cfg = facts.cfg ?? {};
+  // Whether settings add noise is Rust's to say (RunConfig::adds_noise, the page's adds_noise,
+  // handed in with the facts): of the run on screen, and of a step that sets a σ of its own
+  // (the DP-SGD mode unless it says another).
+  // Without it (not yet known) neither branch on the noise is taken.
+  const adds = facts.addsNoise;
+  const noiseless = (/** @type {Record<string, any>} */ s) =>
+    !!adds && !adds({ mode: s.mode ?? 'dp', sigma: s.sigma });
+  const addsNoise = (/** @type {Record<string, any>} */ s) =>
+    !!adds && typeof s.sigma === 'number' && adds({ mode: s.mode ?? 'dp', sigma: s.sigma });
   const moved = live ? movedFrom(want, cfg) : [];
   const list = (/** @type {string[][]} */ m) =>
     m.map(([name, , now]) => `${name} = ${now}`).join(', ');

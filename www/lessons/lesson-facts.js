@@ -26,6 +26,7 @@
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?:
  * AuditFacts, alice?: AliceFacts, auditRuns?: number, earlierAudit?: {label: string, said:
  * {realistic?: string}}, accGap?: Gap, costGap?: Gap, prev: any, open?: string,
+ *   addsNoise?: (s: {mode?: string, sigma?: number}) => boolean,
  * }} Facts
  * @typedef {{points: number, margin: number, clear: boolean}} Gap
  */

@@ -8,7 +8,7 @@
 // A step that compares with the one before it (`compare: 'run'`) pins the earlier step's run
 // on the charts — the one just shown when the class pressed Next, or trained again for a link,
 // with the settings on screen but what the earlier step sets differently.
-import { accuracy_gap } from '../pkg/dpsgd_lab.js';
+import { accuracy_gap, adds_noise } from '../pkg/dpsgd_lab.js';
 import { LESSONS, settingsOf } from './lessons.js';
 import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { claimsOf } from './lesson-claims.js';
@@ -304,7 +304,7 @@ export function earlierStepDone(run) {
 function current() {
   const earlier = !prev && prevConfig ? host.factsOfConfig(prevConfig) : null;
   if (earlier) prev = factsOf({ ...earlier, prev: null, gap: accuracy_gap });
-  return factsOf({ ...host.sources(), prev, gap: accuracy_gap });
+  return { ...factsOf({ ...host.sources(), prev, gap: accuracy_gap }), addsNoise: adds_noise };
 }
 
 // The label of the earlier step's run when that is the run training on screen (not one of the
