@@ -64,8 +64,10 @@ fn an_export_of_ones_own_rows_is_for_the_user_alone() {
     for name in ["train.csv", "test.csv", "train_opacus.py"] {
         assert_eq!(mode(&dir.join(name)), 0o600, "{name}");
     }
-    // A built-in data set's export is public: the umask's modes.
+    // A built-in data set's export is public: the umask's modes, as a file made here has.
     let public = file.with_file_name("public-export");
+    let made_here = file.with_file_name("made-here");
+    std::fs::write(&made_here, b"").unwrap();
     let (code, _, err) = dpsgd(&[
         "export-opacus",
         "--dataset",
@@ -74,7 +76,7 @@ fn an_export_of_ones_own_rows_is_for_the_user_alone() {
         public.to_str().unwrap(),
     ]);
     assert_eq!(code, Some(0), "{err}");
-    assert_ne!(mode(&public.join("train_opacus.py")) & 0o044, 0);
+    assert_eq!(mode(&public.join("train_opacus.py")), mode(&made_here));
 }
 
 /// `--out -` made a folder named "-" (`-` means standard output elsewhere): refused, nothing made.
@@ -88,6 +90,12 @@ fn out_dash_is_refused_and_makes_no_folder() {
     assert!(!std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("-")
         .exists());
+    // "fresh/.." under a folder that does not exist names no folder: refused, not "appeared".
+    let fresh = temp_file("fresh-anchor", b"").with_file_name("fresh-missing");
+    let dotdot = format!("{}/..", fresh.display());
+    let e = refused(&["export-opacus", "--dataset", "blobs", "--out", &dotdot]);
+    assert!(e.contains("ends in '..' or '.'"), "{e}");
+    assert!(!fresh.exists(), "the folder before '..' is not left behind");
 }
 
 /// `audit --csv` blamed `--dataset`, after reading and privately preparing the file: now the
@@ -106,12 +114,12 @@ fn the_audit_refuses_a_file_of_ones_own_by_its_flag_before_reading_it() {
 /// and no word: a value outside its range is refused with the range.
 #[test]
 fn the_range_estimates_noise_is_refused_outside_its_range() {
-    let file = own_csv("own-bounds.csv");
+    // Checked before the file is read: a file that does not exist is not even opened.
     for v in ["inf", "1e300", "1e-300", "0.01"] {
         let args = [
             "train",
             "--csv",
-            file.to_str().unwrap(),
+            "/no/such/file.csv",
             "--label",
             "y",
             "--epochs",

@@ -35,6 +35,10 @@ fn sigma_names_the_steps_train_takes_and_that_sigma_holds_in_train() {
         note.contains("40 steps for 20 epochs") && note.contains("--steps 40"),
         "{note}"
     );
+    assert!(
+        note.contains("this σ spends more than the target there"),
+        "{note}"
+    );
     let s = sigma(&["--steps", "40"])["sigma"].as_f64().unwrap();
     let s = format!("{s}");
     let args = [
@@ -54,6 +58,15 @@ fn sigma_names_the_steps_train_takes_and_that_sigma_holds_in_train() {
     assert!(
         eps <= 8.0,
         "train's rdp ε = {eps} at the σ for its 40 steps"
+    );
+    // At σ = 0 every ε is ∞ whatever the steps: no note compares them.
+    let zero = [
+        "epsilon", "--sigma", "0", "--q", "0.61", "--epochs", "20", "--delta", "1e-5",
+    ];
+    let (_, out, _) = dpsgd(&zero);
+    assert!(
+        out.contains("\"inf\"") && !out.contains("steps_note"),
+        "{out}"
     );
     // Where whole lots and epochs / q agree (q = 0.01), nothing is said.
     let plain = [

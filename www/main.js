@@ -71,7 +71,7 @@ const ownFiles = setUpOwnData(() => worker, showMessage, ledger, fmtEps);
 const writeHash = (cfg) =>
   writeLink(
     cfg,
-    [...teacherParams, ...settings.pageParams()],
+    [...teacherParams, ...settings.pageParams(teacherParams.has('lesson'))],
     pins.shared(),
     settings.defaults,
     check_run_config,
@@ -142,7 +142,8 @@ const updatePreview = (cfg) =>
     {
       redraw: drawCharts,
       redrawSigma: drawSigmaChart,
-      label: (last, c) => epsilonChartLabel(last, fmtEps, log.accountants, c.budget_epsilon),
+      label: (last, c) =>
+        epsilonChartLabel(last, fmtEps, log.accountants, c.budget_epsilon, c.delta),
     },
   );
 

@@ -79,3 +79,13 @@ test("one's own file: no sentence waits for a majority line or an earlier run ne
   assert.doesNotMatch(two, /\bprev\b|it was #/, two);
   assert.match(two, /The earlier step's run is not trained again on a file of your own/, two);
 });
+
+test('no reason for nothing learned without a ratio; a preview compared on a file too', () => {
+  // The noise views not released (the private level): the ratio is unknown, no reason given.
+  const hidden = said('noise', 1, {}, { noiseRatio_: undefined });
+  assert.doesNotMatch(hidden, /drowns|something else/, hidden);
+  // Moments 2 compares with a preview (nothing trained): said on one's own file too.
+  const preview = said('moments', 2, { dataset: 'own' });
+  assert.doesNotMatch(preview, /not trained again/, preview);
+  assert.match(preview, /exact per-step bound/, preview);
+});

@@ -25,7 +25,7 @@ const MB = (b) => (b / 1048576).toFixed(1);
 // A training worker's 'progress' report on loading `name`: bytes downloaded (a bar), then
 // decoding and DP-PCA (a bar without an end: they take a few seconds on 60,000 images).
 export function showProgress(m, name) {
-  if (beforeProgress === null) beforeProgress = $('status').textContent;
+  if (beforeProgress === null) beforeProgress = [...$('status').childNodes]; // the aside too
   const bar = $('load-progress');
   bar.hidden = false;
   const loaded = Number(m.loaded) || 0;
@@ -49,7 +49,7 @@ export function showProgress(m, name) {
 export function endProgress() {
   if (beforeProgress === null) return;
   $('load-progress').hidden = true;
-  $('status').textContent = beforeProgress;
+  $('status').replaceChildren(...beforeProgress);
   beforeProgress = null;
 }
 

@@ -168,7 +168,6 @@ function readLinkValue(row, text, ends, offered, problems) {
 }
 
 // ---- The object and its controls ----
-
 class Settings {
   constructor() {
     this.values = {};
@@ -268,11 +267,14 @@ class Settings {
     });
   }
 
-  // The page settings a link carries (rows with a URL key and no RunConfig field), as [key,
-  // value] pairs: each where it is not the markup's value, the page's own.
-  pageParams() {
-    return ROWS.filter((row) => row.url && !row.field)
-      .filter((row) => this.values[row.key] !== read(row, $(row.control), true))
+  // A link's page settings (rows with a URL key, no RunConfig field) as [key, value]: a value a
+  // reader accepts, where it is not the markup's — or always with `lesson` (the link opens one,
+  // whose own value its reader would get instead: the audit lesson's 300).
+  pageParams(lesson = false) {
+    const ok = (row, v, [lo, hi] = controlRange(row) ?? [-Infinity, Infinity]) =>
+      (row.whole ? Number.isInteger(v) : Number.isFinite(v)) && v >= lo && v <= hi;
+    return ROWS.filter((row) => row.url && !row.field && ok(row, this.values[row.key]))
+      .filter((row) => lesson || this.values[row.key] !== read(row, $(row.control), true))
       .map((row) => [row.url, String(this.values[row.key])]);
   }
 

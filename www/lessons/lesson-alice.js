@@ -60,6 +60,7 @@ export const ALICE_LESSON = {
         {
           // Not under an ε budget: the runs stop where it is spent (lesson-audit.js).
           only: (f) => f.cfg?.budget_epsilon == null,
+          sheet: true, // the worksheet prints it: its premise is the step's own settings
           text:
             'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the ' +
             'whole run. Train with and without Alice again.',

@@ -53,6 +53,7 @@ export const AUDIT_LESSON = {
           // Not under an ε budget: the audit's runs stop where it is spent, and the whole
           // run's ε is not what they are held to (the "Off the step" line names the budget).
           only: (f) => f.cfg?.budget_epsilon == null,
+          sheet: true, // the worksheet prints it: its premise is the step's own settings
           text:
             'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the ' +
             'whole run. Audit again.',

@@ -99,10 +99,12 @@ const UNRELEASED = [
   },
   {
     figures: /\{prev\./,
+    // (a preview's earlier step, moments 2, trains nothing: it is computed on one's file too)
     own:
       "The earlier step's run is not trained again on a file of your own (it would spend ε on " +
       'your rows), so this step does not compare with it.',
-    left: (/** @type {Facts} */ f) => f.cfg?.dataset === 'own',
+    left: (/** @type {Facts} */ f, /** @type {Step} */ step) =>
+      f.cfg?.dataset === 'own' && step.compare === 'run',
   },
 ];
 // A sentence's texts, for the placeholders they quote: a text chosen by a function (yes or no
@@ -198,7 +200,7 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
   }
   // A sentence quoting what the run does not release is not said (its number never comes: "…"
   // for ever); one sentence says why instead.
-  const withheld = live ? UNRELEASED.filter((u) => u.left(facts)) : [];
+  const withheld = live ? UNRELEASED.filter((u) => u.left(facts, step)) : [];
   const unreleased = new Set();
   for (const s of step.say) {
     const left = withheld.find(({ figures }) => textsOf(s).some((t) => figures.test(t)));

@@ -28,7 +28,7 @@ import { below, ended, gained, known, notGained } from './when.js';
 // A claim's yes or no may be a function of the facts, where its words depend on them.
 /**
  * @typedef {string
- *   | {text: string, asSet?: boolean, only?: (f: Facts) => boolean}
+ *   | {text: string, asSet?: boolean, only?: (f: Facts) => boolean, sheet?: boolean}
  *   | {when: (f: Facts) => boolean | undefined,
  *       yes: string | ((f: Facts) => string), no: string | ((f: Facts) => string),
  *       wait?: string | ((f: Facts, live: boolean) => string),
@@ -158,10 +158,12 @@ export const LESSONS = new Map(
               yes: (f) =>
                 'The test accuracy ends at {acc}, no better than the grey majority line ' +
                 '({majority}) within chance' +
-                (f.noiseRatio_ > 1
-                  ? ': the noise drowns what the model could learn.'
-                  : '; the noise is below the signal here, so something else holds it back ' +
-                    '(see the status line).'),
+                (f.noiseRatio_ === undefined
+                  ? '.' // the noise views not released: no word on why
+                  : f.noiseRatio_ > 1
+                    ? ': the noise drowns what the model could learn.'
+                    : '; the noise is below the signal here, so something else holds it back ' +
+                      '(see the status line).'),
               no:
                 'Even so the test accuracy ends at {acc}, above the majority line ({majority}) ' +
                 'by more than chance allows.',

@@ -136,7 +136,10 @@ function stepPart(/** @type {import('./lessons.js').Step} */ step, /** @type {nu
     ),
   );
   const charts = step.charts.map((id) => CHART_NAMES.get(id) ?? id);
+  // Plain sentences, and those whose only premise is the step's own settings (`sheet`: no ε
+  // budget, say), which hold on a sheet printed for the step: its reader fills in the numbers.
   const said = step.say
+    .map((s) => (typeof s === 'string' ? s : 'text' in s && s.sheet ? s.text : null))
     .filter((s) => typeof s === 'string')
     .map(blanked)
     .join(' ');

@@ -87,8 +87,8 @@ export function doneStatus(r, epochs, fmtEps, verdict) {
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's
 // last epoch, or nothing yet; `accountants`: Rust's accountants(), those `last` has named;
-// `budget`: the run's ε budget, which may stop it first, or null).
-export function epsilonChartLabel(last, fmtEps, accountants, budget = null) {
+// `budget`: the run's ε budget, which may stop it first, or null; `delta`: the run's δ).
+export function epsilonChartLabel(last, fmtEps, accountants, budget = null, delta = undefined) {
   const each = last
     ? accountants
         .filter((a) => Object.hasOwn(last, a.name))
@@ -101,7 +101,11 @@ export function epsilonChartLabel(last, fmtEps, accountants, budget = null) {
   const text = last
     ? `for the whole run (${counted(last.epoch, 'epoch')}${unless}): ${each.join(', ')}`
     : 'not computed yet';
-  return `Privacy spent ε against epochs; ${text}. The run log below has every epoch's numbers.`;
+  const at = typeof delta === 'number' ? ` at δ = ${deltaText(delta)}` : '';
+  return (
+    `Privacy spent ε${at} against epochs; ${text}. The run log below has every epoch's ` +
+    `numbers.`
+  );
 }
 
 // What the footer says of the WebAssembly build the browser chose (wasm-choice.js), by the

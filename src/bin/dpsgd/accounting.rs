@@ -145,7 +145,7 @@ fn mechanism_args(a: &MechanismArgs) -> (f64, u64, f64) {
 /// a run takes whole lots, round(N/L) = round(1/q) an epoch (`RunConfig::steps_per_epoch`), so
 /// at q = 0.61 its 20 epochs are 40 steps, not 33, and a σ found for 33 spends more in it. A
 /// sentence naming both counts and the flag that gives train's, or None.
-fn train_steps_note(a: &MechanismArgs, q: f64, steps: u64) -> Option<String> {
+fn train_steps_note(a: &MechanismArgs, q: f64, steps: u64, then: Then) -> Option<String> {
     let epochs = a.epochs.as_ref()?.value;
     if q <= 0.0 || epochs.fract() != 0.0 {
         return None;
@@ -155,15 +155,23 @@ fn train_steps_note(a: &MechanismArgs, q: f64, steps: u64) -> Option<String> {
     (train != steps as f64 && train <= MAX_STEPS as f64).then(|| {
         format!(
             "steps = round(epochs / q) = {steps} here; `dpsgd train` takes whole lots, round(1/q) \
-             = {per_epoch} an epoch: {train} steps for {epochs} epochs, so its ε is {} than \
-             this — give --steps {train} for that run",
-            if train > steps as f64 {
-                "higher"
-            } else {
-                "lower"
+             = {per_epoch} an epoch: {train} steps for {epochs} epochs, so {} — give --steps \
+             {train} for that run",
+            match (then, train > steps as f64) {
+                (Then::Epsilon, true) => "its ε is higher than this",
+                (Then::Epsilon, false) => "its ε is lower than this",
+                (Then::Sigma, true) => "this σ spends more than the target there",
+                (Then::Sigma, false) => "this σ spends less than the target there",
             }
         )
     })
+}
+
+/// What the steps note speaks of: `epsilon`'s answer, or the σ `sigma` found.
+#[derive(Clone, Copy)]
+enum Then {
+    Epsilon,
+    Sigma,
 }
 
 /// `--amplification rigorous|classical|paper` (default rigorous: a valid bound).
@@ -195,7 +203,9 @@ pub fn epsilon(a: &EpsilonArgs) {
     out["amplification"] = amp.name().into();
     out["steps"] = steps.into();
     out["accounts"] = ACCOUNTS.into();
-    if let Some(note) = train_steps_note(&a.mechanism, q, steps) {
+    // (none at σ = 0: every ε is ∞ whatever the steps)
+    let note = (sigma > 0.0).then(|| train_steps_note(&a.mechanism, q, steps, Then::Epsilon));
+    if let Some(note) = note.flatten() {
         out["steps_note"] = note.into();
     }
     if !amp.is_valid_bound() {
@@ -244,7 +254,7 @@ pub fn sigma(a: &SigmaArgs) {
         "sigma": s, "accountant": name, "delta": delta, "q": q, "steps": steps,
         "amplification": amp.name(), "accounts": ACCOUNTS
     });
-    if let Some(note) = train_steps_note(&a.mechanism, q, steps) {
+    if let Some(note) = train_steps_note(&a.mechanism, q, steps, Then::Sigma) {
         out["steps_note"] = note.into();
     }
     if s <= SIGMA_LEAST {

@@ -97,6 +97,17 @@ pub fn load_data(a: &DataOptions, run: &RunOptions, cfg: &RunConfig) -> Dataset 
             .label
             .as_deref()
             .unwrap_or_else(|| fail("--csv needs --label COLUMN (the class column)"));
+        // Checked before the file is read (up to 100 MB) and prepared.
+        let bounds_noise = a.bounds_noise.as_ref().map_or(DEFAULT_BOUNDS_NOISE, |g| {
+            let (lo, hi) = BOUNDS_NOISE_RANGE;
+            if !(lo..=hi).contains(&g.value) {
+                fail(format!(
+                    "--bounds-noise = {} must be from {lo} to {hi}",
+                    g.shown()
+                ));
+            }
+            g.value
+        });
         let at = shown_path(path);
         let test_bytes = a.test_csv.as_ref().map(|p| read_file(p, "test-csv"));
         let (train, test) = parse_csv_pair(&read_file(path, "csv"), test_bytes.as_deref(), label)
@@ -120,16 +131,7 @@ pub fn load_data(a: &DataOptions, run: &RunOptions, cfg: &RunConfig) -> Dataset 
                         .as_ref()
                         .map(|b| parse_stated(b).unwrap_or_else(|e| fail(format!("--bounds: {e}"))))
                         .unwrap_or_default(),
-                    bounds_noise: a.bounds_noise.as_ref().map_or(DEFAULT_BOUNDS_NOISE, |g| {
-                        let (lo, hi) = BOUNDS_NOISE_RANGE;
-                        if !(lo..=hi).contains(&g.value) {
-                            fail(format!(
-                                "--bounds-noise = {} must be from {lo} to {hi}",
-                                g.shown()
-                            ));
-                        }
-                        g.value
-                    }),
+                    bounds_noise,
                     ..PrivatePrep::default()
                 };
                 private_dataset(path, train, test, &prep, &mut rng)

@@ -91,6 +91,13 @@ fn write_new_files(dir: &Path, files: &[ExportFile], private: bool) -> Result<()
         Ok(_) => false,
         Err(e) if e.kind() == ErrorKind::NotFound => {
             let io = |error| OutRefusal::Io { file: None, error };
+            // "fresh/.." names no new folder (it made `fresh`, then found its parent there).
+            if !matches!(
+                dir.components().next_back(),
+                Some(std::path::Component::Normal(_))
+            ) {
+                return Err(OutRefusal::NotANewName);
+            }
             if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent).map_err(io)?;
             }
@@ -149,6 +156,8 @@ enum OutRefusal {
     NotAFolder,
     /// Something of its name appeared between the check and the folder's making.
     Appeared,
+    /// A missing path whose last part is `..` or `.`: no folder's own name.
+    NotANewName,
     /// The export's files already there, by name.
     Taken(String),
     /// The file being written when it failed, if one was.
@@ -163,6 +172,9 @@ impl std::fmt::Display for OutRefusal {
         match self {
             OutRefusal::Link => f.write_str("is a symbolic link: name the folder itself"),
             OutRefusal::NotAFolder => f.write_str("is a file, not a folder"),
+            OutRefusal::NotANewName => f.write_str(
+                "ends in '..' or '.' under a folder that does not exist: name the folder",
+            ),
             OutRefusal::Appeared => {
                 f.write_str("appeared while the export was being made: nothing was written")
             }
