@@ -101,7 +101,7 @@ fn train(a: &RunArgs) {
         if note.is_some() {
             every_field_not_private(&mut line);
         }
-        say(&format!("{line}"));
+        say(line);
         if let Some(why) = &report.divergence {
             eprintln!("dpsgd: {}", one_line(why));
             std::process::exit(1); // the run failed, not the command line (status 2)
@@ -120,9 +120,7 @@ fn coverage(a: &RunArgs) {
         c.covered.clear();
         c.outside.insert(0, format!("Everything: {note}."));
     }
-    say(&serde_json::to_string(&c)
-        .expect("coverage serialises")
-        .to_string());
+    say(serde_json::to_string(&c).expect("coverage serialises"));
 }
 
 /// `dpsgd audit`: a membership attack against the run the train options describe (R runs
@@ -184,9 +182,7 @@ fn audit(a: &AuditArgs) {
         .run_all(&mut |_, _| {})
         .unwrap_or_else(|e| fail(format!("--{}: {}", flag_of(e.field), e.message)));
     let result = summarize(&plan, &runs);
-    say(&serde_json::to_string(&result)
-        .expect("audit result serialises")
-        .to_string());
+    say(serde_json::to_string(&result).expect("audit result serialises"));
 }
 
 fn bench(a: &BenchArgs) {
@@ -196,30 +192,22 @@ fn bench(a: &BenchArgs) {
     a.runs(BenchCase::All);
     if a.runs(BenchCase::Kernels) {
         for l in dpsgd_lab::bench::kernels("native", &now, 300.0) {
-            say(&serde_json::to_string(&l)
-                .expect("bench line serialises")
-                .to_string());
+            say(serde_json::to_string(&l).expect("bench line serialises"));
         }
     }
     if a.runs(BenchCase::Ceiling) {
         for l in dpsgd_lab::bench::ceiling::ceilings("native", &now, 1000.0) {
-            say(&serde_json::to_string(&l)
-                .expect("bench line serialises")
-                .to_string());
+            say(serde_json::to_string(&l).expect("bench line serialises"));
         }
     }
     if a.runs(BenchCase::Training) {
         for l in dpsgd_lab::bench::training("native", &now, 1000.0) {
-            say(&serde_json::to_string(&l)
-                .expect("bench line serialises")
-                .to_string());
+            say(serde_json::to_string(&l).expect("bench line serialises"));
         }
     }
     if a.runs(BenchCase::Accountants) {
         for l in dpsgd_lab::bench::accountant_curves("native", &now) {
-            say(&serde_json::to_string(&l)
-                .expect("bench line serialises")
-                .to_string());
+            say(serde_json::to_string(&l).expect("bench line serialises"));
         }
     }
 }

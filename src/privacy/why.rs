@@ -30,7 +30,8 @@ pub fn why_they_differ(
     step: &Release,
     steps: u64,
     delta: f64,
-    (amp, poisson): (Amplification, bool),
+    amp: Amplification,
+    poisson: bool,
     whole: WholeRun,
 ) -> Vec<String> {
     let shuffled = "With shuffled lots neither is a bound: the accountants assume Poisson \
@@ -134,7 +135,7 @@ mod tests {
             strong: Some(2618.0),
             ..WholeRun::default()
         };
-        let said = why_they_differ(&step, 1272, 1e-5, (Amplification::Rigorous, true), whole);
+        let said = why_they_differ(&step, 1272, 1e-5, Amplification::Rigorous, true, whole);
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(
             said[0].starts_with("Strong composition is above naive here."),
@@ -156,7 +157,7 @@ mod tests {
             "{}",
             said[0]
         );
-        let paper = why_they_differ(&step, 1272, 1e-5, (Amplification::Paper, true), whole);
+        let paper = why_they_differ(&step, 1272, 1e-5, Amplification::Paper, true, whole);
         assert!(paper[0].ends_with("neither is a bound."), "{}", paper[0]);
         // Strong below naive: nothing to explain.
         let usual = WholeRun {
@@ -165,7 +166,7 @@ mod tests {
             ..WholeRun::default()
         };
         assert!(
-            why_they_differ(&step, 1272, 1e-5, (Amplification::Rigorous, true), usual).is_empty()
+            why_they_differ(&step, 1272, 1e-5, Amplification::Rigorous, true, usual).is_empty()
         );
     }
 
@@ -177,13 +178,7 @@ mod tests {
             pld: Some(0.037),
             ..WholeRun::default()
         };
-        let said = why_they_differ(
-            &step,
-            100,
-            1e-5,
-            (Amplification::Rigorous, true),
-            near_floor,
-        );
+        let said = why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, true, near_floor);
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(said[0].contains("9.81× PLD's"), "{}", said[0]);
         assert!(said[0].contains("ln(1/δ)/32 = 0.36"), "{}", said[0]);
@@ -192,7 +187,7 @@ mod tests {
             pld: Some(1.2),
             ..WholeRun::default()
         };
-        let said = why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, true), loose);
+        let said = why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, true, loose);
         assert!(said[0].contains("looser than composing"), "{}", said[0]);
         // Within 2×, or PLD not known yet (∞ or computing): nothing.
         let close = WholeRun {
@@ -200,15 +195,13 @@ mod tests {
             pld: Some(0.95),
             ..WholeRun::default()
         };
-        assert!(
-            why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, true), close).is_empty()
-        );
+        assert!(why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, true, close).is_empty());
         let unknown = WholeRun {
             moments: Some(1.26),
             ..WholeRun::default()
         };
         assert!(
-            why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, true), unknown).is_empty()
+            why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, true, unknown).is_empty()
         );
     }
 
@@ -223,7 +216,7 @@ mod tests {
             moments: Some(3.0),
             pld: Some(1.0),
         };
-        let said = why_they_differ(&step, 100, 1e-5, (Amplification::Rigorous, false), whole);
+        let said = why_they_differ(&step, 100, 1e-5, Amplification::Rigorous, false, whole);
         assert_eq!(said.len(), 2, "{said:?}");
         for s in &said {
             assert!(!s.contains("valid"), "{s}");

@@ -137,11 +137,11 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
   // handed in with the facts): of the run on screen, and of a step that sets a σ of its own
   // (the DP-SGD mode unless it says another).
   // Without it (not yet known) neither branch on the noise is taken.
-  const adds = facts.addsNoise;
-  const noiseless = (/** @type {Record<string, any>} */ s) =>
-    !!adds && !adds({ mode: s.mode ?? 'dp', sigma: s.sigma });
+  const adds = (/** @type {Record<string, any>} */ s) =>
+    facts.addsNoise?.({ mode: s.mode ?? 'dp', sigma: s.sigma });
+  const noiseless = (/** @type {Record<string, any>} */ s) => adds(s) === false;
   const addsNoise = (/** @type {Record<string, any>} */ s) =>
-    !!adds && typeof s.sigma === 'number' && adds({ mode: s.mode ?? 'dp', sigma: s.sigma });
+    typeof s.sigma === 'number' && adds(s) === true;
   const moved = live ? movedFrom(want, cfg) : [];
   const list = (/** @type {string[][]} */ m) =>
     m.map(([name, , now]) => `${name} = ${now}`).join(', ');

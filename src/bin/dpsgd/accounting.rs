@@ -214,7 +214,7 @@ pub fn epsilon(a: &EpsilonArgs) {
             amp.name()
         ));
     }
-    say(&format!("{out}"));
+    say(&out);
 }
 
 /// The least σ `dpsgd sigma` searches. Below it nothing private is left to find — at δ = 1e-5
@@ -270,5 +270,5 @@ pub fn sigma(a: &SigmaArgs) {
             fmt_num(target)
         ));
     }
-    say(&format!("{out}"));
+    say(&out);
 }

@@ -66,7 +66,7 @@ pub fn fail(msg: impl std::fmt::Display) -> ! {
 /// Prints `line` and a newline on standard output. A reader gone before the end (`dpsgd train
 /// | head -1`) ends the program quietly, as a closed pipe ends a Unix tool, not in a panic with
 /// a backtrace; any other write error is one line, as every refusal is.
-pub fn say(line: &str) {
+pub fn say(line: impl std::fmt::Display) {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {

@@ -67,10 +67,7 @@ pub fn export(a: &ExportArgs) {
     write_new_files(Path::new(out), &files, own_file)
         .unwrap_or_else(|why| fail(format!("--out {}: {why}", shown_path(out))));
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-    say(&format!(
-        "{}",
-        serde_json::json!({ "dir": out, "files": names })
-    ));
+    say(serde_json::json!({ "dir": out, "files": names }));
 }
 
 /// Writes `files` into `dir` without touching anything already there: `dir` is made when

@@ -114,7 +114,8 @@ impl RunView {
             &mech.step,
             steps,
             cfg.delta,
-            (cfg.amplification, cfg.sampling == Sampling::Poisson),
+            cfg.amplification,
+            cfg.sampling == Sampling::Poisson,
             ends,
         ))
     }
