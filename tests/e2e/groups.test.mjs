@@ -45,6 +45,15 @@ test("MNIST by class: the groups chart draws ten digits, ε's coverage names the
   const before = await generationOf(page);
   await page.selectOption('#groups', 'none');
   await waitForRun(page, before, 2, { done: true, timeout: 120_000 });
+  // The run done may be the one the data set's switch started (by class, debounced), finished
+  // before None's replaced it under load: wait for None's run on screen, then check.
+  await page.waitForFunction(
+    () =>
+      document.getElementById('groups-figure').hidden &&
+      !/group/.test(document.getElementById('covered').textContent),
+    null,
+    { timeout: 120_000 },
+  );
   assert.equal(await page.locator('#groups-figure').isVisible(), false);
   assert.doesNotMatch(await page.locator('#covered').textContent(), /group/);
   assert.deepEqual(problems, []);
