@@ -53,6 +53,10 @@ import { LoadedFacts } from './lab/run.js';
 import { Session } from './page/session.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
+// The page's start-up on its timeline, stage by stage (the e2e tests print them for a page that
+// never became ready): this module run, the wasm's response, its compilation, Rust ready, the
+// training worker ready (session.js).
+performance.mark('dpsgd:page-started');
 
 // the data set's facts the last run loaded: previews wait for theirs
 const loaded = new LoadedFacts();
@@ -111,6 +115,7 @@ const {
   drawSigmaChart,
   verdict,
   learned,
+  holdingBack,
   privacyCostPoints,
   groupsNow,
 } = setUpCharts({
@@ -246,6 +251,7 @@ const lessonSources = (cfg = run()?.cfg ?? current(), data = factsFor(cfg)) => (
   auditRuns: settings.get('audit_runs'),
   // Rust's: false once the accuracy shows learning, true when it learned nothing, else unknown.
   learnedNothing: negated(learned(data?.majority_share, data?.n_test)),
+  holdingBack: holdingBack(), // Rust's: what holds the run back (the status's hint)
   open: cfg === run()?.cfg ? run()?.coverage?.open : undefined, // Rust's: why ε = ∞, when so
 });
 setUpLessonPlayer({
@@ -348,8 +354,12 @@ const worker = startTrainingWorker({
   cap: trainingCap,
 });
 pageModule()
-  .then((module) => init({ module_or_path: module }))
+  .then((module) => {
+    performance.mark('dpsgd:wasm-compiled');
+    return init({ module_or_path: module });
+  })
   .then(() => {
+    performance.mark('dpsgd:wasm-ready');
     const listed = accountants();
     $('budget-accountant').replaceChildren(...listed.map((a) => new Option(a.choice, a.name)));
     $('opacus-accountant').replaceChildren(

@@ -84,7 +84,7 @@ pub fn verdict(
             "Nothing learned: for {FLAT_EPOCHS} epochs the test accuracy stayed within ±{:.1} points of the {:.1}% majority share (always guessing the most common answer). {}",
             100.0 * band,
             100.0 * p,
-            hint(last)
+            holding_back(last).say
         ),
     })
 }
@@ -116,32 +116,67 @@ fn band(p: f64, n: usize) -> f64 {
     2.0 * (p * (1.0 - p) / n as f64).sqrt()
 }
 
-/// What to move, from the last epoch's numbers.
-fn hint(r: &EpochOutcome) -> String {
+/// The first setting that holds a run back, in the order of [`holding_back`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// ≥ 90% of the gradients clipped: clipping removes almost all signal.
+    Clipping,
+    /// Each lot's noise ≥ 5× its clipped signal.
+    Noise,
+    /// η·C ≤ 0.5: each step moves the model too little.
+    ShortSteps,
+    /// Under 100 steps so far.
+    FewSteps,
+    /// None of these: a larger η or C, or more epochs.
+    Other,
+}
+
+/// What holds a run back and what to move ([`Verdict`]'s hint), from one epoch's numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HoldingBack {
+    pub cause: Cause,
+    pub say: String,
+}
+
+/// What to move, from the epoch report `r`: the first of clipping (≥ 90% of the gradients
+/// clipped), the noise (≥ 5× the clipped signal of a lot), short steps (η·C ≤ 0.5: Algorithm 1's
+/// update moves the signal part at most η·C) and few steps (< 100). A lesson that says why a
+/// run learned nothing reads the same cause as the status line's verdict.
+pub fn holding_back(r: &EpochOutcome) -> HoldingBack {
     let clipped = r.clipped_fraction.unwrap_or(0.0);
     let ratio = match (r.noise_norm, r.signal_norm) {
         (Some(noise), Some(signal)) if signal > 0.0 => noise / signal,
         _ => 0.0,
     };
-    if clipped >= 0.9 {
-        format!(
+    let (cause, say) = if clipped >= 0.9 {
+        let say = format!(
             "Clipping removes almost all signal ({:.0}% of the gradients cut to C = {}): raise C.",
             100.0 * clipped,
             short(r.clip)
-        )
+        );
+        (Cause::Clipping, say)
     } else if ratio >= 5.0 {
-        format!("Each lot's noise is {ratio:.0}× its clipped signal: raise L or lower σ.")
+        let say =
+            format!("Each lot's noise is {ratio:.0}× its clipped signal: raise L or lower σ.");
+        (Cause::Noise, say)
     } else if r.lr * r.clip <= 0.5 {
-        format!(
+        let say = format!(
             "Each step moves the model at most η·C = {} ({} steps so far): raise C or η.",
             short(r.lr * r.clip),
             r.steps
-        )
+        );
+        (Cause::ShortSteps, say)
     } else if r.steps < 100 {
-        format!("Only {} steps so far: more epochs or a smaller L.", r.steps)
+        let say = format!("Only {} steps so far: more epochs or a smaller L.", r.steps);
+        (Cause::FewSteps, say)
     } else {
-        "Try a larger η or C, or more epochs.".to_string()
-    }
+        (
+            Cause::Other,
+            "Try a larger η or C, or more epochs.".to_string(),
+        )
+    };
+    HoldingBack { cause, say }
 }
 
 /// A setting as a student reads it: three significant digits.
@@ -264,6 +299,47 @@ mod tests {
             r.steps = 30;
         })
         .contains("Only 30 steps"));
+    }
+
+    #[test]
+    fn the_cause_is_the_hint_the_verdict_says() {
+        let cause = |f: &dyn Fn(&mut EpochOutcome)| {
+            let mut r = epoch(0.5);
+            f(&mut r);
+            let said = holding_back(&r);
+            let flat = [r.clone(), r.clone(), r];
+            let verdict = verdict(&flat, Some(0.5), Some(1000)).unwrap().say;
+            assert!(verdict.ends_with(&said.say), "{verdict} / {}", said.say);
+            said.cause
+        };
+        // epoch(): 30% clipped, noise 1.5× the signal, η·C = 0.2, 1270 steps.
+        assert_eq!(cause(&|_| {}), Cause::ShortSteps);
+        // Noise above the signal but under 5×: not the noise's doing by this rule.
+        assert_eq!(cause(&|r| r.noise_norm = Some(4.9)), Cause::ShortSteps);
+        assert_eq!(cause(&|r| r.noise_norm = Some(5.0)), Cause::Noise);
+        assert_eq!(
+            cause(&|r| {
+                r.noise_norm = Some(40.0);
+                r.clipped_fraction = Some(0.9);
+            }),
+            Cause::Clipping
+        );
+        assert_eq!(cause(&|r| r.clip = 1.0), Cause::Other);
+        assert_eq!(
+            cause(&|r| {
+                r.clip = 1.0;
+                r.steps = 99;
+            }),
+            Cause::FewSteps
+        );
+        // No noise views (the private level): never the noise.
+        assert_eq!(
+            cause(&|r| {
+                r.signal_norm = None;
+                r.clip = 1.0;
+            }),
+            Cause::Other
+        );
     }
 
     #[test]

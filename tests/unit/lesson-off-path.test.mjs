@@ -41,13 +41,24 @@ test('moments 2: "the exact per-step bound" only of a run in the exact conventio
   assert.match(paper, /^Off the step/, paper);
 });
 
-test('noise 1: no "only L" of a lot dragged up; "drowns" only with the noise above', () => {
+// Rust's holding_back (src/train/verdict.rs) as the page hands it: its cause and its hint.
+const held = (cause) => ({ holdingBack: { cause, say: `Rust's ${cause} hint.` } });
+
+test('noise 1: no "only L" of a lot dragged up; "drowns" only where Rust blames the noise', () => {
   assert.doesNotMatch(said('noise', 1, { lot_size: 4096 }), /only L/);
-  assert.match(said('noise', 1, {}), /the noise drowns what the model could learn/);
+  const noise = said('noise', 1, {}, held('noise'));
+  assert.match(noise, /the noise drowns what the model could learn/, noise);
   // Nothing learned with the noise below the signal (η or C moved, say): not the noise's doing.
-  const quiet = said('noise', 1, { lr: 0.01 }, { noiseRatio_: 0.3 });
+  const quiet = said('noise', 1, { lr: 0.01 }, { noiseRatio_: 0.3, ...held('short-steps') });
   assert.doesNotMatch(quiet, /drowns/, quiet);
-  assert.match(quiet, /something else holds it back/, quiet);
+  assert.match(quiet, /Not the noise alone/, quiet);
+  // The noise above the signal, 2×, but C moved so low that clipping is Rust's first cause:
+  // the step says what the status says, not that the noise drowns it.
+  const clipped = said('noise', 1, { clip: 0.01 }, { noiseRatio_: 2, ...held('clipping') });
+  assert.doesNotMatch(clipped, /drowns/, clipped);
+  assert.match(clipped, /Not the noise alone holds it back here: #$/, clipped);
+  const hint = fillers(String, []).get('holdingBack')(held('clipping'));
+  assert.equal(hint, "Rust's clipping hint.");
 });
 
 test("audit 2 and Alice 2 promise the whole run's ε only where no budget stops the runs", () => {
@@ -82,10 +93,18 @@ test("one's own file: no sentence waits for a majority line or an earlier run ne
 
 test('no reason for nothing learned without a ratio; a preview compared on a file too', () => {
   // The noise views not released (the private level): the ratio is unknown, no reason given.
-  const hidden = said('noise', 1, {}, { noiseRatio_: undefined });
-  assert.doesNotMatch(hidden, /drowns|something else/, hidden);
+  const hidden = said('noise', 1, {}, { noiseRatio_: undefined, ...held('noise') });
+  assert.doesNotMatch(hidden, /drowns|Not the noise/, hidden);
   // Moments 2 compares with a preview (nothing trained): said on one's own file too.
   const preview = said('moments', 2, { dataset: 'own' });
   assert.doesNotMatch(preview, /not trained again/, preview);
   assert.match(preview, /exact per-step bound/, preview);
+});
+
+test('who-pays 2 with Groups at None: no wait for rings on a chart that draws none', () => {
+  const none = said('who-pays', 2, { groups: 'none' }, { groups: undefined, done: false });
+  assert.doesNotMatch(none, /rings on the groups chart/, none);
+  assert.match(none, /choose Class again/, none);
+  const open = said('who-pays', 2, {}, { groups: undefined, done: false });
+  assert.match(open, /rings on the groups chart/, open);
 });

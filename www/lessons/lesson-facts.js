@@ -21,7 +21,7 @@
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, accNoisy?: boolean, majority?: number, nTrain?: number, nTest?: number,
- *   learnedNothing?: boolean,
+ *   learnedNothing?: boolean, holdingBack?: {cause: string, say: string},
  *   clipped?: number, clip_?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?:
  * AuditFacts, alice?: AliceFacts, auditRuns?: number, earlierAudit?: {label: string, said:
@@ -39,6 +39,7 @@ const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefin
  * @param {{cfg: any, history: any[], done: boolean, data: any, preview: any[], pld: any[] | null,
  *   cost: number | undefined, groups?: any, audit: any[] | null, earlierAudit?: {label: string,
  * results: any[]} | null, alice?: any, auditRuns?: number, learnedNothing: boolean | undefined,
+ * holdingBack?: {cause: string, say: string},
  * prev: any, gap?: (before: number, after: number, nTest: number) => Gap | undefined,
  * open?: string | null}} s
  * @returns {Facts}
@@ -77,6 +78,7 @@ export function factsOf(s) {
     nTrain: s.data?.n_train,
     nTest,
     learnedNothing: s.learnedNothing,
+    holdingBack: s.holdingBack ?? undefined, // Rust's cause and hint (train/verdict.rs)
     // Why nothing of the run is private (ε = ∞), when so: Rust's Coverage.open, its words.
     open: s.open ?? undefined,
     clipped: finite(last?.clipped_fraction),
@@ -160,6 +162,7 @@ export function fillers(fmtEps, accountants) {
       majority: (f) => when(f.majority, pct),
       clipped: (f) => when(f.clipped, pct),
       noiseRatio: (f) => when(f.noiseRatio_, times),
+      holdingBack: (f) => f.holdingBack?.say, // Rust's hint, as the status line says it
       eps: (f) => eps(f.eps_),
       cost: (f) => when(f.cost, (v) => v.toFixed(1)), // Rust's, in points already
       // A comparison's difference (signed) and its ± (two standard errors), in points.

@@ -72,9 +72,13 @@ export const WHO_PAYS = {
           no:
             'Without privacy (same seed) the gap is {groups.gapNonPrivate} points; with DP-SGD ' +
             '{groups.gapDp}: not wider beyond its ±{groups.gapChangeMargin} here.',
-          wait:
-            'Compare trains the same seed without privacy, with clipping only, with noise only ' +
-            'and with DP-SGD: rings on the groups chart.',
+          // With Groups at None there is no groups chart to ring: never waited for.
+          wait: (f) =>
+            f.cfg?.groups === 'none'
+              ? 'With Groups at None the groups chart has no rows, and Compare no groups to ' +
+                'set side by side: choose Class again to see who pays.'
+              : 'Compare trains the same seed without privacy, with clipping only, with noise ' +
+                'only and with DP-SGD: rings on the groups chart.',
         },
         {
           // "Loses" only for a fall beyond its ± (Rust's most_lost_clear), as in step 3.

@@ -153,17 +153,17 @@ export const LESSONS = new Map(
               // accuracy ends clearly above the line — on it, or below it (noise can do worse).
               when: (f) =>
                 ended(f, known(f.acc, f.majority) ? f.learnedNothing !== false : undefined),
-              // "The noise drowns it" only where the noise is above the signal: moved η, C or
-              // the epochs can stop the learning as well (Rust's verdict then says which).
+              // "The noise drowns it" only where Rust's verdict blames the noise: moved η, C
+              // or the epochs can stop the learning as well, and then the step says what Rust's
+              // status says (its cause and hint: train/verdict.rs holding_back).
               yes: (f) =>
                 'The test accuracy ends at {acc}, no better than the grey majority line ' +
                 '({majority}) within chance' +
-                (f.noiseRatio_ === undefined
+                (f.noiseRatio_ === undefined || !f.holdingBack
                   ? '.' // the noise views not released: no word on why
-                  : f.noiseRatio_ > 1
+                  : f.holdingBack.cause === 'noise'
                     ? ': the noise drowns what the model could learn.'
-                    : '; the noise is below the signal here, so something else holds it back ' +
-                      '(see the status line).'),
+                    : '. Not the noise alone holds it back here: {holdingBack}'),
               no:
                 'Even so the test accuracy ends at {acc}, above the majority line ({majority}) ' +
                 'by more than chance allows.',

@@ -196,6 +196,9 @@ export function setUpCharts(view) {
     view.ready() && view.run()
       ? runView().learned(majority ?? undefined, nTest ?? undefined)
       : undefined;
+  // What holds the run back and what to move (Rust's {cause, say}: the hint its verdict says),
+  // from its last epoch; undefined before one.
+  const holdingBack = () => (view.ready() && view.run() ? runView().holdingBack() : undefined);
   // The cost of privacy the accuracy chart writes (percentage points; undefined unless a
   // non-private and a DP-SGD run are on it), for text that quotes it.
   const privacyCostPoints = () => (view.ready() ? runView().privacyCostPoints() : undefined);
@@ -208,6 +211,7 @@ export function setUpCharts(view) {
     drawSigmaChart,
     verdict,
     learned,
+    holdingBack,
     privacyCostPoints,
     groupsNow,
   };

@@ -10,7 +10,7 @@ use crate::charts::groups::{compare, summary, GroupsCompared, RunGroups};
 use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, Amplification};
 use crate::train::gap::accuracy_gap;
-use crate::train::verdict::{learned, verdict, EpochOutcome};
+use crate::train::verdict::{holding_back, learned, verdict, EpochOutcome};
 use crate::web::js::from_js;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -303,6 +303,17 @@ impl RunView {
     ) -> Result<JsValue, JsError> {
         match verdict(&self.outcomes, majority, n_test) {
             Some(v) => crate::web::js::to_js(&v),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// What holds the run back now and what to move ({cause, say}: `train::verdict`'s
+    /// `holding_back`, the hint its verdict says), from the last epoch report; undefined before
+    /// one. A lesson that says why a run learned nothing names this cause, as the status does.
+    #[wasm_bindgen(js_name = holdingBack)]
+    pub fn holding_back(&self) -> Result<JsValue, JsError> {
+        match self.outcomes.last() {
+            Some(r) => crate::web::js::to_js(&holding_back(r)),
             None => Ok(JsValue::UNDEFINED),
         }
     }
