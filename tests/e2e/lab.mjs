@@ -171,12 +171,26 @@ export async function openLab(hash = '', script = null, { isolated = true, from 
     });
   } catch (e) {
     // Say where it stood: the status line, the message, what the page reported wrong.
+    // And how far its start-up got: main.js's marks (page started, wasm response, compiled,
+    // ready, training worker ready), whether a service worker answered, and the wasm's fetch.
     const where = await page
-      .evaluate(() =>
-        ['status', 'message', 'load-progress']
+      .evaluate(() => {
+        const text = ['status', 'message', 'load-progress']
           .map((id) => `${id}: ${document.getElementById(id)?.textContent ?? '(none)'}`)
-          .join('; '),
-      )
+          .join('; ');
+        const marks = performance
+          .getEntriesByType('mark')
+          .filter((m) => m.name.startsWith('dpsgd:'))
+          .map((m) => `${m.name.slice(6)} ${Math.round(m.startTime)}`);
+        const wasm = performance
+          .getEntriesByType('resource')
+          .filter((r) => r.name.endsWith('.wasm'))
+          .map((r) => `${r.name.split('/').pop()} in ${Math.round(r.duration)} ms`);
+        const sw = navigator.serviceWorker?.controller?.state ?? 'none';
+        return `${text}; marks: ${marks.join(', ') || 'none'}; wasm fetched: ${
+          wasm.join(', ') || 'no'
+        }; service worker: ${sw}; isolated: ${crossOriginIsolated}`;
+      })
       .catch(() => '(page gone)');
     await page.screenshot({ path: `${ARTIFACTS}/not-ready-${Date.now()}.png` }).catch(() => {});
     const waiting = [...pending].map((u) => u.replace(at.url, '/')).join(', ') || 'none';

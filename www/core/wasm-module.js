@@ -23,6 +23,7 @@ function fetched() {
   if (!response) {
     response = fetch(URL_OF_WASM).then((r) => {
       if (!r.ok) throw new Error(`${URL_OF_WASM.pathname}: HTTP ${r.status}`);
+      performance.mark('dpsgd:wasm-response'); // its headers in (main.js: the start-up's marks)
       return r;
     });
   }

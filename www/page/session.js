@@ -78,6 +78,7 @@ export class Session {
     this.started = false;
     this.fromWorker = handlers({
       ready: () => {
+        performance.mark('dpsgd:worker-ready');
         this.workerReady = true;
         this.startWhenReady();
       },
