@@ -194,14 +194,23 @@ const cases = [
         const none = text.match(
           /No group's fall .* \(the most: (.+), (−?\d+\.\d) ± (\d+\.\d) points on (\d+) rows\)/,
         );
-        const some = text.match(
+        // A fall beyond its ±: "loses most"; the largest fall within its ± is said as such.
+        const clear = text.match(
           new RegExp(
             String.raw`(\S.*) loses most to DP-SGD: (−?\d+\.\d) ± (\d+\.\d) points on (\d+) ` +
-              String.raw`test rows; (\d+) of the groups`,
+              String.raw`test rows; (\d+) groups? falls? beyond`,
           ),
         );
+        const within = text.match(
+          new RegExp(
+            String.raw`Under DP-SGD (\d+) groups? falls? beyond .*; the largest fall, (\S.*) by ` +
+              String.raw`(−?\d+\.\d) ± (\d+\.\d) points on (\d+) test rows, is within its ±`,
+          ),
+        );
+        const some = clear ?? (within && [within[0], ...within.slice(2), within[1]]);
         const said = none ?? some;
         assert.ok(said, text);
+        if (some) assert.equal(!!clear, most.points > most.m, `"loses most" beyond its ±: ${text}`);
         assert.ok(said[1].endsWith(most.name), `the group that fell most, ${most.name}: ${text}`);
         near(figure(said[2]), most.points, 'fall', text);
         near(figure(said[3]), most.m, '±', text);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LESSONS, settingsOf } from '../../www/lessons/lessons.js';
 import { claimsOf, movedFrom } from '../../www/lessons/lesson-claims.js';
-import { factsOf, fillers, fillIn } from '../../www/lessons/lesson-facts.js';
+import { fillers, fillIn } from '../../www/lessons/lesson-facts.js';
 import { addsNoise } from './rust-stand-ins.mjs';
 
 // Every `{name}` filled with a mark, so the test reads the words, not the numbers.
@@ -210,103 +210,6 @@ test('an accuracy comparison is a difference only beyond its ±, and always give
     }
   }
   assert.ok(checked >= 12, `${checked} comparisons checked`); // clipping 2 and 3, noise 2, cost 2
-});
-
-// One audit, one set of numbers (#53 §4): the audit lesson quotes ε_lower and the PLD ε as
-// the audit's own summary words them (Rust's `said`: a lower bound rounded down, an upper
-// bound up; here 3.669 is "3.66", never JS's "3.67"), and compares with the PLD accountant's ε,
-// the region drawn, which it names.
-test("the audit lesson quotes the audit's figures as its summary does, names PLD's region", () => {
-  const lesson = LESSONS.get('audit');
-  const want = settingsOf(lesson, 1);
-  const audit = [
-    {
-      threat: 'realistic',
-      eps_lower: 3.669,
-      eps_upper: { pld: 4.213, moments: 5.1 },
-      said: { eps_lower: '3.66', pld: '4.22' },
-      region: { verdict: 'inside', above_at: null },
-    },
-    {
-      threat: 'worst-case',
-      eps_lower: 0.051,
-      eps_upper: { pld: 4.213 },
-      said: { eps_lower: '0.05', pld: '4.22' },
-    },
-  ];
-  const facts = factsOf({
-    cfg: want,
-    history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 5.1 } }],
-    done: true,
-    data: { n_test: 300 },
-    preview: [],
-    pld: null,
-    cost: undefined,
-    audit,
-    learnedNothing: false,
-    prev: null,
-  });
-  const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
-  assert.equal(fill.get('audit.realistic')(facts), '3.66');
-  assert.equal(fill.get('audit.worst')(facts), '0.05');
-  assert.equal(fill.get('audit.upper')(facts), '4.22');
-  const said = lesson.steps[1].say
-    .filter((s) => typeof s !== 'string' && 'when' in s)
-    .map((s) => fillIn(s.when(facts) ? s.yes : s.no, facts, fill));
-  assert.ok(
-    said.some((t) =>
-      /ε ≥ 3\.66 \(at 95% confidence\): below the PLD accountant's ε = 4\.22/.test(t),
-    ),
-    said.join(' | '),
-  );
-  assert.ok(!said.join(' ').includes('3.67'));
-});
-
-// Step 1's audit beside step 2's (#53 §4): audit step 2 quotes the audit of other settings kept
-// on the region chart — what it was of and its ε_lower as its summary worded it — and says
-// nothing of one when there is none (a link opened at step 2).
-test('audit step 2 quotes the earlier audit kept beside it, and only when there is one', () => {
-  const lesson = LESSONS.get('audit');
-  const want = settingsOf(lesson, 1);
-  const audit = [
-    {
-      threat: 'realistic',
-      eps_lower: 0.48,
-      eps_upper: { pld: 0.9 },
-      said: { eps_lower: '0.48', pld: '0.90' },
-      region: { verdict: 'inside', above_at: null },
-    },
-  ];
-  const earlier = {
-    label: 'σ = 0',
-    results: [{ threat: 'realistic', eps_lower: 3.129, said: { eps_lower: '3.12' } }],
-  };
-  const base = {
-    cfg: want,
-    history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 0.9 } }],
-    done: true,
-    data: { n_test: 300 },
-    preview: [],
-    pld: null,
-    cost: undefined,
-    audit,
-    learnedNothing: false,
-    prev: null,
-  };
-  const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
-  const text = (facts) =>
-    claimsOf(lesson.steps[1], want, facts, (t) => fillIn(t, facts, fill), true)
-      .parts.map((p) => p.text)
-      .join(' ');
-  const beside = text(factsOf({ ...base, earlierAudit: earlier }));
-  assert.match(beside, /At σ = 0 \(long dashes\) it proved ε ≥ 3\.12\./);
-  const alone = text(factsOf({ ...base, earlierAudit: null }));
-  assert.doesNotMatch(alone, /long dashes/);
-  assert.doesNotMatch(
-    text(factsOf({ ...base, audit: null, earlierAudit: earlier })),
-    /long dashes/,
-    'not before this audit is in',
-  );
 });
 
 // Every `{name}` of every lesson's text is one the fillers know (with Rust's accountants'

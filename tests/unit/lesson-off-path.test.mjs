@@ -14,6 +14,8 @@ function said(name, number, change, over = {}) {
   const lesson = LESSONS.get(name);
   const want = settingsOf(lesson, number - 1);
   const cfg = { ...want, ...change };
+  // a field Rust's config leaves out (groups at None): `undefined` here
+  for (const [key, v] of Object.entries(change)) if (v === undefined) delete cfg[key];
   const numbers = { acc: 0.76, majority: 0.76, noiseRatio_: 2, eps_: 1, nTest: 100, cost: 1 };
   const whole = { naive: 9, strong: 5, moments: 1.2, rdp: 1.1, pld: 1 };
   const facts = {
@@ -63,7 +65,7 @@ test('noise 1: no "only L" of a lot dragged up; "drowns" only where Rust blames 
 
 test("audit 2 and Alice 2 promise the whole run's ε only where no budget stops the runs", () => {
   for (const name of ['audit', 'alice']) {
-    assert.match(said(name, 2, {}), /promises ε = # for the whole run/, name);
+    assert.match(said(name, 2, {}), /promises ε = # at δ = # for the whole run/, name);
     const budget = said(name, 2, { budget_epsilon: 1 });
     assert.doesNotMatch(budget, /promises/, `${name}: ${budget}`);
   }
@@ -101,10 +103,69 @@ test('no reason for nothing learned without a ratio; a preview compared on a fil
   assert.match(preview, /exact per-step bound/, preview);
 });
 
-test('who-pays 2 with Groups at None: no wait for rings on a chart that draws none', () => {
-  const none = said('who-pays', 2, { groups: 'none' }, { groups: undefined, done: false });
+test('who-pays 2 with Groups at None: off the step, no wait for rings on no chart', () => {
+  // Rust's RunConfig leaves groups out while none: the run's config has no `groups`.
+  const none = said('who-pays', 2, { groups: undefined }, { groups: undefined, done: false });
   assert.doesNotMatch(none, /rings on the groups chart/, none);
   assert.match(none, /choose Class again/, none);
+  const off = /^Off the step: the groups = none here \(the step sets the groups = class/;
+  assert.match(none, off, none);
+  // Step 1 then waits for no digit's figures: its sentences are the step's settings' own.
+  const one = said('who-pays', 1, { groups: undefined }, { groups: undefined });
+  assert.doesNotMatch(one, /rarest/, one);
   const open = said('who-pays', 2, {}, { groups: undefined, done: false });
   assert.match(open, /rings on the groups chart/, open);
+});
+
+test("clipping 1 answers at the run's end even without three flat epochs (L = 1, σ = 16)", () => {
+  // Rust's verdict needs three flat epochs; a run ending near or below the line has none.
+  const ended = said('clipping', 1, { lot_size: 1 }, { learnedNothing: undefined, acc: 0.6 });
+  assert.doesNotMatch(ended, /Watch the accuracy/, ended);
+  assert.match(ended, /no better than the grey majority line \(#\) within chance/, ended);
+  const above = said('clipping', 1, {}, { learnedNothing: false });
+  assert.match(above, /above the grey majority line \(#\) by more than chance allows/, above);
+});
+
+test("moments 1 off its settings: the paper's convention still named; no ε under a budget", () => {
+  const moved = said('moments', 1, { epochs: 50 });
+  assert.match(moved, /^Off the step/, moved);
+  assert.match(moved, /paper's own optimistic convention, which is no bound/, moved);
+  assert.match(moved, /naive composition says ε = #/, moved);
+  const exact = said('moments', 1, { epochs: 50, amplification: 'rigorous' });
+  assert.doesNotMatch(exact, /optimistic/, exact);
+  // Under a budget the run stops where it is spent: the whole run's ε is not what it spent.
+  const budget = said('moments', 1, { budget_epsilon: 2 });
+  assert.doesNotMatch(budget, /naive composition says/, budget);
+});
+
+test('who-pays 3: "loses most" only of a fall beyond its own ±', () => {
+  const compared = (clear) => ({
+    groups: {
+      summary: { gap: 5, worst: 'Other', worst_acc: 0.7, rarest: 'Other', rarest_n_train: 200 },
+      compared: {
+        most_lost: 'Other',
+        most_lost_points: 4,
+        most_lost_margin: 6,
+        most_lost_n_test: 135,
+        most_lost_clear: clear,
+        falls_beyond_noise: 1,
+      },
+    },
+  });
+  const within = said('who-pays', 3, {}, compared(false));
+  assert.doesNotMatch(within, /loses most/, within);
+  assert.match(within, /is within its ±/, within);
+  assert.match(said('who-pays', 3, {}, compared(true)), /# loses most to DP-SGD/);
+  const fill = fillers(String, []).get('groups.fallsBeyondNoise');
+  assert.equal(fill(compared(true)), '1 group falls beyond the noise of its test rows');
+});
+
+test('audit 2: "as it must be" not beside a ROC that leaves the region', () => {
+  const audit = (verdict) => ({
+    audit: { realistic: 0.5, upper: 1.2, worst: 1, region: { verdict, above_at: [0.1] }, said: {} },
+  });
+  const outside = said('audit', 2, {}, audit('outside'));
+  assert.doesNotMatch(outside, /as it must be/, outside);
+  assert.match(outside, /leaves the region elsewhere/, outside);
+  assert.match(said('audit', 2, {}, audit('inside')), /as it must be/);
 });

@@ -34,11 +34,11 @@ export const ALICE_LESSON = {
         {
           when: (f) => (f.alice ? f.alice.tpr > 0.9 : undefined),
           yes:
-            'Guessing "in" when her loss is low catches {alice.tpr} of the runs with her at a ' +
-            '5% false-alarm rate.',
+            'Guessing "in" when her loss is low catches {alice.tpr} of the runs with her ' +
+            '({alice.range} at 95% confidence) at a 5% false-alarm rate.',
           no:
-            'This time the guess catches only {alice.tpr} of the runs with her at a 5% ' +
-            'false-alarm rate.',
+            'This time the guess catches only {alice.tpr} of the runs with her ({alice.range} ' +
+            'at 95% confidence) at a 5% false-alarm rate.',
           wait: '',
         },
         {
@@ -62,8 +62,8 @@ export const ALICE_LESSON = {
           only: (f) => f.cfg?.budget_epsilon == null,
           sheet: true, // the worksheet prints it: its premise is the step's own settings
           text:
-            'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the ' +
-            'whole run. Train with and without Alice again.',
+            'σ = {sigma}: the moments accountant now promises ε = {whole.moments} at δ = ' +
+            '{delta} for the whole run. Train with and without Alice again.',
         },
         {
           // The audit's region check (the 95% band): the test stays within what ε allows,

@@ -55,8 +55,8 @@ export const AUDIT_LESSON = {
           only: (f) => f.cfg?.budget_epsilon == null,
           sheet: true, // the worksheet prints it: its premise is the step's own settings
           text:
-            'σ = {sigma}: the moments accountant now promises ε = {whole.moments} for the ' +
-            'whole run. Audit again.',
+            'σ = {sigma}: the moments accountant now promises ε = {whole.moments} at δ = ' +
+            '{delta} for the whole run. Audit again.',
         },
         {
           // Rust's region check: the same test that draws the shaded 95% band.
@@ -71,9 +71,14 @@ export const AUDIT_LESSON = {
           // Against the PLD accountant's ε, the tightest promise and the region drawn.
           when: (f) =>
             f.audit && known(f.audit.upper) ? f.audit.realistic < f.audit.upper : undefined,
-          yes:
+          // "As it must be" only where its ROC stays in the region too (Rust's verdict): a
+          // curve can leave the region elsewhere with ε_lower still below the PLD's ε.
+          yes: (f) =>
             'The same attack proves only ε ≥ {audit.realistic} (at 95% confidence): below ' +
-            "the PLD accountant's ε = {audit.upper}, the grey region's, as it must be.",
+            "the PLD accountant's ε = {audit.upper}, the grey region's" +
+            (f.audit?.region?.verdict === 'outside'
+              ? ', though its ROC leaves the region elsewhere (above).'
+              : ', as it must be.'),
           no:
             'The attack proves ε ≥ {audit.realistic} (at 95% confidence), above the PLD ' +
             "accountant's ε = {audit.upper}, the grey region's: a 1-in-20 fluke — audit " +

@@ -45,6 +45,10 @@ const NAMES = new Map(
 // room that turns one on is off the step as much as a moved slider.
 const ASSUMED = { pca: null, clip_quantile: null, report: 'teaching', budget_epsilon: null };
 
+// The fields Rust's RunConfig leaves out while none (so links stay short), as the run has them
+// then: a step's groups moved to None is off the step too.
+const LEFT_OUT_WHILE_NONE = new Map([['groups', 'none']]);
+
 const shownValue = (/** @type {unknown} */ v) =>
   v === null
     ? 'off'
@@ -64,9 +68,11 @@ const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) =>
  * @param {Record<string, any>} cfg the run's config
  */
 export function movedFrom(want, cfg) {
+  const has = (/** @type {string} */ key) =>
+    Object.hasOwn(cfg, key) ? cfg[key] : LEFT_OUT_WHILE_NONE.get(key);
   return Object.entries({ ...ASSUMED, ...want })
-    .filter(([key, v]) => NAMES.has(key) && Object.hasOwn(cfg, key) && !same(v, cfg[key]))
-    .map(([key, v]) => [NAMES.get(key), shownValue(v), shownValue(cfg[key])]);
+    .filter(([key, v]) => NAMES.has(key) && has(key) !== undefined && !same(v, has(key)))
+    .map(([key, v]) => [NAMES.get(key), shownValue(v), shownValue(has(key))]);
 }
 
 // What a run at the private release level does not release, and why a step says nothing of
@@ -208,9 +214,14 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
       unreleased.add(left);
       continue;
     }
-    if (typeof s !== 'string' && moved.length && s.asSet) continue;
     // its premise unmet: not said
     if (typeof s !== 'string' && s.only && !(live && s.only(facts))) continue;
+    if (typeof s !== 'string' && moved.length && s.asSet) {
+      // what of it still holds off the step, if anything (a function of the facts)
+      const off = s.offStep?.(facts) ?? '';
+      if (off) parts.push({ text: fill(off), claim: undefined });
+      continue;
+    }
     if (typeof s === 'string' || !('when' in s)) {
       const text = typeof s === 'string' ? s : s.text;
       // Another run's numbers are not this step's: said once the step's own run is on screen.

@@ -31,6 +31,8 @@
  * @typedef {{points: number, margin: number, clear: boolean}} Gap
  */
 
+import { deltaText } from '../core/shown.js';
+
 const finite = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 /**
@@ -174,6 +176,7 @@ export function fillers(fmtEps, accountants) {
       // The C the run is at: the last report's (adaptive clipping moves it), else the setting.
       clip: (f) => when(f.clip_ ?? f.cfg.clip, num),
       sigma: (f) => when(f.cfg.sigma, num),
+      delta: (f) => when(f.cfg.delta, deltaText), // as the charts write it (Rust's rule)
       lot: (f) => when(f.cfg.lot_size, String),
       epochs: (f) => when(f.cfg.epochs, String),
       q: (f) => when(f.q, (v) => v.toFixed(3)),
@@ -219,7 +222,13 @@ export function fillers(fmtEps, accountants) {
       'groups.mostLostMargin': (f) =>
         when(f.groups?.compared?.most_lost_margin, (v) => v.toFixed(1)),
       'groups.mostLostNTest': (f) => when(f.groups?.compared?.most_lost_n_test, String),
-      'groups.fallsBeyondNoise': (f) => when(f.groups?.compared?.falls_beyond_noise, String),
+      // Rust's count of the falls beyond their ±, in words ("1 group falls … its", "3 … their").
+      'groups.fallsBeyondNoise': (f) =>
+        when(f.groups?.compared?.falls_beyond_noise, (n) =>
+          n === 1
+            ? '1 group falls beyond the noise of its test rows'
+            : `${n} groups fall beyond the noise of their test rows`,
+        ),
       'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
       'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
       'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),

@@ -72,9 +72,10 @@ export const WHO_PAYS = {
           no:
             'Without privacy (same seed) the gap is {groups.gapNonPrivate} points; with DP-SGD ' +
             '{groups.gapDp}: not wider beyond its ±{groups.gapChangeMargin} here.',
-          // With Groups at None there is no groups chart to ring: never waited for.
+          // With Groups at None (Rust's config leaves groups out) there is no groups chart to
+          // ring: never waited for.
           wait: (f) =>
-            f.cfg?.groups === 'none'
+            (f.cfg?.groups ?? 'none') === 'none'
               ? 'With Groups at None the groups chart has no rows, and Compare no groups to ' +
                 'set side by side: choose Class again to see who pays.'
               : 'Compare trains the same seed without privacy, with clipping only, with noise ' +
@@ -125,10 +126,17 @@ export const WHO_PAYS = {
             '{groups.mostLost}, {groups.mostLostPoints} ± {groups.mostLostMargin} points on ' +
             '{groups.mostLostNTest} rows): privacy costs this model too little to show who ' +
             'pays here. The effect needs a model privacy really costs.',
-          no:
-            '{groups.mostLost} loses most to DP-SGD: {groups.mostLostPoints} ± ' +
-            '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows; ' +
-            '{groups.fallsBeyondNoise} of the groups fall beyond the noise of their test rows.',
+          // "Loses most" only of a fall beyond its own ± (Rust's most_lost_clear): a tiny
+          // group's larger fall within its ± beside a large group's clear one is no clear loss.
+          no: (f) =>
+            f.groups?.compared?.most_lost_clear
+              ? '{groups.mostLost} loses most to DP-SGD: {groups.mostLostPoints} ± ' +
+                '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows; ' +
+                '{groups.fallsBeyondNoise}.'
+              : 'Under DP-SGD {groups.fallsBeyondNoise}; ' +
+                'the largest fall, {groups.mostLost} by {groups.mostLostPoints} ± ' +
+                '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows, is within ' +
+                'its ±.',
           wait: '',
         },
       ],

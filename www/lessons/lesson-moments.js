@@ -1,0 +1,109 @@
+// @ts-check
+// The lesson "Why the moments accountant matters" (Abadi et al. 2016, §3.1 and Fig. 2): the
+// paper's own setting, where naive and strong composition are read in the paper's optimistic
+// convention, then the same run with the exact per-step bound, against the moments accountant,
+// RDP and PLD. Every ε is Rust's, filled from the run's preview (lesson-facts.js).
+
+import { below, known } from './when.js';
+
+/** @typedef {import('./lessons.js').Lesson} Lesson */
+/** @typedef {import('./lesson-facts.js').Facts} Facts */
+
+// Moments 1's figures off its settings: still the paper's optimistic convention, no bound, while
+// the convention menu says so (the step's intro, which says it, is only said at its settings).
+const paperConventionOffStep = (/** @type {Facts} */ f) =>
+  f.cfg?.amplification === 'paper'
+    ? "Naive and strong composition here are in the paper's own optimistic convention, which " +
+      'is no bound. For the whole run:'
+    : 'For the whole run:';
+
+/** @type {Lesson} */
+export const MOMENTS_LESSON = {
+  title: 'Why the moments accountant matters',
+  base: {
+    dataset: 'adult',
+    model: 'logistic',
+    sigma: 4,
+    clip: 1,
+    lr: 2,
+    epochs: 100,
+    lot_size: 326,
+    seed: 1,
+  }, // q ≈ 0.01 on Adult
+  steps: [
+    {
+      set: { amplification: 'paper' },
+      charts: ['epsilon-chart', 'accuracy-chart'],
+      controls: ['sigma', 'epochs'],
+      say: [
+        // The whole run's ε is the thin curves while it trains; once done, the thick ones cover
+        // them.
+        {
+          asSet: true,
+          only: (f) => !f.done,
+          text:
+            "The paper's setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with " +
+            "naive and strong composition in the paper's own optimistic convention. For " +
+            'the whole run (thin curves):',
+          offStep: paperConventionOffStep,
+        },
+        {
+          asSet: true,
+          only: (f) => f.done,
+          text:
+            "The paper's setting (its Fig. 2): q = {q}, σ = {sigma}, {epochs} epochs, with " +
+            "naive and strong composition in the paper's own optimistic convention. For " +
+            "the whole run (the curves' ends):",
+          offStep: paperConventionOffStep,
+        },
+        {
+          // Not under an ε budget: the run stops where it is spent, and the whole run's ε
+          // (its preview) is not what it spent (the "Off the step" line names the budget).
+          only: (f) => f.cfg?.budget_epsilon == null,
+          when: (f) =>
+            known(f.whole.naive, f.whole.strong, f.whole.moments)
+              ? f.whole.naive > f.whole.strong && f.whole.strong > f.whole.moments
+              : undefined,
+          yes:
+            'naive composition says ε = {whole.naive}, strong composition {whole.strong}, ' +
+            'the moments accountant {whole.moments}.',
+          no:
+            'naive composition says ε = {whole.naive}, strong composition {whole.strong}, ' +
+            'the moments accountant {whole.moments} — not in the order the paper reports.',
+          wait: "the accountants' ε is being computed…",
+        },
+      ],
+      ask:
+        'Naive composition grows like the number of epochs, strong composition like its ' +
+        'square root. Where would each be after 400 epochs?',
+    },
+    {
+      set: { amplification: 'rigorous' },
+      compare: 'preview',
+      charts: ['epsilon-chart', 'sigma-chart'],
+      controls: ['sigma', 'amplification'],
+      say: [
+        {
+          when: (f) => below(f.prev.whole.strong, f.whole.strong),
+          // Only of a run in the exact convention: moved back to the paper's, both figures
+          // would be the paper's (the "Off the step" line names the move).
+          only: (f) => f.cfg?.amplification === 'rigorous',
+          yes:
+            "The paper's convention is not a bound. With the exact per-step bound strong " +
+            'composition says ε = {whole.strong}, not {prev.whole.strong} — ' +
+            "{strongOverMoments} the moments accountant's {whole.moments}.",
+          no:
+            'With the exact per-step bound strong composition says ε = {whole.strong}, ' +
+            "against {prev.whole.strong} in the paper's convention.",
+          wait: 'The exact per-step bound is being computed…',
+        },
+        "Today's libraries use RDP ({whole.rdp}) or the privacy loss distribution " +
+          '({whole.pld}). The σ chart turns it around: the noise each accountant would ' +
+          'need for the target ε.',
+      ],
+      ask:
+        'For the same ε, how much more noise would strong composition need than the ' +
+        'moments accountant?',
+    },
+  ],
+};
