@@ -124,7 +124,8 @@ test('a setting moved is named with both values; the fixed words of the step are
       assert.match(
         ask,
         new RegExp(
-          `^What changed on the charts when ${word} = ${value} replaced the step's ${word} = `,
+          `^What changed on the charts when ${word} = ${value} replaced the step's ` +
+            `${word.replace(/^the /, '')} = `,
         ),
         ask,
       );

@@ -252,7 +252,8 @@ export function claimsOf(step, want, facts, fill, live, earlier) {
   }
   const ask = moved.length
     ? `What changed on the charts when ${list(moved)} replaced the ` +
-      `step's ${moved.map(([name, step]) => `${name} = ${step}`).join(', ')}?`
+      // ("the step's groups = class", not "the step's the groups")
+      `step's ${moved.map(([name, step]) => `${name.replace(/^the /, '')} = ${step}`).join(', ')}?`
     : step.ask;
   // a claim not known yet with no wait text: an empty sentence, still a claim
   return { parts, ask };
