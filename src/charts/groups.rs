@@ -35,6 +35,11 @@ pub fn gap_points(groups: &[GroupAccuracy]) -> Option<f64> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GroupSummary {
     pub gap: f64,
+    /// Two standard errors of the gap, in points: the best and the worst group's accuracy each
+    /// p(1−p)/n on its own test rows, added (#53 §2: a comparison carries its ±). Which group is
+    /// best and worst is itself chosen by the same noisy accuracies, so a gap within it may be
+    /// no gap at all.
+    pub gap_margin: f64,
     pub worst: String,
     pub worst_acc: f64,
     pub rarest: String,
@@ -47,6 +52,7 @@ pub fn summary(groups: &[GroupAccuracy]) -> Option<GroupSummary> {
     let rarest = measured(groups).map(|(g, _)| g).min_by_key(|g| g.n_train)?;
     Some(GroupSummary {
         gap: gap_points(groups)?,
+        gap_margin: 2.0 * gap_variance(groups)?.sqrt(),
         worst: worst.name.clone(),
         worst_acc,
         rarest: rarest.name.clone(),
@@ -181,6 +187,14 @@ mod tests {
         let groups = [g("a", 5, Some(0.9)), g("b", 9, Some(0.6)), g("c", 1, None)];
         assert!((gap_points(&groups).unwrap() - 30.0).abs() < 1e-9);
         assert_eq!(gap_points(&groups[..1]), None);
+        // Its ±: 2·√(p(1−p)/n) of the best and the worst added, in points, on 10 rows each:
+        // 2·√(0.09/10 + 0.24/10)·100 = 36.3.
+        let s = summary(&groups).unwrap();
+        assert!(
+            (s.gap_margin - 200.0 * 0.033f64.sqrt()).abs() < 1e-9,
+            "{s:?}"
+        );
+        assert_eq!((s.worst.as_str(), s.rarest.as_str()), ("b", "a"));
     }
 
     #[test]

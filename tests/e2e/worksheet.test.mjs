@@ -63,7 +63,11 @@ for (const [name, lesson] of LESSONS) {
     // The table asks for what the lesson's charts show: who pays, the gap between groups.
     const heads = await page.locator('#worksheet table th').allInnerTexts();
     if (lesson.steps.some((s) => s.charts.includes('groups-chart'))) {
-      assert.deepEqual(heads, ['Settings', 'Best − worst group (points)', 'Worst group']);
+      assert.deepEqual(heads, [
+        'Settings',
+        'Best − worst group (points, with its ±)',
+        'Worst group',
+      ]);
       assert.match(
         text,
         new RegExp(
@@ -72,7 +76,7 @@ for (const [name, lesson] of LESSONS) {
         ),
       );
     } else {
-      assert.deepEqual(heads.slice(0, 3), ['Settings', 'ε', 'Test accuracy']);
+      assert.deepEqual(heads.slice(0, 3), ['Settings', 'ε (at δ = ___)', 'Test accuracy']);
     }
 
     const link = await page.locator('#worksheet-link').textContent();

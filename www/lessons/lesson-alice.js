@@ -47,7 +47,7 @@ export const ALICE_LESSON = {
           text: 'The histograms do not touch: one threshold on her loss tells them all apart.',
         },
       ],
-      ask: 'What, besides Alice herself, differs between the runs with her and without her here?',
+      ask: 'What, besides Alice, differs between the runs with her and without her here?',
     },
     {
       set: { sigma: 4 },

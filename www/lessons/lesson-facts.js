@@ -6,7 +6,8 @@
 // settings. Nothing here computes a privacy quantity: ε is only looked up and formatted.
 
 /**
- * @typedef {{summary: {gap: number, worst: string, worst_acc: number, rarest: string,
+ * @typedef {{summary: {gap: number, gap_margin: number, worst: string, worst_acc: number,
+ *   rarest: string,
  *   rarest_n_train: number},
  *   compared: null | {epoch: number, gap_non_private: number, gap_dp: number,
  *     gap_change_margin: number, gap_widened_clear: boolean, most_lost: string,
@@ -198,6 +199,7 @@ export function fillers(fmtEps, accountants) {
         ),
       // Who pays for privacy (Rust's numbers; gaps and falls already in points).
       'groups.gap': (f) => when(f.groups?.summary.gap, (v) => v.toFixed(1)),
+      'groups.gapMargin': (f) => when(f.groups?.summary.gap_margin, (v) => v.toFixed(1)),
       'groups.worst': (f) => f.groups?.summary.worst,
       'groups.worstAcc': (f) => when(f.groups?.summary.worst_acc, pct),
       'groups.rarest': (f) => f.groups?.summary.rarest,

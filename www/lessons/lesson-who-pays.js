@@ -47,7 +47,7 @@ export const WHO_PAYS = {
           asSet: true,
           text:
             'The worst digit, {groups.worst}, scores {groups.worstAcc}: the best and worst ' +
-            'digits are {groups.gap} points apart.',
+            'digits are {groups.gap} ± {groups.gapMargin} points apart.',
         },
       ],
       ask: 'Is the worst digit hard to read, or does privacy hurt it? Which run would tell?',

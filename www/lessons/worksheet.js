@@ -177,14 +177,14 @@ function tablePart(/** @type {Lesson} */ lesson) {
   const audited = lesson.steps.some((s) => s.controls.includes('audit-start'));
   let columns = [
     'Settings',
-    'ε',
+    'ε (at δ = ___)',
     'Test accuracy',
     ...(audited ? ['The attack proves ε ≥ (95% confidence)'] : []),
   ];
   // A lesson on who pays (the groups chart): what its charts show is the gap between groups,
   // without privacy and with it, for each data set and grouping its steps use.
   if (lesson.steps.some((s) => s.charts.includes('groups-chart'))) {
-    columns = ['Settings', 'Best − worst group (points)', 'Worst group'];
+    columns = ['Settings', 'Best − worst group (points, with its ±)', 'Worst group'];
     const seen = new Set();
     rows = [];
     for (const step of lesson.steps) {
