@@ -251,7 +251,8 @@ const lessonSources = (cfg = run()?.cfg ?? current(), data = factsFor(cfg)) => (
   auditRuns: settings.get('audit_runs'),
   // Rust's: false once the accuracy shows learning, true when it learned nothing, else unknown.
   learnedNothing: negated(learned(data?.majority_share, data?.n_test)),
-  holdingBack: holdingBack(), // Rust's: what holds the run back (the status's hint)
+  // Rust's: what holds the run on screen back (the status's hint), of that run only
+  holdingBack: cfg === run()?.cfg ? holdingBack() : undefined,
   open: cfg === run()?.cfg ? run()?.coverage?.open : undefined, // Rust's: why ε = ∞, when so
 });
 setUpLessonPlayer({

@@ -336,6 +336,7 @@ mod tests {
         assert_eq!(
             cause(&|r| {
                 r.signal_norm = None;
+                r.noise_norm = Some(40.0);
                 r.clip = 1.0;
             }),
             Cause::Other

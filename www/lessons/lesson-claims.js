@@ -120,8 +120,8 @@ const textsOf = (/** @type {any} */ s) =>
   typeof s === 'string'
     ? [s]
     : 'when' in s
-      ? [source(s.yes), source(s.no), typeof s.wait === 'string' ? s.wait : '']
-      : [s.text];
+      ? [source(s.yes), source(s.no), source(s.wait ?? ''), source(s.offStep ?? '')]
+      : [s.text, source(s.offStep ?? '')];
 
 /**
  * What the step says of the run on screen: its sentences (each with whether its claim holds:

@@ -11,11 +11,17 @@ import { below, known } from './when.js';
 
 // Moments 1's figures off its settings: still the paper's optimistic convention, no bound, while
 // the convention menu says so (the step's intro, which says it, is only said at its settings).
-const paperConventionOffStep = (/** @type {Facts} */ f) =>
-  f.cfg?.amplification === 'paper'
+// Under an ε budget the whole run's figures are not said (the run stops where it is spent), so
+// nothing follows to introduce.
+/** @param {Facts} f */
+const paperConventionOffStep = (f) => {
+  const next = f.cfg?.budget_epsilon == null ? ' For the whole run:' : '';
+  return f.cfg?.amplification === 'paper'
     ? "Naive and strong composition here are in the paper's own optimistic convention, which " +
-      'is no bound. For the whole run:'
-    : 'For the whole run:';
+        'is no bound.' +
+        next
+    : next.trim();
+};
 
 /** @type {Lesson} */
 export const MOMENTS_LESSON = {

@@ -17,6 +17,14 @@ const fellClearly = (/** @type {any} */ c) => !!c && c.most_lost_clear && c.most
 
 /** @typedef {import('./lessons.js').Lesson} Lesson */
 
+// With Groups at None (Rust's config leaves groups out) there is no groups chart to ring: what
+// a step says instead of waiting for it, naming the grouping it sets (`choice`), or null.
+const noGroups = (/** @type {any} */ f, /** @type {string} */ choice) =>
+  (f.cfg?.groups ?? 'none') === 'none'
+    ? 'With Groups at None the groups chart has no rows, and Compare no groups to set side by ' +
+      `side: choose ${choice} again to see who pays.`
+    : null;
+
 /** @type {Lesson} */
 export const WHO_PAYS = {
   title: 'Who pays for privacy?',
@@ -72,14 +80,10 @@ export const WHO_PAYS = {
           no:
             'Without privacy (same seed) the gap is {groups.gapNonPrivate} points; with DP-SGD ' +
             '{groups.gapDp}: not wider beyond its ±{groups.gapChangeMargin} here.',
-          // With Groups at None (Rust's config leaves groups out) there is no groups chart to
-          // ring: never waited for.
           wait: (f) =>
-            (f.cfg?.groups ?? 'none') === 'none'
-              ? 'With Groups at None the groups chart has no rows, and Compare no groups to ' +
-                'set side by side: choose Class again to see who pays.'
-              : 'Compare trains the same seed without privacy, with clipping only, with noise ' +
-                'only and with DP-SGD: rings on the groups chart.',
+            noGroups(f, 'Class') ??
+            'Compare trains the same seed without privacy, with clipping only, with noise only ' +
+              'and with DP-SGD: rings on the groups chart.',
         },
         {
           // "Loses" only for a fall beyond its ± (Rust's most_lost_clear), as in step 3.
@@ -137,7 +141,7 @@ export const WHO_PAYS = {
                 'the largest fall, {groups.mostLost} by {groups.mostLostPoints} ± ' +
                 '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows, is within ' +
                 'its ±.',
-          wait: '',
+          wait: (f) => noGroups(f, 'Race') ?? '',
         },
       ],
       ask: 'A small overall cost: does every group pay little? How would you check?',

@@ -174,7 +174,10 @@ export const LESSONS = new Map(
                   ? '.' // the noise views not released: no word on why
                   : f.holdingBack.cause === 'noise'
                     ? ': the noise drowns what the model could learn.'
-                    : '. Not the noise alone holds it back here: {holdingBack}'),
+                    : f.noiseRatio_ <= 1
+                      ? '; the noise is below the signal here, so something else holds it back: ' +
+                        '{holdingBack}'
+                      : '; the noise is not the first thing to move here: {holdingBack}'),
               no:
                 'Even so the test accuracy ends at {acc}, above the majority line ({majority}) ' +
                 'by more than chance allows.',
