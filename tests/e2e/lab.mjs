@@ -156,7 +156,9 @@ export async function openLab(hash = '', script = null, { isolated = true, from 
   // The page's requests not yet answered: where a load that never finishes stood (seen twice
   // under load, "Loading the lab…" with nothing reported).
   const pending = new Set();
+  const seen = [];
   page.on('request', (r) => {
+    seen.push(r.url().replace(at.url, '/'));
     pending.add(r.url());
     if (!r.url().startsWith(at.url) && !r.url().startsWith('data:'))
       problems.push(`outside request: ${r.url()}`);
@@ -187,18 +189,63 @@ export async function openLab(hash = '', script = null, { isolated = true, from 
           .filter((r) => r.name.endsWith('.wasm'))
           .map((r) => `${r.name.split('/').pop()} in ${Math.round(r.duration)} ms`);
         const sw = navigator.serviceWorker?.controller?.state ?? 'none';
+        // What the page loaded, and when each ended (ms): a module that never came stalls main.js.
+        const loaded = performance
+          .getEntriesByType('resource')
+          .map((r) => `${r.name.split('/').slice(-2).join('/')} ${Math.round(r.responseEnd)}`);
         return `${text}; marks: ${marks.join(', ') || 'none'}; wasm fetched: ${
           wasm.join(', ') || 'no'
-        }; service worker: ${sw}; isolated: ${crossOriginIsolated}`;
+        }; service worker: ${sw}; isolated: ${crossOriginIsolated}; document: ${
+          document.readyState
+        }; loaded: ${loaded.join(', ')}`;
       })
       .catch(() => '(page gone)');
     await page.screenshot({ path: `${ARTIFACTS}/not-ready-${Date.now()}.png` }).catch(() => {});
     const waiting = [...pending].map((u) => u.replace(at.url, '/')).join(', ') || 'none';
+    // Whether the page can still fetch one of its modules now (through the service worker).
+    const refetch = await page
+      .evaluate(() =>
+        Promise.race([
+          fetch('core/wasm-choice.js').then((r) => `answered ${r.status}`),
+          new Promise((ok) => setTimeout(() => ok('no answer in 5 s'), 5000)),
+        ]),
+      )
+      .catch((err) => `failed (${err.message.slice(0, 80)})`);
+    // Whether the context's service worker still answers (a stalled one holds the page's loads).
+    const workers =
+      (
+        await Promise.all(
+          context.serviceWorkers().map((w) =>
+            Promise.race([
+              w.evaluate(async () => {
+                // its cache: does a lookup of a module the page waits for still answer?
+                const t0 = performance.now();
+                const keys = await caches.keys();
+                const hit = await caches.match(
+                  new URL('core/wasm-choice.js', self.registration.scope).href,
+                );
+                const ms = Math.round(performance.now() - t0);
+                const state = self.registration.active?.state;
+                const found = hit ? 'found' : 'missed';
+                return `alive, ${state}; caches ${keys.length}, ${found} in ${ms} ms`;
+              }),
+              new Promise((ok) => setTimeout(() => ok('no answer in 5 s'), 5000)),
+            ]).catch((err) => `gone (${err.message.slice(0, 80)})`),
+          ),
+        )
+      ).join(' | ') || 'none seen';
     throw new Error(
       `${hash || 'the default page'} never became ready (${where}; ` +
-        `problems: ${problems.join(' | ')}; requests unanswered: ${waiting}): ${e.message}`,
+        `problems: ${problems.join(' | ')}; requests unanswered: ${waiting}; ${seen.length} ` +
+        `requests, the last: ${seen.slice(-6).join(', ')}; service workers: ${workers}; a module ` +
+        `fetched again: ${refetch}): ` +
+        e.message,
     );
   }
+  // A start-up that stalled and reloaded itself (www/page/start-watch.js): said, so the stall
+  // stays in sight though the page recovered from it.
+  const kind = await page.evaluate(() => performance.getEntriesByType('navigation')[0]?.type);
+  if (kind === 'reload') console.log(`${hash || 'the default page'} stalled and reloaded itself`);
   return { page, problems, url: at.url };
 }
 
