@@ -53,7 +53,7 @@ test('a start-up that stalls again says so, and reloads no more', async () => {
   const { server, context, page, heldCount } = await openHeld(true);
   try {
     await page.waitForFunction(
-      () => /stopped loading/.test(document.getElementById('status').textContent),
+      () => /did not start, after a reload too/.test(document.getElementById('status').textContent),
       null,
       { timeout: 60_000 },
     );

@@ -5,8 +5,9 @@
 // theirs were never asked for, nothing pending, no error, the service worker answering — and
 // the page said "Loading the lab…" for ever. So: once no file of the page has finished loading
 // for QUIET_MS and main.js has not started (its first mark, 'dpsgd:page-started'), the page
-// reloads itself, once per tab; a second stall says so in the status line. Progress, not time,
-// decides: a slow first download keeps finishing files and is never interrupted. A classic
+// reloads itself, once per tab; if it does not start then either, the status line says so.
+// Progress, not time, decides: a slow first download keeps finishing files and is never
+// interrupted. A classic
 // script loaded `async` (the Content-Security-Policy allows no inline script): it runs whether
 // or not the module graph loads.
 (() => {
@@ -43,7 +44,8 @@
     const status = document.getElementById('status');
     if (status)
       status.textContent =
-        "The lab's scripts stopped loading (the browser stalled twice): reload the page.";
+        "The lab's scripts did not start, after a reload too: reload the page again, or try " +
+        'another browser.';
   };
   setTimeout(check, 1000);
 })();
