@@ -7,9 +7,8 @@
 // for QUIET_MS and main.js has not started (its first mark, 'dpsgd:page-started'), the page
 // reloads itself, once per tab; if it does not start then either, the status line says so.
 // Progress, not time, decides: a slow first download keeps finishing files and is never
-// interrupted. A classic
-// script loaded `async` (the Content-Security-Policy allows no inline script): it runs whether
-// or not the module graph loads.
+// interrupted. A classic script loaded `async` (the Content-Security-Policy allows no inline
+// script): it runs whether or not the module graph loads.
 (() => {
   const STARTED = 'dpsgd:page-started';
   const KEY = 'dpsgd-lab-reloaded-after-stall';
