@@ -10,6 +10,20 @@ import { factsOf, fillers, fillIn } from '../../www/lessons/lesson-facts.js';
 // Rust's accountants() names, as the page hands them to the lessons' fillers.
 const ACCOUNTANTS = ['naive', 'strong', 'moments', 'rdp', 'pld'];
 
+// The facts of audit step 2's finished run (ε = `moments` after 20 epochs) with `audit`.
+const sources = (want, audit, moments) => ({
+  cfg: want,
+  history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments } }],
+  done: true,
+  data: { n_test: 300 },
+  preview: [],
+  pld: null,
+  cost: undefined,
+  audit,
+  learnedNothing: false,
+  prev: null,
+});
+
 // One audit, one set of numbers (#53 §4): the audit lesson quotes ε_lower and the PLD ε as
 // the audit's own summary words them (Rust's `said`: a lower bound rounded down, an upper
 // bound up; here 3.669 is "3.66", never JS's "3.67"), and compares with the PLD accountant's ε,
@@ -32,18 +46,7 @@ test("the audit lesson quotes the audit's figures as its summary does, names PLD
       said: { eps_lower: '0.05', pld: '4.22' },
     },
   ];
-  const facts = factsOf({
-    cfg: want,
-    history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 5.1 } }],
-    done: true,
-    data: { n_test: 300 },
-    preview: [],
-    pld: null,
-    cost: undefined,
-    audit,
-    learnedNothing: false,
-    prev: null,
-  });
+  const facts = factsOf(sources(want, audit, 5.1));
   const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
   assert.equal(fill.get('audit.realistic')(facts), '3.66');
   assert.equal(fill.get('audit.worst')(facts), '0.05');
@@ -83,18 +86,7 @@ test('audit step 2 quotes the earlier audit kept beside it, and only when there 
     label: 'σ = 0',
     results: [{ threat: 'realistic', eps_lower: 3.129, said: { eps_lower: '3.12' } }],
   };
-  const base = {
-    cfg: want,
-    history: [{ epoch: 20, test_acc: 0.9, epsilon: { moments: 0.9 } }],
-    done: true,
-    data: { n_test: 300 },
-    preview: [],
-    pld: null,
-    cost: undefined,
-    audit,
-    learnedNothing: false,
-    prev: null,
-  };
+  const base = sources(want, audit, 0.9);
   const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
   const text = (facts) =>
     claimsOf(lesson.steps[1], want, facts, (t) => fillIn(t, facts, fill), true)
