@@ -236,14 +236,22 @@ impl Pld {
     }
 }
 
-/// c^t through polar form (|c| ≤ 1 for a spectrum of a sub-probability vector).
-pub(crate) fn complex_pow(c: Complex<f64>, t: f64) -> Complex<f64> {
-    let (r, theta) = c.to_polar();
-    if r == 0.0 {
-        Complex::new(0.0, 0.0)
-    } else {
-        Complex::from_polar((t * r.ln()).exp(), t * theta)
+/// c^t, t steps composed in the frequency domain (|c| ≤ 1 for a spectrum of a sub-probability
+/// vector), by repeated squaring: about 2·log₂ t complex products, where the polar form's
+/// hypot, atan2, ln, exp, sin and cos took most of a first epoch's PLD composition in wasm
+/// (#55). Its rounding error grows like the polar form's, about t·ε relative.
+pub(crate) fn complex_pow(c: Complex<f64>, t: u64) -> Complex<f64> {
+    let (mut result, mut base, mut rest) = (Complex::new(1.0, 0.0), c, t);
+    while rest > 0 {
+        if rest & 1 == 1 {
+            result *= base;
+        }
+        rest >>= 1;
+        if rest > 0 {
+            base *= base;
+        }
     }
+    result
 }
 
 /// ε at δ after `mech.steps` steps, the larger of the add and remove directions.

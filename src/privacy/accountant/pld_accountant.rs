@@ -166,7 +166,7 @@ impl Side {
                 let p: Vec<Complex<f64>> = pld
                     .spectrum(self.size, planner)
                     .into_iter()
-                    .map(|c| complex_pow(c, t))
+                    .map(|c| complex_pow(c, part.steps))
                     .collect();
                 if self.size <= CACHE_MAX_SIZE {
                     if self.powers.len() >= 4 {
