@@ -76,20 +76,25 @@ impl Mlp {
         }
     }
 
-    /// The last layer's outputs before the softmax, one row per example.
+    /// The last layer's outputs before the softmax, one row per example. The first layer
+    /// reads `x` in place (a copy of it was most of an evaluation's memory traffic).
     pub fn logits(&self, x: ArrayView2<Real>) -> Array2<Real> {
-        let layers = self.n_layers();
-        let mut a = x.to_owned();
-        for l in 0..layers {
-            let mut z = Array2::zeros((a.nrows(), self.sizes[l + 1]));
-            matmul(&mut z.view_mut(), &a.view(), &self.weights(l), false);
-            z += &Array1::from(self.bias(l).to_vec());
-            if l + 1 < layers {
-                z.mapv_inplace(relu);
-            }
-            a = z;
+        let mut a = self.layer_outputs(x, 0);
+        for l in 1..self.n_layers() {
+            a = self.layer_outputs(a.view(), l);
         }
         a
+    }
+
+    /// Layer `l`'s outputs for the rows of `a`: a·W + b, through the ReLU but for the last.
+    fn layer_outputs(&self, a: ArrayView2<Real>, l: usize) -> Array2<Real> {
+        let mut z = Array2::zeros((a.nrows(), self.sizes[l + 1]));
+        matmul(&mut z.view_mut(), &a, &self.weights(l), false);
+        z += &Array1::from(self.bias(l).to_vec());
+        if l + 1 < self.n_layers() {
+            z.mapv_inplace(relu);
+        }
+        z
     }
 
     /// Softmax regression with all-zero parameters (the usual start for a convex model).
