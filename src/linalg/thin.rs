@@ -1,13 +1,14 @@
 //! Thin products, `c = a·b` or `c += a·b` with B of at most [`MAX_COLUMNS`] columns: logistic
-//! regression's forward X·W and gradient Xᵀ·Δ (10 classes; 2 on Adult), in the wasm builds. B
-//! is copied once into rows of 4·V (V = 1, 2 or 3 four-lane vectors, as few as hold its
-//! columns; zero beyond them); A is read in place, one broadcast load per element; a tile of R
-//! rows × 4·V columns of C stays in R·V accumulators over the whole of k (R = 8, 6, 4: with the
-//! V vectors of B and a broadcast, within V8's 16 vector registers). Natively (and by `gemm` in wasm before this kernel) the
-//! product runs through `gemm`, which calls its micro-kernels through a function pointer: in
-//! Chromium, whether V8 inlined that call from its feedback made logistic regression's lots
-//! about 15% slower or not, depending on what the compiled module had run before
-//! (docs/performance.md). This kernel has no indirect call.
+//! regression's forward X·W and gradient Xᵀ·Δ (10 classes; 2 on Adult), in the wasm builds. Two
+//! columns or fewer from A's contiguous rows (X·W on two classes) go along k instead
+//! ([`row_dots`]). Otherwise B is copied once into rows of 4·V (V = 1, 2 or 3 four-lane vectors, as
+//! few as hold its columns; zero beyond them); A is read in place, one broadcast load per element;
+//! a tile of R rows × 4·V columns of C stays in R·V accumulators over the whole of k (R = 8, 6, 4:
+//! with the V vectors of B and a broadcast, within V8's 16 vector registers). Natively (and by
+//! `gemm` in wasm before this kernel) the product runs through `gemm`, which calls its
+//! micro-kernels through a function pointer: in Chromium, whether V8 inlined that call from its
+//! feedback made logistic regression's lots about 15% slower or not, depending on what the compiled
+//! module had run before (docs/performance.md). This kernel has no indirect call.
 
 use super::fma::Lanes;
 use crate::Real;
@@ -75,11 +76,74 @@ pub fn matmul<L: Lanes>(
     if m == 0 || n == 0 {
         return;
     }
+    // Rows of A contiguous and long enough to fill lanes (the forward X·W): along k.
+    if n <= 2 && k >= 8 && a.strides()[1] == 1 {
+        match n {
+            1 => row_dots::<L, 1>(c, a, b, accumulate),
+            _ => row_dots::<L, 2>(c, a, b, accumulate),
+        }
+        return;
+    }
     match n.div_ceil(4) {
         1 => padded_product::<L, 1, 8>(c, a, b, accumulate),
         2 => padded_product::<L, 2, 6>(c, a, b, accumulate),
         _ => padded_product::<L, 3, 4>(c, a, b, accumulate),
     }
+}
+
+/// Rows of A in tiles of [`DOT_ROWS`] for [`row_dots`].
+const DOT_ROWS: usize = 4;
+
+/// The product for B of N ≤ 2 columns with A's rows contiguous (logistic regression on two
+/// classes, as on Adult: the padded tiles below would fill half their lanes and broadcast every
+/// element of A): each row of A read four elements at a time against each column of B (copied
+/// once as Bᵀ), DOT_ROWS rows a tile; the lanes summed at the end, k mod 4 elements added one by
+/// one.
+#[inline(never)]
+fn row_dots<L: Lanes, const N: usize>(
+    c: &mut ArrayViewMut2<Real>,
+    a: &ArrayView2<Real>,
+    b: &ArrayView2<Real>,
+    accumulate: bool,
+) {
+    let (m, k) = a.dim();
+    let whole = k - k % 4;
+    PADDED.with(|padded| {
+        let bt = &mut *padded.borrow_mut();
+        bt.clear();
+        for j in 0..N {
+            bt.extend(b.column(j).iter());
+        }
+        let mut i = 0;
+        while i < m {
+            let rows = DOT_ROWS.min(m - i);
+            let row = |r: usize| a.row(i + r.min(rows - 1)).to_slice().expect("contiguous");
+            let x: [&[Real]; DOT_ROWS] = std::array::from_fn(row);
+            let mut acc = [[L::zero(); N]; DOT_ROWS];
+            for p in (0..whole).step_by(4) {
+                let bs: [L; N] = std::array::from_fn(|j| L::load(&bt[j * k + p..]));
+                for (acc_r, x_r) in acc.iter_mut().zip(&x) {
+                    let xv = L::load(&x_r[p..]);
+                    for (a_j, b_j) in acc_r.iter_mut().zip(&bs) {
+                        *a_j = a_j.madd(xv, *b_j);
+                    }
+                }
+            }
+            for (r, (acc_r, x_r)) in acc.iter().zip(&x).enumerate().take(rows) {
+                for (j, lanes) in acc_r.iter().enumerate() {
+                    let mut l = [0.0 as Real; 4];
+                    lanes.store(&mut l);
+                    let mut sum = (l[0] + l[1]) + (l[2] + l[3]);
+                    for p in whole..k {
+                        sum += x_r[p] * bt[j * k + p];
+                    }
+                    let out = &mut c[(i + r, j)];
+                    *out = if accumulate { *out + sum } else { sum };
+                }
+            }
+            i += rows;
+        }
+    });
 }
 
 /// The product with B padded to rows of 4·V, in tiles of R rows (the last tile's rows one at a
@@ -212,6 +276,22 @@ mod tests {
             let prod = reference(&at.t(), &b.view());
             want_acc += &prod;
             matmul::<Emulated>(&mut acc.view_mut(), &at.t(), &b.view(), true);
+            close(&acc, &want_acc);
+        }
+        // Two or fewer columns from contiguous rows (row_dots), accumulated: k a multiple of 4
+        // or not, rows a multiple of the tile or not.
+        for (m, k, n) in [
+            (4, 8, 1),
+            (7, 105, 2),
+            (9, 9, 1),
+            (4096, 105, 2),
+            (3, 12, 2),
+        ] {
+            let (a, b) = (filled(m, k, 7), filled(k, n, 8));
+            let mut acc = filled(m, n, 9);
+            let mut want_acc = acc.clone();
+            want_acc += &reference(&a.view(), &b.view());
+            matmul::<Emulated>(&mut acc.view_mut(), &a.view(), &b.view(), true);
             close(&acc, &want_acc);
         }
         // Strided views of every operand.
