@@ -42,7 +42,8 @@ function failed(gen, e) {
 }
 
 // The run loop, one for any k. Alone (k = 1) it advances the session by chunks of lots sized so
-// each call takes about chunkMs() (25 ms, more where yields are slow), and yields after each;
+// each call takes about chunkMs() (25 ms, more where yields are slow; sized on chunks without an
+// epoch's end), and yields after each;
 // with helpers (k > 1) it trains one lot at a time (parallelLot) and yields once that long has
 // passed (parts summed here alone never wait). The count may change between lots (a cap): the
 // loop goes on with the new one.
@@ -66,10 +67,14 @@ async function loop(gen) {
         const t0 = performance.now();
         report = s.advance(steps);
         const dt = performance.now() - t0;
-        steps = Math.max(
-          1,
-          Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, chunkMs() / dt) : 2))),
-        );
+        // A chunk that ended an epoch also composed ε and evaluated the model (the first
+        // epoch's composition 0.1-0.5 s), and stopped at the epoch's end: its time says nothing
+        // of a lot's, and shrinking on it cost WebKit several 4 ms yields to grow back.
+        if (!report)
+          steps = Math.max(
+            1,
+            Math.min(100000, Math.round(steps * (dt > 0 ? Math.min(2, chunkMs() / dt) : 2))),
+          );
       } else {
         const lot = parallelLot(s, state.parts);
         state.lotInFlight = { session: s, done: lot.catch(() => undefined) };
