@@ -1,12 +1,12 @@
 // `make bench`, the engines (#55 §3): the page's default run in Chromium, in WebKitGTK (Safari's
-// engine) and in Firefox ESR, on a plain static host (no COOP/COEP: no shared memory, as on
-// GitHub Pages), each visit in a fresh browser, the engines alternating round by round. The page
-// marks when its run started and when it was done (`performance.mark`, www/page/session.js), so
-// every engine is timed by its own clock the same way: from the navigation to the run's end (a
-// first visit: the wasm compiled, the data loaded, every epoch), and from the run's start to its
-// end (the training alone). Prints one line per visit, then the medians and each engine's
-// ratio to Chromium, paired round by round — figures, not a test. ROUNDS=3, ENGINES=chromium,
-// webkit,webkit-software,firefox (the first is the reference).
+// engine) and in Firefox ESR, on a plain static host (no COOP/COEP: no shared memory, as on GitHub
+// Pages), each visit in a fresh browser, the engines alternating round by round. The page marks
+// when its run started and when it was done (`performance.mark`, www/page/session.js), so every
+// engine is timed by its own clock the same way: from the navigation to the run's end (a first
+// visit: the wasm compiled, the data loaded, every epoch), and from the run's start to its end (the
+// training alone), and each stage of the start-up between (`stages`). Prints one line per visit,
+// then the medians and each engine's ratio to Chromium, paired round by round — figures, not a
+// test. ROUNDS=3, ENGINES=chromium,webkit,webkit-software,firefox (the first is the reference).
 // - `webkit-software`: the same WebKitGTK with accelerated compositing off
 //   (WEBKIT_DISABLE_COMPOSITING_MODE=1). On a machine without a GPU, WebKitGTK composites the page
 //   through Mesa's GL emulation (llvmpipe): 1.1 of the 4.5 core-seconds a visit took on the
@@ -41,12 +41,28 @@ async function chromium() {
   };
 }
 
+// The page's marks in the order it passes them (main.js: the start-up's; session.js: the run's).
+const STAGES = [
+  'page-started',
+  'wasm-response',
+  'wasm-compiled',
+  'wasm-ready',
+  'worker-ready',
+  'run-started',
+  'first-epoch',
+  'run-done',
+];
+
 // In the page, once its run is done: the marks' times (ms from the navigation) and what ran.
-const marks = () => {
+/** @param {string[]} stages */
+const marks = (stages) => {
   const at = (name) => performance.getEntriesByName(name).at(-1)?.startTime ?? null;
+  const ms = (name) => (at(name) === null ? null : Math.round(at(name)));
   return {
     started: at('dpsgd:run-started'),
     done: at('dpsgd:run-done'),
+    // where a visit's time goes, in the order the page passes them (ms from the navigation)
+    stages: Object.fromEntries(stages.map((s) => [s, ms(`dpsgd:${s}`)])),
     wasm: document.getElementById('engine')?.textContent ?? '',
     epochs: document.getElementById('run-log')?.tBodies[0].rows.length ?? 0,
   };
@@ -66,7 +82,7 @@ async function visit(engine, url) {
       [],
       300_000,
     );
-    const m = await b.evaluate(marks);
+    const m = await b.evaluate(marks, STAGES);
     if (m.started === null || m.done === null) throw new Error(`${engine}: no marks ${m}`);
     return { engine, ...m, to_done_s: m.done / 1000, run_s: (m.done - m.started) / 1000 };
   } finally {
@@ -92,6 +108,7 @@ try {
     }
   }
   const range = (r) => [Math.min(...r), Math.max(...r)].map((x) => +x.toFixed(2));
+  const span = (v, from, to) => (v.stages[to] - v.stages[from]) / 1000;
   const median = (v) => [...v].sort((a, b) => a - b)[Math.floor((v.length - 1) / 2)];
   const [reference] = ENGINES;
   for (const engine of ENGINES) {
@@ -104,6 +121,9 @@ try {
         engine,
         to_done_s: +median(mine.map((v) => v.to_done_s)).toFixed(2),
         run_s: +median(mine.map((v) => v.run_s)).toFixed(2),
+        // the run's first epoch (cold code, the accountants' first composition) and the rest
+        first_epoch_s: +median(mine.map((v) => span(v, 'run-started', 'first-epoch'))).toFixed(2),
+        after_first_s: +median(mine.map((v) => span(v, 'first-epoch', 'run-done'))).toFixed(2),
         [`to_done_over_${reference}`]: +median(ratios('to_done_s')).toFixed(2),
         [`run_over_${reference}`]: +median(ratios('run_s')).toFixed(2),
         to_done_ratio_range: range(ratios('to_done_s')),

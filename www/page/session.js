@@ -240,6 +240,7 @@ export class Session {
     /** @type {any} */
     const r = m.report;
     run.history.push(r);
+    if (run.history.length === 1) mark('dpsgd:first-epoch');
     if (run.plane && m.boundary) {
       const { bounds, points } = run.plane;
       const size = sizeCanvas($('boundary-chart'));
@@ -358,8 +359,8 @@ const handlers = (/** @type {Handlers} */ h) =>
 const datasetName = () =>
   $('dataset').selectedOptions[0]?.textContent.replace(/\s*\(.*$/, '') || 'the data';
 
-// The run's start and end on the page's timeline (`scripts/bench-engines.mjs` reads them in
-// every engine the same way); only the last of each is kept.
+// The run's start, first epoch and end on the page's timeline (`scripts/bench-engines.mjs` reads
+// them in every engine the same way); only the last of each is kept.
 /** @param {string} name */
 function mark(name) {
   performance.clearMarks(name);
