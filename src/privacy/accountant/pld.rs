@@ -17,8 +17,8 @@ use super::log_mgf::{block_powers, log_mgf};
 use super::pld_accountant::PldAccountant;
 use super::special::log_add;
 use super::{PrivacyAccountant, SampledGaussian};
-use realfft::RealFftPlanner;
 use rustfft::num_complex::Complex;
+use rustfft::FftPlanner;
 
 /// The discretisation interval h of the loss grid (dp_accounting's default is 1e-4).
 pub const DEFAULT_INTERVAL: f64 = 1e-4;
@@ -188,23 +188,14 @@ impl Pld {
             .collect()
     }
 
-    /// The pmf zero-padded to `size` (even) and transformed: the size/2 + 1 bins of a real
-    /// signal's spectrum (the others are their conjugates), by a real FFT at about half a
-    /// complex one's cost.
-    pub(crate) fn spectrum(
-        &self,
-        size: usize,
-        planner: &mut RealFftPlanner<f64>,
-    ) -> Vec<Complex<f64>> {
-        let forward = planner.plan_fft_forward(size);
-        let mut signal = forward.make_input_vec();
-        let n = self.pmf.len().min(size);
-        signal[..n].copy_from_slice(&self.pmf[..n]);
-        let mut bins = forward.make_output_vec();
-        forward
-            .process(&mut signal, &mut bins)
-            .expect("the buffers are the plan's own");
-        bins
+    /// The pmf zero-padded to `size` and transformed.
+    pub(crate) fn spectrum(&self, size: usize, planner: &mut FftPlanner<f64>) -> Vec<Complex<f64>> {
+        let mut buf = vec![Complex::new(0.0, 0.0); size];
+        for (b, &p) in buf.iter_mut().zip(&self.pmf) {
+            *b = Complex::new(p, 0.0);
+        }
+        planner.plan_fft_forward(size).process(&mut buf);
+        buf
     }
 
     /// δ(ε) = P[L = ∞] + Σ_{l > ε} p(l)(1 − e^{ε − l}).

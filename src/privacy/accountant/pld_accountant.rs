@@ -14,8 +14,8 @@ use super::pld::{
 };
 use super::pld_steps::{step_pld, Mgf};
 use super::{merge_parts, needs_accounting, PrivacyAccountant, SampledGaussian};
-use realfft::RealFftPlanner;
 use rustfft::num_complex::Complex;
+use rustfft::FftPlanner;
 
 /// Transforms of powers of one step's PLD, by (q, σ, count).
 type Powers = Vec<((f64, f64, u64), Vec<Complex<f64>>)>;
@@ -28,8 +28,7 @@ struct Side {
     dir: Direction,
     h: f64,
     size: usize,
-    /// Product of the composed parts' spectra (pmfs placed from index 0): the size/2 + 1
-    /// bins of a real signal's transform.
+    /// Product of the composed parts' spectra (pmfs placed from index 0).
     spectrum: Vec<Complex<f64>>,
     /// Σ count·offset and Σ count·(offset + len − 1): the composed support's index range.
     base: i64,
@@ -128,16 +127,13 @@ impl Side {
         let (mgf, base, top) = composed_extent(&with_counts);
         let (lo, hi) = chernoff_window(&mgf, base, top);
         let longest = steps.iter().map(|(_, d, _)| d.pmf.len()).max().unwrap_or(1);
-        let size = ((hi - lo + 1) as usize)
-            .max(longest)
-            .max(2)
-            .next_power_of_two();
+        let size = ((hi - lo + 1) as usize).max(longest).next_power_of_two();
         let zero_mgf = mgf.iter().map(|&(u, _, _)| (u, 0.0, 0.0)).collect();
         Side {
             dir,
             h,
             size,
-            spectrum: vec![Complex::new(1.0, 0.0); size / 2 + 1],
+            spectrum: vec![Complex::new(1.0, 0.0); size],
             base: 0,
             top: 0,
             mgf: zero_mgf,
@@ -158,7 +154,7 @@ impl Side {
     }
 
     /// Multiplies `part` into the composition.
-    fn compose(&mut self, part: &SampledGaussian, planner: &mut RealFftPlanner<f64>) {
+    fn compose(&mut self, part: &SampledGaussian, planner: &mut FftPlanner<f64>) {
         let index = self.step_pld(part.q, part.sigma);
         let pld = &self.steps[index].1;
         let key = (part.q, part.sigma, part.steps);
@@ -198,23 +194,14 @@ impl Side {
     /// Chernoff window (never wider than the transform). Whatever mass the window does not
     /// hold — the tails beyond it, or anything lost to rounding — is counted as infinite loss,
     /// so a mistake here can only make ε larger, never smaller.
-    fn read(&self, planner: &mut RealFftPlanner<f64>) -> Pld {
-        let inverse = planner.plan_fft_inverse(self.size);
-        let mut bins = self.spectrum.clone();
-        // The first and last bins of a real signal's spectrum are real: only rounding could
-        // leave an imaginary part, which the real inverse transform requires to be 0.
-        let last = bins.len() - 1;
-        bins[0].im = 0.0;
-        bins[last].im = 0.0;
-        let mut buf = inverse.make_output_vec();
-        inverse
-            .process(&mut bins, &mut buf)
-            .expect("the buffers are the plan's own, the end bins real");
+    fn read(&self, planner: &mut FftPlanner<f64>) -> Pld {
+        let mut buf = self.spectrum.clone();
+        planner.plan_fft_inverse(self.size).process(&mut buf);
         let (lo, hi) = chernoff_window(&self.mgf, self.base, self.top);
         let hi = hi.min(lo + self.size as i64 - 1);
         let size = self.size as i64;
         let pmf: Vec<f64> = (lo..=hi)
-            .map(|s| (buf[(s - self.base).rem_euclid(size) as usize] / size as f64).max(0.0))
+            .map(|s| (buf[(s - self.base).rem_euclid(size) as usize].re / size as f64).max(0.0))
             .collect();
         let infinite = (-self.log_finite.exp_m1() + 2.0 * TAIL).min(1.0);
         let missing = 1.0 - infinite - pmf.iter().sum::<f64>();
@@ -234,7 +221,7 @@ pub struct PldAccountant {
     composed: Vec<SampledGaussian>,
     open: bool,
     sides: Option<[Side; 2]>,
-    planner: RealFftPlanner<f64>,
+    planner: FftPlanner<f64>,
 }
 
 impl PldAccountant {
@@ -252,7 +239,7 @@ impl PldAccountant {
             composed: Vec::new(),
             open: false,
             sides: None,
-            planner: RealFftPlanner::new(),
+            planner: FftPlanner::new(),
         }
     }
 
