@@ -147,7 +147,7 @@ function keepInView(entered, step) {
     clearTimeout(timer);
     for (const e of MOVES) window.removeEventListener(e, stop, true);
     window.removeEventListener('scroll', scrolled);
-    settling = null;
+    if (settling === stop) settling = null; // an older watch's timer leaves a newer one be
   };
   const timer = setTimeout(stop, SETTLE_MS);
   for (const e of MOVES) window.addEventListener(e, stop, { capture: true, passive: true });
