@@ -214,6 +214,23 @@ for (const [width, height, lecturers] of [
           [name, i + 1, lecturers],
         );
         await atStep(page, i + 1);
+        // The page entered the step itself (not only the test's link): else nothing scrolls.
+        const entered = await page
+          .waitForFunction(
+            ([n, count]) =>
+              document.getElementById('lesson-pick').value === n &&
+              document.getElementById('lesson-count').textContent === count,
+            [name, `Step ${i + 1} of ${lesson.steps.length}`],
+            { timeout: 15_000 },
+          )
+          .then(
+            () => true,
+            () => false,
+          );
+        if (!entered) {
+          missed.push(`${name} ${i + 1}: never entered by the page`);
+          continue;
+        }
         await page
           .waitForFunction(missedIn, { controls, charts, waiting: true }, { timeout: 15_000 })
           .catch(() => {});
@@ -222,7 +239,7 @@ for (const [width, height, lecturers] of [
         if (seen) missed.push(`${name} ${i + 1}: ${seen}`);
       }
     }
-    assert.deepEqual(missed, []);
+    assert.deepEqual(missed, [], `the page's problems: ${JSON.stringify(problems)}`);
     if (lecturers) assert.ok(await page.locator('#lesson-print').isVisible(), 'Print worksheet');
     assert.deepEqual(problems, []);
     await page.close();
