@@ -15,7 +15,7 @@ use crate::linalg::{
     bias_relu_sum_squares, matmul, panels_pay, relu, relu_mask, relu_mask_sum_squares, sum_squares,
 };
 use crate::Real;
-use ndarray::{s, Array1, Array2, ArrayView2, ArrayViewMut2};
+use ndarray::{s, Array2, ArrayView2, ArrayViewMut2};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use std::ops::Range;
@@ -89,8 +89,7 @@ impl Mlp {
     /// Layer `l`'s outputs for the rows of `a`: a·W + b, through the ReLU but for the last.
     fn layer_outputs(&self, a: ArrayView2<Real>, l: usize) -> Array2<Real> {
         let mut z = Array2::zeros((a.nrows(), self.sizes[l + 1]));
-        matmul(&mut z.view_mut(), &a, &self.weights(l), false);
-        z += &Array1::from(self.bias(l).to_vec());
+        dense(a, self.weights(l), self.bias(l), z.view_mut());
         if l + 1 < self.n_layers() {
             z.mapv_inplace(relu);
         }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::model::evaluate;
+use ndarray::Array1;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
