@@ -3,8 +3,11 @@
 //! columns or fewer from A's contiguous rows (X·W on two classes) go along k instead
 //! ([`row_dots`]). Otherwise B is copied once into rows of 4·V (V = 1, 2 or 3 four-lane vectors, as
 //! few as hold its columns; zero beyond them); A is read in place, one broadcast load per element;
-//! a tile of R rows × 4·V columns of C stays in R·V accumulators over the whole of k (R = 8, 6, 4:
-//! with the V vectors of B and a broadcast, within V8's 16 vector registers). Natively (and by
+//! a tile of R rows × 4·V columns of C stays in R·V accumulators over the whole of k (R = 8, 4, 3:
+//! with the V vectors of B, a broadcast and the simd128 build's product, at most 14 registers;
+//! V8 allocates 15 of x64's 16). The tiles were 6 × 8 and 4 × 12, one register too many: in V8
+//! they spilled, and 4 × 12 → 3 × 12 trained the MLP 60→1000→10 12% faster and logistic
+//! regression 784→10 45% (relaxed build; docs/performance.md, "The thin kernel"). Natively (and by
 //! `gemm` in wasm before this kernel) the product runs through `gemm`, which calls its
 //! micro-kernels through a function pointer: in Chromium, whether V8 inlined that call from its
 //! feedback made logistic regression's lots about 15% slower or not, depending on what the compiled
@@ -86,8 +89,8 @@ pub fn matmul<L: Lanes>(
     }
     match n.div_ceil(4) {
         1 => padded_product::<L, 1, 8>(c, a, b, accumulate),
-        2 => padded_product::<L, 2, 6>(c, a, b, accumulate),
-        _ => padded_product::<L, 3, 4>(c, a, b, accumulate),
+        2 => padded_product::<L, 2, 4>(c, a, b, accumulate),
+        _ => padded_product::<L, 3, 3>(c, a, b, accumulate),
     }
 }
 
@@ -248,7 +251,7 @@ mod tests {
 
     #[test]
     fn matches_gemm_on_thin_products_of_every_edge_and_stride() {
-        // Every width (1–3 vectors, whole and partial), tiles of 8, 6 and 4 rows with and
+        // Every width (1–3 vectors, whole and partial), tiles of 8, 4 and 3 rows with and
         // without rows left over, k = 1.
         for (m, k, n) in [
             (1, 1, 1),
