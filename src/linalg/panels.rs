@@ -127,23 +127,46 @@ impl ColumnPanels {
     }
 
     /// `out[c] += Σ_r w[r]·δ[r][c]` (every weight 1 with `None`), rows added in order as
-    /// a row-major loop adds them.
+    /// a row-major loop adds them. A panel's NR sums stay in a fixed-size array over its rows
+    /// (three vectors), not in `out`: with `out`'s slice of run-time length they were loaded
+    /// and stored at every row, 5% of a lot of the 1000-wide MLP in V8.
     pub fn add_weighted_column_sums(&self, w: Option<ArrayView1<Real>>, out: &mut [Real]) {
         assert_eq!(out.len(), self.cols);
         if self.rows == 0 {
             return;
+        }
+        let weights: Option<Vec<Real>> = w.map(|w| w.to_vec());
+        if let Some(w) = &weights {
+            assert_eq!(w.len(), self.rows);
         }
         for (panel, dst) in self
             .data
             .chunks_exact(self.rows * NR)
             .zip(out.chunks_mut(NR))
         {
-            for (r, chunk) in panel.chunks_exact(NR).enumerate() {
-                let wi = w.as_ref().map_or(1.0, |w| w[r]);
-                for (g, &v) in dst.iter_mut().zip(chunk) {
-                    *g += wi * v;
+            let mut sums = [0.0 as Real; NR];
+            sums[..dst.len()].copy_from_slice(dst);
+            let chunks = panel
+                .chunks_exact(NR)
+                .map(|c| <&[Real; NR]>::try_from(c).expect("NR values a chunk"));
+            match &weights {
+                Some(w) => {
+                    for (chunk, &wi) in chunks.zip(w) {
+                        for (g, &v) in sums.iter_mut().zip(chunk) {
+                            *g += wi * v;
+                        }
+                    }
+                }
+                None => {
+                    for chunk in chunks {
+                        for (g, &v) in sums.iter_mut().zip(chunk) {
+                            *g += v;
+                        }
+                    }
                 }
             }
+            let n = dst.len();
+            dst.copy_from_slice(&sums[..n]);
         }
     }
 
