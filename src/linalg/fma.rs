@@ -144,6 +144,14 @@ thread_local! {
     static PANELS: RefCell<(Vec<Real>, Vec<Real>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
+/// `f` on this thread's packing buffers for A and B (`linalg::backward` packs with them too).
+pub(super) fn with_buffers<T>(f: impl FnOnce(&mut Vec<Real>, &mut Vec<Real>) -> T) -> T {
+    PANELS.with(|panels| {
+        let (ap, bp) = &mut *panels.borrow_mut();
+        f(ap, bp)
+    })
+}
+
 /// `c = a·b` (`accumulate = false`) or `c += a·b`, on views of any strides, with lanes `L`.
 ///
 /// Never inlined: inlined, the kernel made `linalg::matmul` a 68 KB function, and Chromium's
@@ -262,7 +270,7 @@ fn product<L: Lanes>(
 /// Packs `x` into panels of `width` rows of A (`by_columns = false`: panel p holds rows
 /// p·width.. as k × width, element (r, kk) at kk·width + r) or columns of B (`true`: column
 /// block p as k × width, element (kk, j) at kk·width + j), zero-padded to whole panels.
-fn pack(out: &mut Vec<Real>, x: &ArrayView2<Real>, width: usize, by_columns: bool) {
+pub(super) fn pack(out: &mut Vec<Real>, x: &ArrayView2<Real>, width: usize, by_columns: bool) {
     let (outer, k) = if by_columns {
         (x.ncols(), x.nrows())
     } else {
@@ -324,7 +332,7 @@ fn pack_edge(out: &mut Vec<Real>, rows: &[Real], n: usize, k0: usize, kc: usize,
 /// B, the first NR of each used: a packed panel's `chunks_exact(NR)`, or B's rows read in place
 /// (`chunks(n)`) — iterators, so no step pays an index check.
 #[inline(always)]
-fn micro_kernel<'b, L: Lanes>(
+pub(super) fn micro_kernel<'b, L: Lanes>(
     a: &[Real],
     b_rows: impl Iterator<Item = &'b [Real]>,
     k: usize,

@@ -5,6 +5,7 @@
 //! most 12 columns by our thin kernel ([`thin`]). The cargo feature `matrixmultiply-backend`
 //! switches to ndarray's own product (matrixmultiply) so the backends can be benchmarked.
 
+pub mod backward;
 pub mod fma;
 pub mod panels;
 pub mod thin;
@@ -46,6 +47,23 @@ pub fn matmul_panels(
     fma::matmul_panels::<fma::Relaxed>(c, a, b, accumulate);
     #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
     fma::matmul_panels::<fma::Emulated>(c, a, b, accumulate);
+}
+
+/// The first hidden layer's δ = (δ_next · W_nextᵀ) ⊙ 1[a > 0] into column panels in one sweep
+/// ([`backward`]; where [`backward::fits`] the next layer's width): the fused kernel on relaxed
+/// SIMD, the same blocking on portable lanes elsewhere (natively reached only by tests: see
+/// [`panels_pay`]).
+pub fn backward_relu_panels(
+    out: &mut panels::ColumnPanels,
+    delta_next: &ArrayView2<Real>,
+    w_next: &ArrayView2<Real>,
+    a: &[Real],
+    sums: Option<&mut Vec<Real>>,
+) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+    backward::backward_relu_into::<fma::Relaxed>(out, delta_next, w_next, a, sums);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "relaxed-simd")))]
+    backward::backward_relu_into::<fma::Emulated>(out, delta_next, w_next, a, sums);
 }
 
 /// `c = a·b` (`accumulate = false`) or `c += a·b` (`accumulate = true`), with [`KERNEL`].

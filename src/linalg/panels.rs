@@ -47,6 +47,13 @@ impl ColumnPanels {
         self.data.resize(self.panels() * rows * NR, 0.0);
     }
 
+    /// Sets the shape for a sweep that writes every value, padding included
+    /// (`linalg::backward`), and hands it the panels.
+    pub(super) fn reshape_for_sweep(&mut self, rows: usize, cols: usize) -> &mut [Real] {
+        self.reshape(rows, cols);
+        &mut self.data
+    }
+
     /// The ReLU's backward mask of Algorithm 1's back-propagation, `δ = d ⊙ 1[a > 0]`, from the
     /// row-major `d` and activations `a` (`rows × cols` each) into these panels — the same
     /// values `relu_mask` leaves in place, in this layout. With `sums`, pushes each row's
@@ -184,7 +191,7 @@ impl ColumnPanels {
 /// row in (column c into lane c mod SUM_LANES, the columns past the last whole group of lanes
 /// summed apart), so the norm is bit for bit the row-major one whatever the panel width.
 #[derive(Clone, Copy, Default)]
-struct RowSquares {
+pub(super) struct RowSquares {
     lanes: [Real; SUM_LANES],
     remainder: [Real; SUM_LANES],
     in_remainder: usize,
@@ -194,7 +201,7 @@ impl RowSquares {
     /// Adds the squares of `v`, the row's columns `c0..c0 + v.len()`, of which those below
     /// `in_lanes` go to the lanes.
     #[inline(always)]
-    fn add(&mut self, v: &[Real], c0: usize, in_lanes: usize) {
+    pub(super) fn add(&mut self, v: &[Real], c0: usize, in_lanes: usize) {
         let whole = <&[Real; NR]>::try_from(v)
             .ok()
             .filter(|_| c0 + NR <= in_lanes);
@@ -224,7 +231,7 @@ impl RowSquares {
     }
 
     /// The row's Σ δ², ended as `sum_squares` ends it.
-    fn total(&self) -> Real {
+    pub(super) fn total(&self) -> Real {
         lanes_total(
             &self.lanes,
             self.remainder[..self.in_remainder].iter().copied(),

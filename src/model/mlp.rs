@@ -12,7 +12,8 @@ use super::delta::Delta;
 use super::{softmax_rows, Model};
 use crate::linalg::panels::ColumnPanels;
 use crate::linalg::{
-    bias_relu_sum_squares, matmul, panels_pay, relu, relu_mask, relu_mask_sum_squares, sum_squares,
+    backward, backward_relu_panels, bias_relu_sum_squares, matmul, panels_pay, relu, relu_mask,
+    relu_mask_sum_squares, sum_squares,
 };
 use crate::Real;
 use ndarray::{s, Array2, ArrayView2, ArrayViewMut2};
@@ -40,7 +41,8 @@ pub struct Mlp {
     input_sq: Vec<Vec<Real>>,
     delta_sq: Vec<Vec<Real>>,
     /// The first hidden layer's δ in column panels, where its gradient product reads them
-    /// (`linalg::panels_pay`); its rows in `deltas[0]` are then the unmasked product.
+    /// (`linalg::panels_pay`); its rows in `deltas[0]` are then not written (but by the
+    /// product, where the next layer is wider than `linalg::backward` takes).
     first_delta: Option<ColumnPanels>,
 }
 
@@ -277,26 +279,28 @@ impl Model for Mlp {
             }
         }
         // Backward: δ_l = (δ_{l+1} W_{l+1}ᵀ) ⊙ 1[a_l > 0].
+        let mut first = self.first_delta.take();
         for l in (0..layers - 1).rev() {
             let (lower, upper) = deltas.split_at_mut(l + 1);
+            let next = upper[0].slice(s![..n, ..]);
             let mut d = lower[l].slice_mut(s![..n, ..]);
-            matmul(
-                &mut d,
-                &upper[0].slice(s![..n, ..]),
-                &self.weights(l + 1).t(),
-                false,
-            );
             let width = self.sizes[l + 1];
             let a = acts[l].slice(s![..n, ..]);
-            if let Some(panels) = self.first_delta.as_mut().filter(|_| l == 0) {
+            let w_next = self.weights(l + 1);
+            if let Some(panels) = first.as_mut().filter(|_| l == 0) {
+                // The first layer's δ into column panels, in one sweep with its product where
+                // the product's k allows (`linalg::backward`); its rows in `deltas[0]` unused.
                 let sums = want_norms.then_some(&mut delta_sq[0]);
-                let (d, a) = (
-                    d.as_slice().expect("contiguous"),
-                    a.as_slice().expect("contiguous"),
-                );
-                panels.relu_mask_from(d, a, width, sums);
+                let a = a.as_slice().expect("contiguous");
+                if backward::fits(self.sizes[l + 2]) {
+                    backward_relu_panels(panels, &next, &w_next, a, sums);
+                } else {
+                    matmul(&mut d, &next, &w_next.t(), false);
+                    panels.relu_mask_from(d.as_slice().expect("contiguous"), a, width, sums);
+                }
                 continue;
             }
+            matmul(&mut d, &next, &w_next.t(), false);
             let rows = d
                 .as_slice_mut()
                 .expect("contiguous")
@@ -310,6 +314,7 @@ impl Model for Mlp {
                 }
             }
         }
+        self.first_delta = first;
         // Goodfellow's identity: ||g_i,l||² = ||δ_i,l||² (||a_i,l||² + 1).
         if let Some(norms) = norms {
             if norms.dim() != (n, layers) {
