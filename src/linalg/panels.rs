@@ -4,7 +4,9 @@
 //! relaxed-SIMD build: the backward ReLU sweep, which reads and writes every δ anyway, writes
 //! it here instead of in place, so the gradient product Xᵀ·Δ (the paper's layer: 60 rows, each
 //! value of Δ used 60 times) reads contiguous panels rather than NR values of every 4 KB row
-//! (docs/performance.md has the figures). The row-wise steps of clipping
+//! (docs/performance.md has the figures). Where the next layer is narrow, the backward
+//! product itself writes the panels through the same mask (`super::backward`), and this
+//! sweep is its reference. The row-wise steps of clipping
 //! (zero a dropped example, scale by the clip factors, the bias's weighted sum) work on it in
 //! place.
 
