@@ -13,7 +13,7 @@
 //! and the norms are bit for bit those of the product followed by the sweep.
 
 use super::fma::{self, Lanes, KC, MR, NR};
-use super::panels::{ColumnPanels, RowSquares};
+use super::panels::{masked_chunk, ColumnPanels, RowSquares};
 use super::SUM_LANES;
 use crate::Real;
 use ndarray::ArrayView2;
@@ -68,19 +68,7 @@ pub fn backward_relu_into<L: Lanes>(
                         let at = row * cols + p * NR;
                         let dst = &mut data[(p * n + row) * NR..][..NR];
                         let dst: &mut [Real; NR] = dst.try_into().expect("NR values");
-                        if w == NR {
-                            let xs: &[Real; NR] = a[at..at + NR].try_into().expect("NR values");
-                            for t in 0..NR {
-                                // Branch-free, as the sweep masks (half the units are off).
-                                let keep = ((xs[t] > 0.0) as u32).wrapping_neg();
-                                dst[t] = Real::from_bits(tile[t].to_bits() & keep);
-                            }
-                        } else {
-                            dst.fill(0.0);
-                            for t in 0..w {
-                                dst[t] = if a[at + t] > 0.0 { tile[t] } else { 0.0 };
-                            }
-                        }
+                        masked_chunk(dst, &tile, &a[at..], w);
                         if sums.is_some() {
                             squares[row - r0].add(&dst[..w], p * NR, in_lanes);
                         }
@@ -100,12 +88,7 @@ mod tests {
     use crate::linalg::fma::Emulated;
     use ndarray::Array2;
 
-    fn filled(rows: usize, cols: usize, seed: u32) -> Array2<Real> {
-        Array2::from_shape_fn((rows, cols), |(i, j)| {
-            let h = (i as u32 * 7919 + j as u32 * 104_729 + seed).wrapping_mul(2_654_435_761);
-            (h >> 8) as Real / (1u32 << 24) as Real - 0.5
-        })
-    }
+    use crate::linalg::test_matrix as filled;
 
     /// Against the two steps it fuses — the fused kernel's product, then the panels' sweep —
     /// bit for bit, norms included: rows a multiple of the tile and of the block or not, whole

@@ -230,6 +230,16 @@ pub fn relu_mask(d: &mut [Real], a: &[Real]) {
     }
 }
 
+/// A deterministic matrix of values in [−0.5, 0.5) from a hash of (row, column, seed): the
+/// kernels' tests' operands.
+#[cfg(test)]
+pub(crate) fn test_matrix(rows: usize, cols: usize, seed: u32) -> ndarray::Array2<Real> {
+    ndarray::Array2::from_shape_fn((rows, cols), |(i, j)| {
+        let h = (i as u32 * 7919 + j as u32 * 104_729 + seed).wrapping_mul(2_654_435_761);
+        (h >> 8) as Real / (1u32 << 24) as Real - 0.5
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,20 +85,7 @@ impl ColumnPanels {
                 for (j, dst) in panel.chunks_exact_mut(NR).enumerate() {
                     let at = (r0 + j) * cols + p * NR;
                     let dst: &mut [Real; NR] = dst.try_into().expect("NR values");
-                    if w == NR {
-                        let ds: &[Real; NR] = d[at..at + NR].try_into().expect("NR values");
-                        let xs: &[Real; NR] = a[at..at + NR].try_into().expect("NR values");
-                        for t in 0..NR {
-                            // Branch-free (a compare and an and): half the activations of a
-                            // layer are off, at random, and a branch would mispredict.
-                            let keep = ((xs[t] > 0.0) as u32).wrapping_neg();
-                            dst[t] = Real::from_bits(ds[t].to_bits() & keep);
-                        }
-                    } else {
-                        dst.fill(0.0);
-                        dst[..w].copy_from_slice(&d[at..at + w]);
-                        relu_mask(&mut dst[..w], &a[at..at + w]);
-                    }
+                    masked_chunk(dst, &d[at..], &a[at..], w);
                     // Without norms (non-private runs), no Σδ² to add up.
                     if sums.is_some() {
                         squares[j].add(&dst[..w], p * NR, in_lanes);
@@ -186,6 +173,27 @@ impl ColumnPanels {
             "({r}, {c}) outside the panels"
         );
         self.data[((c / NR) * self.rows + r) * NR + c % NR]
+    }
+}
+
+/// One row's chunk of a panel from the backward product's `w` values `d` and the activations
+/// `a` under them: `d · 1[a > 0]`, zeros past `w` (the last panel's padding). Shared by the
+/// sweep above and `linalg::backward`, so both mask alike.
+#[inline(always)]
+pub(super) fn masked_chunk(dst: &mut [Real; NR], d: &[Real], a: &[Real], w: usize) {
+    if w == NR {
+        let ds: &[Real; NR] = d[..NR].try_into().expect("NR values");
+        let xs: &[Real; NR] = a[..NR].try_into().expect("NR values");
+        for t in 0..NR {
+            // Branch-free (a compare and an and): half the activations of a layer are off, at
+            // random, and a branch would mispredict.
+            let keep = ((xs[t] > 0.0) as u32).wrapping_neg();
+            dst[t] = Real::from_bits(ds[t].to_bits() & keep);
+        }
+    } else {
+        dst.fill(0.0);
+        dst[..w].copy_from_slice(&d[..w]);
+        relu_mask(&mut dst[..w], &a[..w]);
     }
 }
 

@@ -230,12 +230,7 @@ mod tests {
     use crate::linalg::fma::Emulated;
     use ndarray::{s, Array2};
 
-    fn filled(rows: usize, cols: usize, seed: u32) -> Array2<Real> {
-        Array2::from_shape_fn((rows, cols), |(i, j)| {
-            let h = (i as u32 * 7919 + j as u32 * 104_729 + seed).wrapping_mul(2_654_435_761);
-            (h >> 8) as Real / (1u32 << 24) as Real - 0.5
-        })
-    }
+    use crate::linalg::test_matrix as filled;
 
     fn reference(a: &ArrayView2<Real>, b: &ArrayView2<Real>) -> Array2<Real> {
         let mut c = Array2::zeros((a.nrows(), b.ncols()));
