@@ -116,8 +116,13 @@ export const WHO_PAYS = {
       controls: ['compare', 'groups'],
       say: [
         {
+          // The lab's defaults of what the step holds (σ, C, L, η, epochs: a move of any of
+          // them hides this sentence); not "the default settings", which a seed moved would
+          // belie (the seed is no premise of the step: lesson-claims.js).
           asSet: true,
-          text: "Adult by race, at the lab's default settings, compared the same way.",
+          text:
+            "Adult by race, with the lab's default σ, C, L, η and epochs, compared the same " +
+            'way.',
         },
         {
           // A fall is a fall only beyond its ± (#53 §2: the race groups' few test rows).
