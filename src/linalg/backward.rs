@@ -28,10 +28,45 @@ pub fn fits(next_width: usize) -> bool {
     next_width <= KC
 }
 
+/// What the sweep needs of four lanes beyond the product: the mask and the squares, done on the
+/// accumulators as the panels' sweep does them one value at a time (so the same bits).
+pub trait SweepLanes: Lanes {
+    /// `self` where `a > 0`, else +0, lane by lane (as bits: an `a` of NaN keeps nothing).
+    fn keep_where_positive(self, a: Self) -> Self;
+    /// `self + x·x`, a multiply then an add (two roundings, as `s += x * x`).
+    fn add_square(self, x: Self) -> Self;
+}
+
+impl SweepLanes for fma::Emulated {
+    fn keep_where_positive(self, a: Self) -> Self {
+        fma::Emulated(std::array::from_fn(|i| {
+            let keep = ((a.0[i] > 0.0) as u32).wrapping_neg();
+            Real::from_bits(self.0[i].to_bits() & keep)
+        }))
+    }
+    fn add_square(self, x: Self) -> Self {
+        fma::Emulated(std::array::from_fn(|i| self.0[i] + x.0[i] * x.0[i]))
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
+impl SweepLanes for fma::Relaxed {
+    #[inline(always)]
+    fn keep_where_positive(self, a: Self) -> Self {
+        use core::arch::wasm32::{f32x4_gt, f32x4_splat, v128_and};
+        fma::Relaxed(v128_and(self.0, f32x4_gt(a.0, f32x4_splat(0.0))))
+    }
+    #[inline(always)]
+    fn add_square(self, x: Self) -> Self {
+        use core::arch::wasm32::{f32x4_add, f32x4_mul};
+        fma::Relaxed(f32x4_add(self.0, f32x4_mul(x.0, x.0)))
+    }
+}
+
 /// `out` ← (δ_next · W_nextᵀ) ⊙ 1[a > 0] in column panels, pushing each row's Σ δ² onto `sums`
 /// when given. `delta_next` is n × o (the next layer's δ), `w_next` that layer's weights,
 /// cols × o (its input width × its output width), `a` the n × cols activations, row-major.
-pub fn backward_relu_into<L: Lanes>(
+pub fn backward_relu_into<L: SweepLanes>(
     out: &mut ColumnPanels,
     delta_next: &ArrayView2<Real>,
     w_next: &ArrayView2<Real>,
@@ -47,11 +82,28 @@ pub fn backward_relu_into<L: Lanes>(
     fma::with_buffers(|ap, bp| {
         fma::pack(ap, delta_next, MR, false);
         fma::pack(bp, &w_next.t(), NR, true);
+        // Panels whose every column is whole and in `sum_squares`' lanes: masked and squared on
+        // the accumulators, each row's lanes in two vectors (columns c → lane c mod 8: a
+        // panel's three vectors go to lanes 0–3, 4–7, 0–3 or 4–7, 0–3, 4–7, in column order);
+        // the others (the last panel, and those past the lanes) a value at a time.
+        let in_vectors = (0..full).take_while(|&p| p * NR + NR <= in_lanes).count();
         for r0 in (0..n).step_by(ROW_BLOCK) {
             let rb = ROW_BLOCK.min(n - r0);
             let mut squares = [RowSquares::default(); ROW_BLOCK];
+            let mut lanes_sq = [[L::zero(); 2]; ROW_BLOCK];
+            let flush = |squares: &mut [RowSquares; ROW_BLOCK], lanes_sq: &[[L; 2]; ROW_BLOCK]| {
+                for (sq, v) in squares.iter_mut().zip(lanes_sq) {
+                    let mut lanes = [0.0 as Real; SUM_LANES];
+                    v[0].store(&mut lanes[..4]);
+                    v[1].store(&mut lanes[4..]);
+                    sq.set_lanes(lanes);
+                }
+            };
             for p in 0..=full {
                 let w = if p < full { NR } else { edge };
+                if p == in_vectors {
+                    flush(&mut squares, &lanes_sq); // (in_vectors ≤ full: always reached)
+                }
                 if w == 0 {
                     continue;
                 }
@@ -60,13 +112,25 @@ pub fn backward_relu_into<L: Lanes>(
                     let a_panel = &ap[(i0 / MR) * o * MR..][..o * MR];
                     let acc = fma::micro_kernel::<L>(a_panel, b_panel.chunks_exact(NR), o);
                     for (r, lanes) in acc.iter().enumerate().take(n - i0) {
+                        let row = i0 + r;
+                        let at = row * cols + p * NR;
+                        let dst = &mut data[(p * n + row) * NR..][..NR];
+                        if p < in_vectors {
+                            let sq = &mut lanes_sq[row - r0];
+                            for (v, l) in lanes.iter().enumerate() {
+                                let kept = l.keep_where_positive(L::load(&a[at + 4 * v..]));
+                                kept.store(&mut dst[4 * v..]);
+                                if sums.is_some() {
+                                    let half = (3 * p + v) % 2;
+                                    sq[half] = sq[half].add_square(kept);
+                                }
+                            }
+                            continue;
+                        }
                         let mut tile = [0.0 as Real; NR];
                         for (v, l) in lanes.iter().enumerate() {
                             l.store(&mut tile[4 * v..]);
                         }
-                        let row = i0 + r;
-                        let at = row * cols + p * NR;
-                        let dst = &mut data[(p * n + row) * NR..][..NR];
                         let dst: &mut [Real; NR] = dst.try_into().expect("NR values");
                         masked_chunk(dst, &tile, &a[at..], w);
                         if sums.is_some() {
@@ -105,10 +169,20 @@ mod tests {
             (300, 10, 128),
             (17, 256, 40),
             (2, 3, 5),
+            // Whole panels past the last whole group of lanes (36), and an edge one across it.
+            (5, 10, 36),
+            (6, 10, 20),
         ] {
             let delta = filled(n, o, 1);
             let w = filled(cols, o, 2);
-            let acts = filled(n, cols, 3);
+            let mut acts = filled(n, cols, 3);
+            // What the mask must treat as "off" (NaN, −0, 0) and "on" (∞), on the larger shapes.
+            if n * cols >= 64 {
+                let specials = [Real::NAN, -0.0, 0.0, Real::INFINITY];
+                for (i, v) in specials.into_iter().enumerate() {
+                    acts.as_slice_mut().unwrap()[7 * i] = v;
+                }
+            }
             let a = acts.as_slice().unwrap();
             let mut d = Array2::from_elem((n, cols), Real::NAN);
             fma::matmul::<Emulated>(&mut d.view_mut(), &delta.view(), &w.t(), false);

@@ -48,7 +48,7 @@ pub trait Lanes: Copy {
 
 /// Portable lanes (`f32::mul_add`): the native reference of the blocking, not a fast path.
 #[derive(Clone, Copy)]
-pub struct Emulated([Real; 4]);
+pub struct Emulated(pub(super) [Real; 4]);
 
 impl Lanes for Emulated {
     #[inline(always)]
@@ -109,7 +109,7 @@ pub fn wasm_store(v: core::arch::wasm32::v128, dst: &mut [Real]) {
 /// rounding).
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 #[derive(Clone, Copy)]
-pub struct Relaxed(core::arch::wasm32::v128);
+pub struct Relaxed(pub(super) core::arch::wasm32::v128);
 
 #[cfg(all(target_arch = "wasm32", target_feature = "relaxed-simd"))]
 impl Lanes for Relaxed {

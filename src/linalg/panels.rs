@@ -240,6 +240,12 @@ impl RowSquares {
         }
     }
 
+    /// Lane sums added elsewhere, four lanes at a time in the same order (`linalg::backward`),
+    /// before any value of the row is added here.
+    pub(super) fn set_lanes(&mut self, lanes: [Real; SUM_LANES]) {
+        self.lanes = lanes;
+    }
+
     /// The row's Σ δ², ended as `sum_squares` ends it.
     pub(super) fn total(&self) -> Real {
         lanes_total(
