@@ -120,12 +120,12 @@ fn per_example_norms_and_clipped_sums_match_brute_force() {
 
 /// The first δ in column panels (the relaxed-SIMD build's layout) against the row-major path,
 /// on both sides of the clipping's choice (scale the input when it is narrower than the layer,
-/// else δ), one and two hidden layers, a dropped example (weight 0) whose δ overflowed to ±∞
-/// and NaN, no weights, then a smaller batch on the same models: the same norms and the same,
-/// finite sums up to the products' rounding (here the fused kernel's blocking on portable lanes
-/// against gemm, in the backward product and the sweep fused with it, `linalg::backward`, as in
-/// the gradient's; the sweep itself is bit for bit the row-major one: `linalg::backward`'s and
-/// `linalg::panels`' tests).
+/// else δ), one and two hidden layers (once the second wider than the fused sweep takes), a
+/// dropped example (weight 0) whose δ overflowed to ±∞ and NaN, no weights, then a smaller
+/// batch on the same models: the same norms and the same, finite sums up to the products'
+/// rounding (here the fused kernel's blocking on portable lanes against gemm, in the backward
+/// product and the sweep fused with it, `linalg::backward`, as in the gradient's; the sweep
+/// itself is bit for bit the row-major one: `linalg::backward`'s and `linalg::panels`' tests).
 #[test]
 fn the_first_delta_in_panels_gives_the_row_major_results() {
     use crate::model::delta::Delta;
@@ -135,6 +135,9 @@ fn the_first_delta_in_panels_gives_the_row_major_results() {
         (50, vec![33]),
         (12, vec![37, 9]),
         (3, vec![7]),
+        // A next layer wider than one of the fused kernel's k blocks: the product, then the
+        // sweep (`linalg::backward::fits`).
+        (4, vec![33, 260]),
     ] {
         let k = 4;
         let mut plain = Mlp::new(d, &hidden, k, &mut rng);
