@@ -18,6 +18,9 @@ use super::SUM_LANES;
 use crate::Real;
 use ndarray::ArrayView2;
 
+// Each row's squares are two vectors of four: lanes 0–3 and 4–7 of `sum_squares`' eight.
+const _: () = assert!(SUM_LANES == 8 && NR.is_multiple_of(4));
+
 /// Rows per block: a multiple of the tile's rows, about the sweep's 16 (a block writes a short
 /// run into every panel and reads a few pages of activations).
 const ROW_BLOCK: usize = 5 * MR;
@@ -121,7 +124,7 @@ pub fn backward_relu_into<L: SweepLanes>(
                                 let kept = l.keep_where_positive(L::load(&a[at + 4 * v..]));
                                 kept.store(&mut dst[4 * v..]);
                                 if sums.is_some() {
-                                    let half = (3 * p + v) % 2;
+                                    let half = (p * NR + 4 * v) % SUM_LANES / 4;
                                     sq[half] = sq[half].add_square(kept);
                                 }
                             }
