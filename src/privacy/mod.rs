@@ -5,6 +5,7 @@
 pub mod accountant;
 pub mod adaptive;
 pub mod noise_rng;
+pub mod normals;
 pub mod sampling;
 pub mod sanitizer;
 pub mod why;

@@ -102,6 +102,23 @@ impl ChaCha8Lanes {
         self.next += 1;
         w
     }
+
+    /// Offers `take` the buffered words as the u64s `next_u64` would return, one after another,
+    /// and moves past each it takes (returns true for), up to the first it refuses or the last
+    /// whole u64 of the refill: the normals' common case reads the stream here, in a loop with
+    /// its position in a local (`privacy::normals`).
+    #[inline]
+    pub fn take_buffered_u64s(&mut self, mut take: impl FnMut(u64) -> bool) {
+        let mut next = self.next;
+        while next + 1 < WORDS {
+            let bits = u64::from(self.words[next]) | (u64::from(self.words[next + 1]) << 32);
+            if !take(bits) {
+                break;
+            }
+            next += 2;
+        }
+        self.next = next;
+    }
 }
 
 impl RngCore for ChaCha8Lanes {

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use dpsgd_lab::privacy::noise_rng::{with_noise_rng, ChaCha8Lanes};
+use dpsgd_lab::privacy::normals::FillNormals;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
@@ -62,4 +63,47 @@ pub fn check_normals() {
     lanes.move_past(&mut rng);
     assert_eq!(rng.get_word_pos(), plain.get_word_pos());
     assert_eq!(via.get_word_pos(), plain.get_word_pos());
+    check_filled_normals();
+}
+
+/// `fill_standard_normals` (the sanitizer's draws: the ziggurat's common case over the lanes'
+/// buffered words, the rest by rand_distr) gives rand_distr's normals as f32, one by one, and
+/// leaves the stream where they would: from odd words, in fills of every size from 0 past a
+/// refill (32 u64s) and past the sanitizer's block, over 300,000 draws a seed — enough for the
+/// wedges (about 1 draw in 100) and the tail (about 1 in 3,700) many times over.
+fn check_filled_normals() {
+    let sizes = [0usize, 1, 2, 31, 32, 33, 64, 1000, 1024, 4099];
+    for (seed, skip) in [(3u64, 1u32), (17, 0), (99, 63)] {
+        let mut plain = ChaCha8Rng::seed_from_u64(seed);
+        for _ in 0..skip {
+            plain.next_u32();
+        }
+        let mut rng = plain.clone();
+        let mut lanes = ChaCha8Lanes::at(&rng);
+        let mut via = plain.clone();
+        let (mut drawn, mut turn) = (0, 0);
+        while drawn < 300_000 {
+            let n = sizes[turn % sizes.len()];
+            turn += 1;
+            let want: Vec<f32> = (0..n).map(|_| plain.sample(StandardNormal)).collect();
+            let mut got = vec![f32::NAN; n];
+            lanes.fill_standard_normals(&mut got);
+            assert!(
+                got.iter()
+                    .zip(&want)
+                    .all(|(g, w)| g.to_bits() == w.to_bits()),
+                "seed {seed}, fill {turn} of {n}"
+            );
+            let mut through = vec![f32::NAN; n];
+            with_noise_rng(&mut via, |r| r.fill_standard_normals(&mut through));
+            assert_eq!(
+                through, want,
+                "seed {seed}, fill {turn}, through the noise generator"
+            );
+            drawn += n;
+        }
+        lanes.move_past(&mut rng);
+        assert_eq!(rng.get_word_pos(), plain.get_word_pos(), "seed {seed}");
+        assert_eq!(via.get_word_pos(), plain.get_word_pos(), "seed {seed}");
+    }
 }
