@@ -111,7 +111,7 @@ pub enum PartChannel {
 /// work") gives the measurements and the sweeps they were fitted to. Bounded by
 /// ±[`MAX_EXTRA_EXAMPLES`]: beyond the models it was fitted on it extrapolates.
 pub fn coordinator_extra_examples(sizes: &[usize], channel: PartChannel) -> isize {
-    const NORMAL_NS: f64 = 8.0;
+    const NORMAL_NS: f64 = 5.7;
     let channel_ns = match channel {
         PartChannel::Messages => 100_000.0,
         PartChannel::SharedMemory => 0.0,
