@@ -68,7 +68,7 @@ pub fn check_normals() {
 
 /// `fill_standard_normals` (the sanitizer's draws: the ziggurat's common case over the lanes'
 /// buffered words, the rest by rand_distr) gives rand_distr's normals as f32, one by one, and
-/// leaves the stream where they would: from odd words, in fills of every size from 0 past a
+/// leaves the stream where they would: from odd words, in fills of ten sizes from 0 to past a
 /// refill (32 u64s) and past the sanitizer's block, over 300,000 draws a seed — enough for the
 /// wedges (about 1 draw in 100) and the tail (about 1 in 3,700) many times over.
 fn check_filled_normals() {
