@@ -6,15 +6,15 @@
 //! rand_distr's ziggurat (Marsaglia & Tsang 2000) takes a u64 `bits`: i = bits mod 256,
 //! u = a float in [−1, 1) from bits' top 52, x = u·X[i]; when |x| < X[i + 1] (about 99% of draws)
 //! x is the normal, else it goes on with more words (a wedge's test, or the tail when i = 0).
-//! [`fill_standard_normals`] does that common case itself and hands every other draw, from the
-//! same word, to `StandardNormal` — which then reads the same u64, refuses its common case the
-//! same way and goes on as it would have. So the normals, and the words read, are rand_distr's;
-//! a test holds them equal, draw for draw (`tests/common/noise_rng.rs`, natively and in the
-//! browser). In V8 a normal's common case cost about as much as its words: inside `sample`, the
-//! generator's position went to memory and back at every draw.
+//! [`FillNormals::fill_standard_normals`] does that common case itself and hands every other
+//! draw, from the same word, to `StandardNormal` — which then reads the same u64, refuses its
+//! common case the same way and goes on as it would have. So the normals, and the words read,
+//! are rand_distr's; a test holds them equal, draw for draw (`tests/common/noise_rng.rs`,
+//! natively and in the browser). In V8 a normal's common case cost about as much as its words:
+//! inside `sample`, the generator's position went to memory and back at every draw.
 //!
 //! rand_distr keeps its table X private; it is read here from rand_distr itself (see
-//! [`ziggurat_x`]), not copied.
+//! `ziggurat_x`), not copied.
 
 use crate::privacy::noise_rng::ChaCha8Lanes;
 use crate::Real;
