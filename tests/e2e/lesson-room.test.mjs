@@ -17,18 +17,11 @@ const stepOf = (page) => new URLSearchParams(new URL(page.url()).hash.slice(1)).
 const WATCH_KEYS = () => {
   const seen = [];
   window.keysSeen = seen;
-  const at = () => Math.round(performance.now());
   const name = (t) => (t?.tagName ? `${t.tagName.toLowerCase()}${t.id ? `#${t.id}` : ''}` : '?');
-  document.addEventListener(
-    'keydown',
-    (e) => seen.push({ at: at(), key: e.key, on: name(e.target) }),
-    true,
-  );
-  window.addEventListener('keydown', (e) =>
-    seen.push({ at: at(), key: e.key, taken: e.defaultPrevented }),
-  );
+  document.addEventListener('keydown', (e) => seen.push({ key: e.key, on: name(e.target) }), true);
+  window.addEventListener('keydown', (e) => seen.push({ key: e.key, taken: e.defaultPrevented }));
   window.addEventListener('hashchange', (e) =>
-    seen.push({ at: at(), link: new URL(e.newURL).hash.slice(0, 60) }),
+    seen.push({ link: new URL(e.newURL).hash.slice(0, 60) }),
   );
 };
 // The page has taken step `n` into its link (a busy machine may take seconds): else says where it
