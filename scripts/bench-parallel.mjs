@@ -7,7 +7,9 @@
 // workers: the milliseconds per lot of each phase of the training worker's lot loop, beside
 // the same two parts summed one after the other in the training worker alone (no helper), and
 // the ratio of the two parts' summing time at the same moment in two workers to that time in
-// one worker (`parts_concurrent_over_alone`: 1 when two workers do not slow each other down).
+// one worker (`parts_concurrent_over_alone`: 1 when two workers do not slow each other down);
+// and the kernels' own speed two at once over alone (`kernels-at-once`), with the k = 2 loop
+// over the ceiling at that speed.
 // The pages are cross-origin isolated, as `make serve` serves them, so parts go through shared
 // memory (www/workers/shared-channel.js); a third page, served without COOP/COEP like a static
 // host, runs the relaxed build's k = 2 by message, beside the same k = 1 (`messages_2_over_1`).
@@ -66,13 +68,47 @@ const lotLoop = (page, model, workers, alone = false) =>
     [model, workers, MS, alone, BATCH],
   );
 
+// The kernel's GFLOP/s on `model`'s products for a part of `n` examples, in each of `workers`
+// fresh training workers at once (Rust's `bench::ceiling::products_gflops`, MS each): every
+// worker first answers a short run (its module compiled, its code warm), then all are asked
+// together; their mean. One worker is the ceiling's own measure; two at once is what the
+// cores' kernels reach while both run — the k = 2 loop runs against that.
+const productsSpeed = (page, model, n, workers) =>
+  page.evaluate(
+    async ([model, n, ms, workers]) => {
+      const { sendWasm } = await import('./core/wasm-module.js');
+      const all = Array.from({ length: workers }, () => {
+        const w = new Worker('workers/worker.js', { type: 'module' });
+        sendWasm(w);
+        return w;
+      });
+      const ask = (w, ms) =>
+        new Promise((resolve, reject) => {
+          w.onmessage = (ev) => {
+            if (ev.data?.type === 'bench-products') resolve(ev.data.gflops);
+            if (ev.data?.type === 'error') reject(new Error(ev.data.message));
+          };
+          w.onerror = (e) => reject(new Error(e.message));
+          w.postMessage({ type: 'bench-products', model, n, ms });
+        });
+      await Promise.all(all.map((w) => ask(w, 300)));
+      const speeds = await Promise.all(all.map((w) => ask(w, ms)));
+      for (const w of all) w.terminate();
+      return speeds.reduce((a, b) => a + b, 0) / speeds.length;
+    },
+    [model, n, MS, workers],
+  );
+
 // The ceiling (#55): the lot loop's examples/s over k × what one worker would train if a part
 // cost only its matrix products at the speed this build's kernel reaches on them, measured in
 // the same worker after the loop (Rust's `bench::ceiling`); and where a lot's time goes in the
 // training worker: its own part's phases (Rust's, scaled to the loop's `own`), the noise, the
 // parts' exchange (sending, waiting, taking the helpers' parts) and the step, against the
 // products' time at the kernel's speed.
-function ceilingLine(engine, model, k, runs) {
+// At k = 2, also the kernels' speed two at once over alone (`atOnce`, measured after the loops)
+// and the lot loop over the ceiling at that speed: the part of the gap the cores' sharing
+// explains is the difference of the two ratios.
+function ceilingLine(engine, model, k, runs, atOnce) {
   const all = runs.get(`${engine} ${k}`);
   const mean = (f) => all.reduce((a, r) => a + f(r), 0) / all.length;
   const rate = mean((r) => r.examples_per_sec);
@@ -113,6 +149,12 @@ function ceilingLine(engine, model, k, runs) {
     training_worker_ms_per_lot: lotMs,
     its_products_at_kernel_speed_ms: ownProducts,
     helpers_ms_per_lot: k > 1 ? round(phase('helpers')) : null,
+    ...(k > 1 && atOnce
+      ? {
+          kernels_two_at_once_over_alone: round(atOnce),
+          lot_over_ceiling_two_at_once: round(rate / (k * perWorker * atOnce)),
+        }
+      : {}),
   };
 }
 
@@ -192,8 +234,31 @@ try {
         }),
       );
     }
+    // The kernels alone and two at once, alternating, twice each, at part 0's size at k = 2.
+    const atOnce = {};
+    for (const engine of ['relaxed', 'simd128']) {
+      const k2 = runs.get(`${engine} 2`);
+      const n = Math.round(mean(k2.map((r) => r.ceiling.part_examples)));
+      const speeds = { 1: [], 2: [] };
+      for (let round = 0; round < 2; round += 1)
+        for (const workers of [1, 2])
+          speeds[workers].push(await productsSpeed(pages[engine], model, n, workers));
+      atOnce[engine] = mean(speeds[2]) / mean(speeds[1]);
+      console.log(
+        JSON.stringify({
+          bench: 'kernels-at-once',
+          engine,
+          model,
+          part_examples: n,
+          gflops_alone: speeds[1].map((g) => +g.toFixed(1)),
+          gflops_two_at_once: speeds[2].map((g) => +g.toFixed(1)),
+          two_at_once_over_alone: +atOnce[engine].toFixed(3),
+        }),
+      );
+    }
     for (const engine of ['relaxed', 'simd128'])
-      for (const k of [1, 2]) console.log(JSON.stringify(ceilingLine(engine, model, k, runs)));
+      for (const k of [1, 2])
+        console.log(JSON.stringify(ceilingLine(engine, model, k, runs, atOnce[engine])));
     const m = (engine, k) => mean(rates.get(`${engine} ${k}`));
     console.log(
       JSON.stringify({

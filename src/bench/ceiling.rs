@@ -204,6 +204,24 @@ pub fn lot_ceiling(
     }
 }
 
+/// The kernel's speed (GFLOP/s) on the products of a part of `n` examples of the model with
+/// layer widths `sizes`, timed for about `budget_ms` in all: what [`lot_ceiling`] measures
+/// after the lot loop, on its own. `make bench` times it in one worker alone and in two at
+/// once, so that the ceiling of k = 2 can be read against what the cores' kernels reach when
+/// both run (shared caches and memory; on a VM, whatever the host runs beside).
+pub fn products_gflops(sizes: &[usize], n: usize, now_ms: &dyn Fn() -> f64, budget_ms: f64) -> f64 {
+    let n = n.max(1);
+    let budget = budget_ms / (3 * (sizes.len() - 1)) as f64;
+    let timed = products(sizes, n, now_ms, budget.max(1.0));
+    let flops: f64 = sizes
+        .windows(2)
+        .enumerate()
+        .map(|(l, w)| (if l > 0 { 6 } else { 4 } * w[0] * w[1] * n) as f64)
+        .sum();
+    let ms: f64 = timed.iter().map(|(_, _, ms)| ms).sum();
+    round(flops / ms / 1e6, 2)
+}
+
 /// `x` to `digits` decimals (the bench's JSON is read by people).
 fn round(x: f64, digits: i32) -> f64 {
     let scale = 10f64.powi(digits);
@@ -225,4 +243,23 @@ pub fn ceilings(
             lot_ceiling(implementation, name, &mut t, 1, now_ms, budget_ms)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// With a clock that moves 1 ms at each reading, each product is timed over three calls
+    /// and two readings: 2/3 ms. 60→1000→10 on 8 examples is five products and
+    /// (4·60·1000 + 6·1000·10)·8 = 2.4 MFLOP, so 2.4e6 / (5 · 2/3 ms) = 0.72 GFLOP/s.
+    #[test]
+    fn products_gflops_counts_each_products_flops_over_its_time() {
+        let t = Cell::new(0.0);
+        let clock = || {
+            t.set(t.get() + 1.0);
+            t.get()
+        };
+        assert_eq!(products_gflops(&[60, 1000, 10], 8, &clock, 1.0), 0.72);
+    }
 }

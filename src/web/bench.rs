@@ -70,6 +70,15 @@ pub fn bench_session(model: &str, batch: Option<u32>) -> Result<Session, JsError
 
 #[wasm_bindgen]
 impl Session {
+    /// The kernel's GFLOP/s on this benchmark session's products for a part of `n` examples,
+    /// for about `budget_ms` ([`bench::ceiling::products_gflops`]): `make bench` times it in
+    /// one worker, then in two at once.
+    #[wasm_bindgen(js_name = benchProducts)]
+    pub fn bench_products(&self, n: u32, budget_ms: f64) -> f64 {
+        let sizes = self.trainer.model().sizes().to_vec();
+        bench::ceiling::products_gflops(&sizes, n as usize, &now_ms, budget_ms)
+    }
+
     /// `make bench`'s ceiling of this benchmark session's (`model`'s) part 0 of `k`
     /// ([`bench::ceiling::lot_ceiling`]), about `budget_ms` for its phases and as long again
     /// for its products; one JSON line. Draws lots without stepping: call it last.

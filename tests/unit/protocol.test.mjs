@@ -74,6 +74,7 @@ test('each worker accepts what the page and the training worker send', () => {
     [checkToTraining, TO_WORKER.ownData([{}], 'label', '', [['a,b', 0, 1]], false, 1e-5)],
     [checkToTraining, { type: 'test-panic' }],
     [checkToTraining, { type: 'bench', model: 'logistic', workers: 2, ms: 100, alone: false }],
+    [checkToTraining, { type: 'bench-products', model: 'mlp 60-1000-10', n: 300, ms: 100 }],
     [checkToAudit, TO_AUDIT.plan({}, [])],
     [checkToAudit, TO_AUDIT.run('worst-case', 0)],
     [checkToAudit, TO_AUDIT.summarize('worst-case', [])],

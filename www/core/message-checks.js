@@ -85,6 +85,7 @@ const TO_TRAINING_SHAPES = {
   },
   cap: { workers: present, reason: present },
   bench: { model: str, workers: present, ms: num },
+  'bench-products': { model: str, n: num, ms: num },
   'test-panic': {},
   'test-hang-helper': {},
 };
@@ -144,6 +145,7 @@ const FROM_TRAINING_SHAPES = {
     phases: present,
     ceiling: present,
   },
+  'bench-products': { model: present, gflops: present },
 };
 export const checkFromWorker = orNull(checker(FROM_TRAINING_SHAPES));
 

@@ -23,9 +23,9 @@
 /** @typedef {{type: 'init-error', message: string}} InitError */
 /** @typedef {{type: 'refused', message: string, id: number|null}} Refused */
 //
-// Page → training worker (worker.js); 'bench' comes from scripts/bench-parallel.mjs, 'test-panic'
-// (a real Rust panic) and 'test-hang-helper' (the first helper hangs in its next part) from the
-// tests:
+// Page → training worker (worker.js); 'bench' and 'bench-products' come from
+// scripts/bench-parallel.mjs, 'test-panic' (a real Rust panic) and 'test-hang-helper' (the first
+// helper hangs in its next part) from the tests:
 /**
  * workers: k asked; cores: how many this device runs at once (cores.js; the helpers spin only
  * where each has one).
@@ -54,7 +54,11 @@
  *   batch?: number}} Bench
  */
 /**
- * @typedef {Start | PauseResume | OwnData | Cap | Bench
+ * The kernel's GFLOP/s on a benchmark case's products for a part of `n` examples.
+ * @typedef {{type: 'bench-products', model: string, n: number, ms: number}} BenchProducts
+ */
+/**
+ * @typedef {Start | PauseResume | OwnData | Cap | Bench | BenchProducts
  *   | {type: 'test-panic'} | {type: 'test-hang-helper'}} ToTraining
  */
 //
@@ -93,6 +97,7 @@
  *       ranges: RangesNeeded|null}
  *   | {type: 'bench', model: string, workers: number, helpers: number, channel: string,
  *       examples_per_sec: number, phases: object, ceiling: object|null}
+ *   | {type: 'bench-products', model: string, gflops: number}
  *   | InitError} FromTraining
  */
 // progress: loading a data set (total 0: unknown), then DP-PCA; resize: the lot is larger than
@@ -102,7 +107,7 @@
 // `read_off` from the page's form of ranges, `delta` the δ a refusal's spent ε is given at;
 // own-data-*: `file` a key of the contents (the file ledger), `spent` the releases a refused
 // file's preparation made anyway, `ranges` the form's columns when ranges are what it lacks;
-// bench: `make bench` only.
+// bench, bench-products: `make bench` only.
 //
 // Training worker → its data-parallel helpers (gradient-worker.js, driven by gradient-pool.js):
 // first 'wasm', as above; then 'rows' (kept across runs on the same rows), 'configure' per run,

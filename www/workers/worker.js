@@ -243,6 +243,20 @@ async function bench(m) {
   });
 }
 
+// `make bench` only (scripts/bench-parallel.mjs): the kernel's GFLOP/s on a benchmark case's
+// products for a part of `m.n` examples, for about `m.ms` milliseconds (Rust's
+// `bench::ceiling::products_gflops`), in a session of its own: the bench asks one worker, then
+// two at once.
+/** @param {Extract<ToTraining, {type: 'bench-products'}>} m */
+function benchProducts(m) {
+  const session = bench_session(m.model, undefined);
+  try {
+    send({ type: 'bench-products', model: m.model, gflops: session.benchProducts(m.n, m.ms) });
+  } finally {
+    session.free();
+  }
+}
+
 // Messages are handled one after another (`serial`): a start waits until the one before it has
 // loaded its data (two loads at once would free each other's data set), and a start superseded
 // while it waited is skipped (a start's generation is taken as it arrives, so the old run stops
@@ -291,6 +305,7 @@ startWorker({
       if (answer) send(answer);
     },
     bench,
+    'bench-products': benchProducts,
     // The tests' (obeyed only in a worker a test asked for: worker-shell.js): a stand-in for
     // a bug (a real Rust panic, a real trap), and a helper that hangs.
     'test-panic': () => panic_for_tests(),
