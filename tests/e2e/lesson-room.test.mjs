@@ -1,8 +1,9 @@
 // A lesson as a room uses it, off its rehearsed path (#53): the lecturer's clicker steps through
-// it (PageDown, →, Space on; PageUp, ← back; a focused slider keeps its arrows); a step's link,
-// copied and opened elsewhere, shows the step's compared run once — the lesson pins it again,
-// so the link does not carry it, and an older link that does carry it is not pinned twice; and
-// in every lesson, σ dragged to 0 and C dragged to its end are said as such, on the page.
+// it (PageDown, →, Space on; PageUp, ← back; two quick presses two steps; a focused slider keeps
+// its arrows); a step's link, copied and opened elsewhere, shows the step's compared run once —
+// the lesson pins it again, so the link does not carry it, and an older link that does carry it
+// is not pinned twice; and in every lesson, σ dragged to 0 and C dragged to its end are said as
+// such, on the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
@@ -77,6 +78,18 @@ test('a clicker steps through a lesson; a slider with the focus keeps its arrow 
   await click(page, ' ', 2, problems);
   await click(page, 'ArrowRight', 3, problems);
   await page.keyboard.press('PageDown'); // the last step: nowhere to go
+  await click(page, 'PageUp', 2, problems);
+  await click(page, 'ArrowLeft', 1, problems);
+  // Two presses before the page has opened the first one's link (in one task here; a busy page
+  // takes both before the link's event): two steps on, as a clicker's user means — once the
+  // page went one step only.
+  await page.evaluate(() => {
+    for (let i = 0; i < 2; i += 1)
+      document.body.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'PageDown', bubbles: true, cancelable: true }),
+      );
+  });
+  await atStep(page, 3, problems);
   await click(page, 'PageUp', 2, problems);
   // The clipping slider focused: → moves C, not the lesson.
   await page.locator('#clip').focus();

@@ -31,6 +31,10 @@ let pressed = false; // the step's `then` button was pressed for this entry
 let host = null;
 let pressing = false; // the step is pressing its `then` button now
 let revealed = false; // predict-then-reveal: the step on screen was revealed
+// The step a key or button asked for whose link the page has not opened yet ({name: null}: the
+// lesson closed), else null: a clicker's second press before the first's link is opened moves on
+// from where the first went, not again from the step on screen.
+let heading = null;
 
 /** Whether the lesson is pressing its step's button now (its runs are the lesson's own). */
 export const lessonPressing = () => pressing;
@@ -45,11 +49,11 @@ export function setUpLessonPlayer(h) {
   const pick = $('lesson-pick');
   pick.append(...[...LESSONS].map(([name, l]) => new Option(l.title, name)));
   pick.addEventListener('change', () => go(pick.value || null, 0));
-  $('lesson-back').addEventListener('click', () => on && go(on.name, on.index - 1));
+  $('lesson-back').addEventListener('click', () => move(-1));
   $('lesson-next').addEventListener('click', () => {
     if (!on) return;
     const run = host.run();
-    if (run && !run.pin && host.done())
+    if (!heading && run && !run.pin && host.done())
       carried = {
         name: on.name,
         index: on.index,
@@ -57,7 +61,7 @@ export function setUpLessonPlayer(h) {
         cfg: run.cfg,
         history: run.history,
       };
-    go(on.name, on.index + 1);
+    move(1);
   });
   $('lesson-close').addEventListener('click', () => go(null, 0));
   $('lesson-reveal').addEventListener('click', reveal);
@@ -183,8 +187,18 @@ function reveal() {
   conceal();
 }
 
+// Opens the step `by` steps from the one last asked for (the one on screen, or the one a press
+// before this asked for whose link is not open yet), if the lesson has it.
+function move(by) {
+  const at = heading ?? on;
+  if (!at?.name) return;
+  const index = at.index + by;
+  if (index >= 0 && index < LESSONS.get(at.name).steps.length) go(at.name, index);
+}
+
 // Opens `name`'s step `index` (null: no lesson) by its link, keeping the teacher's own keys.
 function go(name, index) {
+  heading = { name, index };
   const params = new URLSearchParams(location.hash.slice(1));
   const keep = new URLSearchParams();
   for (const k of ['teacher', 'big', 'size', 'predict', 'hide', 'lock'])
@@ -204,6 +218,10 @@ function go(name, index) {
  */
 export function enterStep(step, configWith) {
   on = step;
+  // the step asked for last is open (another press may be on its way: it stays the one to
+  // move on from)
+  if (heading?.name === (step?.name ?? null) && (!step || heading.index === step.index))
+    heading = null;
   revealed = false;
   prev = null;
   prevConfig = null;
