@@ -244,22 +244,3 @@ pub fn ceilings(
         })
         .collect()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::cell::Cell;
-
-    /// With a clock that moves 1 ms at each reading, each product is timed over three calls
-    /// and two readings: 2/3 ms. 60→1000→10 on 8 examples is five products and
-    /// (4·60·1000 + 6·1000·10)·8 = 2.4 MFLOP, so 2.4e6 / (5 · 2/3 ms) = 0.72 GFLOP/s.
-    #[test]
-    fn products_gflops_counts_each_products_flops_over_its_time() {
-        let t = Cell::new(0.0);
-        let clock = || {
-            t.set(t.get() + 1.0);
-            t.get()
-        };
-        assert_eq!(products_gflops(&[60, 1000, 10], 8, &clock, 1.0), 0.72);
-    }
-}

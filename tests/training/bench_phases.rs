@@ -3,7 +3,8 @@
 //! examples per second from the products' time) holds — on a clock that ticks once per reading,
 //! so nothing here depends on the machine's speed.
 
-use dpsgd_lab::bench::{ceiling::lot_ceiling, training_case};
+use dpsgd_lab::bench::ceiling::{lot_ceiling, products_gflops};
+use dpsgd_lab::bench::training_case;
 use dpsgd_lab::train::part::PartPhase;
 use dpsgd_lab::train::Trainer;
 use std::cell::Cell;
@@ -35,11 +36,7 @@ fn a_timed_part_is_the_same_sum_with_its_phases_in_order() {
 
 #[test]
 fn the_ceiling_counts_three_products_a_layer_and_times_every_phase() {
-    let ticks = Cell::new(0.0);
-    let clock = || {
-        ticks.set(ticks.get() + 1.0);
-        ticks.get()
-    };
+    let clock = ticking_clock();
     for (model, flops, k) in [
         ("logistic 784-10", 4 * 784 * 10, 1),
         ("mlp 60-1000-10", 4 * 60 * 1000 + 6 * 1000 * 10, 2),
@@ -85,5 +82,26 @@ fn the_ceiling_counts_three_products_a_layer_and_times_every_phase() {
         let off = (line.ceiling_examples_per_sec / ceiling - 1.0).abs();
         assert!(off <= 1e-3, "{model}: {line:?}");
         assert!(line.part_over_ceiling > 0.0, "{model}");
+    }
+}
+
+/// With a clock that moves 1 ms at each reading, each product is timed over three calls and two
+/// readings: 2/3 ms. 60→1000→10 on 8 examples is five products and (4·60·1000 + 6·1000·10)·8 =
+/// 2.4 MFLOP, so 2.4e6 / (5 · 2/3 ms) = 0.72 GFLOP/s (the kernels' speed `make bench` times
+/// alone and two at once).
+#[test]
+fn the_kernels_speed_is_each_products_flops_over_its_time() {
+    assert_eq!(
+        products_gflops(&[60, 1000, 10], 8, &ticking_clock(), 1.0),
+        0.72
+    );
+}
+
+/// A clock that moves 1 ms each time it is read.
+fn ticking_clock() -> impl Fn() -> f64 {
+    let ticks = Cell::new(0.0);
+    move || {
+        ticks.set(ticks.get() + 1.0);
+        ticks.get()
     }
 }
