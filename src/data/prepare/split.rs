@@ -167,7 +167,9 @@ fn coin_split<R: Rng + ?Sized>(table: &Table, rng: &mut R) -> (Split, Split) {
 /// wrong: too few rows, bounds for an unknown column, too few rows for the private estimate of
 /// the columns without a stated range — decided before the estimate, from the row count, so
 /// nothing is released ([`bounds::rows_needed`]) — or a column too sparse for the estimate
-/// made (its release spent all the same).
+/// made (its release spent all the same). A noise multiplier for the estimate outside
+/// [`bounds::BOUNDS_NOISE_RANGE`] is refused first, for every caller (the CLI says so before it
+/// reads the file).
 pub fn private_dataset<R: Rng + ?Sized>(
     name: &str,
     table: Table,
@@ -175,6 +177,14 @@ pub fn private_dataset<R: Rng + ?Sized>(
     prep: &PrivatePrep,
     rng: &mut R,
 ) -> Result<Dataset, PrepError> {
+    let (lo, hi) = bounds::BOUNDS_NOISE_RANGE;
+    if !(lo..=hi).contains(&prep.bounds_noise) {
+        return Err(DataError::out_of_range(format!(
+            "the noise multiplier of the ranges' estimate is {}; it must be from {lo} to {hi}",
+            prep.bounds_noise
+        ))
+        .into());
+    }
     let rows = table.y.len();
     // The training rows to expect, from public numbers only: the file's whole when a test file
     // is given, else its share after the coins (deterministic, so a file near the line gets

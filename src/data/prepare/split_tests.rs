@@ -262,3 +262,41 @@ fn the_forms_ranges_join_the_text_fields_and_are_checked_alike() {
     let nan = vec![("x".to_string(), f64::NAN, 1.0)];
     assert!(stated_with("", &nan).is_err());
 }
+
+#[test]
+fn a_noise_multiplier_outside_its_range_is_refused_before_anything_is_drawn_or_released() {
+    let (lo, hi) = bounds::BOUNDS_NOISE_RANGE;
+    let t = numeric_table(2000, 2);
+    for bad in [0.0, lo / 2.0, hi * 2.0, -1.0, f64::NAN, f64::INFINITY] {
+        let prep = PrivatePrep {
+            bounds_noise: bad,
+            ..PrivatePrep::default()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let e = private_dataset("own", t.clone(), None, &prep, &mut rng).unwrap_err();
+        assert!(e.spent.is_empty(), "{bad}: nothing released");
+        assert!(
+            e.to_string()
+                .contains(&format!("must be from {lo} to {hi}")),
+            "{bad}: {e}"
+        );
+        let fresh = ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(
+            rng.get_word_pos(),
+            fresh.get_word_pos(),
+            "{bad}: nothing drawn"
+        );
+    }
+    // The range's ends are taken (at 1000 these rows are too few for the estimate: said so).
+    for good in [lo, bounds::DEFAULT_BOUNDS_NOISE, hi] {
+        let prep = PrivatePrep {
+            bounds_noise: good,
+            ..PrivatePrep::default()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        if let Err(e) = private_dataset("own", t.clone(), None, &prep, &mut rng) {
+            assert!(!e.to_string().contains("must be from"), "{good}: {e}");
+            assert!(e.to_string().contains("too few"), "{good}: {e}");
+        }
+    }
+}
