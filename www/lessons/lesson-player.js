@@ -50,19 +50,7 @@ export function setUpLessonPlayer(h) {
   pick.append(...[...LESSONS].map(([name, l]) => new Option(l.title, name)));
   pick.addEventListener('change', () => go(pick.value || null, 0));
   $('lesson-back').addEventListener('click', () => move(-1));
-  $('lesson-next').addEventListener('click', () => {
-    if (!on) return;
-    const run = host.run();
-    if (!heading && run && !run.pin && host.done())
-      carried = {
-        name: on.name,
-        index: on.index,
-        facts: current(),
-        cfg: run.cfg,
-        history: run.history,
-      };
-    move(1);
-  });
+  $('lesson-next').addEventListener('click', next);
   $('lesson-close').addEventListener('click', () => go(null, 0));
   $('lesson-reveal').addEventListener('click', reveal);
   // A presenter's clicker (#53): PageDown, → and Space go on, PageUp and ← go back, while a
@@ -82,12 +70,12 @@ export function setUpLessonPlayer(h) {
       reveal();
       return;
     }
-    const button = $(
-      onward ? 'lesson-next' : ['PageUp', 'ArrowLeft'].includes(e.key) ? 'lesson-back' : '',
-    );
-    if (!button || button.disabled) return;
+    // From the step asked for last: the buttons are the one on screen's (← just after PageDown).
+    const by = onward ? 1 : ['PageUp', 'ArrowLeft'].includes(e.key) ? -1 : 0;
+    if (!by || !stepFrom(by)) return;
     e.preventDefault();
-    button.click();
+    if (by > 0) next();
+    else move(-1);
   });
   setUpWorksheet(() => on?.name ?? null);
   const relayout = () => {
@@ -187,13 +175,27 @@ function reveal() {
   conceal();
 }
 
-// Opens the step `by` steps from the one last asked for (the one on screen, or the one a press
-// before this asked for whose link is not open yet), if the lesson has it.
-function move(by) {
+// Moves on a step; the run on screen, done, goes as the next step's earlier run (if not moved on).
+function next() {
+  if (!on) return;
+  const run = host.run();
+  const { name, index } = on;
+  const facts = !heading && run && !run.pin && host.done() ? current() : null;
+  if (facts) carried = { name, index, facts, cfg: run.cfg, history: run.history };
+  move(1);
+}
+
+// The step `by` steps from the one last asked for (the one on screen, or the one a press before
+// this asked for whose link is not open yet), or null where the lesson has none.
+function stepFrom(by) {
   const at = heading ?? on;
-  if (!at?.name) return;
-  const index = at.index + by;
-  if (index >= 0 && index < LESSONS.get(at.name).steps.length) go(at.name, index);
+  const index = at?.name ? at.index + by : -1;
+  return index >= 0 && index < LESSONS.get(at.name).steps.length ? { name: at.name, index } : null;
+}
+
+function move(by) {
+  const to = stepFrom(by);
+  if (to) go(to.name, to.index);
 }
 
 // Opens `name`'s step `index` (null: no lesson) by its link, keeping the teacher's own keys.
