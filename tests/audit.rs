@@ -9,6 +9,7 @@ mod mechanism;
 #[path = "audit/statements.rs"]
 mod statements;
 
+use dpsgd_lab::audit::region::Verdict;
 use dpsgd_lab::audit::tradeoff::TradeOff;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditResult, AuditSpec, Threat};
 use dpsgd_lab::config::{Mode, ModelKind, RunConfig};
@@ -102,12 +103,15 @@ fn a_broken_sanitizer_is_caught() {
     );
     assert!(r.tpr_interval_at_fpr["0.01"][0] > r.theory_tpr_at_fpr["0.01"]);
     assert!(r.summary.contains("beat the bound"), "{}", r.summary);
+    // Said by Rust for the lesson, which never compares the two itself.
+    assert!(r.lower_above_pld && r.region.verdict == Verdict::Outside);
     let (_, ok) = audit(cfg, blobs(), spec(Threat::WorstCase, 300, 5));
     assert!(
         ok.eps_lower <= pld,
         "sound: ε_lower {} vs PLD {pld}",
         ok.eps_lower
     );
+    assert!(!ok.lower_above_pld);
 }
 
 /// The teaching set-up of the `audit` lesson: blobs, logistic, L = 60, 20 epochs.

@@ -67,6 +67,10 @@ pub struct AuditResult {
     /// lower bound rounded down, an upper bound up. The lessons quote these (#53 §4: the
     /// lesson and the summary once said 3.67 and 3.66 of one audit).
     pub said: Said,
+    /// Whether ε_lower is above the PLD accountant's ε: the attack proved more than was
+    /// promised (the region's verdict is then `Outside`). Decided here once; the audit lesson
+    /// words it and never compares the two numbers itself.
+    pub lower_above_pld: bool,
     /// The attack's ROC as [fpr, tpr], and whether it stays in the privacy region by the 95%
     /// simultaneous band drawn around it (`region`).
     pub roc: Vec<[f64; 2]>,
@@ -196,7 +200,8 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
         .find(|r| r.index == multi && plan.spec.canaries > 0)
         .map(|r| one_run(&r.scores, &r.member, delta));
     let pld = report.pld;
-    if lower_bound.epsilon > pld && region_check.verdict != Verdict::Outside {
+    let lower_above_pld = lower_bound.epsilon > pld;
+    if lower_above_pld && region_check.verdict != Verdict::Outside {
         // Its box is above the (ε, δ) line the PLD's ε draws, so above the region: say so.
         let fpr_hi = region_check.evidence[1];
         region_check.verdict = Verdict::Outside;
@@ -261,6 +266,7 @@ pub fn summarize(plan: &AuditPlan, runs: &[RunScores]) -> AuditResult {
             eps_lower: lower_text(lower_bound.epsilon),
             pld: upper_text(pld),
         },
+        lower_above_pld,
         lower_bound,
         eps_upper,
         roc,

@@ -36,6 +36,7 @@ test("the audit lesson quotes the audit's figures as its summary does, names PLD
       threat: 'realistic',
       eps_lower: 3.669,
       eps_upper: { pld: 4.213, moments: 5.1 },
+      lower_above_pld: false,
       said: { eps_lower: '3.66', pld: '4.22' },
       region: { verdict: 'inside', above_at: null },
     },
@@ -67,6 +68,35 @@ test("the audit lesson quotes the audit's figures as its summary does, names PLD
   assert.ok(!said.join(' ').includes('3.67'));
 });
 
+// Whether the attack proved more than the PLD accountant promised is Rust's `lower_above_pld`,
+// not a comparison of the two numbers here: equal to the last bit (JS's `<` once said "above …
+// or the accounting is wrong" there, where Rust's verdict is inside), above, and not yet known.
+test("the audit lesson says above or below the PLD accountant's ε as Rust decided it", () => {
+  const lesson = LESSONS.get('audit');
+  const want = settingsOf(lesson, 1);
+  const fill = fillers((v) => v.toFixed(2), ACCOUNTANTS);
+  const text = (above, lower = 2.5) => {
+    const audit = [
+      {
+        threat: 'realistic',
+        eps_lower: lower,
+        eps_upper: { pld: 2.5 },
+        ...(above === undefined ? {} : { lower_above_pld: above }),
+        said: { eps_lower: '2.50', pld: '2.50' },
+        region: { verdict: above ? 'outside' : 'inside', above_at: null },
+      },
+    ];
+    const facts = factsOf(sources(want, audit, 2.5));
+    return claimsOf(lesson.steps[1], want, facts, (t) => fillIn(t, facts, fill), true)
+      .parts.map((p) => p.text)
+      .join(' ');
+  };
+  assert.match(text(false), /below the PLD accountant's ε = 2\.50, the grey region's, as it must/);
+  assert.doesNotMatch(text(false), /accounting is wrong/);
+  assert.match(text(true, 2.6), /above the PLD accountant's ε = 2\.50, .*accounting is wrong/);
+  assert.doesNotMatch(text(undefined), /PLD accountant's ε = 2\.50, the grey/);
+});
+
 // Step 1's audit beside step 2's (#53 §4): audit step 2 quotes the audit of other settings kept
 // on the region chart — what it was of and its ε_lower as its summary worded it — and says
 // nothing of one when there is none (a link opened at step 2).
@@ -78,6 +108,7 @@ test('audit step 2 quotes the earlier audit kept beside it, and only when there 
       threat: 'realistic',
       eps_lower: 0.48,
       eps_upper: { pld: 0.9 },
+      lower_above_pld: false,
       said: { eps_lower: '0.48', pld: '0.90' },
       region: { verdict: 'inside', above_at: null },
     },

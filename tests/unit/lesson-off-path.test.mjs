@@ -169,7 +169,14 @@ test('who-pays 3: "loses most" only of a fall beyond its own ±', () => {
 
 test('audit 2: "as it must be" not beside a ROC that leaves the region', () => {
   const audit = (verdict) => ({
-    audit: { realistic: 0.5, upper: 1.2, worst: 1, region: { verdict, above_at: [0.1] }, said: {} },
+    audit: {
+      realistic: 0.5,
+      upper: 1.2,
+      aboveUpper: false, // Rust's
+      worst: 1,
+      region: { verdict, above_at: [0.1] },
+      said: {},
+    },
   });
   const outside = said('audit', 2, {}, audit('outside'));
   assert.doesNotMatch(outside, /as it must be/, outside);

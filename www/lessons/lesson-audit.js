@@ -69,8 +69,11 @@ export const AUDIT_LESSON = {
         },
         {
           // Against the PLD accountant's ε, the tightest promise and the region drawn.
+          // Rust's comparison (`lower_above_pld`), never the two numbers compared here.
           when: (f) =>
-            f.audit && known(f.audit.upper) ? f.audit.realistic < f.audit.upper : undefined,
+            f.audit && known(f.audit.upper) && typeof f.audit.aboveUpper === 'boolean'
+              ? !f.audit.aboveUpper
+              : undefined,
           // "As it must be" only where its ROC stays in the region too (Rust's verdict): a
           // curve can leave the region elsewhere with ε_lower still below the PLD's ε.
           yes: (f) =>

@@ -15,7 +15,7 @@
  *     most_lost_n_test: number, most_lost_clear: boolean, falls_beyond_noise: number,
  *     rarest: string, rarest_n_train: number}}} GroupFacts
  * @typedef {{realistic: number, worst: number, upper: number | undefined, runs?: number,
- *   said: {realistic?: string, worst?: string, upper?: string},
+ *   aboveUpper?: boolean, said: {realistic?: string, worst?: string, upper?: string},
  *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number,
  *   verdict: string, runs: number}} AliceFacts
@@ -107,6 +107,8 @@ export function factsOf(s) {
           realistic: threat('realistic'),
           worst: threat('worst-case'),
           upper: finite(realistic?.eps_upper?.pld),
+          // Rust's: whether the attack proved more than the PLD accountant promised.
+          aboveUpper: realistic?.lower_above_pld,
           region: realistic?.region,
           runs: realistic?.runs, // a side, as the audit trained them (not the box's now)
           said: {
