@@ -220,12 +220,17 @@ setUpCalibrate({
 });
 setUpExport(run, () => ledger.text, accounting);
 setUpShare();
+// An audit's charts drawn: the lesson reads them, and the presenter gives its ε bars the rows'
+// height they ask for (everything drawn again at it, as after a resize).
 setUpAudit(
   current,
   () => settings.ownData(),
   factsFor,
   () => worker.post(trainingCap()),
-  refreshLesson,
+  () => {
+    refreshLesson();
+    if (fitPresenter()) window.dispatchEvent(new Event('resize'));
+  },
 );
 setUpAlice({
   readConfig: current,

@@ -22,13 +22,22 @@ const SCREENS = [
   [1920, 1080, { tick: 26, lesson: 32 }],
 ];
 const SIZES = ['1', '1.25', '1.5'];
+// An audit of 16 runs a side once the step's run is done: its charts drawn.
+async function audited(page) {
+  await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
+  await page.fill('#audit-runs', '16');
+  await page.click('#audit-start');
+  await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2);
+}
 // The steps with the most on their charts: a compared run and four legend entries, a wrapped
-// histogram title, the moments lesson's two low charts, ten rows of groups.
+// histogram title, the moments lesson's two low charts, ten rows of groups, the audit's five
+// bars (their names stood on one another at 1920 × 1080, Text: largest) under its controls.
 const STEPS = [
   ['clipping', 2],
   ['noise', 2],
   ['moments', 2],
   ['who-pays', 1],
+  ['audit', 2, audited],
 ];
 
 // Each chart's drawing in CSS px: its canvas height, plot height and fonts.
@@ -44,17 +53,19 @@ const drawn = (page, ids) =>
           canvas: c.clientHeight,
           plot: l?.plot ? l.plot.h / k : null,
           tick: l && l.fonts.tick / k,
+          least: l?.least ? l.least / k : 0, // the height its layout asks for (a row chart's rows)
           title: l && l.fonts.title / k,
         };
       }),
     ids,
   );
 
-for (const [name, number] of STEPS) {
+for (const [name, number, prepare] of STEPS) {
   const step = LESSONS.get(name).steps[number - 1];
   test(`${name} step ${number}: charts readable at each Text size, both projectors`, async () => {
     const { page, problems } = await openLab(`#big=1&lesson=${name}&step=${number}`);
     await page.setViewportSize({ width: 1280, height: 720 });
+    await prepare?.(page);
     await page.waitForFunction(
       () => {
         const s = window.labTest.lessonState();
@@ -117,6 +128,9 @@ for (const [name, number] of STEPS) {
             bad.push(`${at}: #${c.id} tick labels ${c.tick.toFixed(1)} px`);
           if (c.title < c.tick - 0.05)
             bad.push(`${at}: #${c.id} title ${c.title.toFixed(1)} px under its labels`);
+          // At a larger Text the presenter gives a chart the height its layout asks for.
+          if (size !== '1' && c.canvas < c.least - 1)
+            bad.push(`${at}: #${c.id} ${c.canvas} px, its layout asks ${c.least.toFixed(0)}`);
           const plot = size === '1' ? 90 : 0.4 * c.canvas - 1;
           if (!(c.plot >= plot))
             bad.push(`${at}: #${c.id} plot ${c.plot?.toFixed(0)} of ${c.canvas} px`);

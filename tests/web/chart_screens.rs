@@ -467,3 +467,33 @@ fn the_noise_chart_fits_a_projectors_row_at_the_largest_text() {
         "{layout}"
     );
 }
+
+/// The audit's ε bars on a 1920 × 1080 projector at Text: largest (39 px labels, a 937 × 277
+/// chart): their six rows' names stood on one another, the chart asking for no more than a
+/// curve's share. It asks for its rows' lines, and drawn as tall as it asks (taller, its x title
+/// leaves the tick row: it may ask once more) its rows are a line apart.
+#[wasm_bindgen_test]
+fn the_audit_bars_ask_for_a_line_a_row() {
+    let rows = 6.0; // ε_lower of each attack, the worst case's one-run, three accountants
+    let drawn = |id: &str, h: u32| {
+        sized_canvas(id, 937, h);
+        draw_audit_epsilons(id, audit_results(), 39.0 / 13.0).unwrap();
+        let layout: serde_json::Value =
+            serde_wasm_bindgen::from_value(chart_layout(id).unwrap()).unwrap();
+        let num = |v: &serde_json::Value| v.as_f64().unwrap();
+        let (plot, tick) = (num(&layout["plot"]["h"]), num(&layout["fonts"]["tick"]));
+        (plot / rows, tick, num(&layout["least"]), layout)
+    };
+    let (pitch, tick, mut asks, layout) = drawn("s-audit-bars-low", 277);
+    assert!(pitch < tick && asks > 277.0, "{layout}");
+    for i in 0..3 {
+        let given = asks.ceil();
+        let (pitch, tick, again, layout) = drawn(&format!("s-audit-bars-{i}"), given as u32);
+        if again <= given {
+            assert!(pitch >= tick, "given {given} px: {layout}");
+            return;
+        }
+        asks = again;
+    }
+    panic!("the audit bars' height never settles: {asks} px");
+}

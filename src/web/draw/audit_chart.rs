@@ -3,13 +3,13 @@
 //! one axis. They read the audit's report (`audit::summarize`) as the page holds it.
 
 use super::chart_frame::{
-    builder, draw_header, draw_mesh, draw_row_mesh, frame, keyed, plot_rect, record_plot,
+    builder, draw_header, draw_mesh, draw_row_mesh, frame, keyed, plot_rect, record, record_plot,
     with_points, Fonts, Header,
 };
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
 use super::legend::{LegendEntry, LegendSpot};
 use crate::audit::Threat;
-use crate::charts::{fit_text, layout, text_width, AxisSpec, Format, Scale, Tick};
+use crate::charts::{fit_text, layout, line_height, text_width, AxisSpec, Format, Scale, Tick};
 use crate::config::fmt_num;
 use crate::privacy::accountant::AccountantName;
 use crate::web::js::{from_js, js_err};
@@ -272,7 +272,8 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
             ..t
         })
         .collect();
-    let x = AxisSpec::new(0.0, max, Scale::Linear, Format::Decimal, "ε");
+    // No axis title: the chart's title and each row's name say ε, and its line is the rows'.
+    let x = AxisSpec::new(0.0, max, Scale::Linear, Format::Decimal, "");
     let y = AxisSpec::new(0.0, n as f64, Scale::Linear, Format::Decimal, "").with_ticks(names);
     let lay = layout(&frame, &x, &y, None);
     let mut chart = builder(&root, &frame, &lay)
@@ -332,6 +333,10 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         let at = (left as i32, (y as f64 - fonts.tick / 2.0) as i32);
         root.draw(&Text::new(text, at, style)).map_err(js_err)?;
     }
-    record_plot(canvas_id, &root, chart.plotting_area(), fonts);
+    // Each row's name a line apart (as the groups chart's rows): the presenter layout gives the
+    // chart that height, or at a projector's largest Text the names stood on one another.
+    let rows_need = n as f64 * 1.15 * line_height(fonts.tick);
+    let plot = plot_rect(chart.plotting_area());
+    record(canvas_id, &root, Some(plot), fonts, rows_need);
     root.present().map_err(js_err)
 }
