@@ -220,24 +220,25 @@ setUpCalibrate({
 });
 setUpExport(run, () => ledger.text, accounting);
 setUpShare();
-// An audit's charts drawn: the lesson reads them, and the presenter gives its ε bars the rows'
-// height they ask for (everything drawn again at it, as after a resize).
+// An audit's or Alice's charts drawn: the lesson reads them, and the presenter gives each the
+// height its layout asks for (the ε bars their rows'; all drawn again at it, as after a resize).
+const panelDrawn = () => {
+  refreshLesson();
+  if (fitPresenter()) window.dispatchEvent(new Event('resize'));
+};
 setUpAudit(
   current,
   () => settings.ownData(),
   factsFor,
   () => worker.post(trainingCap()),
-  () => {
-    refreshLesson();
-    if (fitPresenter()) window.dispatchEvent(new Event('resize'));
-  },
+  panelDrawn,
 );
 setUpAlice({
   readConfig: current,
   ownData: () => settings.ownData(),
   facts: factsFor,
   plane: () => run()?.plane,
-  drawn: refreshLesson,
+  drawn: panelDrawn,
 });
 // What a lesson reads of the run on screen (lesson-player.js); it quotes these numbers.
 const negated = (/** @type {boolean | undefined} */ b) => (b === undefined ? undefined : !b);

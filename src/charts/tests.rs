@@ -294,3 +294,38 @@ fn a_log_axis_title_shortens_before_it_is_cut() {
     assert_eq!(y(190.0), "ε (log)");
     assert_eq!(y(600.0), "ε (log scale)");
 }
+
+/// A histogram's counts (the Alice chart's runs): whole numbers from 0, at most six, spaced a
+/// label and its gap apart however short the axis — six labels of 24 px once stood on one
+/// another on a 100 px plot — and 0 always kept.
+#[test]
+fn whole_ticks_are_whole_few_and_apart() {
+    for top in [1u64, 3, 7, 10, 37, 100, 300, 1000, 12_345] {
+        let hi = top as f64 * 1.1;
+        for (length, font) in [(400.0, 13.0), (100.0, 24.0), (60.0, 39.0), (1000.0, 13.0)] {
+            let t = ticks::whole_ticks(top, hi, length, font);
+            let what = format!("top {top}, {length} px, {font} px: {t:?}");
+            assert!(!t.is_empty() && t[0].value == 0.0 && t.len() <= 6, "{what}");
+            assert!(t
+                .iter()
+                .all(|k| k.value.fract() == 0.0 && k.value <= top as f64));
+            let apart = 1.2 * font + 0.6 * font;
+            for w in t.windows(2) {
+                assert!((w[1].value - w[0].value) / hi * length >= apart, "{what}");
+            }
+            // As many as fit: the next step down would crowd them or make more than six.
+            if t.len() == 1 {
+                assert!(top as f64 / hi * length < apart, "{what}");
+            }
+        }
+    }
+    let labels = |t: Vec<Tick>| t.into_iter().map(|k| k.label).collect::<Vec<_>>();
+    assert_eq!(
+        labels(ticks::whole_ticks(100, 110.0, 400.0, 13.0)),
+        ["0", "20", "40", "60", "80", "100"]
+    );
+    assert_eq!(
+        labels(ticks::whole_ticks(100, 110.0, 100.0, 24.0)),
+        ["0", "50", "100"]
+    );
+}

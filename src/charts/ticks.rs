@@ -100,6 +100,27 @@ pub fn label_gap(font: f64, horizontal: bool) -> f64 {
     }
 }
 
+/// Whole-number ticks for counts from 0 to `top` on a vertical axis from 0 to `hi` that is
+/// `length` px long: steps of 1, 2 or 5 × 10ᵏ, at most six ticks, and no two labels closer than
+/// a label and its gap (at a projector's largest Text a histogram's plot can be 100 px high, and
+/// six labels of 24 px stood on one another there); 0 alone where not even 0 and `top` fit.
+pub fn whole_ticks(top: u64, hi: f64, length: f64, font: f64) -> Vec<Tick> {
+    let apart = extent("0", font, false) + label_gap(font, false);
+    let fits = |step: u64| top / step <= 5 && step as f64 / hi * length >= apart;
+    let step = (0..19)
+        .flat_map(|k| [1, 2, 5].map(|m| m * 10u64.pow(k)))
+        .find(|&s| fits(s) || s > top)
+        .unwrap_or(top)
+        .max(1);
+    (0..=top)
+        .step_by(step as usize)
+        .map(|c| Tick {
+            value: c as f64,
+            label: c.to_string(),
+        })
+        .collect()
+}
+
 /// How much of the axis a label takes along it: its width side by side, its height stacked.
 pub fn extent(label: &str, font: f64, horizontal: bool) -> f64 {
     if horizontal {

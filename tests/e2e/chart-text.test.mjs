@@ -29,15 +29,22 @@ async function audited(page) {
   await page.click('#audit-start');
   await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2);
 }
+// Alice's runs with and without her, once the step's run is done: the lesson's claims known.
+async function trainedWithAndWithout(page) {
+  await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
+  await page.click('#alice-start');
+}
 // The steps with the most on their charts: a compared run and four legend entries, a wrapped
 // histogram title, the moments lesson's two low charts, ten rows of groups, the audit's five
-// bars (their names stood on one another at 1920 × 1080, Text: largest) under its controls.
+// bars (their names stood on one another at 1920 × 1080, Text: largest) under its controls, and
+// Alice's histograms (six count labels on a 100 px plot at 1280 × 720, Text: largest).
 const STEPS = [
   ['clipping', 2],
   ['noise', 2],
   ['moments', 2],
   ['who-pays', 1],
   ['audit', 2, audited],
+  ['alice', 1, trainedWithAndWithout],
 ];
 
 // Each chart's drawing in CSS px: its canvas height, plot height and fonts.

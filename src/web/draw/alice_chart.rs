@@ -10,7 +10,8 @@ use super::chart_kit::{open_canvas, Dash, BLUE, GREY};
 use super::legend::LegendSpot;
 use super::legend::{LegendEntry, Sample};
 use crate::audit::alice::Alice;
-use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
+use crate::charts::ticks::whole_ticks;
+use crate::charts::{layout, AxisSpec, Format, Scale};
 use crate::web::js::{from_js, js_err};
 use plotters::prelude::*;
 use serde::Deserialize;
@@ -65,19 +66,16 @@ pub fn draw_alice(canvas_id: &str, result: JsValue, scale: f64) -> Result<(), Js
         .unwrap_or(0)
         .max(1);
     let most = top as f64 * 1.1;
-    // Counts of runs: whole-number ticks, at most six.
-    let step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000]
-        .into_iter()
-        .find(|s| top / s <= 5)
-        .unwrap_or(top);
-    let counts = (0..=top).step_by(step).map(|c| Tick {
-        value: c as f64,
-        label: c.to_string(),
-    });
+    // Counts of runs: whole-number ticks, at most six, as many as the plot's height keeps apart
+    // (laid out once to learn it: the y labels do not change the plot's height).
     let x = AxisSpec::new(lo, hi, Scale::Linear, Format::Decimal, "loss on Alice");
-    let y = AxisSpec::new(0.0, most, Scale::Linear, Format::Decimal, "runs")
-        .with_ticks(counts.collect());
-    let lay = layout(&frame, &x, &y, None);
+    let y =
+        |length: f64| {
+            AxisSpec::new(0.0, most, Scale::Linear, Format::Decimal, "runs")
+                .with_ticks(whole_ticks(top as u64, most, length, frame.tick_font))
+        };
+    let plot_h = layout(&frame, &x, &y(f64::INFINITY), None).plot.h;
+    let lay = layout(&frame, &x, &y(plot_h), None);
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(
             keyed(lo..hi, &lay.x, lo, hi, Scale::Linear),
