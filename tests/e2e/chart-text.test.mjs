@@ -22,16 +22,22 @@ const SCREENS = [
   [1920, 1080, { tick: 26, lesson: 32 }],
 ];
 const SIZES = ['1', '1.25', '1.5'];
+// The page's run done (a busy machine may take a minute).
+const runDone = (page) =>
+  page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent), null, {
+    timeout: 120_000,
+  });
 // An audit of 16 runs a side once the step's run is done: its charts drawn.
 async function audited(page) {
-  await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
+  await runDone(page);
   await page.fill('#audit-runs', '16');
   await page.click('#audit-start');
-  await page.waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2);
+  const summaries = () => document.querySelectorAll('#audit-summary li').length === 2;
+  await page.waitForFunction(summaries, null, { timeout: 120_000 });
 }
 // Alice's runs with and without her, once the step's run is done: the lesson's claims known.
 async function trainedWithAndWithout(page) {
-  await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
+  await runDone(page);
   await page.click('#alice-start');
 }
 // The steps with the most on their charts: a compared run and four legend entries, a wrapped
@@ -168,7 +174,7 @@ for (const [name, number, prepare] of STEPS) {
 test('a blank chart’s sentence stays inside its canvas at Text: largest', async () => {
   const { page, problems } = await openLab('#big=1&size=1.5&report=private&epochs=1');
   await page.setViewportSize({ width: 1280, height: 720 });
-  await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
+  await runDone(page);
   for (const id of ['noise-chart', 'clipping-chart']) {
     const { message, left, right, width } = await page.evaluate((cid) => {
       const c = document.getElementById(cid);
