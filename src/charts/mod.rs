@@ -14,6 +14,7 @@ pub mod layout;
 #[cfg(test)]
 mod tests;
 pub mod ticks;
+pub mod wording;
 
 pub use layout::{layout, AxisSpec, Frame, Layout, Rect};
 pub use ticks::{log_label, ticks, Format, Scale, Tick};

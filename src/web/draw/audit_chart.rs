@@ -9,7 +9,11 @@ use super::chart_frame::{
 use super::chart_kit::{open_canvas, Dash, BLUE, GREY, ORANGE, PURPLE, VERMILLION};
 use super::legend::{LegendEntry, LegendSpot};
 use crate::audit::Threat;
-use crate::charts::{fit_text, layout, line_height, text_width, AxisSpec, Format, Scale, Tick};
+use crate::charts::wording::{
+    could_show_wordings, epsilon_lower_names, epsilon_names, fit_wording, fit_wordings_together,
+    place_wording,
+};
+use crate::charts::{layout, line_height, text_width, AxisSpec, Format, Scale, Tick};
 use crate::config::fmt_num;
 use crate::privacy::accountant::AccountantName;
 use crate::web::js::{from_js, js_err};
@@ -196,7 +200,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
     let (root, _) = open_canvas(canvas_id, scale)?;
     // Each bar: its name, value and colour, and for an ε_lower of 0 the most its runs could
     // have proved (drawn as an empty outline and said, not left as a missing bar).
-    let mut rows: Vec<(String, f64, RGBColor, Option<f64>)> = Vec::new();
+    let mut rows: Vec<(Vec<String>, f64, RGBColor, Option<f64>)> = Vec::new();
     for r in &results {
         let (color, _) = threat_style(r.threat);
         let who = match r.threat {
@@ -205,19 +209,14 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         };
         let most = r.could_show.as_ref().map(|c| c.most_provable);
         let could = most.filter(|_| r.eps_lower == 0.0);
-        rows.push((format!("ε_lower, {who}"), r.eps_lower, color, could));
+        rows.push((epsilon_lower_names(who, false), r.eps_lower, color, could));
         if let Some(one) = &r.one_run {
             let lighter = if r.threat == Threat::WorstCase {
                 ORANGE
             } else {
                 PURPLE
             };
-            rows.push((
-                format!("ε_lower, {who}, one run"),
-                one.eps_lower,
-                lighter,
-                None,
-            ));
+            rows.push((epsilon_lower_names(who, true), one.eps_lower, lighter, None));
         }
     }
     let mut promised = false;
@@ -235,7 +234,7 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
                 } else {
                     GREY
                 };
-                rows.push((format!("ε, {}", a.label()), v, colour, None));
+                rows.push((epsilon_names(a.label()), v, colour, None));
                 promised = true;
             }
         }
@@ -260,16 +259,15 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
     };
     let top = draw_header(&root, &mut fonts, &header)?;
     let frame = frame(&root, &fonts, top, 24.0 * scale, 0.0);
-    // One row per bar, its name as the row's tick label.
-    let names = rows.iter().enumerate().map(|(i, r)| Tick {
-        value: i as f64 + 0.5,
-        label: r.0.clone(),
-    });
+    // One row per bar, its name as the row's tick label: the longest wording that fits.
     let width = root.dim_in_pixel().0 as f64;
-    let names = names
-        .map(|t| Tick {
-            label: fit_text(&t.label, 0.45 * width, fonts.tick),
-            ..t
+    let lists: Vec<Vec<String>> = rows.iter().map(|r| r.0.clone()).collect();
+    let names = fit_wordings_together(&lists, 0.45 * width, fonts.tick)
+        .into_iter()
+        .enumerate()
+        .map(|(i, label)| Tick {
+            value: i as f64 + 0.5,
+            label,
         })
         .collect();
     // No axis title: the chart's title and each row's name say ε, and its line is the rows'.
@@ -307,28 +305,31 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         chart
             .draw_series([Rectangle::new([(0.0, bottom), (most, top)], outline)])
             .map_err(js_err)?;
-        // The words beside the outline, or inside it where the plot has no room beside it.
+        // The words beside the outline, or inside it where the plot has no room beside it,
+        // else across the row from its start (its bar is 0 wide: the row is empty), on white
+        // where they cross the outline's edge.
         let plot = plot_rect(chart.plotting_area());
         let (x0, _) = chart.backend_coord(&(0.0, i as f64 + 0.5));
         let (x, y) = chart.backend_coord(&(most, i as f64 + 0.5));
-        let most = fmt_num((most * 100.0).floor() / 100.0);
+        let words = could_show_wordings(&fmt_num((most * 100.0).floor() / 100.0));
+        let pad = fonts.tick / 2.0;
         let beside = plot.x + plot.w - x as f64 - fonts.tick;
         let inside = (x - x0) as f64 - fonts.tick;
-        // The longest wording that fits beside the outline, else inside it.
-        let words = [
-            format!("0 proved; the runs could show ≤ {most}"),
-            format!("0; could show ≤ {most}"),
-        ];
-        let (beside_at, inside_at) = (x as f64 + fonts.tick / 2.0, x0 as f64 + fonts.tick / 2.0);
-        let placed = words.iter().find_map(|w| {
-            let width = text_width(w, fonts.tick);
-            let at = [(beside, beside_at), (inside, inside_at)]
-                .into_iter()
-                .find(|&(room, _)| width <= room)?;
-            Some((at.1, w.clone()))
-        });
-        let (left, text) =
-            placed.unwrap_or_else(|| (inside_at, fit_text(&words[1], inside, fonts.tick)));
+        let across = plot.x + plot.w - x0 as f64 - fonts.tick;
+        let starts = [x as f64 + pad, x0 as f64 + pad, x0 as f64 + pad];
+        let (at, text) = place_wording(&words, &[beside, inside], fonts.tick)
+            .or_else(|| place_wording(&words, &[across], fonts.tick).map(|(_, w)| (2, w)))
+            .unwrap_or_else(|| (2, fit_wording(&words, across, fonts.tick)));
+        let left = starts[at];
+        if at == 2 {
+            let (w, h) = (text_width(&text, fonts.tick), line_height(fonts.tick));
+            let corner = |dx: f64, dy: f64| ((left + dx) as i32, (y as f64 + dy) as i32);
+            root.draw(&Rectangle::new(
+                [corner(-pad / 2.0, -h / 2.0), corner(w + pad / 2.0, h / 2.0)],
+                WHITE.filled(),
+            ))
+            .map_err(js_err)?;
+        }
         let style = ("sans-serif", fonts.tick).into_font().color(&GREY);
         let at = (left as i32, (y as f64 - fonts.tick / 2.0) as i32);
         root.draw(&Text::new(text, at, style)).map_err(js_err)?;
