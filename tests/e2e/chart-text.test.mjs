@@ -126,6 +126,20 @@ for (const [name, number, prepare] of STEPS) {
           const want = least.lesson * Math.max(1, Number(size) * fit);
           if (lesson < want - 0.5) bad.push(`${at}: ${part} ${lesson} px (fit ${fit})`);
         }
+        // A checkbox the step uses grows with its words (the browser's own box stays 13 px:
+        // the audit's "one-run audit too" was a speck beside 24 px words at Text: largest).
+        const boxes = await page.evaluate(() =>
+          [...document.querySelectorAll('.lesson-control input[type=checkbox]')]
+            .filter((c) => c.getClientRects().length > 0)
+            .map((c) => ({
+              id: c.id,
+              box: c.getBoundingClientRect().height,
+              words: parseFloat(getComputedStyle(c.parentElement).fontSize),
+            })),
+        );
+        for (const b of boxes)
+          if (b.box < 0.75 * b.words)
+            bad.push(`${at}: #${b.id} ${b.box} px by ${b.words} px words`);
         // Whole on the screen, legend and all (the noise chart's legend rows ran below a
         // 1280 × 720 screen at Text: largest until it took its short words there).
         const off = await page.evaluate(
