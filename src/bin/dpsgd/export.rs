@@ -98,7 +98,12 @@ fn write_new_files(dir: &Path, files: &[ExportFile], private: bool) -> Result<()
             if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
                 std::fs::create_dir_all(parent).map_err(io)?;
             }
+            // Where there are no Unix modes (the wasm32 test build compiles this too), the
+            // folder is made as the platform makes it.
+            #[cfg_attr(not(unix), allow(unused_mut))]
             let mut builder = std::fs::DirBuilder::new();
+            #[cfg(not(unix))]
+            let _ = private;
             #[cfg(unix)]
             std::os::unix::fs::DirBuilderExt::mode(
                 &mut builder,
