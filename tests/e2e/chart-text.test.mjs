@@ -93,22 +93,26 @@ for (const [name, number, prepare] of STEPS) {
       let smaller = null;
       for (const size of SIZES) {
         await page.selectOption('#text-size', size);
-        // Refitted and redrawn at this size: every chart's ticks at the canvas's font-size.
+        // Refitted and redrawn at this size: every chart's ticks at the canvas's font-size,
+        // drawn at the height it is shown at and, at a larger Text, given the height its
+        // layout asks for (teacher.js minChart). (A chart drawn at a larger Text asks for more
+        // height; the refit that gives it and the redraw come a few frames later: on a busy
+        // machine, later than a fixed pause.)
         await page.waitForFunction(
-          (ids) =>
+          ([ids, larger]) =>
             ids.every((id) => {
               const c = document.getElementById(id);
               const l = window.labTest.chartLayout(id);
+              const k = c.width / c.clientWidth;
               return (
                 l &&
                 l.plot &&
-                Math.abs(
-                  l.fonts.tick / (c.width / c.clientWidth) -
-                    parseFloat(getComputedStyle(c).fontSize),
-                ) < 0.1
+                Math.abs(l.fonts.tick / k - parseFloat(getComputedStyle(c).fontSize)) < 0.1 &&
+                Math.abs(c.height / k - c.clientHeight) < 1.5 &&
+                !(larger && l.least / k > c.clientHeight + 1)
               );
             }),
-          step.charts,
+          [step.charts, size !== '1'],
           { timeout: 20_000 },
         );
         await page.waitForTimeout(400); // a refit's redraw (the least height a chart asked for)
