@@ -31,8 +31,10 @@ dist: wasm
 # SIMD in target/relaxed, at once) are the libraries the two wasm-bindgen-test runs link
 # against (the same features: Cargo.toml's serde_json), and scripts/build-wasm-tests compiles
 # both test binaries at once before they run. The end-to-end files run two at a time but those
-# that time anything (scripts/test-e2e).
-test: setup
+# that time anything (scripts/test-e2e). On a fresh machine the native tests compile while
+# scripts/setup downloads the browsers, the npm tools and Fashion-MNIST (--while).
+test:
+	bash scripts/setup --while cargo test --profile release-test --no-run
 	$(PRETTIER) --check --log-level=warn $(JS)
 	cargo test --profile release-test
 	bash scripts/build-wasm
