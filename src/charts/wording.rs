@@ -30,7 +30,8 @@ pub fn fit_wording(wordings: &[String], max_width: f64, font_px: f64) -> String 
 /// One wording of each of `lists` (each longest first), all at the same tier: the fullest tier
 /// at which every name fits `max_width` (a list shorter than the tier gives its last), so that
 /// rows named alike stay alike ("ε_lower, realistic" beside "worst-case attack" read as two
-/// kinds of bar). Where none fits, each list's last, cut with "…" where it must be.
+/// kinds of bar). Where no tier fits them all, each list's longest that fits, else its last cut
+/// with "…" ([`fit_wording`]).
 pub fn fit_wordings_together(lists: &[Vec<String>], max_width: f64, font_px: f64) -> Vec<String> {
     let at = |list: &Vec<String>, tier: usize| list[tier.min(list.len() - 1)].clone();
     let tiers = lists.iter().map(Vec::len).max().unwrap_or(0);

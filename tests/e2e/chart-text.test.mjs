@@ -131,7 +131,7 @@ for (const [name, number, prepare] of STEPS) {
           if (lesson < want - 0.5) bad.push(`${at}: ${part} ${lesson} px (fit ${fit})`);
         }
         // A checkbox the step uses grows with its words (the browser's own box stays 13 px:
-        // the audit's "one-run audit too" was a speck beside 24 px words at Text: largest).
+        // the audit's "one-run audit too" was a speck beside 21 px words at 1280 × 720).
         const boxes = await page.evaluate(() =>
           [...document.querySelectorAll('.lesson-control input[type=checkbox]')]
             .filter((c) => c.getClientRects().length > 0)

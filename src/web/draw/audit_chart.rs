@@ -316,11 +316,9 @@ pub fn draw_audit_epsilons(canvas_id: &str, results: JsValue, scale: f64) -> Res
         let beside = plot.x + plot.w - x as f64 - fonts.tick;
         let inside = (x - x0) as f64 - fonts.tick;
         let across = plot.x + plot.w - x0 as f64 - fonts.tick;
-        let starts = [x as f64 + pad, x0 as f64 + pad, x0 as f64 + pad];
         let (at, text) = place_wording(&words, &[beside, inside], fonts.tick)
-            .or_else(|| place_wording(&words, &[across], fonts.tick).map(|(_, w)| (2, w)))
             .unwrap_or_else(|| (2, fit_wording(&words, across, fonts.tick)));
-        let left = starts[at];
+        let left = if at == 0 { x } else { x0 } as f64 + pad;
         if at == 2 {
             let (w, h) = (text_width(&text, fonts.tick), line_height(fonts.tick));
             let corner = |dx: f64, dy: f64| ((left + dx) as i32, (y as f64 + dy) as i32);
