@@ -98,25 +98,54 @@ for (const [name, number, prepare] of STEPS) {
         // layout asks for (teacher.js minChart). (A chart drawn at a larger Text asks for more
         // height; the refit that gives it and the redraw come a few frames later: on a busy
         // machine, later than a fixed pause.)
-        await page.waitForFunction(
-          ([ids, larger]) =>
-            ids.every((id) => {
-              const c = document.getElementById(id);
-              const l = window.labTest.chartLayout(id);
-              const k = c.width / c.clientWidth;
-              return (
-                l &&
-                l.plot &&
-                Math.abs(l.fonts.tick / k - parseFloat(getComputedStyle(c).fontSize)) < 0.1 &&
-                Math.abs(c.height / k - c.clientHeight) < 1.5 &&
-                !(larger && l.least / k > c.clientHeight + 1)
-              );
-            }),
-          [step.charts, size !== '1'],
-          { timeout: 20_000 },
-        );
-        await page.waitForTimeout(400); // a refit's redraw (the least height a chart asked for)
+        const settled = await page
+          .waitForFunction(
+            ([ids, larger]) =>
+              ids.every((id) => {
+                const c = document.getElementById(id);
+                const l = window.labTest.chartLayout(id);
+                const k = c.width / c.clientWidth;
+                return (
+                  l &&
+                  l.plot &&
+                  Math.abs(l.fonts.tick / k - parseFloat(getComputedStyle(c).fontSize)) < 0.1 &&
+                  Math.abs(c.height / k - c.clientHeight) < 1.5 &&
+                  !(larger && l.least / k > c.clientHeight + 1)
+                );
+              }),
+            [step.charts, size !== '1'],
+            { timeout: 20_000 },
+          )
+          .then(
+            () => true,
+            () => false,
+          );
         const at = `${width}×${height} Text ${size}`;
+        if (!settled) {
+          // Say what the page showed instead of a bare timeout (CI once timed out here).
+          const seen = await page.evaluate(
+            (ids) =>
+              ids.map((id) => {
+                const c = document.getElementById(id);
+                const l = window.labTest.chartLayout(id);
+                const fit = document.body.style;
+                return {
+                  id,
+                  canvas: [c.width, c.height, c.clientWidth, c.clientHeight],
+                  font: getComputedStyle(c).fontSize,
+                  tick: l?.fonts?.tick,
+                  plot: l?.plot?.h,
+                  least: l?.least,
+                  max: fit.getPropertyValue('--chart-max-height'),
+                  min: fit.getPropertyValue('--chart-min-height'),
+                };
+              }),
+            step.charts,
+          );
+          bad.push(`${at}: the charts never settled: ${JSON.stringify(seen)}`);
+          break;
+        }
+        await page.waitForTimeout(400); // a late refit (the lesson's fit) settles too
         // A step too long for the screen at a larger Text is set smaller (teacher.js), never
         // below Text: normal's size, so that its charts stay whole on the screen.
         const fit = await page.evaluate(() =>

@@ -61,7 +61,6 @@ const EVENTS = {
     stop(`${total} runs in ${seconds.toFixed(1)} s.`);
     last = { result: results.get(THREAT), config: configKey(config), index };
     draw();
-    host.drawn();
   },
   failed: (why, worker) => {
     if (why === null) return stop('Stopped: a worker sent a message the page does not understand.');
@@ -83,7 +82,9 @@ function markStale() {
   $('alice-summary').classList.toggle('stale', stale);
 }
 
-// Draws the last result (also after a resize) and says it in words.
+// Draws the last result (also after a resize) and says it in words; then the host reads it
+// (the lesson's claims, and the presenter the height its layout asks for: drawn at a larger
+// Text, the chart may ask for more than the refit before it gave — as the audit's draw does).
 export function draw() {
   const a = last?.result?.alice;
   if (!a) return;
@@ -98,6 +99,7 @@ export function draw() {
   image.hidden = !who.image_side;
   if (who.image_side) draw_alice_image('alice-image', who);
   $('alice-summary').textContent = a.summary;
+  host.drawn();
 }
 
 // Rust's result for `config` ({alice: AliceResult, region, …}), if the last run was of it.
