@@ -92,6 +92,7 @@ const session = new Session({
   drawCharts: () => drawCharts(),
   verdict: (share, nTest) => verdict(share, nTest),
   updatePreview: (cfg) => updatePreview(cfg),
+  starting: (on) => previews.starting(on),
   showRunNotes: () => showRunNotes(),
   writeHash: (cfg) => writeHash(cfg),
   ownData: ownFiles,

@@ -51,3 +51,42 @@ test('a σ panel is never one of the settings before', () => {
   assert.equal(panel.curve, null);
   assert.match(panel.message, /No σ panel/);
 });
+
+// While a run starts, the previews' questions wait (www/lab/start-hold.js): the captions say
+// "Computing…" at once, only the last question of each kind goes out when the hold ends, a
+// preview forgotten meanwhile asks nothing, and the hold ends by itself.
+test('a starting run holds the previews’ questions, and lets the last of each out', async () => {
+  const { StartHold } = await import('../../www/lab/start-hold.js');
+  const hold = new StartHold(60_000);
+  const accounting = heldAccounting();
+  const pld = new PldPreview(accounting, hold);
+  const panel = new SigmaPanel(accounting, hold);
+  hold.start();
+  pld.request({ sigma: 1 }, {}, 'mechanism σ = 1', () => {}, assert.fail);
+  pld.request({ sigma: 2 }, {}, 'mechanism σ = 2', () => {}, assert.fail);
+  panel.request({ sigma: 2, delta: 1e-5 }, {}, 3, 'panel σ = 2', () => {}, assert.fail);
+  assert.equal(accounting.asked.length, 0);
+  assert.equal(pld.curve, null);
+  assert.equal(panel.message, 'Computing the σ each accountant needs…');
+  panel.forget(); // its settings lost their preview while held: nothing asked for them
+  hold.end();
+  assert.deepEqual(
+    accounting.asked.map((a) => a.request.config.sigma),
+    [2],
+  );
+  accounting.asked[0].then({ result: [0.4] });
+  assert.deepEqual(pld.curve, [0.4]);
+  // Not held: asked at once.
+  pld.request({ sigma: 3 }, {}, 'mechanism σ = 3', () => {}, assert.fail);
+  assert.equal(accounting.asked.length, 2);
+  // A hold ends by itself after its longest wait.
+  const brief = new StartHold(20);
+  let asked = 0;
+  brief.start();
+  brief.run('pld-curve', () => (asked += 1));
+  assert.equal(asked, 0);
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(asked, 1);
+  brief.run('pld-curve', () => (asked += 1));
+  assert.equal(asked, 2);
+});

@@ -103,11 +103,21 @@ export class Accounting {
 
 const keyOf = (...parts) => JSON.stringify(parts);
 
+/**
+ * When a preview's question goes to its worker: `run(kind, ask)` asks now or later (the last
+ * ask of a kind), `drop(kind)` forgets a later one (previews.js holds them while a run starts).
+ * @typedef {{run: (kind: string, ask: () => void) => void, drop: (kind: string) => void}} AskGate
+ */
+/** @type {AskGate} */
+const NO_GATE = { run: (_kind, ask) => ask(), drop: () => {} };
+
 // "σ needed for a target ε versus T": the curves for the settings last asked for, or a message
 // (computing, or why there are none) — never an older curve under a new caption.
 export class SigmaPanel {
-  constructor(accounting) {
+  /** @param {any} accounting its Accounting @param {AskGate} [gate] when its question goes out */
+  constructor(accounting, gate = NO_GATE) {
     this.accounting = accounting;
+    this.gate = gate;
     this.key = '';
     this.curve = null; // { points, target, delta }
     this.message = 'Computing the σ each accountant needs…';
@@ -116,6 +126,7 @@ export class SigmaPanel {
   // No curves: the settings now have no preview (their data set loads, or Rust refused them).
   forget() {
     this.accounting.cancel('sigma-needed');
+    this.gate.drop('sigma-needed');
     this.key = '';
     this.curve = null;
     this.message = 'No σ panel until these settings have an ε preview';
@@ -131,12 +142,17 @@ export class SigmaPanel {
     this.curve = null;
     if (!(target > 0 && target <= 100)) {
       this.accounting.cancel('sigma-needed');
+      this.gate.drop('sigma-needed');
       this.message = 'Set a target ε in (0, 100] under Privacy budget';
       onError(`Target ε must be a number in (0, 100]; got '${target}'.`);
       redraw();
       return;
     }
     this.message = 'Computing the σ each accountant needs…';
+    this.gate.run('sigma-needed', () => this.ask(config, facts, target, key, redraw, onError));
+  }
+
+  ask(config, facts, target, key, redraw, onError) {
     this.accounting.ask('sigma-needed', { config, facts, target }, (m) => {
       if (this.key !== key) return; // forgotten since: these settings are not on screen
       if (m.error) {
@@ -154,14 +170,17 @@ export class SigmaPanel {
 // The PLD accountant's ε per epoch for the ε chart (milliseconds to seconds), in a worker of
 // its own so that it never holds up calibration or the σ panel.
 export class PldPreview {
-  constructor(accounting) {
+  /** @param {any} accounting its Accounting @param {AskGate} [gate] when its question goes out */
+  constructor(accounting, gate = NO_GATE) {
     this.accounting = accounting;
+    this.gate = gate;
     this.key = '';
     this.curve = null;
   }
 
   // No curve: the settings now have no preview (their data set loads, or Rust refused them).
   forget() {
+    this.gate.drop('pld-curve');
     this.key = '';
     this.curve = null;
   }
@@ -173,15 +192,17 @@ export class PldPreview {
     if (key === this.key) return;
     this.key = key;
     this.curve = null;
-    this.accounting.ask('pld-curve', { config, facts }, (m) => {
-      if (this.key !== key) return; // forgotten since: these settings are not on screen
-      if (m.error) {
-        this.key = '';
-        onError(`Cannot compute the PLD curve: ${m.error}`);
-        return;
-      }
-      this.curve = m.result;
-      redraw();
-    });
+    this.gate.run('pld-curve', () =>
+      this.accounting.ask('pld-curve', { config, facts }, (m) => {
+        if (this.key !== key) return; // forgotten since: these settings are not on screen
+        if (m.error) {
+          this.key = '';
+          onError(`Cannot compute the PLD curve: ${m.error}`);
+          return;
+        }
+        this.curve = m.result;
+        redraw();
+      }),
+    );
   }
 }

@@ -4,6 +4,7 @@
 // accounting workers), for the run's settings and the facts of its data set.
 import { epsilon_preview, preview_keys } from '../pkg/dpsgd_lab.js';
 import { Accounting, PldPreview, SigmaPanel } from './accounting.js';
+import { StartHold } from './start-hold.js';
 
 export class Previews {
   /**
@@ -12,8 +13,9 @@ export class Previews {
    */
   constructor(accounting, showMessage) {
     this.showMessage = showMessage;
-    this.sigmaPanel = new SigmaPanel(accounting);
-    this.pld = new PldPreview(new Accounting(showMessage));
+    this.hold = new StartHold();
+    this.sigmaPanel = new SigmaPanel(accounting, this.hold);
+    this.pld = new PldPreview(new Accounting(showMessage), this.hold);
     /** @type {any[]} epsilon_preview of the run's settings: ε per epoch by accountant */
     this.epsilon = [];
   }
@@ -42,6 +44,13 @@ export class Previews {
     }
     this.sigmaPanel.request(cfg, facts, budget, keys.sigma_panel, redrawSigma, this.showMessage);
     this.pld.request(cfg, facts, keys.pld, redraw, this.showMessage);
+  }
+
+  /** A run starts training (`true`: its previews wait, StartHold) or has shown an epoch, ended
+   * or failed (`false`: they go out). */
+  starting(/** @type {boolean} */ on) {
+    if (on) this.hold.start();
+    else this.hold.end();
   }
 
   /** The ε preview of `cfg` on data with `facts` ([] and a message when Rust refuses it). */

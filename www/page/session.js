@@ -53,6 +53,7 @@ const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementB
  *   drawCharts: () => void,
  *   verdict: (share: any, nTest: any) => any,
  *   updatePreview: (cfg: any) => void,
+ *   starting: (on: boolean) => void,
  *   showRunNotes: () => void,
  *   writeHash: (cfg: any) => void,
  *   ownData: {loaded: (facts: any, file: any) => boolean, rejected: (m: any) => string},
@@ -153,6 +154,8 @@ export class Session {
       this.norms = new Float32Array(0);
     this.generation += 1;
     this.run = new Run(cfg, pin || null, this.generation);
+    // Its previews' accounting waits for its first epoch (previews.js StartHold).
+    this.w.starting(isPlaying());
     this.w.log.clear(this.generation);
     // not the last run's model
     drawCanvasMessage($('boundary-chart'), "This run's model is drawn after its first epoch");
@@ -240,7 +243,10 @@ export class Session {
     /** @type {any} */
     const r = m.report;
     run.history.push(r);
-    if (run.history.length === 1) mark('dpsgd:first-epoch');
+    if (run.history.length === 1) {
+      mark('dpsgd:first-epoch');
+      this.w.starting(false);
+    }
     if (run.plane && m.boundary) {
       const { bounds, points } = run.plane;
       const size = sizeCanvas($('boundary-chart'));
@@ -267,6 +273,7 @@ export class Session {
       showMessage(`${why}.`);
     }
     run.done = true;
+    this.w.starting(false);
     // once per tab
     timeCoresWhenQuiet(
       () => !!this.run?.done && !auditing() && accountingIdle(),
@@ -341,6 +348,7 @@ export class Session {
   onRunError(m) {
     const run = /** @type {Run} */ (this.run);
     run.failed = m.message;
+    this.w.starting(false);
     this.w.drawCharts(); // the ε chart says it stopped, not "computing" (charts.js)
     if (run.pin) {
       showMessage(`Pinned run "${run.pin.label}" cannot run: ${m.message}. It was skipped.`);
