@@ -145,6 +145,16 @@ test("moments 1 off its settings: the paper's convention still named; no ε unde
   assert.doesNotMatch(budget, /:\s*$/, 'nothing left to introduce');
 });
 
+test("moments 2 under a budget: no whole run's ε of a run the budget stopped", () => {
+  const budget = said('moments', 2, { budget_epsilon: 2 });
+  assert.doesNotMatch(budget, /composition says ε|RDP \(#\)/, budget);
+  assert.match(budget, /The ε budget stops this run where its ε is spent/, budget);
+  const free = said('moments', 2, {});
+  assert.match(free, /strong composition says ε = #/, free);
+  assert.match(free, /RDP \(#\) or the privacy loss distribution \(#\)/, free);
+  assert.doesNotMatch(free, /budget/, free);
+});
+
 test('who-pays 3: "loses most" only of a fall beyond its own ±', () => {
   const compared = (clear) => ({
     groups: {

@@ -92,8 +92,10 @@ export const MOMENTS_LESSON = {
         {
           when: (f) => below(f.prev.whole.strong, f.whole.strong),
           // Only of a run in the exact convention: moved back to the paper's, both figures
-          // would be the paper's (the "Off the step" line names the move).
-          only: (f) => f.cfg?.amplification === 'rigorous',
+          // would be the paper's (the "Off the step" line names the move). Not under an ε
+          // budget: the run stops where it is spent, and the whole run's ε, which this step
+          // compares, is not what it spent (as in step 1).
+          only: (f) => f.cfg?.amplification === 'rigorous' && f.cfg?.budget_epsilon == null,
           yes:
             "The paper's convention is not a bound. With the exact per-step bound strong " +
             'composition says ε = {whole.strong}, not {prev.whole.strong} — ' +
@@ -103,9 +105,20 @@ export const MOMENTS_LESSON = {
             "against {prev.whole.strong} in the paper's convention.",
           wait: 'The exact per-step bound is being computed…',
         },
-        "Today's libraries use RDP ({whole.rdp}) or the privacy loss distribution " +
-          '({whole.pld}). The σ chart turns it around: the noise each accountant would ' +
-          'need for the target ε.',
+        {
+          only: (f) => f.cfg?.budget_epsilon == null,
+          sheet: true, // the worksheet prints it: its premise is the step's own settings
+          text:
+            "Today's libraries use RDP ({whole.rdp}) or the privacy loss distribution " +
+            '({whole.pld}).',
+        },
+        {
+          only: (f) => f.cfg?.budget_epsilon != null,
+          text:
+            "The ε budget stops this run where its ε is spent: the whole run's ε, which " +
+            'this step compares, is not what it spent. Turn the budget off to compare.',
+        },
+        'The σ chart turns it around: the noise each accountant would need for the target ε.',
       ],
       ask:
         'For the same ε, how much more noise would strong composition need than the ' +
