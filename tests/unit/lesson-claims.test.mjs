@@ -374,6 +374,13 @@ test('Alice: a high catch rate inside the region is no fluke; "do not touch" onl
   assert.ok(!/fluke|bug/.test(claim.text), claim.text);
   const outside = said(1, { tpr: 0.96, allowed: 0.5, verdict: 'outside', best: 1, bestFpr: 0 });
   assert.match(outside.find((p) => p.claim !== undefined).text, /fluke, or a bug/);
+  // Above what the region allows, but within the band: "at most" is not left contradicted.
+  const chance = said(1, { tpr: 0.4, allowed: 0.35, verdict: 'within-chance', runs: 20 });
+  const within = chance.find((p) => p.claim !== undefined);
+  assert.equal(within.claim, true);
+  assert.match(within.text, /allows at most #\. Its ROC rises above the region somewhere, but/);
+  assert.match(within.text, /as much as chance allows with # runs a side\.$/);
+  assert.ok(!/rises above/.test(high.find((p) => p.claim !== undefined).text));
   // Step 1: 95% caught at a 5% false-alarm rate is no proof the histograms are apart.
   const text = (parts) => parts.map((p) => p.text).join(' ');
   const close = said(0, { tpr: 0.95, verdict: 'outside', best: 0.96, bestFpr: 0.03 });

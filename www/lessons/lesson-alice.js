@@ -28,17 +28,19 @@ export const ALICE_LESSON = {
       controls: ['alice-start', 'sigma'],
       say: [
         { asSet: true, text: 'No noise (σ = {sigma}, ε = {eps}).' },
-        // Who she is (the lab's pick, or the example clicked) the Alice panel says.
+        // Who she is (the lab's pick, or the example clicked) the Alice panel says. The box's
+        // count: what the button does; the result below names the count it was trained with.
         '"Train with and without Alice": {auditRuns} runs without her, {auditRuns} with her, ' +
           "and each model's loss on her.",
         {
           when: (f) => (f.alice ? f.alice.tpr > 0.9 : undefined),
           yes:
             'Guessing "in" when her loss is low catches {alice.tpr} of the runs with her ' +
-            '({alice.range} at 95% confidence) at a 5% false-alarm rate.',
+            '({alice.range} at 95% confidence, from {alice.runs} a side) at a 5% false-alarm ' +
+            'rate.',
           no:
             'This time the guess catches only {alice.tpr} of the runs with her ({alice.range} ' +
-            'at 95% confidence) at a 5% false-alarm rate.',
+            'at 95% confidence, from {alice.runs} a side) at a 5% false-alarm rate.',
           wait: '',
         },
         {
@@ -69,10 +71,16 @@ export const ALICE_LESSON = {
           // The audit's region check (the 95% band): the test stays within what ε allows,
           // however high the rate it catches (σ lowered: ε allows more).
           when: (f) => (f.alice ? f.alice.verdict !== 'outside' : undefined),
-          yes:
+          // Within chance (Rust's verdict): its ROC above the region somewhere, the catch rate
+          // above what is allowed, say — said, so that "at most" is not left contradicted.
+          yes: (f) =>
             'At a 5% false-alarm rate the guess catches {alice.tpr} of the runs with her ' +
             "({alice.range} at 95% confidence); the PLD accountant's privacy region for these " +
-            'runs allows at most {alice.allowed}.',
+            'runs allows at most {alice.allowed}.' +
+            (f.alice?.verdict === 'within-chance'
+              ? ' Its ROC rises above the region somewhere, but within its 95% band: as much ' +
+                'as chance allows with {alice.runs} runs a side.'
+              : ''),
           no:
             'The guess catches {alice.tpr} ({alice.range} at 95% confidence) at a 5% ' +
             "false-alarm rate, where the PLD accountant's privacy region for these runs allows " +
