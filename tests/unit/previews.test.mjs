@@ -52,6 +52,30 @@ test('a σ panel is never one of the settings before', () => {
   assert.match(panel.message, /No σ panel/);
 });
 
+// The target's upper end is Rust's (the config's budget range): a link's budget = 500 trains,
+// and its σ panel is asked for, not refused by a page-side (0, 100]. No number: nothing asked.
+test('a σ panel asks for any target above 0, and for no empty box', () => {
+  const accounting = heldAccounting();
+  const panel = new SigmaPanel(accounting);
+  panel.request({ delta: 1e-5 }, {}, 500, 'mechanism adult', () => {}, assert.fail);
+  assert.deepEqual(
+    accounting.asked.map((a) => a.request.target),
+    [500],
+  );
+  const said = [];
+  panel.request(
+    { delta: 1e-5 },
+    {},
+    '',
+    'mechanism adult',
+    () => {},
+    (m) => said.push(m),
+  );
+  assert.equal(accounting.asked.length, 1);
+  assert.deepEqual(said, ["Target ε must be a number above 0; got ''."]);
+  assert.match(panel.message, /Set a target ε above 0/);
+});
+
 // While a run starts, the previews' questions wait (www/lab/start-hold.js): the captions say
 // "Computing…" at once, only the last question of each kind goes out when the hold ends, a
 // preview forgotten meanwhile asks nothing, and the hold ends by itself.

@@ -140,11 +140,13 @@ export class SigmaPanel {
     if (key === this.key) return;
     this.key = key;
     this.curve = null;
-    if (!(target > 0 && target <= 100)) {
+    // No number above 0 in the box (empty, say): nothing to ask. Its upper end is Rust's:
+    // a link's budget = 500 is a valid run (its config's range), and its panel is drawn.
+    if (!(Number(target) > 0 && Number.isFinite(Number(target)))) {
       this.accounting.cancel('sigma-needed');
       this.gate.drop('sigma-needed');
-      this.message = 'Set a target ε in (0, 100] under Privacy budget';
-      onError(`Target ε must be a number in (0, 100]; got '${target}'.`);
+      this.message = 'Set a target ε above 0 under Privacy budget';
+      onError(`Target ε must be a number above 0; got '${target}'.`);
       redraw();
       return;
     }
