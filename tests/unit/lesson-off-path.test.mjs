@@ -148,7 +148,7 @@ test("moments 1 off its settings: the paper's convention still named; no ε unde
 test("moments 2 under a budget: no whole run's ε of a run the budget stopped", () => {
   const budget = said('moments', 2, { budget_epsilon: 2 });
   assert.doesNotMatch(budget, /composition says ε|RDP \(#\)/, budget);
-  assert.match(budget, /The ε budget stops this run where its ε is spent/, budget);
+  assert.match(budget, /With an ε budget a run stops where its ε is spent, maybe before/, budget);
   const free = said('moments', 2, {});
   assert.match(free, /strong composition says ε = #/, free);
   assert.match(free, /RDP \(#\) or the privacy loss distribution \(#\)/, free);

@@ -36,11 +36,11 @@ export const ALICE_LESSON = {
           when: (f) => (f.alice ? f.alice.tpr > 0.9 : undefined),
           yes:
             'Guessing "in" when her loss is low catches {alice.tpr} of the runs with her ' +
-            '({alice.range} at 95% confidence, from {alice.runs} a side) at a 5% false-alarm ' +
-            'rate.',
+            '({alice.range} at 95% confidence, from {alice.runs} runs a side) at a 5% ' +
+            'false-alarm rate.',
           no:
             'This time the guess catches only {alice.tpr} of the runs with her ({alice.range} ' +
-            'at 95% confidence, from {alice.runs} a side) at a 5% false-alarm rate.',
+            'at 95% confidence, from {alice.runs} runs a side) at a 5% false-alarm rate.',
           wait: '',
         },
         {

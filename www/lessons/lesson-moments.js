@@ -115,8 +115,9 @@ export const MOMENTS_LESSON = {
         {
           only: (f) => f.cfg?.budget_epsilon != null,
           text:
-            "The ε budget stops this run where its ε is spent: the whole run's ε, which " +
-            'this step compares, is not what it spent. Turn the budget off to compare.',
+            'With an ε budget a run stops where its ε is spent, maybe before its last epoch: ' +
+            "the whole run's ε, which this step compares, need not be what it spent. Turn " +
+            'the budget off to compare.',
         },
         'The σ chart turns it around: the noise each accountant would need for the target ε.',
       ],
