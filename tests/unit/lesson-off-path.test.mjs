@@ -155,6 +155,14 @@ test("moments 2 under a budget: no whole run's ε of a run the budget stopped", 
   assert.doesNotMatch(free, /budget/, free);
 });
 
+test('cost 2: "the same seed four times" only where the runs have one', () => {
+  assert.match(said('cost', 2, {}), /The same seed four times/);
+  // A file of one's own, its seed hidden: each of Compare's runs draws its own.
+  const own = said('cost', 2, { dataset: 'own', seed: null });
+  assert.doesNotMatch(own, /same seed/, own);
+  assert.match(own, /Four runs, each with a random seed of its own/, own);
+});
+
 test('who-pays 3: "loses most" only of a fall beyond its own ±', () => {
   const compared = (clear) => ({
     groups: {

@@ -258,7 +258,19 @@ export const LESSONS = new Map(
           charts: ['accuracy-chart', 'epsilon-chart'],
           controls: ['compare', 'sigma'],
           say: [
-            'The same seed four times: non-private, clipping only, noise only and DP-SGD.',
+            // A seed of the run's (the step's 1): the four runs share it. None (a file of the
+            // student's own, its seed hidden): each run draws one at random (Rust's train).
+            {
+              only: (f) => f.cfg?.seed != null,
+              sheet: true, // the worksheet prints it: its premise is the step's own settings
+              text: 'The same seed four times: non-private, clipping only, noise only and DP-SGD.',
+            },
+            {
+              only: (f) => f.cfg?.seed == null,
+              text:
+                'Four runs, each with a random seed of its own: non-private, clipping only, ' +
+                'noise only and DP-SGD.',
+            },
             {
               // On {nTest} test patients one patient is most of a point: the gap is said with its
               // ±.
