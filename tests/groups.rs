@@ -200,6 +200,8 @@ fn at_the_lessons_settings_dp_sgd_widens_the_gap_and_the_rarest_class_pays_most(
     // Beyond its ± on MNIST's test images (the lesson's "widens" is said only so, #53 §2).
     assert!(c.gap_widened_clear, "{c:?}");
     assert_eq!(c.most_lost, c.rarest, "{c:?}");
+    // Ahead of the next class's fall beyond chance: the lesson's "loses most" (a ranking).
+    assert!(c.most_lost_ahead_clear, "{c:?}");
 }
 
 /// What the lesson says of Adult: at the default settings (σ = 1, seed 1) DP-SGD moves every

@@ -86,6 +86,14 @@ pub struct GroupsCompared {
     pub most_lost_margin: f64,
     pub most_lost_n_test: usize,
     pub most_lost_clear: bool,
+    /// The group with the next largest fall and its fall in points (`None` with one group),
+    /// and whether the largest fall is beyond it by more than chance: the two falls are on
+    /// different test rows, so the ± of their difference is their ± added in quadrature
+    /// (`√(m₁² + m₂²)`, two standard errors). "Loses most" is a ranking, and a ranking is a
+    /// comparison that carries its uncertainty too.
+    pub next_lost: Option<String>,
+    pub next_lost_points: Option<f64>,
+    pub most_lost_ahead_clear: bool,
     /// How many groups fell beyond their ± (any of them, not only the one that fell most).
     pub falls_beyond_noise: usize,
     /// Two standard errors of the gap's change (DP-SGD's minus the non-private one's), in
@@ -136,9 +144,13 @@ pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
         .iter()
         .filter(|(_, g)| g.clear && g.points > 0.0)
         .count();
-    let &(lost, fall) = falls
-        .iter()
-        .max_by(|p, q| p.1.points.total_cmp(&q.1.points))?;
+    let mut ranked: Vec<_> = falls.iter().collect();
+    ranked.sort_by(|p, q| q.1.points.total_cmp(&p.1.points));
+    let &&(lost, fall) = ranked.first()?;
+    let next = ranked.get(1).map(|&&(g, gap)| (g, gap));
+    let most_lost_ahead_clear = next.is_none_or(|(_, n)| {
+        fall.points - n.points > (fall.margin.powi(2) + n.margin.powi(2)).sqrt()
+    });
     let rarest = measured(a).map(|(g, _)| g).min_by_key(|g| g.n_train)?;
     let (gap_non_private, gap_dp) = (gap_points(a)?, gap_points(b)?);
     let gap_change_margin = 2.0 * (gap_variance(a)? + gap_variance(b)?).sqrt();
@@ -154,6 +166,9 @@ pub fn compare(runs: &[RunGroups]) -> Option<GroupsCompared> {
         most_lost_margin: fall.margin,
         most_lost_n_test: lost.n_test,
         most_lost_clear: fall.clear,
+        next_lost: next.map(|(g, _)| g.name.clone()),
+        next_lost_points: next.map(|(_, n)| n.points),
+        most_lost_ahead_clear,
         falls_beyond_noise,
         rarest: rarest.name.clone(),
         rarest_n_train: rarest.n_train,
@@ -236,6 +251,10 @@ mod tests {
             "{c:?}"
         );
         assert!(!c.most_lost_clear && c.falls_beyond_noise == 0, "{c:?}");
+        // b's 30 points against a's −5, on 10 rows each: 35 apart, within √(42.4² + m_a²).
+        assert_eq!(c.next_lost.as_deref(), Some("a"));
+        assert!((c.next_lost_points.unwrap() + 5.0).abs() < 1e-9, "{c:?}");
+        assert!(!c.most_lost_ahead_clear, "{c:?}");
         // On 1,000 test rows each, a's 5-point fall is beyond its ± 2.9 and b's 30 points
         // beyond theirs: both counted, b the most.
         let rows = |acc: [f64; 2]| {
@@ -260,6 +279,30 @@ mod tests {
         let c = compare(&runs).unwrap();
         assert_eq!(c.most_lost, "b");
         assert!(c.most_lost_clear && c.falls_beyond_noise == 2, "{c:?}");
+        // 30 against 5 points on 1,000 rows each: ahead beyond chance.
+        assert!(c.most_lost_ahead_clear, "{c:?}");
+        // Two falls close together on 1,000 rows each (30 and 29 points): the first is the
+        // larger, and no more than chance says so.
+        let (np4, dp4) = (rows([0.9, 0.7]), rows([0.61, 0.4]));
+        let close = compare(&[
+            RunGroups {
+                mode: Some(Mode::NonPrivate),
+                epochs: vec![Some(&np4)],
+            },
+            RunGroups {
+                mode: Some(Mode::Dp),
+                epochs: vec![Some(&dp4)],
+            },
+        ])
+        .unwrap();
+        assert_eq!(
+            (close.most_lost.as_str(), close.next_lost.as_deref()),
+            ("b", Some("a"))
+        );
+        assert!(
+            close.most_lost_clear && !close.most_lost_ahead_clear,
+            "{close:?}"
+        );
         // The gap widened from 20 to 45 points, beyond ±5.2 on these rows.
         assert!(
             c.gap_widened_clear && (c.gap_change_margin - 5.167).abs() < 1e-3,

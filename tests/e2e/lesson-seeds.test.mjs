@@ -189,7 +189,13 @@ const cases = [
           const [p, q] = [g.test_acc, last.groups[i].test_acc];
           return { name: g.name, n: g.n_test, points: 100 * (p - q), m: margin(p, q, g.n_test) };
         });
-        const most = falls.reduce((x, y) => (y.points > x.points ? y : x));
+        const ranked = falls
+          .filter((f) => Number.isFinite(f.points))
+          .sort((x, y) => y.points - x.points);
+        const [most, next] = ranked;
+        // "Loses most" ranks the falls: only where the largest is ahead of the next by more
+        // than chance (the two on different rows: their ± added in quadrature).
+        const ahead = !next || most.points - next.points > Math.hypot(most.m, next.m);
         const beyond = falls.filter((f) => f.points > f.m).length;
         const none = text.match(
           /No group's fall .* \(the most: (.+), (−?\d+\.\d) ± (\d+\.\d) points on (\d+) rows\)/,
@@ -201,16 +207,34 @@ const cases = [
               String.raw`test rows; (\d+) groups? falls? beyond`,
           ),
         );
+        const close = text.match(
+          new RegExp(
+            String.raw`(\S.*) falls most under DP-SGD: (−?\d+\.\d) ± (\d+\.\d) points on (\d+) ` +
+              String.raw`test rows, no more than chance allows ahead of group (\S.*) ` +
+              String.raw`\((−?\d+\.\d)\); (\d+) groups? falls? beyond`,
+          ),
+        );
+        if (close) {
+          assert.ok(close[5].endsWith(next.name), `the next fall, ${next.name}: ${text}`);
+          near(figure(close[6]), next.points, 'next fall', text);
+        }
         const within = text.match(
           new RegExp(
             String.raw`Under DP-SGD (\d+) groups? falls? beyond .*; the largest fall, (\S.*) by ` +
               String.raw`(−?\d+\.\d) ± (\d+\.\d) points on (\d+) test rows, is within its ±`,
           ),
         );
-        const some = clear ?? (within && [within[0], ...within.slice(2), within[1]]);
+        const some =
+          clear ??
+          (close && [...close.slice(0, 5), close[7]]) ??
+          (within && [within[0], ...within.slice(2), within[1]]);
         const said = none ?? some;
         assert.ok(said, text);
-        if (some) assert.equal(!!clear, most.points > most.m, `"loses most" beyond its ±: ${text}`);
+        if (some) {
+          const beyondIts = most.points > most.m;
+          assert.equal(!!clear, beyondIts && ahead, `"loses most" beyond its ± and ahead: ${text}`);
+          assert.equal(!!close, beyondIts && !ahead, `"falls most", not ahead: ${text}`);
+        }
         assert.ok(said[1].endsWith(most.name), `the group that fell most, ${most.name}: ${text}`);
         near(figure(said[2]), most.points, 'fall', text);
         near(figure(said[3]), most.m, '±', text);
@@ -219,7 +243,7 @@ const cases = [
         if (some) assert.equal(Number(some[5]), beyond, text);
         console.log(
           `who-pays 3, seed ${seed}: ${most.name} ${most.points.toFixed(1)} ` +
-            `± ${most.m.toFixed(1)}; ${beyond} beyond`,
+            `± ${most.m.toFixed(1)}; ${beyond} beyond; ahead of the next: ${ahead}`,
         );
       });
     },

@@ -409,4 +409,38 @@ test('who pays: no digit "loses most" unless its fall is beyond its ±', () => {
   // Another digit's smaller fall beyond its ± (more test rows): not "no digit".
   const other = said({ ...none, most_lost_points: 3, falls_beyond_noise: 1 });
   assert.ok(!/loses most|No #'s fall/.test(other), other);
+  // A clear fall, but no more than chance ahead of the next (Rust's most_lost_ahead_clear):
+  // "falls most", the next named; "loses most" only where it is ahead beyond chance.
+  const clear = { ...none, most_lost_points: 4, most_lost_clear: true, falls_beyond_noise: 2 };
+  const close = said({ ...clear, most_lost_ahead_clear: false, next_lost: '8' });
+  assert.ok(!/loses most/.test(close), close);
+  assert.match(close, /falls most: # ± # points, no more than chance allows ahead of # #/);
+  const apart = said({ ...clear, most_lost_ahead_clear: true, next_lost: '8' });
+  assert.match(apart, /loses most: # ± # points\./);
+  assert.ok(!/chance allows ahead/.test(apart), apart);
+});
+
+test('who pays 3: "loses most" on Adult only ahead of the next fall beyond chance', () => {
+  const lesson = LESSONS.get('who-pays');
+  const want = settingsOf(lesson, 2);
+  const said = (compared) =>
+    claimsOf(
+      lesson.steps[2],
+      want,
+      { ...factsFor(want), groups: { summary: {}, compared } },
+      fill,
+      true,
+    )
+      .parts.map((p) => p.text)
+      .join(' ');
+  const c = {
+    most_lost: 'Other',
+    most_lost_points: 6,
+    most_lost_clear: true,
+    falls_beyond_noise: 2,
+  };
+  const close = said({ ...c, most_lost_ahead_clear: false, next_lost: 'Black' });
+  assert.ok(!/loses most/.test(close), close);
+  assert.match(close, /falls most under DP-SGD: .* no more than chance allows ahead of/, close);
+  assert.match(said({ ...c, most_lost_ahead_clear: true }), /# loses most to DP-SGD/);
 });

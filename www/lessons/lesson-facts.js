@@ -234,6 +234,10 @@ export function fillers(fmtEps, accountants) {
             : `${n} groups fall beyond the noise of their test rows`,
         ),
       'groups.mostLostN': (f) => when(f.groups?.compared?.most_lost_n_train, String),
+      // The next largest fall (Rust's), beside a largest one no more than chance ahead of it.
+      'groups.nextLost': (f) => f.groups?.compared?.next_lost ?? undefined,
+      'groups.nextLostPoints': (f) =>
+        when(f.groups?.compared?.next_lost_points, (v) => v.toFixed(1)),
       'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
       'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),
       // Its 95% interval (Rust's Clopper–Pearson), "7–29%".

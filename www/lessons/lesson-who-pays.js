@@ -14,6 +14,9 @@ import { known } from './when.js';
 
 // Whether the group that lost most under DP-SGD fell beyond its ± (Rust's most_lost_clear).
 const fellClearly = (/** @type {any} */ c) => !!c && c.most_lost_clear && c.most_lost_points > 0;
+// "Loses most" ranks the falls: said only where the largest is beyond the next by more than
+// chance (Rust's most_lost_ahead_clear); else the next is named beside it.
+const ahead = (/** @type {any} */ f) => f.groups?.compared?.most_lost_ahead_clear !== false;
 
 /** @typedef {import('./lessons.js').Lesson} Lesson */
 
@@ -89,12 +92,21 @@ export const WHO_PAYS = {
           // "Loses" only for a fall beyond its ± (Rust's most_lost_clear), as in step 3.
           only: (f) => fellClearly(f.groups?.compared),
           when: (f) => ((c) => (c ? c.most_lost === c.rarest : undefined))(f.groups?.compared),
-          yes:
+          yes: (f) =>
             '{groups.One} {groups.mostLost}, the rarest ({groups.mostLostN} {groups.items}), ' +
-            'loses most: {groups.mostLostPoints} ± {groups.mostLostMargin} points.',
-          no:
-            '{groups.One} {groups.mostLost} loses most ({groups.mostLostPoints} ± ' +
-            '{groups.mostLostMargin} points), not the rarest, {groups.rarest}.',
+            (ahead(f)
+              ? 'loses most: {groups.mostLostPoints} ± {groups.mostLostMargin} points.'
+              : 'falls most: {groups.mostLostPoints} ± {groups.mostLostMargin} points, ' +
+                'no more than chance allows ahead of {groups.one} {groups.nextLost} ' +
+                '({groups.nextLostPoints}).'),
+          no: (f) =>
+            ahead(f)
+              ? '{groups.One} {groups.mostLost} loses most ({groups.mostLostPoints} ± ' +
+                '{groups.mostLostMargin} points), not the rarest, {groups.rarest}.'
+              : '{groups.One} {groups.mostLost} falls most ({groups.mostLostPoints} ± ' +
+                '{groups.mostLostMargin} points, no more than chance allows ahead of ' +
+                "{groups.one} {groups.nextLost}'s {groups.nextLostPoints}), not the rarest, " +
+                '{groups.rarest}.',
           wait: '',
         },
         {
@@ -139,9 +151,14 @@ export const WHO_PAYS = {
           // group's larger fall within its ± beside a large group's clear one is no clear loss.
           no: (f) =>
             f.groups?.compared?.most_lost_clear
-              ? '{groups.mostLost} loses most to DP-SGD: {groups.mostLostPoints} ± ' +
-                '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows; ' +
-                '{groups.fallsBeyondNoise}.'
+              ? ahead(f)
+                ? '{groups.mostLost} loses most to DP-SGD: {groups.mostLostPoints} ± ' +
+                  '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows; ' +
+                  '{groups.fallsBeyondNoise}.'
+                : '{groups.mostLost} falls most under DP-SGD: {groups.mostLostPoints} ± ' +
+                  '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows, ' +
+                  'no more than chance allows ahead of {groups.one} {groups.nextLost} ' +
+                  '({groups.nextLostPoints}); {groups.fallsBeyondNoise}.'
               : 'Under DP-SGD {groups.fallsBeyondNoise}; ' +
                 'the largest fall, {groups.mostLost} by {groups.mostLostPoints} ± ' +
                 '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows, is within ' +
