@@ -443,4 +443,16 @@ test('who pays 3: "loses most" on Adult only ahead of the next fall beyond chanc
   assert.ok(!/loses most/.test(close), close);
   assert.match(close, /falls most under DP-SGD: .* no more than chance allows ahead of/, close);
   assert.match(said({ ...c, most_lost_ahead_clear: true }), /# loses most to DP-SGD/);
+  // Done, nothing compared at these settings (a setting moved since Compare): said, not blank.
+  const moved = claimsOf(
+    lesson.steps[2],
+    want,
+    { ...factsFor(want), done: true, groups: { summary: {}, compared: null } },
+    fill,
+    true,
+  ).parts.map((p) => p.text);
+  assert.ok(
+    moved.some((t) => /No non-private run with these settings .* press Compare/.test(t)),
+    moved.join(' | '),
+  );
 });

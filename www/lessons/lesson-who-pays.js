@@ -163,7 +163,17 @@ export const WHO_PAYS = {
                 'the largest fall, {groups.mostLost} by {groups.mostLostPoints} ± ' +
                 '{groups.mostLostMargin} points on {groups.mostLostNTest} test rows, is within ' +
                 'its ±.',
-          wait: (f) => noGroups(f, 'Race') ?? '',
+          // No comparison: its four runs training, or (a setting moved since Compare, Rust
+          // compares only runs alike but for the mode) none at these settings — said, as the
+          // cost lesson says it, not left blank.
+          wait: (f, live) =>
+            noGroups(f, 'Race') ??
+            (!live
+              ? 'The four runs are training; who falls most appears when they are done.'
+              : f.done
+                ? 'No non-private run with these settings is on the chart: press Compare to ' +
+                  'train the four runs at them.'
+                : ''),
         },
       ],
       ask: 'A small overall cost: does every group pay little? How would you check?',
