@@ -155,6 +155,15 @@ test("moments 2 under a budget: no whole run's ε of a run the budget stopped", 
   assert.doesNotMatch(free, /budget/, free);
 });
 
+test('noise 2: "recovers" only of a run that learned more than the majority line', () => {
+  const gain = { accGap: { points: 1.7, margin: 1, clear: true }, noiseRatio_: 0.1 };
+  const flat = said('noise', 2, { lot_size: 32561 }, { ...gain, learnedNothing: true });
+  assert.doesNotMatch(flat, /recovers/, flat);
+  assert.match(flat, /above # \(# ± # points\) but no better than the grey majority line/, flat);
+  const learned = said('noise', 2, {}, { ...gain, learnedNothing: false });
+  assert.match(learned, /The test accuracy recovers to #/, learned);
+});
+
 test('cost 2: "the same seed four times" only where the runs have one', () => {
   assert.match(said('cost', 2, {}), /The same seed four times/);
   // A file of one's own, its seed hidden: each of Compare's runs draws its own.

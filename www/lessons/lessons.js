@@ -206,9 +206,15 @@ export const LESSONS = new Map(
             },
             {
               when: (f) => ended(f, gained(f.accGap)),
-              yes:
-                'The test accuracy recovers to {acc} (it was {prev.acc}: {accGap} ± ' +
-                '{accMargin} points).',
+              // Above the earlier run, but still at the majority line (Rust's learned(): a
+              // lot of every row takes a handful of steps): a gain, no recovery.
+              yes: (f) =>
+                f.learnedNothing === true
+                  ? 'The test accuracy is {acc}, above {prev.acc} ({accGap} ± {accMargin} ' +
+                    'points) but no better than the grey majority line ({majority}) within ' +
+                    'chance.'
+                  : 'The test accuracy recovers to {acc} (it was {prev.acc}: {accGap} ± ' +
+                    '{accMargin} points).',
               no:
                 'The test accuracy is {acc}, against {prev.acc}: {accGap} ± {accMargin} ' +
                 'points, no clear gain.',
