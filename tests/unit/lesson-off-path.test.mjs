@@ -162,6 +162,10 @@ test('noise 2: "recovers" only of a run that learned more than the majority line
   assert.match(flat, /above # \(# ± # points\) but no better than the grey majority line/, flat);
   const learned = said('noise', 2, {}, { ...gain, learnedNothing: false });
   assert.match(learned, /The test accuracy recovers to #/, learned);
+  // One epoch: too early for Rust to say (undefined): the gain, neither recovery nor not.
+  const early = said('noise', 2, { epochs: 1 }, { ...gain, learnedNothing: undefined });
+  assert.match(early, /The test accuracy is #, above # \(# ± # points\)\./, early);
+  assert.doesNotMatch(early, /recovers|majority/, early);
 });
 
 test('cost 2: "the same seed four times" only where the runs have one', () => {

@@ -206,15 +206,18 @@ export const LESSONS = new Map(
             },
             {
               when: (f) => ended(f, gained(f.accGap)),
-              // Above the earlier run, but still at the majority line (Rust's learned(): a
-              // lot of every row takes a handful of steps): a gain, no recovery.
+              // "Recovers" only where Rust's learned() says the run learned; at the majority
+              // line (a lot of every row takes a handful of steps) a gain, no recovery; too
+              // early to tell (one epoch), the gain alone.
               yes: (f) =>
-                f.learnedNothing === true
-                  ? 'The test accuracy is {acc}, above {prev.acc} ({accGap} ± {accMargin} ' +
-                    'points) but no better than the grey majority line ({majority}) within ' +
-                    'chance.'
-                  : 'The test accuracy recovers to {acc} (it was {prev.acc}: {accGap} ± ' +
-                    '{accMargin} points).',
+                f.learnedNothing === false
+                  ? 'The test accuracy recovers to {acc} (it was {prev.acc}: {accGap} ± ' +
+                    '{accMargin} points).'
+                  : 'The test accuracy is {acc}, above {prev.acc} ({accGap} ± {accMargin} ' +
+                    'points)' +
+                    (f.learnedNothing === true
+                      ? ' but no better than the grey majority line ({majority}) within chance.'
+                      : '.'),
               no:
                 'The test accuracy is {acc}, against {prev.acc}: {accGap} ± {accMargin} ' +
                 'points, no clear gain.',
