@@ -389,19 +389,18 @@ test('Alice: a high catch rate inside the region is no fluke; "do not touch" onl
   assert.match(text(apart), /do not touch/);
 });
 
-test('who pays: no digit "loses most" unless its fall is beyond its ±', () => {
+// What who-pays step `number` says of a comparison of Rust's (`compared`), with `over` facts.
+function whoPaysSaid(number, compared, over = {}) {
   const lesson = LESSONS.get('who-pays');
-  const want = settingsOf(lesson, 1);
-  const said = (compared) =>
-    claimsOf(
-      lesson.steps[1],
-      want,
-      { ...factsFor(want), groups: { summary: {}, compared } },
-      fill,
-      true,
-    )
-      .parts.map((p) => p.text)
-      .join(' ');
+  const want = settingsOf(lesson, number - 1);
+  const facts = { ...factsFor(want), groups: { summary: {}, compared }, ...over };
+  return claimsOf(lesson.steps[number - 1], want, facts, fill, true)
+    .parts.map((p) => p.text)
+    .join(' ');
+}
+
+test('who pays: no digit "loses most" unless its fall is beyond its ±', () => {
+  const said = (compared) => whoPaysSaid(2, compared);
   const none = { most_lost: '5', rarest: '5', most_lost_points: -0.3, most_lost_clear: false };
   const text = said({ ...none, falls_beyond_noise: 0 });
   assert.ok(!/loses most/.test(text), text);
@@ -421,18 +420,7 @@ test('who pays: no digit "loses most" unless its fall is beyond its ±', () => {
 });
 
 test('who pays 3: "loses most" on Adult only ahead of the next fall beyond chance', () => {
-  const lesson = LESSONS.get('who-pays');
-  const want = settingsOf(lesson, 2);
-  const said = (compared) =>
-    claimsOf(
-      lesson.steps[2],
-      want,
-      { ...factsFor(want), groups: { summary: {}, compared } },
-      fill,
-      true,
-    )
-      .parts.map((p) => p.text)
-      .join(' ');
+  const said = (compared) => whoPaysSaid(3, compared);
   const c = {
     most_lost: 'Other',
     most_lost_points: 6,
@@ -444,15 +432,6 @@ test('who pays 3: "loses most" on Adult only ahead of the next fall beyond chanc
   assert.match(close, /falls most under DP-SGD: .* no more than chance allows ahead of/, close);
   assert.match(said({ ...c, most_lost_ahead_clear: true }), /# loses most to DP-SGD/);
   // Done, nothing compared at these settings (a setting moved since Compare): said, not blank.
-  const moved = claimsOf(
-    lesson.steps[2],
-    want,
-    { ...factsFor(want), done: true, groups: { summary: {}, compared: null } },
-    fill,
-    true,
-  ).parts.map((p) => p.text);
-  assert.ok(
-    moved.some((t) => /No non-private run with these settings .* press Compare/.test(t)),
-    moved.join(' | '),
-  );
+  const moved = whoPaysSaid(3, null, { done: true });
+  assert.match(moved, /No non-private run with these settings .* press Compare/, moved);
 });
