@@ -331,15 +331,30 @@ function missedIn({ controls, charts, waiting }) {
 // at the same σ — also when the move cancelled that run before it ended.
 test("a setting moved in a comparing step trains the earlier step's run again", async () => {
   const { page, problems } = await openLab('#lesson=clipping&step=2');
+  // Once (run 81 here, under load) no such pin came in 120 s: on a timeout, what the page had
+  // (its pins, status, queue, the step's words, any message) is said with the failure.
   const pinnedAt = (sigma) =>
-    page.waitForFunction(
-      (s) => {
-        const pins = window.labTest.pinnedConfigs();
-        return pins.length === 1 && pins[0].label === 'C = 0.1' && pins[0].cfg.sigma === s;
-      },
-      sigma,
-      { timeout: 120_000 },
-    );
+    page
+      .waitForFunction(
+        (s) => {
+          const pins = window.labTest.pinnedConfigs();
+          return pins.length === 1 && pins[0].label === 'C = 0.1' && pins[0].cfg.sigma === s;
+        },
+        sigma,
+        { timeout: 120_000 },
+      )
+      .catch(async (e) => {
+        const seen = await page.evaluate(() => ({
+          pins: window.labTest.pinnedConfigs().map((p) => [p.label, p.cfg.sigma, p.cfg.clip]),
+          status: document.getElementById('status').textContent,
+          generation: document.getElementById('run-log').dataset.generation,
+          said: window.labTest.lessonState()?.text,
+          message: document.getElementById('message').hidden
+            ? ''
+            : document.getElementById('message-text').textContent,
+        }));
+        throw new Error(`no pin C = 0.1 at σ = ${sigma}: ${JSON.stringify(seen)}; ${e.message}`);
+      });
   // While the earlier step's run trains, the step says so and quotes none of its numbers.
   await page.waitForFunction(
     () => /^First the earlier step's run \(C = 0\.1\)/.test(window.labTest.lessonState()?.text),
