@@ -241,3 +241,68 @@ test('a blank chart’s sentence stays inside its canvas at Text: largest', asyn
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Off the step at Text: largest: L dragged to N on the noise lesson's step 1 puts the most
+// above its charts — the step's words at their least (its "Off the step" sentence), the run's
+// verdict in the status (its hint in the step's words too) and a note on the lot (q = 1).
+// Before, the charts' plots ended below a 1280 × 720 screen and the charts 125 px below a
+// 1920 × 1080 one (the run's notes and the status kept their full size). Now the notes shrink
+// with the step's words and, past their least, the charts' labels come down toward Text:
+// normal's size (never below it). At 1280 × 720 the charts' legends may still reach below the
+// screen there, their plots never (#53: the controls go below the first screen, not the plot).
+test('off the step at Text: largest: the charts stay on the screen', async () => {
+  const bad = [];
+  for (const [width, height, least] of SCREENS) {
+    const { page, problems } = await openLab('#big=1&size=1.5&lesson=noise&step=1');
+    await page.setViewportSize({ width, height });
+    await runDone(page);
+    await page.evaluate(() => {
+      const lot = document.getElementById('lot-size');
+      lot.value = lot.max;
+      lot.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(
+      () => {
+        // The moved run done and the step's words about it (not the step's own run's Done).
+        const s = window.labTest.lessonState();
+        return (
+          s?.done &&
+          /^Off the step: L = \d+/.test(s.text) &&
+          /q = 1/.test(document.getElementById('run-notes').textContent) &&
+          /^Done/.test(document.getElementById('status').textContent)
+        );
+      },
+      null,
+      { timeout: 120_000 },
+    );
+    await page.waitForTimeout(1000); // the refits after the words and the notes changed
+    const seen = await page.evaluate(() =>
+      ['accuracy-chart', 'noise-chart'].map((id) => {
+        const c = document.getElementById(id);
+        const r = c.getBoundingClientRect();
+        const l = window.labTest.chartLayout(id);
+        const k = c.width / c.clientWidth;
+        return {
+          id,
+          tick: l.fonts.tick / k,
+          bottom: r.bottom,
+          plot: r.top + (l.plot.y + l.plot.h) / k,
+          inner: innerHeight,
+        };
+      }),
+    );
+    for (const s of seen) {
+      const at = `${width}×${height}: #${s.id}`;
+      if (s.plot > s.inner) bad.push(`${at} plot ends at ${s.plot.toFixed(0)} px`);
+      if (s.tick < least.tick - 0.05) bad.push(`${at} tick labels ${s.tick.toFixed(1)} px`);
+      if (width === 1920 && s.bottom > s.inner + 1)
+        bad.push(`${at} ends at ${s.bottom.toFixed(0)} px, below the screen`);
+    }
+    await page.screenshot({
+      path: path.join(ARTIFACTS, `chart-text-off-step-${width}x${height}-largest.png`),
+    });
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+  assert.deepEqual(bad, []);
+});

@@ -68,11 +68,13 @@ function markShown(shows) {
 export function fitPresenter() {
   const body = document.body;
   const before = body.style.getPropertyValue('--chart-max-height');
+  const fontsBefore = body.style.getPropertyValue('--chart-fit');
   if (!presenting()) {
     // Not shown (off, or a window narrower than the layout): no height of its to keep.
     body.style.removeProperty('--chart-max-height');
     body.style.removeProperty('--lesson-fit');
-    return before !== '';
+    body.style.removeProperty('--chart-fit');
+    return before !== '' || fontsBefore !== '';
   }
   const figures = [...document.querySelectorAll('figure.lesson-chart')];
   const controls = [
@@ -81,6 +83,7 @@ export function fitPresenter() {
   if (!figures.length) return false;
   body.style.setProperty('--chart-max-height', 'none');
   body.style.setProperty('--lesson-fit', '1');
+  body.style.removeProperty('--chart-fit');
   const canvases = figures.map((f) => f.querySelector('canvas'));
   const topOf = () =>
     Math.min(...canvases.map((c) => c.getBoundingClientRect().top)) + window.scrollY;
@@ -94,7 +97,7 @@ export function fitPresenter() {
   // are already in `top`.
   const under = controls.filter((c) => c.getBoundingClientRect().top + window.scrollY >= top);
   const rows = under.length ? Math.max(...under.map((c) => c.getBoundingClientRect().height)) : 0;
-  const least = minChart(canvases);
+  let least = minChart(canvases);
   // gaps, padding
   const room = () => Math.floor(window.innerHeight - top - below - rows - 40);
   // A step too long for the screen at a larger Text: its words a little smaller, step by step,
@@ -105,6 +108,17 @@ export function fitPresenter() {
     fit = Math.max(floor, fit - 0.05);
     body.style.setProperty('--lesson-fit', fit.toFixed(3));
     top = topOf();
+  }
+  // Still too long with the words at their least (off the step at Text: largest: its "Off the
+  // step" sentence, the run's verdict, a note on the lot), so that the charts themselves, not
+  // only the controls below them, would reach below the screen: their labels come down toward
+  // Text: normal's size, never below it, and with them the height the charts ask for.
+  const chartsRoom = () => window.innerHeight - top - below - 8;
+  let chartFit = 1;
+  while (chartsRoom() < least && chartFit > 0) {
+    chartFit = Math.max(0, chartFit - 0.25);
+    body.style.setProperty('--chart-fit', String(chartFit));
+    least = minChart(canvases);
   }
   let height = Math.max(least, room());
   body.style.setProperty('--chart-max-height', `${height}px`);
@@ -123,7 +137,8 @@ export function fitPresenter() {
     );
     body.style.setProperty('--chart-max-height', `${height}px`);
   }
-  return `${height}px` !== before;
+  const fonts = body.style.getPropertyValue('--chart-fit');
+  return `${height}px` !== before || fonts !== fontsBefore;
 }
 
 // The lowest a presenter's charts may be: 180 px, 7.5 lines of their tick labels (the
@@ -139,7 +154,11 @@ function minChart(canvases) {
     let drawn = 0;
     try {
       const l = chart_layout(c.id);
-      drawn = ((larger && l?.least) || 0) / (c.width / c.clientWidth || 1);
+      const k = c.width / c.clientWidth || 1;
+      // Its layout's need, drawn at its labels' size then, at their size now (a row or a
+      // legend line is a line of them; the plot a share of the rest).
+      const labels = l?.fonts?.tick / k;
+      drawn = (((larger && l?.least) || 0) / k) * (labels > 0 ? tick / labels : 1);
     } catch {
       // Before the lab's WebAssembly has loaded: no chart drawn yet.
     }
