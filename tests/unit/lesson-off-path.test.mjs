@@ -140,15 +140,34 @@ test("moments 1 off its settings: the paper's convention still named; no ε unde
   const exact = said('moments', 1, { epochs: 50, amplification: 'rigorous' });
   assert.doesNotMatch(exact, /optimistic/, exact);
   // Under a budget the run stops where it is spent: the whole run's ε is not what it spent.
-  const budget = said('moments', 1, { budget_epsilon: 2 });
+  const budget = said('moments', 1, { budget_epsilon: 2 }, { budgetStopped: true });
   assert.doesNotMatch(budget, /naive composition says/, budget);
   assert.doesNotMatch(budget, /:\s*$/, 'nothing left to introduce');
+  assert.match(budget, /With an ε budget a run stops where its ε is spent/, budget);
+  // A budget that never stopped the run (done, Rust's report): its whole run is what it spent.
+  const unspent = said('moments', 1, { budget_epsilon: 50 }, { budgetStopped: false });
+  assert.match(unspent, /For the whole run: naive composition says ε = #/, unspent);
 });
 
 test("moments 2 under a budget: no whole run's ε of a run the budget stopped", () => {
-  const budget = said('moments', 2, { budget_epsilon: 2 });
+  const budget = said('moments', 2, { budget_epsilon: 2 }, { budgetStopped: true });
   assert.doesNotMatch(budget, /composition says ε|RDP \(#\)/, budget);
   assert.match(budget, /With an ε budget a run stops where its ε is spent, maybe before/, budget);
+  // Still training under a budget: whether it will stop the run is not known yet.
+  const training = said(
+    'moments',
+    2,
+    { budget_epsilon: 2 },
+    { done: false, budgetStopped: undefined },
+  );
+  assert.doesNotMatch(training, /composition says ε|RDP \(#\)/, training);
+  assert.match(training, /With an ε budget/, training);
+  // Done, and the budget never stopped it (Rust's report): the whole run is what it spent.
+  const unspent = said('moments', 2, { budget_epsilon: 50 }, { budgetStopped: false });
+  assert.match(unspent, /^Off the step/, unspent);
+  assert.match(unspent, /strong composition says ε = #/, unspent);
+  assert.match(unspent, /RDP \(#\) or the privacy loss distribution \(#\)/, unspent);
+  assert.doesNotMatch(unspent, /With an ε budget/, unspent);
   const free = said('moments', 2, {});
   assert.match(free, /strong composition says ε = #/, free);
   assert.match(free, /RDP \(#\) or the privacy loss distribution \(#\)/, free);

@@ -22,7 +22,7 @@
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, accNoisy?: boolean, majority?: number, nTrain?: number, nTest?: number,
- *   learnedNothing?: boolean, holdingBack?: {cause: string, say: string},
+ *   learnedNothing?: boolean, holdingBack?: {cause: string, say: string}, budgetStopped?: boolean,
  *   clipped?: number, clip_?: number, q?: number, noiseRatio_?: number, eps_?: number,
  *   whole: Record<string, number | undefined>, cost?: number, groups?: GroupFacts, audit?:
  * AuditFacts, alice?: AliceFacts, auditRuns?: number, earlierAudit?: {label: string, said:
@@ -82,6 +82,8 @@ export function factsOf(s) {
     nTest,
     learnedNothing: s.learnedNothing,
     holdingBack: s.holdingBack ?? undefined, // Rust's cause and hint (train/verdict.rs)
+    // Whether an ε budget stopped the run (Rust's report, its last epoch): known once it is done.
+    budgetStopped: s.done ? Boolean(last?.stopped_by_budget) : undefined,
     // Why nothing of the run is private (ε = ∞), when so: Rust's Coverage.open, its words.
     open: s.open ?? undefined,
     clipped: finite(last?.clipped_fraction),

@@ -9,18 +9,36 @@ import { below, known } from './when.js';
 /** @typedef {import('./lessons.js').Lesson} Lesson */
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 
+// Whether the whole run's ε (the preview, all its epochs) is what the run on screen spends: without
+// an ε budget, or once it is done and its budget never stopped it (Rust's report). While it
+// trains under a budget, or once the budget stopped it, the run's ε need not be the whole run's.
+/** @param {Facts} f */
+const wholeIsSpent = (f) => f.cfg?.budget_epsilon == null || (f.done && f.budgetStopped === false);
+
 // Moments 1's figures off its settings: still the paper's optimistic convention, no bound, while
 // the convention menu says so (the step's intro, which says it, is only said at its settings).
-// Under an ε budget the whole run's figures are not said (the run stops where it is spent), so
+// Under an ε budget that stops (or may stop) the run the whole run's figures are not said, so
 // nothing follows to introduce.
 /** @param {Facts} f */
 const paperConventionOffStep = (f) => {
-  const next = f.cfg?.budget_epsilon == null ? ' For the whole run:' : '';
+  const next = wholeIsSpent(f) ? ' For the whole run:' : '';
   return f.cfg?.amplification === 'paper'
     ? "Naive and strong composition here are in the paper's own optimistic convention, which " +
         'is no bound.' +
         next
     : next.trim();
+};
+
+/** @param {Facts} f */
+const budgetMayStop = (f) => !wholeIsSpent(f);
+
+// Said in place of the whole run's ε where an ε budget stops (or may stop) the run.
+const BUDGET_STOPS = {
+  only: budgetMayStop,
+  text:
+    'With an ε budget a run stops where its ε is spent, maybe before its last epoch: ' +
+    "the whole run's ε, which this step compares, need not be what it spent. Turn " +
+    'the budget off to compare.',
 };
 
 /** @type {Lesson} */
@@ -63,9 +81,10 @@ export const MOMENTS_LESSON = {
           offStep: paperConventionOffStep,
         },
         {
-          // Not under an ε budget: the run stops where it is spent, and the whole run's ε
-          // (its preview) is not what it spent (the "Off the step" line names the budget).
-          only: (f) => f.cfg?.budget_epsilon == null,
+          // Not under an ε budget that stops (or may stop) the run where it is spent: the whole
+          // run's ε (its preview) is not what it spent then (the "Off the step" line names the
+          // budget).
+          only: wholeIsSpent,
           when: (f) =>
             known(f.whole.naive, f.whole.strong, f.whole.moments)
               ? f.whole.naive > f.whole.strong && f.whole.strong > f.whole.moments
@@ -78,6 +97,7 @@ export const MOMENTS_LESSON = {
             'the moments accountant {whole.moments} — not in the order the paper reports.',
           wait: "the accountants' ε is being computed…",
         },
+        BUDGET_STOPS,
       ],
       ask:
         'Naive composition grows like the number of epochs, strong composition like its ' +
@@ -93,9 +113,9 @@ export const MOMENTS_LESSON = {
           when: (f) => below(f.prev.whole.strong, f.whole.strong),
           // Only of a run in the exact convention: moved back to the paper's, both figures
           // would be the paper's (the "Off the step" line names the move). Not under an ε
-          // budget: the run stops where it is spent, and the whole run's ε, which this step
-          // compares, is not what it spent (as in step 1).
-          only: (f) => f.cfg?.amplification === 'rigorous' && f.cfg?.budget_epsilon == null,
+          // budget that stops (or may stop) the run: the whole run's ε, which this step
+          // compares, is not what it spent then (as in step 1).
+          only: (f) => f.cfg?.amplification === 'rigorous' && wholeIsSpent(f),
           yes:
             "The paper's convention is not a bound. With the exact per-step bound strong " +
             'composition says ε = {whole.strong}, not {prev.whole.strong} — ' +
@@ -106,19 +126,13 @@ export const MOMENTS_LESSON = {
           wait: 'The exact per-step bound is being computed…',
         },
         {
-          only: (f) => f.cfg?.budget_epsilon == null,
+          only: wholeIsSpent,
           sheet: true, // the worksheet prints it: its premise is the step's own settings
           text:
             "Today's libraries use RDP ({whole.rdp}) or the privacy loss distribution " +
             '({whole.pld}).',
         },
-        {
-          only: (f) => f.cfg?.budget_epsilon != null,
-          text:
-            'With an ε budget a run stops where its ε is spent, maybe before its last epoch: ' +
-            "the whole run's ε, which this step compares, need not be what it spent. Turn " +
-            'the budget off to compare.',
-        },
+        BUDGET_STOPS,
         'The σ chart turns it around: the noise each accountant would need for the target ε.',
       ],
       ask:
