@@ -439,3 +439,29 @@ fn the_accounting_commands_say_they_count_the_training_steps_alone() {
     let warning = v["warning"].as_str().unwrap_or_default();
     assert!(warning.contains("not always a valid bound"), "{out}");
 }
+
+/// δ at least 1/N is said beside every report: (ε, δ) then does not rule out publishing about
+/// δ·N people's rows whole. Not said at the default δ = 1e-5 (Adult's N = 32,561: δ·N = 0.33).
+#[test]
+fn a_delta_not_below_one_over_n_is_noted() {
+    let notes = |delta: &str| {
+        let (code, out, err) = dpsgd(&["train", "--epochs", "1", "--seed", "3", "--delta", delta]);
+        assert_eq!(code, Some(0), "{err}");
+        let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        let notes: Vec<String> = (last["notes"].as_array().unwrap().iter())
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        notes
+    };
+    let loose = notes("1e-3");
+    assert!(
+        loose
+            .iter()
+            .any(|n| n.starts_with("δ = 1e-3 is not below 1/N (N = 32,561)")
+                && n.contains("about 32.6 people's rows whole")),
+        "{loose:?}"
+    );
+    // Just below 1/N (3.07e-5): no note.
+    let tight = notes("3e-5");
+    assert!(!tight.iter().any(|n| n.starts_with("δ =")), "{tight:?}");
+}

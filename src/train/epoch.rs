@@ -7,6 +7,7 @@ use crate::config::{fmt_num, Mode, ReleaseLevel, Sampling};
 use crate::model::Model;
 use crate::privacy::accountant::mechanism::ReleaseKind;
 use crate::privacy::accountant::EpsilonReport;
+use crate::text::{delta_in_words, thousands, three_digits};
 use rand_distr::{Distribution, StandardNormal};
 
 impl Trainer {
@@ -167,6 +168,20 @@ impl Trainer {
                  one and ε grows fast",
                 self.cfg.lot_size,
                 self.data.train.len()
+            ));
+        }
+        // δ at least 1/N: (ε, δ) does not rule out a release that publishes each row whole
+        // with probability δ (that release is (0, δ)-DP), δ·N rows in expectation (Dwork and
+        // Roth 2014, §2.3: δ must be less than the inverse of any polynomial in N). Abadi et
+        // al. take δ = 1e-5 < 1/N for MNIST's 60,000 rows.
+        let rows = self.data.train.len();
+        if self.cfg.delta * rows as f64 >= 1.0 {
+            notes.push(format!(
+                "δ = {} is not below 1/N (N = {}): (ε, δ) then does not rule out a release that \
+                 publishes about {} people's rows whole; take δ well below 1/N",
+                delta_in_words(self.cfg.delta),
+                thousands(rows),
+                three_digits(self.cfg.delta * rows as f64),
             ));
         }
         if self.cfg.sampling == Sampling::Shuffle {
