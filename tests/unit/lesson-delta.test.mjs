@@ -17,7 +17,8 @@ test("δ moved off the default is off the step: named, and 'the paper's setting'
   // As the player gives it (lesson-player.js wantOf): the lab's default δ under the step's own.
   const want = { delta: 1e-5, ...settingsOf(lesson, i) };
   assert.deepEqual(movedFrom(want, { ...want }), [], `${name} ${i + 1}`);
-  assert.deepEqual(movedFrom(want, { ...want, delta: 1e-3 }), [['δ', '0.00001', '0.001']]);
+  // Written as the status line and the charts write δ (1e-5, not 0.00001).
+  assert.deepEqual(movedFrom(want, { ...want, delta: 1e-3 }), [['δ', '1e-5', '1e-3']]);
   const facts = (cfg) => ({
     done: true,
     epoch: cfg.epochs,

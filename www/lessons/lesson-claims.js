@@ -13,6 +13,8 @@
 //   which may presuppose them, asks about the change instead.
 // The sentences left are filled from the run on screen, so they stay true as it changes.
 
+import { deltaText } from '../core/shown.js';
+
 /** @typedef {import('./lessons.js').Step} Step */
 /** @typedef {import('./lesson-facts.js').Facts} Facts */
 /** @typedef {{text: string, claim: boolean | null | undefined}} Part */
@@ -49,6 +51,8 @@ const ASSUMED = { pca: null, clip_quantile: null, report: 'teaching', budget_eps
 // then: a step's groups moved to None is off the step too.
 const LEFT_OUT_WHILE_NONE = new Map([['groups', 'none']]);
 
+const deltaOrValue = (/** @type {unknown} */ d) =>
+  typeof d === 'number' ? deltaText(d) : shownValue(d);
 const shownValue = (/** @type {unknown} */ v) =>
   v === null
     ? 'off'
@@ -72,7 +76,11 @@ export function movedFrom(want, cfg) {
     Object.hasOwn(cfg, key) ? cfg[key] : LEFT_OUT_WHILE_NONE.get(key);
   return Object.entries({ ...ASSUMED, ...want })
     .filter(([key, v]) => NAMES.has(key) && has(key) !== undefined && !same(v, has(key)))
-    .map(([key, v]) => [NAMES.get(key), shownValue(v), shownValue(has(key))]);
+    .map(([key, v]) => {
+      // δ as the status line and the charts write it (1e-5, not 0.00001).
+      const show = key === 'delta' ? (/** @type {unknown} */ d) => deltaOrValue(d) : shownValue;
+      return [NAMES.get(key), show(v), show(has(key))];
+    });
 }
 
 // What a run at the private release level does not release, and why a step says nothing of
