@@ -4,6 +4,7 @@
 // every privacy quantity comes from Rust. Data flows one way:
 // settings -> config -> worker -> reports -> history -> charts, run log and coverage.
 import init, {
+  accountant_labels,
   accountants,
   check_run_config,
   format_epsilon,
@@ -65,7 +66,9 @@ let teacherParams = new URLSearchParams();
 
 const fmtEps = (v) => (session.wasmReady ? format_epsilon(v) : '…');
 
-const log = new RunLog(fmtEps);
+// The accountants' names in a run's convention (Rust's), starred where no bound, and why.
+const labelsOf = (cfg) => accountant_labels(String(cfg.amplification));
+const log = new RunLog(fmtEps, labelsOf);
 const accounting = new Accounting(showMessage);
 const previews = new Previews(accounting, showMessage); // of the run being drawn
 const ledger = new FileLedger(accounting, fmtEps); // all runs on a student's file, composed
@@ -148,8 +151,7 @@ const updatePreview = (cfg) =>
     {
       redraw: drawCharts,
       redrawSigma: drawSigmaChart,
-      label: (last, c) =>
-        epsilonChartLabel(last, fmtEps, log.accountants, c.budget_epsilon, c.delta),
+      label: (last, c) => epsilonChartLabel(last, fmtEps, labelsOf(c), c.budget_epsilon, c.delta),
     },
   );
 

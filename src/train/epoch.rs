@@ -199,11 +199,8 @@ impl Trainer {
                 "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),
             );
         }
-        if !self.cfg.amplification.is_valid_bound() {
-            notes.push(format!(
-                "naive and strong use the {} convention, which is not always a valid bound",
-                self.cfg.amplification.name()
-            ));
+        if let Some(caveat) = self.cfg.amplification.caveat() {
+            notes.push(format!("naive and strong use {caveat}"));
         }
         notes
     }

@@ -45,6 +45,34 @@ pub fn accountants() -> Result<JsValue, JsError> {
     to_js(&list)
 }
 
+/// The accountants' names beside a run in the convention named `amplification` (the run log's
+/// columns, the ε chart's words for a screen reader): `{accountants: [{name, label}], caveat}`,
+/// naive and strong starred and `caveat` saying what the star means where they are no bound
+/// for every σ, as the ε chart's badge does.
+#[wasm_bindgen]
+pub fn accountant_labels(amplification: &str) -> Result<JsValue, JsError> {
+    #[derive(Serialize)]
+    struct Named {
+        name: &'static str,
+        label: String,
+    }
+    #[derive(Serialize)]
+    struct Labels {
+        accountants: Vec<Named>,
+        caveat: Option<&'static str>,
+    }
+    let amp = Amplification::parse(amplification).map_err(js_err)?;
+    to_js(&Labels {
+        accountants: (AccountantName::ALL.iter())
+            .map(|a| Named {
+                name: a.name(),
+                label: a.label_under(amp),
+            })
+            .collect(),
+        caveat: amp.caveat(),
+    })
+}
+
 /// The values the page's optional settings take when switched on (`RunConfig::suggested`):
 /// only the fields that are optional, so the page shows them in their boxes without turning
 /// them on.

@@ -50,19 +50,25 @@ test(
     assert.equal(await page.locator('#pin-list li').textContent(), 'good');
     // The link's own run uses the paper's convention for naive and strong: said under the status.
     assert.deepEqual(await page.locator('#run-notes li').allTextContents(), [
-      'Note: naive and strong use the paper convention, which is not always a valid bound.',
+      "Note: naive and strong use the paper's convention, not a bound.",
     ]);
+    // …in the run log, its columns starred as on the ε chart and its caption saying why, and in
+    // the ε chart's words for a screen reader.
+    const heads = await page.locator('#run-log thead th').allTextContents();
+    for (const name of ['ε naive*', 'ε strong*', 'ε moments'])
+      assert.ok(heads.includes(name), `${name} in ${heads.join(' | ')}`);
+    const starred = /Starred \(\*\): the paper's convention, not a bound\./;
+    assert.match(await page.locator('#run-log caption').textContent(), starred);
+    await page.waitForFunction(() =>
+      /naive\* /.test(document.getElementById('epsilon-chart').getAttribute('aria-label') ?? ''),
+    );
+    assert.match(await page.locator('#epsilon-chart').getAttribute('aria-label'), starred);
     // …and in the run log's CSV, on every epoch's row.
     const rows = (await downloadCsv(page)).trim().split('\n');
     assert.ok(rows[0].split(',').includes('notes'), rows[0]);
     assert.equal(rows.length, 3);
     for (const row of rows.slice(1))
-      assert.ok(
-        row.includes(
-          ',"naive and strong use the paper convention, which is not always a valid bound",',
-        ),
-        row,
-      );
+      assert.ok(row.includes(',"naive and strong use the paper\'s convention, not a bound",'), row);
 
     // A pin with L > N trains with L = N and leaves the main slider where the link put it.
     const before = await page.locator('#lot-size-value').textContent();

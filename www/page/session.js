@@ -156,7 +156,7 @@ export class Session {
     this.run = new Run(cfg, pin || null, this.generation);
     // Its previews' accounting waits for its first epoch (previews.js StartHold).
     this.w.starting(isPlaying());
-    this.w.log.clear(this.generation);
+    this.w.log.clear(this.generation, cfg);
     // not the last run's model
     drawCanvasMessage($('boundary-chart'), "This run's model is drawn after its first epoch");
     this.w.showRunNotes();

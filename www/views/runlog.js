@@ -38,23 +38,34 @@ const badge = () =>
   Object.assign(document.createElement('span'), { className: 'badge', textContent: 'not private' });
 
 export class RunLog {
-  // `fmtEps` formats an ε the one way the lab does (Rust's format_epsilon).
-  constructor(fmtEps) {
+  // `fmtEps` formats an ε the one way the lab does (Rust's format_epsilon); `labelsOf(cfg)` gives
+  // the accountants' names beside a run in its convention (Rust's accountant_labels).
+  constructor(fmtEps, labelsOf = null) {
     this.fmtEps = fmtEps;
+    this.labelsOf = labelsOf;
     this.columns = [];
     this.all = COLUMNS.filter((c) => !c.accountants);
     this.accountants = [];
     this.table = $('run-log');
   }
 
-  // The accountants a report lists ([{name, label}], Rust's accountants()), once wasm has loaded.
-  setAccountants(list) {
+  // The accountants a report lists ([{name, label}], Rust's accountants()), once wasm has loaded,
+  // and what a starred name means (`caveat`, Rust's: naive and strong in a convention that is
+  // no bound), said in the table's caption.
+  setAccountants(list, caveat = null) {
     this.accountants = list;
     const eps = list.map((a) => ({ key: `epsilon.${a.name}`, label: `ε ${a.label}`, eps: true }));
     this.all = COLUMNS.flatMap((c) => (c.accountants ? eps : [c]));
+    $('run-log-caveat').textContent = caveat ? ` Starred (*): ${caveat}.` : '';
+    $('run-log-caveat').hidden = !caveat;
   }
 
-  clear(generation) {
+  // A new run (`cfg`, its settings): its columns named in its convention.
+  clear(generation, cfg = null) {
+    if (cfg && this.labelsOf) {
+      const named = this.labelsOf(cfg);
+      this.setAccountants(named.accountants, named.caveat);
+    }
     this.table.dataset.generation = String(generation); // lets tests tell runs apart
     this.table.tBodies[0].replaceChildren();
     this.table.tHead.rows[0].replaceChildren();

@@ -86,9 +86,11 @@ export function doneStatus(r, epochs, fmtEps, verdict) {
 }
 
 // The ε chart's text alternative: ε for the whole run, by accountant (`last`: the preview's
-// last epoch, or nothing yet; `accountants`: Rust's accountants(), those `last` has named;
+// last epoch, or nothing yet; `named`: Rust's accountant_labels — the accountants, those
+// `last` has named, and what a starred name means, as the chart's badge says it, or null;
 // `budget`: the run's ε budget, which may stop it first, or null; `delta`: the run's δ).
-export function epsilonChartLabel(last, fmtEps, accountants, budget = null, delta = undefined) {
+export function epsilonChartLabel(last, fmtEps, named, budget = null, delta = undefined) {
+  const { accountants, caveat } = named;
   const each = last
     ? accountants
         .filter((a) => Object.hasOwn(last, a.name))
@@ -102,9 +104,10 @@ export function epsilonChartLabel(last, fmtEps, accountants, budget = null, delt
     ? `for the whole run (${counted(last.epoch, 'epoch')}${unless}): ${each.join(', ')}`
     : 'not computed yet';
   const at = typeof delta === 'number' ? ` at δ = ${deltaText(delta)}` : '';
+  const starred = last && caveat ? ` Starred (*): ${caveat}.` : '';
   return (
-    `Privacy spent ε${at} against epochs; ${text}. The run log below has every epoch's ` +
-    `numbers.`
+    `Privacy spent ε${at} against epochs; ${text}.${starred} The run log below has every ` +
+    `epoch's numbers.`
   );
 }
 

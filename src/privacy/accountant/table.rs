@@ -3,10 +3,24 @@
 //! [`PerAccountant`], the one container of a value per accountant that every report, preview,
 //! chart and audit uses. ε = ∞ crosses to and from JSON as `"inf"` here and nowhere else.
 
+use super::Amplification;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+
+impl Amplification {
+    /// What naive and strong composition are in a convention that is no upper bound for every
+    /// σ (`None` when rigorous): the ε chart's badge beside their starred names
+    /// ([`AccountantName::label_under`]), the report's note, the run log's caption.
+    pub fn caveat(self) -> Option<&'static str> {
+        match self {
+            Amplification::Paper => Some("the paper's convention, not a bound"),
+            Amplification::Classical => Some("the classical convention, a bound only if ε0 < 1"),
+            Amplification::Rigorous => None,
+        }
+    }
+}
 
 /// An accountant by name: what a budget names, a report's keys, a chart's series. Serde's
 /// names are [`AccountantName::name`]'s (a test holds them equal).
@@ -55,6 +69,17 @@ impl AccountantName {
             AccountantName::Rdp => "RDP",
             AccountantName::Pld => "PLD",
             other => other.name(),
+        }
+    }
+
+    /// Its name beside a run under `amp`: naive and strong starred where the convention is no
+    /// bound for every σ ([`Amplification::caveat`] says what the star means).
+    pub fn label_under(self, amp: Amplification) -> String {
+        match self {
+            AccountantName::Naive | AccountantName::Strong if amp.caveat().is_some() => {
+                format!("{}*", self.label())
+            }
+            _ => self.label().to_string(),
         }
     }
 

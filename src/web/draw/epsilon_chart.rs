@@ -84,12 +84,7 @@ pub fn draw_epsilon_chart(
     let drawn: Vec<f64> = positive.iter().copied().chain(pinned_eps).collect();
     let lo = drawn.iter().cloned().fold(f64::INFINITY, f64::min) * 0.8;
     let hi = drawn.iter().cloned().fold(0.0, f64::max) * 1.5;
-    let name = |a: AccountantName| match a {
-        AccountantName::Naive | AccountantName::Strong if badge.is_some() => {
-            format!("{}*", a.label())
-        }
-        _ => a.label().to_string(),
-    };
+    let name = |a: AccountantName| a.label_under(run.amplification);
     let at_x = |pts: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
         pts.into_iter().map(|(e, v)| (ex(e), v)).collect()
     };
@@ -127,7 +122,7 @@ pub fn draw_epsilon_chart(
     let title = run.epsilon_title();
     let header = Header {
         title: &title,
-        badge,
+        badge: badge.as_deref(),
         note: None,
     };
     let top = draw_header(&root, &mut fonts, &header)?;

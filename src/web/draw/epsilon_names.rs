@@ -6,7 +6,7 @@ use super::chart_kit::Pinned;
 use super::run_view::RunView;
 use crate::config::{RunConfig, Sampling};
 use crate::data::DataFacts;
-use crate::privacy::accountant::{AccountantName, Amplification};
+use crate::privacy::accountant::AccountantName;
 use crate::privacy::why::{why_they_differ, WholeRun};
 use crate::text::{delta_in_words, format_eps, same_delta};
 use crate::web::js::{from_js, js_err};
@@ -17,14 +17,8 @@ impl RunView {
     /// The ε chart's badge when naive and strong are not the rigorous bound: what their star
     /// means, in the chart itself (a saved image keeps it), not in a name per curve that
     /// squeezed the plot to a sixth of the chart on a projector.
-    pub(super) fn convention_badge(&self) -> Option<&'static str> {
-        match self.amplification {
-            Amplification::Rigorous => None,
-            Amplification::Paper => Some("naive*, strong*: the paper's convention, not a bound"),
-            Amplification::Classical => {
-                Some("naive*, strong*: classical convention, a bound only if ε0 < 1")
-            }
-        }
+    pub(super) fn convention_badge(&self) -> Option<String> {
+        (self.amplification.caveat()).map(|c| format!("naive*, strong*: {c}"))
     }
 
     /// The ε chart's title: the δ its ε is at (the run's; a pin at another says so).
@@ -53,7 +47,7 @@ impl RunView {
         let pins = (self.pinned.iter())
             .filter(|p| !self.is_this_run(p))
             .filter_map(|p| Some(self.pin_epsilon_name(p, pin_moments(p).last()?.1)));
-        let badge = self.convention_badge().map(str::to_string);
+        let badge = self.convention_badge();
         (std::iter::once(self.epsilon_title())
             .chain(badge)
             .chain(pins))
