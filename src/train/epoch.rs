@@ -194,7 +194,8 @@ impl Trainer {
                     .into(),
             );
         }
-        if self.cfg.mode != Mode::Dp {
+        // σ = 0 in the DP mode adds no noise either: a pin of a link named "DP-SGD" said nothing.
+        if self.cfg.mode != Mode::Dp || !self.cfg.adds_noise() {
             notes.push(
                 "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),
             );
