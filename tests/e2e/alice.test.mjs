@@ -71,6 +71,19 @@ test("σ = 0: the lab's pick gives herself away (TPR at FPR 0.05 > 0.9, apart)",
   assert.match(said0.text, /The histograms do not touch/); // Rust's best: TPR 1 at FPR 0
   const layout = await page.evaluate(() => window.labTest.chartLayout('alice-chart'));
   assert.ok(layout?.plot?.w > 100, JSON.stringify(layout));
+  // σ moved: her runs are of other settings now — said in words (a faded sentence with ε = ∞
+  // is still read out by a screen reader), as the audit says it.
+  assert.equal(await page.locator('#alice-stale').isVisible(), false);
+  await page.evaluate(() => {
+    const sigma = document.getElementById('sigma');
+    sigma.value = '4';
+    sigma.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.locator('#alice-stale').waitFor();
+  assert.match(
+    await page.locator('#alice-stale').textContent(),
+    /have changed since these runs: .* not for this run\. Train with and without Alice again/,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -75,11 +75,18 @@ const current = () =>
   !!last && last.config === configKey(host.readConfig()) && last.index === chosenIndex();
 
 // Fades the chart and its sentence the moment the settings, or the Alice chosen, differ from
-// those it trained.
+// those it trained, and says so in words (a faded ε is still read out by a screen reader), as
+// the audit does.
 function markStale() {
   const stale = !!last && !current();
   $('alice-chart').closest('figure').classList.toggle('stale', stale);
   $('alice-summary').classList.toggle('stale', stale);
+  $('alice-stale').hidden = !stale;
+  $('alice-stale').textContent = stale
+    ? 'The settings or Alice have changed since these runs: the chart and the sentence below ' +
+      'are for those they trained, not for this run. Train with and without Alice again to ' +
+      "see this run's."
+    : '';
 }
 
 // Draws the last result (also after a resize) and says it in words; then the host reads it
