@@ -465,21 +465,3 @@ fn a_delta_not_below_one_over_n_is_noted() {
     let tight = notes("3e-5");
     assert!(!tight.iter().any(|n| n.starts_with("δ =")), "{tight:?}");
 }
-
-/// A run without noise says it has no guarantee whatever its mode: σ = 0 in the DP mode (a
-/// link's pin may name such a run "DP-SGD"), as the modes without noise do; σ > 0 says nothing.
-#[test]
-fn a_run_without_noise_notes_it_has_no_guarantee() {
-    let notes = |args: &[&str]| {
-        let mut all = vec!["train", "--epochs", "1", "--seed", "3"];
-        all.extend_from_slice(args);
-        let (code, out, err) = dpsgd(&all);
-        assert_eq!(code, Some(0), "{err}");
-        let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
-        last["notes"].to_string()
-    };
-    let none = "without both clipping and noise there is no privacy guarantee (ε = ∞)";
-    assert!(notes(&["--sigma", "0"]).contains(none));
-    assert!(notes(&["--mode", "clip-only"]).contains(none));
-    assert!(!notes(&["--sigma", "1"]).contains(none));
-}

@@ -194,8 +194,7 @@ impl Trainer {
                     .into(),
             );
         }
-        // σ = 0 in the DP mode adds no noise either: a pin of a link named "DP-SGD" said nothing.
-        if self.cfg.mode != Mode::Dp || !self.cfg.adds_noise() {
+        if self.cfg.mode != Mode::Dp {
             notes.push(
                 "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),
             );
