@@ -5,7 +5,7 @@
 
 mod common;
 
-use dpsgd_lab::audit::alice::AliceChoice;
+use dpsgd_lab::audit::alice::{AliceChoice, AliceSaid};
 use dpsgd_lab::audit::region::Verdict;
 use dpsgd_lab::audit::{summarize, AuditPlan, AuditResult, AuditSpec, Threat};
 use dpsgd_lab::config::RunConfig;
@@ -235,5 +235,24 @@ fn the_alice_audit_analyses_and_trains_the_run_on_the_page() {
         !r.summary.contains("another mechanism") && !r.summary.contains("lots took"),
         "{}",
         r.summary
+    );
+}
+
+/// Alice's figures as her sentence and the lesson write them: what ε allows rounded up (an "at
+/// most" that holds: 35.24% is "at most 36%", not 35%), the 95% interval outward, the rates to
+/// the nearest; a float a hair past a whole percent (0.35 · 100) is that percent.
+#[test]
+fn alices_figures_round_the_cautious_way() {
+    let said = AliceSaid::of((0.404, (0.071, 0.286)), (0.976, 0.024), (0.3524, 0.35));
+    assert_eq!(
+        [
+            said.tpr,
+            said.range,
+            said.allowed,
+            said.allowed_gap,
+            said.best,
+            said.best_fpr
+        ],
+        ["40%", "7–29%", "36%", "35%", "98%", "2%"].map(String::from)
     );
 }

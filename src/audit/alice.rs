@@ -185,6 +185,46 @@ pub struct AliceResult {
     pub epsilon: Option<f64>,
     /// In words, for the page and the CLI.
     pub summary: String,
+    /// Its figures as `summary` writes them (the lesson quotes these, not its own rounding).
+    pub said: AliceSaid,
+}
+
+/// The Alice view's figures in whole percents, each rounded the cautious way: the 95% interval
+/// outward, what ε allows ("at most") up, the rates measured to the nearest.
+#[derive(Clone, Debug, Serialize)]
+pub struct AliceSaid {
+    pub tpr: String,
+    /// The interval, "7–29%".
+    pub range: String,
+    pub allowed: String,
+    pub allowed_gap: String,
+    pub best: String,
+    pub best_fpr: String,
+}
+
+impl AliceSaid {
+    /// From the 5% test's TPR and interval, the best (TPR, FPR), and what ε allows (TPR at 5%,
+    /// TPR − FPR).
+    pub fn of((tpr, (lo, hi)): (f64, (f64, f64)), best: (f64, f64), allowed: (f64, f64)) -> Self {
+        // In percent, `round`ed; a float just past a whole percent (0.35 · 100) is that percent.
+        let whole = |v: f64, round: fn(f64) -> f64| {
+            let p = v * 100.0;
+            fmt_num(if (p - p.round()).abs() < 1e-9 {
+                p.round()
+            } else {
+                round(p)
+            })
+        };
+        let pct = |v: f64, round: fn(f64) -> f64| format!("{}%", whole(v, round));
+        AliceSaid {
+            tpr: pct(tpr, f64::round),
+            range: format!("{}–{}%", whole(lo, f64::floor), whole(hi, f64::ceil)),
+            allowed: pct(allowed.0, f64::ceil),
+            allowed_gap: pct(allowed.1, f64::ceil),
+            best: pct(best.0, f64::round),
+            best_fpr: pct(best.1, f64::round),
+        }
+    }
 }
 
 /// The Alice view from the runs' scores (ln p(label), so loss = −score; `in_`: runs with her),
@@ -244,13 +284,12 @@ pub fn alice_result(
         .fold(0.0, f64::max);
     let (edges, counts_in, counts_out) = histograms(&loss_in, &loss_out);
     let allowed_tpr_at_005 = region.tpr(0.05);
-    let summary = sentence(
+    let said = AliceSaid::of(
         (tpr_at_005, tpr_interval),
         best,
         (allowed_tpr_at_005, allowed_advantage),
-        epsilon,
-        verdict,
     );
+    let summary = sentence(&said, epsilon, verdict);
     AliceResult {
         alice: alice.clone(),
         loss_in,
@@ -268,6 +307,7 @@ pub fn alice_result(
         allowed_advantage,
         epsilon: Some(epsilon).filter(|e| e.is_finite()),
         summary,
+        said,
     }
 }
 
@@ -294,23 +334,12 @@ fn histograms(a: &[f64], b: &[f64]) -> (Vec<f64>, Vec<usize>, Vec<usize>) {
 /// One sentence: how well a threshold on Alice's loss tells D from D′ (the 5% test with its
 /// 95% interval; the best, picked on the same runs), against what ε allows, and the audit's
 /// verdict on it (its 95% band), so a chance excess is never read as ε broken.
-fn sentence(
-    (tpr_at_005, (lo, hi)): (f64, (f64, f64)),
-    (best_tpr, best_fpr): (f64, f64),
-    (allowed_tpr, allowed_adv): (f64, f64),
-    epsilon: f64,
-    verdict: Verdict,
-) -> String {
-    let pct = |v: f64| format!("{}%", fmt_num((v * 100.0).round()));
+fn sentence(said: &AliceSaid, epsilon: f64, verdict: Verdict) -> String {
     let test = format!(
         "Guessing \"Alice was in\" when the model's loss on her is low: at a 5% false-alarm rate \
-         it catches {} ({}–{} at 95% confidence) of the runs trained with her; the best threshold, \
+         it catches {} ({} at 95% confidence) of the runs trained with her; the best threshold, \
          picked on these same runs (which flatters it), catches {} with {} false alarms",
-        pct(tpr_at_005),
-        pct(lo),
-        pct(hi),
-        pct(best_tpr),
-        pct(best_fpr)
+        said.tpr, said.range, said.best, said.best_fpr
     );
     let verdict = match verdict {
         Verdict::Inside => "By the audit's 95% band the test stays within what ε allows.",
@@ -329,8 +358,8 @@ fn sentence(
     format!(
         "{test}. The privacy region of these runs (PLD accountant, ε = {}) allows at most {} at a 5% false-alarm rate, and a gap of at most {} between catches and false alarms. {verdict}",
         fmt_num((epsilon * 100.0).ceil() / 100.0),
-        pct(allowed_tpr),
-        pct(allowed_adv)
+        said.allowed,
+        said.allowed_gap
     )
 }
 

@@ -18,7 +18,7 @@
  *   aboveUpper?: boolean, said: {realistic?: string, worst?: string, upper?: string},
  *   region?: {verdict: string, above_at: number[] | null}}} AuditFacts
  * @typedef {{tpr: number, tprRange?: number[], allowed: number, best: number, bestFpr: number,
- *   verdict: string, runs: number}} AliceFacts
+ *   verdict: string, runs: number, said?: Record<string, string>}} AliceFacts
  * @typedef {{
  *   done: boolean, epoch?: number, cfg: Record<string, any>,
  *   acc?: number, accNoisy?: boolean, majority?: number, nTrain?: number, nTest?: number,
@@ -140,6 +140,7 @@ export function factsOf(s) {
           bestFpr: s.alice.alice.best_fpr,
           verdict: s.alice.region?.verdict,
           runs: s.alice.runs,
+          said: s.alice.alice.said, // its figures as Rust's sentence writes them
         }
       : undefined,
     auditRuns: s.auditRuns,
@@ -240,13 +241,13 @@ export function fillers(fmtEps, accountants) {
       'groups.nextLost': (f) => f.groups?.compared?.next_lost ?? undefined,
       'groups.nextLostPoints': (f) =>
         when(f.groups?.compared?.next_lost_points, (v) => v.toFixed(1)),
-      'alice.tpr': (f) => when(f.alice?.tpr, (v) => `${Math.round(100 * v)}%`),
-      'alice.allowed': (f) => when(f.alice?.allowed, (v) => `${Math.round(100 * v)}%`),
-      // Its 95% interval (Rust's Clopper–Pearson), "7–29%".
-      'alice.range': (f) =>
-        when(f.alice?.tprRange, ([a, b]) => `${Math.round(100 * a)}–${Math.round(100 * b)}%`),
-      'alice.best': (f) => when(f.alice?.best, (v) => `${Math.round(100 * v)}%`),
-      'alice.bestFpr': (f) => when(f.alice?.bestFpr, (v) => `${Math.round(100 * v)}%`),
+      // Alice's figures as Rust's sentence writes them (audit::alice AliceSaid: the interval
+      // rounded outward, what ε allows up).
+      'alice.tpr': (f) => f.alice?.said?.tpr,
+      'alice.allowed': (f) => f.alice?.said?.allowed,
+      'alice.range': (f) => f.alice?.said?.range, // its 95% interval, "7–29%"
+      'alice.best': (f) => f.alice?.said?.best,
+      'alice.bestFpr': (f) => f.alice?.said?.best_fpr,
       'alice.runs': (f) => when(f.alice?.runs, String),
       'audit.realistic': (f) => f.audit?.said.realistic,
       'audit.runs': (f) => when(f.audit?.runs, String),
