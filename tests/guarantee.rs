@@ -465,3 +465,21 @@ fn a_delta_not_below_one_over_n_is_noted() {
     let tight = notes("3e-5");
     assert!(!tight.iter().any(|n| n.starts_with("δ =")), "{tight:?}");
 }
+
+/// A pin's caveats beyond its reports' notes: a run named by someone else ("DP-SGD", a link's
+/// label) in the DP mode at σ = 0 adds no noise and says so; with noise, or in a mode whose
+/// reports already say it, nothing more.
+#[test]
+fn a_pin_without_noise_in_the_dp_mode_says_it_has_no_guarantee() {
+    use dpsgd_lab::train::pin_caveats;
+    let cfg = |sigma: f64, mode: Mode| RunConfig {
+        sigma,
+        mode,
+        ..RunConfig::default()
+    };
+    let none = pin_caveats(&cfg(0.0, Mode::Dp));
+    assert_eq!(none.len(), 1);
+    assert!(none[0].contains("no privacy guarantee (ε = ∞)"), "{none:?}");
+    assert!(pin_caveats(&cfg(1.0, Mode::Dp)).is_empty());
+    assert!(pin_caveats(&cfg(0.0, Mode::ClipOnly)).is_empty());
+}

@@ -10,6 +10,7 @@ import init, {
   format_epsilon,
   matrix_kernel,
   opacus_accountants,
+  pin_caveats,
   run_defaults,
   suggested_settings,
 } from './pkg/dpsgd_lab.js';
@@ -61,7 +62,10 @@ performance.mark('dpsgd:page-started');
 
 // the data set's facts the last run loaded: previews wait for theirs
 const loaded = new LoadedFacts();
-const pins = new Pins(() => showRunNotes());
+const pins = new Pins(
+  () => showRunNotes(),
+  (cfg) => pin_caveats(cfg),
+);
 let teacherParams = new URLSearchParams();
 
 const fmtEps = (v) => (session.wasmReady ? format_epsilon(v) : '…');

@@ -3,7 +3,7 @@
 
 use super::report::AccuracyNoise;
 use super::{Diagnostics, EpochReport, Trainer};
-use crate::config::{fmt_num, Mode, ReleaseLevel, Sampling};
+use crate::config::{fmt_num, Mode, ReleaseLevel, RunConfig, Sampling};
 use crate::model::Model;
 use crate::privacy::accountant::mechanism::ReleaseKind;
 use crate::privacy::accountant::EpsilonReport;
@@ -195,13 +195,25 @@ impl Trainer {
             );
         }
         if self.cfg.mode != Mode::Dp {
-            notes.push(
-                "without both clipping and noise there is no privacy guarantee (ε = ∞)".into(),
-            );
+            notes.push(NO_GUARANTEE.into());
         }
         if let Some(caveat) = self.cfg.amplification.caveat() {
             notes.push(format!("naive and strong use {caveat}"));
         }
         notes
+    }
+}
+
+/// The note of a run without both clipping and noise.
+const NO_GUARANTEE: &str = "without both clipping and noise there is no privacy guarantee (ε = ∞)";
+
+/// The caveats a pinned run of settings `cfg` carries beyond its reports' notes. A pin's name is
+/// someone's words — a link's author's, Compare's "DP-SGD" — so a pin in the DP mode at σ = 0,
+/// which adds no noise, says it has no guarantee, as the modes without noise do in every
+/// report (the run on screen says ε = ∞ in its status and on the ε chart).
+pub fn pin_caveats(cfg: &RunConfig) -> Vec<String> {
+    match cfg.mode == Mode::Dp && !cfg.adds_noise() {
+        true => vec![NO_GUARANTEE.into()],
+        false => Vec::new(),
     }
 }

@@ -28,6 +28,7 @@ pub mod verdict;
 pub use budget::budget_step_limit;
 pub use canary::{DiracCanaries, Draws, Fault, CANARY_NORM};
 pub use coverage::{Coverage, Shown};
+pub use epoch::pin_caveats;
 use inputs::Inputs;
 pub use inputs::Rows;
 use part::DataParallel;

@@ -73,6 +73,13 @@ pub fn accountant_labels(amplification: &str) -> Result<JsValue, JsError> {
     })
 }
 
+/// The caveats a pinned run of these settings (a `RunConfig` object) carries beyond its reports'
+/// notes ([`crate::train::pin_caveats`]): a pin named "DP-SGD" at σ = 0 has no guarantee.
+#[wasm_bindgen]
+pub fn pin_caveats(config: &JsValue) -> Result<Vec<String>, JsError> {
+    Ok(crate::train::pin_caveats(&config_from_js(config)?))
+}
+
 /// The values the page's optional settings take when switched on (`RunConfig::suggested`):
 /// only the fields that are optional, so the page shows them in their boxes without turning
 /// them on.

@@ -80,6 +80,8 @@ test(
         label: 'shuffled',
         cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, sampling: 'shuffle' },
       },
+      // A name that says DP-SGD on a run without noise (σ = 0): its note says there is none.
+      { label: 'DP-SGD σ=8', cfg: { dataset: 'blobs', model: 'logistic', epochs: 1, sigma: 0 } },
       // Written by hand: a link's author choosing the seed of a run on the student's file.
       { label: 'mine', cfg: { dataset: 'own', seed: 7 } },
     ]);
@@ -98,10 +100,11 @@ test(
     );
     await waitForRun(page, g, 2, { done: true });
     assert.equal(await page.locator('#lot-size-value').textContent(), before);
-    // Both marked: each run's numbers come with a note (q = 1; shuffled lots).
+    // All marked: each run's numbers come with a note (q = 1; shuffled lots; no noise).
     assert.deepEqual(await page.locator('#pin-list li').allTextContents(), [
       '* big L',
       '* shuffled',
+      '* DP-SGD σ=8',
     ]);
     assert.ok(
       (await message(page)).includes(
@@ -127,6 +130,8 @@ test(
         `so sampling hides no one and ε grows fast.`,
       'Note: pinned run "* shuffled": fixed-size shuffled lots: the accountants assume Poisson ' +
         'sampling, so ε is indicative only.',
+      'Note: pinned run "* DP-SGD σ=8": without both clipping and noise there is no privacy ' +
+        'guarantee (ε = ∞).',
     ]);
 
     // Messages a worker should never send are ignored with a message, never an uncaught error.

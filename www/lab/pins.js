@@ -12,11 +12,13 @@ export const MAX_PINS = 4;
 const marked = (p) => (p.notes.length ? `* ${p.label}` : p.label);
 
 export class Pins {
-  // `onChange`: called when the pins (and so their notes) change.
-  constructor(onChange) {
+  // `onChange`: called when the pins (and so their notes) change; `caveatsOf(cfg)`: Rust's
+  // caveats of a pin beyond its reports' notes (pin_caveats: "DP-SGD" at σ = 0 has none).
+  constructor(onChange, caveatsOf = (/** @type {any} */ _cfg) => []) {
     this.list = [];
     this.version = 0; // counts changes (the charts set the pins they draw when it moves)
     this.onChange = onChange;
+    this.caveatsOf = caveatsOf;
   }
 
   // `lessonStep`: the run of a lesson's earlier step, which the lesson pins again itself.
@@ -35,14 +37,10 @@ export class Pins {
         divergence: r.divergence,
       };
     };
-    const notes = runHistory[runHistory.length - 1].notes;
-    this.list.push({
-      label,
-      cfg,
-      lessonStep,
-      history: runHistory.map(keep),
-      notes: Array.isArray(notes) ? notes.map(String) : [],
-    });
+    const last = runHistory[runHistory.length - 1].notes;
+    const notes = Array.isArray(last) ? last.map(String) : [];
+    for (const n of this.caveatsOf(cfg)) if (!notes.includes(n)) notes.push(n);
+    this.list.push({ label, cfg, lessonStep, history: runHistory.map(keep), notes });
     if (this.list.length > MAX_PINS) this.list.shift();
     this.render();
   }
