@@ -13,7 +13,7 @@ const marked = (p) => (p.notes.length ? `* ${p.label}` : p.label);
 
 export class Pins {
   // `onChange`: called when the pins (and so their notes) change; `caveatsOf(cfg)`: Rust's
-  // caveats of a pin beyond its reports' notes (pin_caveats: "DP-SGD" at σ = 0 has none).
+  // caveats of a pin beyond its reports' notes (pin_caveats: "DP-SGD" at σ = 0, no guarantee).
   constructor(onChange, caveatsOf = (/** @type {any} */ _cfg) => []) {
     this.list = [];
     this.version = 0; // counts changes (the charts set the pins they draw when it moves)
