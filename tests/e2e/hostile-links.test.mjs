@@ -191,7 +191,9 @@ test('the L slider reaches N; values beyond a slider are named, not moved to its
   const { page, problems } = await openLab('#v=1&epochs=1&lot_size=99999999&sigma=1e308');
   await waitForRun(page, 0, 1);
   assert.equal(await page.locator('#lot-size-value').textContent(), '32561');
+  // both said: the link's part it cannot use, and the lot cut to N as the run started
   assert.match(await message(page), /sigma = 1\.00e\+308 is out of range \(0\.00 to 16\.00\)/);
+  assert.match(await message(page), /L = 99999999 is larger than the N = 32561 .* L = N = 32561/);
   assert.match(await page.locator('#sigma-value').textContent(), /^1\.00$/);
   assert.deepEqual(problems, []);
   await page.close();
@@ -217,6 +219,20 @@ test("a link's lot is not cut to the data set shown before it", async () => {
   await waitForRun(page, g2, 1, { done: true, timeout: 60_000 });
   const end = await page.locator('#lot-size').getAttribute('max');
   assert.ok(Math.abs(10 ** Number(end) - 455) < 1, `the slider ends at ${10 ** Number(end)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// A link's lot past Adult's N on a larger data set is its own: read against the page's end
+// (Adult's 32,561) before the images' N is known, 60,000 images trained at L = 32,561 (q ≈ 0.54
+// for the sharer's q = 1, another ε) and nothing said.
+test("a link's lot past Adult's N is kept for a larger data set", async () => {
+  const { page, problems } = await openLab('#v=1&epochs=1&dataset=fashion-mnist&lot_size=45000');
+  await waitForRun(page, 0, 1, { done: true, timeout: 120_000 });
+  assert.equal(await page.locator('#lot-size-value').textContent(), '45000');
+  assert.match(page.url(), /lot_size=45000/);
+  const end = await page.locator('#lot-size').getAttribute('max');
+  assert.ok(Math.abs(10 ** Number(end) - 60_000) < 1, `the slider ends at ${10 ** Number(end)}`);
   assert.deepEqual(problems, []);
   await page.close();
 });

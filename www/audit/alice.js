@@ -17,7 +17,8 @@ import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
 import { showMessage } from '../core/messages.js';
 import { auditWorkerPlan } from '../views/cores.js';
-import { configKey, settings } from '../lab/settings.js';
+import { configKey } from '../lab/config-key.js';
+import { settings } from '../lab/settings.js';
 import { dataKeyOf } from '../core/data-loader.js';
 
 const $ = (id) => document.getElementById(id);

@@ -9,7 +9,8 @@ import { AuditJob } from './audit-job.js';
 import { drawCanvasMessage, sizeCanvas } from '../views/drawing.js';
 import { showMessage } from '../core/messages.js';
 import { auditWorkerPlan, defaultWorkers } from '../views/cores.js';
-import { configKey, settings } from '../lab/settings.js';
+import { configKey } from '../lab/config-key.js';
+import { settings } from '../lab/settings.js';
 import { movedFrom } from '../lessons/lesson-claims.js';
 
 const $ = (id) => document.getElementById(id);

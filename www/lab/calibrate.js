@@ -2,7 +2,8 @@
 // spends at most the target ε, and moves the σ slider there. An answer to settings that have
 // changed since is dropped with a message; the page itself computes nothing of it.
 import { clearMessage, setStatus, showMessage } from '../core/messages.js';
-import { configKey, settings } from './settings.js';
+import { configKey } from './config-key.js';
+import { settings } from './settings.js';
 import { counted, deltaText } from '../core/shown.js';
 
 const $ = (id) => document.getElementById(id);

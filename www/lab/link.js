@@ -5,7 +5,8 @@
 // reaches the page's text unshortened.
 import { MAX_PINS } from './pins.js';
 import { ROWS } from './setting-rows.js';
-import { configKey, fromHash, LINK_VERSION, settings, toHash } from './settings.js';
+import { configKey } from './config-key.js';
+import { fromHash, LINK_VERSION, settings, toHash } from './settings.js';
 import { shown } from '../core/shown.js';
 
 // Reads `hash` (location.hash) with `check` (Rust's check of a run's settings) and `teacher`

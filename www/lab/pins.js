@@ -3,7 +3,7 @@
 // numbers (its last report's notes: shuffled lots, no guarantee…), listed with the run's own notes
 // and its name marked "*" where it is drawn; and a run on the student's own data is
 // never written into a link (its settings cannot reopen it, and a fixed seed must not travel).
-import { sameConfig } from './settings.js';
+import { sameConfig } from './config-key.js';
 
 const $ = (id) => document.getElementById(id);
 export const MAX_PINS = 4;

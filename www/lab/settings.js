@@ -151,6 +151,10 @@ function readLinkValue(row, text, ends, offered, problems) {
   const scale = scaleOf(row);
   const [lo, hi] = ends ?? [-Infinity, Infinity];
   const pos = scale.toSlider(v);
+  // The lot past the end kept as it is: the end is the N of the data set the page has, not
+  // yet the link's (60,000 images, read against Adult's 32,561, were cut to q ≈ 0.54 unsaid).
+  // Where the link's data set has fewer rows, the run says so as it starts (lot-size.js).
+  if (row.clampToEnds && pos > hi && Number.isSafeInteger(Math.round(v))) return Math.round(v);
   const reach = Number.isFinite(pos) && (row.clampToEnds || (pos >= lo - 1e-9 && pos <= hi + 1e-9));
   if (!reach) {
     const fmt = row.fmt ?? String;
@@ -341,6 +345,8 @@ function write(row, el, v) {
     if (typeof v === 'string' && hasOption(row, v)) el.value = v;
   } else if (row.kind === 'slider') {
     const pos = scaleOf(row).toSlider(v);
+    // a lot past the end: a link's, read before its data set's N is known (setLotRange)
+    if (row.clampToEnds && pos > Number(el.max)) el.max = String(pos);
     if (Number.isFinite(pos)) el.value = String(clamp(pos, Number(el.min), Number(el.max)));
   } else el.value = v === null || v === undefined ? '' : String(v);
 }
@@ -359,28 +365,6 @@ function controlRange(row) {
 function hasOption(row, value) {
   return [...$(row.control).options].some((o) => o.value === value && !o.hidden);
 }
-
-/**
- * A settings object's identity (#54 §1): its JSON with every object's keys sorted, so that the
- * same settings read back in another order (from a link, a pin, Rust's check) are the same run.
- * The one place the page tells two settings apart, for the audit's and Alice's staleness, a
- * pin kept as the run, a step's earlier run and calibration's.
- * @param {unknown} cfg
- */
-export function configKey(cfg) {
-  const sorted = (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v) && !ArrayBuffer.isView(v)
-      ? Object.fromEntries(
-          Object.keys(v)
-            .sort()
-            .map((k) => [k, v[k]]),
-        )
-      : v;
-  return JSON.stringify(cfg, sorted);
-}
-
-/** Whether `a` and `b` are the same settings (configKey). */
-export const sameConfig = (a, b) => configKey(a) === configKey(b);
 
 export const settings = new Settings();
 

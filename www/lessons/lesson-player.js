@@ -3,8 +3,7 @@
 // steps (Back / Next; Print worksheet is worksheet.js), and the sentences of the step on
 // screen, filled from the run's own numbers each time they change. The URL names the lesson
 // and the step (`lesson`, `step`), so a link opens exactly there; a step is entered through
-// the link like any other, which puts the lesson's settings on the controls through the one
-// settings object (link.js).
+// the link like any other, putting the lesson's settings on the controls (link.js).
 // A step that compares with the one before it (`compare: 'run'`) pins the earlier step's run
 // on the charts — the one just shown when the class pressed Next, or trained again for a link,
 // with the settings on screen but what the earlier step sets differently.
@@ -14,7 +13,8 @@ import { factsOf, fillIn, fillers } from './lesson-facts.js';
 import { claimsOf } from './lesson-claims.js';
 import { keepPresenterFitted, predictFirst, setUpPresenter } from './teacher.js';
 import { setUpWorksheet } from './worksheet.js';
-import { sameConfig, settings } from '../lab/settings.js';
+import { sameConfig } from '../lab/config-key.js';
+import { settings } from '../lab/settings.js';
 import { presenting } from '../core/presenting.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));

@@ -326,7 +326,9 @@ export class Session {
       settings.setLotRange(m.n_train, lot);
       this.restart();
     }
-    (run.pin ? addMessage : showMessage)(said); // a link's pins may have said more already
+    // Added: a link's pins, or its parts the lab cannot use, may have said more already (a
+    // moved control cleared the box before its run started).
+    addMessage(said);
   }
 
   /** @param {Msg<'started'>} m */
