@@ -366,6 +366,18 @@ test('own data is private data: no seed in the URL or the export, only what ε c
     )
     .catch(async (e) => assert.fail(`${e.message}; the ledger says: ${await ledger()}`));
   assert.match(await ledger(), /The file was prepared 2 times/);
+  // A seed fixed for the file stays the file's: on a built-in set the box holds the page's own
+  // seed again, and the link of its run carries no seed of the file's.
+  const g4 = await generationOf(page);
+  await page.fill('#seed', '987654');
+  await page.locator('#seed').dispatchEvent('change');
+  await waitForRun(page, g4, 1, { done: true });
+  const g5 = await generationOf(page);
+  await page.selectOption('#dataset', 'adult');
+  await waitForRun(page, g5, 1);
+  assert.equal(await page.locator('#seed').inputValue(), '1');
+  assert.equal(await page.locator('#fixed-seed').isChecked(), false);
+  assert.ok(!/987654/.test(page.url()) && /seed=1(&|$)/.test(page.url()), page.url());
   assert.deepEqual(problems, []);
   await page.close();
 });

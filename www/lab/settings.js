@@ -218,9 +218,18 @@ class Settings {
   }
 
   input(row) {
+    const was = this.values.dataset;
     this.values[row.key] = read(row, $(row.control));
     show(row, this.values[row.key]);
+    if (row.key === 'dataset') this.leftOwnData(was);
     for (const f of this.listeners) f(row.key);
+  }
+
+  // A seed fixed for a student's file stays the file's: leaving the file, the box goes back to
+  // the markup's seed (kept, a link of the next run carried it: the file's noise, reproducible).
+  leftOwnData(was) {
+    if (was !== 'own' || this.values.dataset === 'own' || !this.values.fixed_seed) return;
+    this.apply({ fixed_seed: false, seed: read(BY_KEY.get('seed'), $('seed'), true) });
   }
 
   // Sets some settings (`part`: keys of the table) and moves their controls; a slider keeps the
@@ -228,6 +237,7 @@ class Settings {
   // 0.01 grid reads back 0.501: a lesson said η = 0.5 and ran 0.501), else the value at the knob
   // (an end, for a value beyond it). Unknown keys are ignored.
   apply(part) {
+    const was = this.values.dataset;
     for (const [key, v] of Object.entries(part)) {
       const row = BY_KEY.get(key);
       if (!row) continue;
@@ -238,6 +248,7 @@ class Settings {
         !kept && (row.kind === 'slider' || row.kind === 'select') ? read(row, el) : v;
       show(row, this.values[key]);
     }
+    if (Object.hasOwn(part, 'dataset')) this.leftOwnData(was);
   }
 
   // Sets the settings of a RunConfig (or a part of one).
