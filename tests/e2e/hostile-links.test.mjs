@@ -10,6 +10,7 @@ import {
   generationOf,
   mulberry32,
   openLab,
+  setRange,
   setUp,
   tearDown,
   waitForRun,
@@ -233,6 +234,48 @@ test("a link's lot past Adult's N is kept for a larger data set", async () => {
   assert.match(page.url(), /lot_size=45000/);
   const end = await page.locator('#lot-size').getAttribute('max');
   assert.ok(Math.abs(10 ** Number(end) - 60_000) < 1, `the slider ends at ${10 ** Number(end)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// A student moves a slider while a scanned link's pins still train: Compare's queued runs are
+// of the settings then and go, but a link's pins are the sharer's, each with its own settings.
+test("a control moved while a link's pins train keeps them: all are pinned, then the move", async () => {
+  const pins = ['a', 'b', 'c'].map((label, i) => ({ label, cfg: { sigma: 2 + i } }));
+  const hash = `#v=1&epochs=6&pins=${encodeURIComponent(JSON.stringify(pins))}`;
+  const { page, problems } = await openLab(hash);
+  await page.waitForFunction(() =>
+    /^Training "[ab]"/.test(document.getElementById('status').textContent),
+  );
+  await setRange(page, '#sigma', '7');
+  // (a pin's run ends in 'Done' too, a moment before the next starts)
+  await page
+    .waitForFunction(
+      () =>
+        document.querySelectorAll('#pin-list li').length === 3 &&
+        /^Done/.test(document.getElementById('status').textContent),
+      null,
+      { timeout: 120_000 },
+    )
+    .catch(async (e) => {
+      const had = await page.evaluate(() => [
+        document.getElementById('status').textContent,
+        [...document.querySelectorAll('#pin-list li')].map((li) => li.textContent),
+        document.getElementById('message-text').textContent,
+      ]);
+      assert.fail(`${e.message}; the page had ${JSON.stringify(had)}`);
+    });
+  const listed = await page.locator('#pin-list li').allTextContents();
+  assert.deepEqual(listed, ['a', 'b', 'c']);
+  assert.match(await page.locator('#status').textContent(), /^Done: 6 epochs/);
+  assert.match(page.url(), /sigma=7&/);
+  const carried = JSON.parse(
+    new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins') ?? '[]',
+  );
+  assert.deepEqual(
+    carried.map((p) => p.label),
+    ['a', 'b', 'c'],
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });

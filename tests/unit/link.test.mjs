@@ -54,9 +54,10 @@ test("Compare's four pins carry their mode, no more, and read back as pinned", (
   assert.ok(`#${params}`.length < 800, `#${params}`);
   const { queue, problems } = readBack(params);
   assert.deepEqual(problems, []);
+  // each marked a link's (a moved control keeps it queued: page/session.js)
   assert.deepEqual(
     queue,
-    pins.map((p) => ({ label: p.label, cfg: p.cfg })),
+    pins.map((p) => ({ label: p.label, cfg: p.cfg, link: true })),
   );
 });
 
@@ -65,7 +66,7 @@ test('a pin differing in fields a link has no key for reads back whole', () => {
   const params = linkOf(RUN, [{ label: 'mine', cfg: pin }]);
   const { queue, problems } = readBack(params);
   assert.deepEqual(problems, []);
-  assert.deepEqual(queue, [{ label: 'mine', cfg: pin }]);
+  assert.deepEqual(queue, [{ label: 'mine', cfg: pin, link: true }]);
   assert.deepEqual(changedFrom(RUN, RUN), {});
   // No grouping is a field Rust leaves out: against a link grouped by class it is said as null,
   // and the pin reads back without one (not the link's grouping).
@@ -93,7 +94,10 @@ test('a link written before, with every field in each pin, reads back the same',
   const pins = comparison(RUN).map((p) => ({ label: p.label, cfg: p.cfg }));
   const params = toHash(RUN);
   params.set('pins', JSON.stringify(pins));
-  assert.deepEqual(readBack(params).queue, pins);
+  assert.deepEqual(
+    readBack(params).queue,
+    pins.map((p) => ({ ...p, link: true })),
+  );
   // A pin that is not an object of settings is still named and skipped.
   const bad = pinsFromLink(JSON.stringify([{ label: 'x', cfg: [1] }]), check, DEFAULTS);
   assert.deepEqual(bad.queue, []);

@@ -105,7 +105,7 @@ export function pinsFromLink(text, check, base = {}) {
         problems.push(`pinned run "${label}" was skipped (a link cannot train on your own file)`);
         return;
       }
-      queue.push({ label, cfg });
+      queue.push({ label, cfg, link: true });
     } catch (e) {
       problems.push(`pinned run "${label}" was skipped (${String(e.message || e).slice(0, 160)})`);
     }

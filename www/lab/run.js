@@ -5,7 +5,12 @@
 // wait for. page/session.js's handlers of the worker's messages fill them in; the charts, the
 // exports, the pins and the lessons read them.
 
-/** @typedef {{label: string, cfg: Record<string, any>, lessonStep?: boolean}} QueuedPin */
+/**
+ * A run to train and pin; `link`: a link's (kept queued when a control moves, Compare's not).
+ * @typedef {{
+ *   label: string, cfg: Record<string, any>, lessonStep?: boolean, link?: boolean
+ * }} QueuedPin
+ */
 
 export class Run {
   /**

@@ -193,7 +193,9 @@ export class Session {
 
   // `keep`: the message box keeps what it says (a file just loaded says what that means).
   scheduleRestart(keep = false) {
-    this.queue = []; // a moved control cancels queued comparisons
+    // A moved control cancels queued comparisons (Compare's, of the settings then), not a
+    // link's pins: the sharer's runs, each with its own settings (the one training: below).
+    this.queue = this.queue.filter((r) => r.link);
     if (!keep) clearMessage();
     clearTimeout(this.debounce);
     this.restartPending = true;
@@ -203,7 +205,10 @@ export class Session {
       // its old pin (lesson-player.js earlierRunsAfterMove; null: none, and no old pin either).
       const earlier = this.w.earlierRuns();
       if (earlier?.length !== 0) this.w.pins.dropLessonRuns();
-      this.queue = [...(earlier ?? []), ...this.queue]; // (a link opened since keeps its runs)
+      // a link's pin still training is trained again (done meanwhile, it was pinned)
+      const cut = this.run?.pin?.link && !this.run.done ? [this.run.pin] : [];
+      // (a link opened since keeps its runs)
+      this.queue = [...(earlier ?? []), ...cut, ...this.queue];
       if (!this.queue.length) return this.restart();
       this.nextQueued();
     }, 150);
