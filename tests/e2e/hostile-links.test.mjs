@@ -240,7 +240,7 @@ test("a link's lot past Adult's N is kept for a larger data set", async () => {
 
 // A student moves a slider while a scanned link's pins still train: Compare's queued runs are
 // of the settings then and go, but a link's pins are the sharer's, each with its own settings.
-test("a control moved while a link's pins train keeps them: all are pinned, then the move", async () => {
+test("a control moved while a link's pins train keeps them, then the move is trained", async () => {
   const pins = ['a', 'b', 'c'].map((label, i) => ({ label, cfg: { sigma: 2 + i } }));
   const hash = `#v=1&epochs=6&pins=${encodeURIComponent(JSON.stringify(pins))}`;
   const { page, problems } = await openLab(hash);
