@@ -11,6 +11,7 @@ import init, {
   matrix_kernel,
   opacus_accountants,
   pin_caveats,
+  pin_label,
   run_defaults,
   suggested_settings,
 } from './pkg/dpsgd_lab.js';
@@ -65,6 +66,7 @@ const loaded = new LoadedFacts();
 const pins = new Pins(
   () => showRunNotes(),
   (cfg) => pin_caveats(cfg),
+  (cfg, others) => pin_label(cfg, others),
 );
 let teacherParams = new URLSearchParams();
 

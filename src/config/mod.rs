@@ -3,12 +3,14 @@
 //! Validation is table-driven, in [`validate`]; the named choices are in [`kinds`].
 
 mod kinds;
+mod label;
 mod lot;
 mod validate;
 
 pub use crate::privacy::accountant::AccountantName;
 pub use crate::text::fmt_num;
 pub use kinds::{name_of, names_of, Clipping, GroupBy, Mode, ModelKind, ReleaseLevel, Sampling};
+pub use label::pin_label;
 pub use lot::LotAtLeastN;
 pub use validate::{
     range_of, ConfigError, Ends, Range, HIDDEN_LAYERS, MAX_EPOCHS, MAX_SIGMA, RANGES,

@@ -80,6 +80,14 @@ pub fn pin_caveats(config: &JsValue) -> Result<Vec<String>, JsError> {
     Ok(crate::train::pin_caveats(&config_from_js(config)?))
 }
 
+/// The name the Pin button gives run `config` beside the pinned runs' `others` (RunConfig
+/// objects): its σ, C and L, and what sets it apart from them ([`crate::config::pin_label`]).
+#[wasm_bindgen]
+pub fn pin_label(config: &JsValue, others: Vec<JsValue>) -> Result<String, JsError> {
+    let others = (others.iter().map(config_from_js)).collect::<Result<Vec<_>, _>>()?;
+    Ok(crate::config::pin_label(&config_from_js(config)?, &others))
+}
+
 /// The values the page's optional settings take when switched on (`RunConfig::suggested`):
 /// only the fields that are optional, so the page shows them in their boxes without turning
 /// them on.

@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readQr } from './qr.mjs';
-import { openLab, setUp, tearDown, waitForRun } from './lab.mjs';
+import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
 
 before(setUp);
 after(tearDown);
@@ -32,6 +32,30 @@ test("Compare's four pins fit the step's QR code, and its page pins the same run
   assert.deepEqual(reopened.slice(-4), pinned.slice(-4));
   assert.deepEqual(other.problems, []);
   await other.page.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Two pins alike in σ, C and L but not in what their ε is of had one name ("σ=1 C=1 L=256"
+// twice) and two ε curves: a pin's name now says what sets it apart (Rust's pin_label), and a
+// link carries the name.
+test('a pin is named by what sets it apart from the pins beside it', async () => {
+  const { page, problems } = await openLab('#v=1&epochs=2&dataset=blobs&model=logistic');
+  await waitForRun(page, 0, 2, { done: true });
+  await page.click('#pin');
+  const g = await generationOf(page);
+  await setRange(page, '#epochs', '4');
+  await setRange(page, '#delta', '-7');
+  await waitForRun(page, g, 4, { done: true });
+  await page.click('#pin');
+  const names = ['σ=1 C=1 L=256', 'σ=1 C=1 L=256, epochs=4, δ=1e-7'];
+  assert.deepEqual(await page.locator('#pin-list li').allTextContents(), names);
+  await page.waitForFunction(() => /pins=/.test(location.hash));
+  const carried = JSON.parse(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins'));
+  assert.deepEqual(
+    carried.map((p) => p.label),
+    names,
+  );
   assert.deepEqual(problems, []);
   await page.close();
 });

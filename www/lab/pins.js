@@ -13,12 +13,22 @@ const marked = (p) => (p.notes.length ? `* ${p.label}` : p.label);
 
 export class Pins {
   // `onChange`: called when the pins (and so their notes) change; `caveatsOf(cfg)`: Rust's
-  // caveats of a pin beyond its reports' notes (pin_caveats: "DP-SGD" at σ = 0, no guarantee).
-  constructor(onChange, caveatsOf = (/** @type {any} */ _cfg) => []) {
+  // caveats of a pin beyond its reports' notes (pin_caveats: "DP-SGD" at σ = 0, no guarantee);
+  // `labelOf(cfg, others)`: Rust's name for a run pinned beside runs `others` (pin_label).
+  constructor(onChange, caveatsOf, labelOf) {
     this.list = [];
     this.version = 0; // counts changes (the charts set the pins they draw when it moves)
     this.onChange = onChange;
     this.caveatsOf = caveatsOf;
+    this.labelOf = labelOf;
+  }
+
+  // The Pin button's name for run `cfg`: σ, C, L and what sets it apart from the pins here.
+  nameFor(cfg) {
+    return this.labelOf(
+      cfg,
+      this.list.map((p) => p.cfg),
+    );
   }
 
   // `lessonStep`: the run of a lesson's earlier step, which the lesson pins again itself.
@@ -161,8 +171,7 @@ export function setUpPinButtons(
   $('pin').addEventListener('click', () => {
     // The pin's name and settings are the run's it draws (they travel in a link).
     const c = shown();
-    const mode = c.mode && c.mode !== 'dp' ? `${c.mode} ` : '';
-    pinRun(`${mode}σ=${c.sigma} C=${c.clip} L=${c.lot_size}`, c, history());
+    pinRun(pins.nameFor(c), c, history());
     changed();
   });
   $('clear-pins').addEventListener('click', () => {
