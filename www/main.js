@@ -42,7 +42,8 @@ import { setUpShare } from './share/share.js';
 import { setUpCalibrate } from './lab/calibrate.js';
 import { engineText, epsilonChartLabel } from './views/status-text.js';
 import { setUpPlayButton } from './views/play-button.js';
-import { settings, showSeedMode } from './lab/settings.js';
+import { settings } from './lab/settings.js';
+import { showSeedMode } from './lab/seed-controls.js';
 import { applyTeacherMode, fitPresenter, TEACHER_KEYS } from './lessons/teacher.js';
 import {
   earlierRunsAfterMove,
@@ -215,8 +216,10 @@ const ON_INPUT = new Map([
 ]);
 function budgetInput() {
   // a new target redraws the σ panel of the run on screen (a queued run's own settings, not the
-  // sliders'); a new budget restarts a run held to it
-  return settings.get('until_budget') ? scheduleRestart() : updatePreview(run()?.cfg ?? current());
+  // sliders') and is in the link (`target`); a new budget restarts a run held to it
+  if (settings.get('until_budget')) return scheduleRestart();
+  updatePreview(run()?.cfg ?? current());
+  writeHash(run()?.cfg ?? current());
 }
 settings.onInput((key) => (ON_INPUT.get(key) ?? (() => scheduleRestart()))());
 $('log-log').addEventListener('change', drawCharts);

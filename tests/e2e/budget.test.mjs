@@ -98,6 +98,19 @@ test('the σ-needed panel draws every accountant, follows the target ε, off-thr
   await page.fill('#budget-eps', '0.5');
   await page.locator('#budget-eps').dispatchEvent('change');
   await redrawn(before.hash);
+  // The target is in the link (not as a budget): the page it opens draws the same panel.
+  await page.waitForFunction(() => /[#&]target=0\.5(&|$)/.test(location.hash));
+  assert.doesNotMatch(page.url(), /[#&]budget=/);
+  const shared = await openLab(new URL(page.url()).hash);
+  await shared.page
+    .waitForFunction((h) => window.ink('sigma-chart').hash === h, (await fingerprint()).hash, {
+      timeout: 30_000,
+    })
+    .catch(() => assert.fail("the link's page drew another σ panel"));
+  assert.equal(await shared.page.locator('#budget-eps').inputValue(), '0.5');
+  assert.equal(await shared.page.locator('#until-budget').isChecked(), false);
+  assert.deepEqual(shared.problems, []);
+  await shared.page.close();
   // No target: the old curves give way to a message, never stay under a wrong caption.
   await page.fill('#budget-eps', '');
   await page.locator('#budget-eps').dispatchEvent('change');

@@ -305,3 +305,21 @@ test("a link's page setting (runs a side) is read apart from the run's", () => {
   // A run's link never writes it from the run's config: Settings.pageParams does.
   assert.ok(!toHash({ ...DEFAULTS, audit_runs: 40 }).has('audit_runs'));
 });
+
+// The budget box, its switch off, is the σ chart's target ε: a link carries it as `target`, read
+// into the page (the box), not the run's budget; `budget` (the budget on) wins over it; a value
+// Rust refuses is named by the link's own key.
+test("the σ chart's target travels as `target`, not as the run's budget", () => {
+  const read = (text, check = accept) =>
+    fromHash(new URLSearchParams(text), { check, defaults: DEFAULTS, range, offered });
+  assert.deepEqual(read('target=1'), { part: {}, page: { budget_epsilon: 1 }, problems: [] });
+  assert.deepEqual(read('budget=3&target=1').part, { budget_epsilon: 3 });
+  assert.deepEqual(read('budget=3&target=1').page, {});
+  const refuse = (cfg) => {
+    if (cfg.budget_epsilon !== null && cfg.budget_epsilon <= 0)
+      throw new Error('budget_epsilon: the ε budget must be positive');
+    return cfg;
+  };
+  assert.deepEqual(read('target=-1', refuse).problems, ['target: the ε budget must be positive']);
+  assert.equal(read('target=x').problems[0], "target = 'x' is not a number");
+});

@@ -57,7 +57,8 @@ export function changedFrom(cfg, base) {
 // What a link has that this lab does not read, said rather than dropped unseen: a key that is
 // none of a link's (a typo, `Sigma`; a newer lab's), and another version of links.
 export function unknownKeys(params, teacherKeys) {
-  const known = new Set(['v', 'pins', ...teacherKeys, ...ROWS.map((r) => r.url).filter(Boolean)]);
+  const keys = ROWS.flatMap((r) => [r.url, r.urlOff]).filter(Boolean);
+  const known = new Set(['v', 'pins', ...teacherKeys, ...keys]);
   const unknown = [...new Set(params.keys())].filter((k) => !known.has(k));
   const listed = unknown.slice(0, 5).map((k) => `'${shown(k)}'`);
   if (unknown.length > 5) listed.push(`${unknown.length - 5} more`);

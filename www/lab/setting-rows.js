@@ -130,6 +130,8 @@ export const ROWS = [
     field: 'budget_epsilon',
     switch: 'until_budget',
     url: 'budget', // a run its budget stops is that run in a link too
+    // off, the box is the σ chart's target ε: in a link as `target`, as a page setting is
+    urlOff: 'target',
     kind: 'number',
   },
   { key: 'workers', control: 'workers', kind: 'number' },

@@ -85,7 +85,8 @@ export function toHash(cfg, extra = [], rows = ROWS) {
 // A link's settings: each URL key of `rows` read, checked in three steps — its form (a number,
 // one of the choices `offered(row)` gives), the control's own range (`range(row)`: [lo, hi] of
 // a slider, a whole-number box), then Rust's check of a run's settings (`check`, over
-// `defaults`) — and kept as a RunConfig part, or named in `problems` and skipped.
+// `defaults`) — and kept as a RunConfig part (a page setting, or a switched field's box under
+// its `urlOff` key with the field not on: in `page`), or named in `problems` and skipped.
 export function fromHash(
   params,
   { check, defaults, range = () => null, offered = () => true, rows = ROWS },
@@ -93,7 +94,9 @@ export function fromHash(
   const problems = [];
   const part = {};
   const page = {};
-  for (const row of rows) {
+  for (const table of rows) {
+    const off = table.urlOff && params.has(table.urlOff) && !params.has(table.url);
+    const row = off ? { ...table, url: table.urlOff } : table;
     if (!row.url || !params.has(row.url)) continue;
     const text = params.get(row.url);
     const value = readLinkValue(row, text, range(row), offered, problems);
@@ -114,7 +117,8 @@ export function fromHash(
       problems.push(named.slice(0, 200));
       continue;
     }
-    part[row.field] = v;
+    if (off) page[row.key] = v;
+    else part[row.field] = v;
   }
   return { part, page, problems };
 }
@@ -225,8 +229,8 @@ class Settings {
     for (const f of this.listeners) f(row.key);
   }
 
-  // A seed fixed for a student's file stays the file's: leaving the file, the box goes back to
-  // the markup's seed (kept, a link of the next run carried it: the file's noise, reproducible).
+  // A seed fixed for a student's file stays the file's: leaving it, the box has the markup's
+  // seed (a link carried the file's: its noise, reproducible).
   leftOwnData(was) {
     if (was !== 'own' || this.values.dataset === 'own' || !this.values.fixed_seed) return;
     this.apply({ fixed_seed: false, seed: read(BY_KEY.get('seed'), $('seed'), true) });
@@ -282,15 +286,20 @@ class Settings {
     });
   }
 
-  // A link's page settings (rows with a URL key, no RunConfig field) as [key, value]: a value a
-  // reader accepts, where it is not the markup's — or always with `lesson` (the link opens one,
-  // whose own value its reader would get instead: the audit lesson's 300).
+  // A link's page settings (rows with a URL key, no RunConfig field; a switched field's box, its
+  // switch off, under `urlOff`) as [key, value]: a value a reader accepts, where it is not the
+  // markup's — or, a page setting, always with `lesson` (the link opens one, whose own value its
+  // reader would get instead: the audit lesson's 300; no lesson sets the target).
   pageParams(lesson = false) {
     const ok = (row, v, [lo, hi] = controlRange(row) ?? [-Infinity, Infinity]) =>
       (row.whole ? Number.isInteger(v) : Number.isFinite(v)) && v >= lo && v <= hi;
-    return ROWS.filter((row) => row.url && !row.field && ok(row, this.values[row.key]))
-      .filter((row) => lesson || this.values[row.key] !== read(row, $(row.control), true))
-      .map((row) => [row.url, String(this.values[row.key])]);
+    const keyOf = (row) => (row.field ? row.urlOff : row.url);
+    return ROWS.filter((row) => (row.field ? !this.values[row.switch] : true) && keyOf(row))
+      .filter((row) => ok(row, this.values[row.key]))
+      .filter(
+        (row) => (lesson && !row.field) || this.values[row.key] !== read(row, $(row.control), true),
+      )
+      .map((row) => [keyOf(row), String(this.values[row.key])]);
   }
 
   // Whether the run uses the student's own data.
@@ -378,18 +387,3 @@ function hasOption(row, value) {
 }
 
 export const settings = new Settings();
-
-// What else follows the data set wherever the seed's controls do (groups.js: the groupings
-// it offers).
-const dataSetShown = [];
-export const onDataSetShown = (/** @type {() => void} */ f) => dataSetShown.push(f);
-
-// The seed's controls for the data set: a student's file hides the seed (a random one is drawn)
-// unless the student fixes one.
-export function showSeedMode() {
-  for (const f of dataSetShown) f();
-  const own = settings.ownData();
-  for (const el of document.querySelectorAll('#seed-control .own-only')) el.hidden = !own;
-  $('seed-help').hidden = own;
-  $('seed').hidden = own && !settings.get('fixed_seed');
-}

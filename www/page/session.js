@@ -29,7 +29,8 @@ import {
 import { pinIsTheRun } from '../lab/pins.js';
 import { doneStatus, epochStatus } from '../views/status-text.js';
 import { isPlaying, show as showPlay } from '../views/play-button.js';
-import { settings, showSeedMode } from '../lab/settings.js';
+import { settings } from '../lab/settings.js';
+import { showSeedMode } from '../lab/seed-controls.js';
 import { resized } from '../lab/lot-size.js';
 import { earlierStepDone, refreshLesson } from '../lessons/lesson-player.js';
 import { firstEpochShown, offlineCopyStored } from '../lab/update.js';

@@ -4,7 +4,8 @@
 // none on a student's own file, whose private rows' groups would be released without noise,
 // said in one line under the control), and the groups chart shows while a run has groups.
 import { group_choices } from '../pkg/dpsgd_lab.js';
-import { onDataSetShown, settings } from '../lab/settings.js';
+import { settings } from '../lab/settings.js';
+import { onDataSetShown } from '../lab/seed-controls.js';
 import { addMessage } from '../core/messages.js';
 
 const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
