@@ -1,4 +1,3 @@
-// e2e: alone (its pages' main-thread tasks are held to a CPU time (assertResponsive)).
 // End to end, "Print worksheet" (worksheet.js): for every lesson, the lesson panel's button
 // fills the sheet and asks the browser to print; under print media the sheet alone is shown,
 // with each step's question, the table to fill in and the lesson's QR code, which jsQR decodes
@@ -10,13 +9,16 @@ import { test as register, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { readQr } from './qr.mjs';
-import { ARTIFACTS, openLab, registerShuffled, responsiveSuite } from './lab.mjs';
+import { ARTIFACTS, openLab, registerShuffled, setUp, tearDown } from './lab.mjs';
 import { LESSONS } from '../../www/lessons/lessons.js';
 
 const cases = [];
 const test = (name, fn) => cases.push([name, fn]);
 
-responsiveSuite(before, after);
+// Its pages' main-thread tasks are not held to a CPU time: the sheet is filled once, on a click,
+// and the file runs two at a time (scripts/test-e2e); the lab's own pages are, in page.test.mjs.
+before(setUp);
+after(tearDown);
 
 // Counts window.print() calls instead of opening the print dialog.
 const STUB_PRINT = () => {
