@@ -310,10 +310,8 @@ setUpPinButtons(pins, {
     writeHash(current());
     drawCharts();
   },
-  queue: (runs) => {
-    session.queue = runs.map((r) => ({ ...r, lessonStep: lessonPressing() }));
-    session.nextQueued();
-  }, // a step's Compare: the lesson's own
+  // a step's Compare: the lesson's own; a link's pins stay, after it
+  queue: (runs, linked) => session.queueCompare(runs, lessonPressing() ? linked : null),
   ownData: () => settings.ownData(),
 });
 window.addEventListener('resize', () => {

@@ -406,6 +406,33 @@ test("a step's Compare runs are not called the earlier step's run", async () => 
   await page.close();
 });
 
+// A lecturer's pin on a step that presses Compare: the lecturer pinned it after the step's four
+// runs (the oldest, non-private, gave way); the link opened on a phone trained it, then the step's
+// Compare cleared it — four Compare pins there, another set on the projector.
+test("a link's pin stays on a step that presses Compare, after its runs", async () => {
+  const pins = encodeURIComponent(JSON.stringify([{ label: 'mine', cfg: { sigma: 8 } }]));
+  const { page, problems } = await openLab(`#lesson=cost&step=2&pins=${pins}`);
+  const want = '* clip only|* noise only|DP-SGD|mine';
+  await page
+    .waitForFunction(
+      (w) =>
+        [...document.querySelectorAll('#pin-list li')].map((li) => li.textContent).join('|') === w,
+      want,
+      { timeout: 120_000 },
+    )
+    .catch(async (e) =>
+      assert.fail(`${e.message}: ${await page.locator('#pin-list').innerText()}`),
+    );
+  await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
+  const carried = JSON.parse(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins'));
+  assert.deepEqual(
+    carried.map((p) => p.label),
+    ['mine'],
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 // A link opened in place is a fresh load (main.js hashchange): the audit lesson's 300 runs a
 // side do not stay for the next lesson's audits, or for free play.
 test('leaving the audit lesson by a link gives the audit its own runs a side again', async () => {

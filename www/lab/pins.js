@@ -31,8 +31,9 @@ export class Pins {
     );
   }
 
-  // `lessonStep`: the run of a lesson's earlier step, which the lesson pins again itself.
-  add(label, cfg, runHistory, lessonStep = false) {
+  // `lessonStep`: the run of a lesson's earlier step, which the lesson pins again itself;
+  // `link`: a run a link asked for (a lesson's Compare keeps it: `linked`).
+  add(label, cfg, runHistory, lessonStep = false, link = false) {
     if (!runHistory.length) return;
     const keep = (r) => {
       const outside = new Set(r.not_private || []);
@@ -50,9 +51,20 @@ export class Pins {
     const last = runHistory[runHistory.length - 1].notes;
     const notes = Array.isArray(last) ? last.map(String) : [];
     for (const n of this.caveatsOf(cfg)) if (!notes.includes(n)) notes.push(n);
-    this.list.push({ label, cfg, lessonStep, history: runHistory.map(keep), notes });
-    if (this.list.length > MAX_PINS) this.list.shift();
+    this.restore([{ label, cfg, lessonStep, link, history: runHistory.map(keep), notes }]);
+  }
+
+  // Pins as `linked` gave them, after the others (the oldest go past four).
+  restore(pins) {
+    this.list.push(...pins);
+    this.list.splice(0, Math.max(0, this.list.length - MAX_PINS));
     this.render();
+  }
+
+  // The pins a link asked for, as they are: a step's Compare, pressed as a link opens it, pins
+  // them again after its own four, as on the lecturer's screen (pinned there after Compare).
+  linked() {
+    return this.list.filter((p) => p.link && !p.lessonStep);
   }
 
   clear() {
@@ -162,7 +174,8 @@ export function guardCompare(button, onOwnData, compare) {
 // Wires Pin, Clear pins and Compare. `current()`: the settings' config; `shown()`: the config of
 // the run on screen (a run Compare or a lesson queued has its own, not the sliders'); `history()`:
 // that run's reports; `pinRun(label, cfg, history)` pins a run; `changed()` runs after the pins
-// change; `queue(runs)` trains runs one after another to pin them; `ownData()`: whether the
+// change; `queue(runs, linked)` trains runs one after another to pin them (and pins a link's,
+// `linked`, after them when a lesson pressed Compare); `ownData()`: whether the
 // settings name the student's own file.
 export function setUpPinButtons(
   pins,
@@ -181,8 +194,9 @@ export function setUpPinButtons(
   $('compare').addEventListener(
     'click',
     guardCompare($('compare'), ownData, () => {
+      const linked = pins.linked();
       pins.clear();
-      queue(comparison(current()));
+      queue(comparison(current()), linked);
     }),
   );
 }

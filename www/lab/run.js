@@ -6,9 +6,11 @@
 // exports, the pins and the lessons read them.
 
 /**
- * A run to train and pin; `link`: a link's (kept queued when a control moves, Compare's not).
+ * A run to train and pin; `link`: a link's (kept queued when a control moves, Compare's not);
+ * `pinned`: a pin as it was (Pins), put back as it is, not trained.
  * @typedef {{
- *   label: string, cfg: Record<string, any>, lessonStep?: boolean, link?: boolean
+ *   label: string, cfg: Record<string, any>, lessonStep?: boolean, link?: boolean,
+ *   pinned?: object
  * }} QueuedPin
  */
 

@@ -120,15 +120,29 @@ export class Session {
   }
 
   /** Pins a run (a queued one done, or the controls'), and puts the pins in the link. */
-  pin(label, cfg, runHistory, lessonStep = false) {
-    this.w.pins.add(label, cfg, runHistory, lessonStep);
+  pin(label, cfg, runHistory, lessonStep = false, link = false) {
+    this.w.pins.add(label, cfg, runHistory, lessonStep, link);
     this.w.writeHash(settings.config());
+  }
+
+  /**
+   * Trains Compare's `runs` one after another to pin them: a lesson's own when it pressed
+   * Compare (`linked` not null), then the link's pins it had (`linked`), pinned again as they were
+   * — as on the lecturer's screen, who pinned them after the step's Compare.
+   * @param {QueuedPin[]} runs @param {object[] | null} linked
+   */
+  queueCompare(runs, linked) {
+    this.queue = runs.map((r) => ({ ...r, lessonStep: linked !== null }));
+    for (const p of linked ?? []) this.queue.push({ label: p.label, cfg: p.cfg, pinned: p });
+    this.nextQueued();
   }
 
   // Trains the next queued run (to be pinned when done), or the controls' run when none is left:
   // the run just pinned, when it has the controls' settings (pins.js), stays as that run.
   nextQueued() {
-    const item = this.queue.shift();
+    let item = this.queue.shift();
+    // a pin trained already (a link's, put back after a lesson's Compare): pinned as it was
+    for (; item?.pinned; item = this.queue.shift()) this.w.pins.restore([item.pinned]);
     if (!item && pinIsTheRun(this.run, settings.config())) return this.keepAsRun();
     this.restart(item);
     if (item) setStatus(`Training "${item.label}" to pin it (${this.queue.length} more queued)…`);
@@ -287,7 +301,7 @@ export class Session {
     );
     if (!run.pin) return this.ended();
     earlierStepDone(run);
-    this.pin(run.pin.label, run.pin.cfg, run.history, !!run.pin.lessonStep);
+    this.pin(run.pin.label, run.pin.cfg, run.history, !!run.pin.lessonStep, !!run.pin.link);
     if (this.restartPending) return; // a moved control's restart follows (scheduleRestart)
     this.nextQueued();
   }
