@@ -276,7 +276,7 @@ test('a link never trains on your own file: dataset = own is named and skipped',
   assert.equal(part.dataset, undefined);
   assert.deepEqual(problems, [
     'dataset = own was skipped (a link cannot train on your own file): its other settings are ' +
-      'used on the default data set',
+      "used on the data set the page has (a lesson's, or the default)",
   ]);
 });
 
@@ -322,4 +322,20 @@ test("the σ chart's target travels as `target`, not as the run's budget", () =>
   };
   assert.deepEqual(read('target=-1', refuse).problems, ['target: the ε budget must be positive']);
   assert.equal(read('target=x').problems[0], "target = 'x' is not a number");
+});
+
+// A hand-written value between a slider's positions moves to one, and is named where that
+// changes it (δ = 2e-5 read as 1e-5 doubled what δ allows, unsaid); a slider's own rounding
+// (σ to four decimals) is not.
+test("a link's value between a slider's positions is named with the one used", () => {
+  const read = (text) =>
+    fromHash(new URLSearchParams(text), { check: accept, defaults: DEFAULTS, range, offered });
+  const { part, problems } = read('delta=2e-5&epochs=2.5&sigma=1.23456');
+  const { delta, ...rest } = part;
+  assert.deepEqual(rest, { sigma: 1.2346, epochs: 3 });
+  assert.ok(Math.abs(delta - 1e-5) < 1e-15, String(delta)); // 10 ** -5 in JavaScript
+  assert.deepEqual(problems, [
+    "epochs = 2.5 is between the slider's positions: 3 is used",
+    "delta = 2.00e-5 is between the slider's positions: 1e-5 is used",
+  ]);
 });

@@ -66,7 +66,7 @@ export const ROWS = [
     url: 'dataset',
     kind: 'select',
     // Written as `own` (the file is never in a link): the reader is told its run is not on it
-    // and that the link's other settings are used on the default data set (readLinkValue).
+    // and that the link's other settings are used on the page's data set (readLinkValue).
   },
   { key: 'model', control: 'model', field: 'model', url: 'model', kind: 'select' },
   {

@@ -130,7 +130,7 @@ function readLinkValue(row, text, ends, offered, problems) {
       // Never trained from a link (as pins, link.js): the file's ε is spent by the student's click.
       problems.push(
         `dataset = own was skipped (a link cannot train on your own file): its other ` +
-          `settings are used on the default data set`,
+          `settings are used on the data set the page has (a lesson's, or the default)`,
       );
       return undefined;
     }
@@ -172,7 +172,14 @@ function readLinkValue(row, text, ends, offered, problems) {
   // float noise (through the scale 1e-5 came back 1.0000000000000001e-5), else what the
   // slider rounds it to (2.5 epochs: 3) or its end.
   const back = scale.toValue(clamp(pos, lo, hi));
-  return Math.abs(back - v) <= 1e-9 * Math.abs(v) ? v : back;
+  if (Math.abs(back - v) <= 1e-9 * Math.abs(v)) return v;
+  // moved to a position, named where that changes it (δ = 2e-5 to 1e-5 doubles what δ allows)
+  if (Math.abs(back - v) > 0.005 * Math.abs(v))
+    problems.push(
+      `${row.url} = ${shownNumber(v)} is between the slider's positions: ` +
+        `${(row.fmt ?? String)(back)} is used`,
+    );
+  return back;
 }
 
 // ---- The object and its controls ----
