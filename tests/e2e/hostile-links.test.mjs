@@ -243,32 +243,42 @@ test("a link's lot past Adult's N is kept for a larger data set", async () => {
 test("a control moved while a link's pins train keeps them, then the move is trained", async () => {
   const pins = ['a', 'b', 'c'].map((label, i) => ({ label, cfg: { sigma: 2 + i } }));
   const hash = `#v=1&epochs=6&pins=${encodeURIComponent(JSON.stringify(pins))}`;
-  const { page, problems } = await openLab(hash);
+  // What the page said, in order, with σ and the pins (said when the test fails).
+  const record = () =>
+    document.addEventListener('DOMContentLoaded', () => {
+      const status = document.getElementById('status');
+      const sigma = document.getElementById('sigma-value');
+      window.said = [];
+      new MutationObserver(() =>
+        window.said.push(
+          `${status.textContent.slice(0, 50)} | σ ${sigma.textContent}` +
+            ` | pins ${document.querySelectorAll('#pin-list li').length}`,
+        ),
+      ).observe(status, { childList: true, subtree: true, characterData: true });
+    });
+  const { page, problems } = await openLab(hash, record);
   await page.waitForFunction(() =>
     /^Training "[ab]"/.test(document.getElementById('status').textContent),
   );
   await setRange(page, '#sigma', '7');
-  // (a pin's run ends in 'Done' too, a moment before the next starts)
+  await page.evaluate(() => window.said.push('(σ moved to 7)'));
+  // The three pins, then the moved run done (a pin's run ends in 'Done' too).
   await page
     .waitForFunction(
       () =>
         document.querySelectorAll('#pin-list li').length === 3 &&
-        /^Done/.test(document.getElementById('status').textContent),
+        /^Done/.test(document.getElementById('status').textContent) &&
+        /[#&]sigma=7&/.test(location.hash),
       null,
       { timeout: 120_000 },
     )
     .catch(async (e) => {
-      const had = await page.evaluate(() => [
-        document.getElementById('status').textContent,
-        [...document.querySelectorAll('#pin-list li')].map((li) => li.textContent),
-        document.getElementById('message-text').textContent,
-      ]);
-      assert.fail(`${e.message}; the page had ${JSON.stringify(had)}`);
+      const had = await page.evaluate(() => [location.hash.slice(0, 60), ...window.said]);
+      assert.fail(`${e.message}; the page had ${JSON.stringify(had, null, 1)}`);
     });
   const listed = await page.locator('#pin-list li').allTextContents();
   assert.deepEqual(listed, ['a', 'b', 'c']);
   assert.match(await page.locator('#status').textContent(), /^Done: 6 epochs/);
-  assert.match(page.url(), /sigma=7&/);
   const carried = JSON.parse(
     new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins') ?? '[]',
   );
