@@ -337,7 +337,7 @@ function readHash(hash = location.hash) {
   const kept = link.step ? "the lesson's value or the default" : 'the default';
   if (link.problems.length)
     showMessage(
-      `The link has parts the lab cannot use (a setting skipped keeps ${kept}): ` +
+      `The link has parts the lab cannot use as written (a setting skipped keeps ${kept}): ` +
         `${link.problems.join('; ')}.`,
     );
 }
