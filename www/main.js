@@ -218,8 +218,9 @@ function budgetInput() {
   // a new target redraws the σ panel of the run on screen (a queued run's own settings, not the
   // sliders') and is in the link (`target`); a new budget restarts a run held to it
   if (settings.get('until_budget')) return scheduleRestart();
-  updatePreview(run()?.cfg ?? current());
-  writeHash(run()?.cfg ?? current());
+  const shown = run()?.cfg ?? current();
+  updatePreview(shown);
+  writeHash(shown);
 }
 settings.onInput((key) => (ON_INPUT.get(key) ?? (() => scheduleRestart()))());
 $('log-log').addEventListener('change', drawCharts);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import {
   downloadCsv,
   generationOf,
+  linkedPinLabels,
   mulberry32,
   openLab,
   setRange,
@@ -279,13 +280,7 @@ test("a control moved while a link's pins train keeps them, then the move is tra
   const listed = await page.locator('#pin-list li').allTextContents();
   assert.deepEqual(listed, ['a', 'b', 'c']);
   assert.match(await page.locator('#status').textContent(), /^Done: 6 epochs/);
-  const carried = JSON.parse(
-    new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins') ?? '[]',
-  );
-  assert.deepEqual(
-    carried.map((p) => p.label),
-    ['a', 'b', 'c'],
-  );
+  assert.deepEqual(linkedPinLabels(page), ['a', 'b', 'c']);
   assert.deepEqual(problems, []);
   await page.close();
 });

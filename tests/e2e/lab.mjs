@@ -291,6 +291,12 @@ export async function epsilonChartSays(page, why) {
     .catch(() => assert.fail(`${ids} not ${why === null ? 'shown' : 'hidden'} (${why})`));
 }
 
+// The names of the pinned runs the page's link carries (its `pins`), in order.
+export const linkedPinLabels = (page) =>
+  JSON.parse(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins') ?? '[]').map(
+    (p) => p.label,
+  );
+
 // The text of row `i`'s cell for report field `key` (e.g. 'epsilon.moments').
 export const cell = (page, i, key) =>
   page.locator('#run-log tbody tr').nth(i).locator(`td[data-key="${key}"]`).textContent();

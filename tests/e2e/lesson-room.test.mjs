@@ -6,7 +6,15 @@
 // such, on the page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
+import {
+  generationOf,
+  linkedPinLabels,
+  openLab,
+  setRange,
+  setUp,
+  tearDown,
+  waitForRun,
+} from './lab.mjs';
 import { LESSONS } from '../../www/lessons/lessons.js';
 
 before(setUp);
@@ -424,11 +432,7 @@ test("a link's pin stays on a step that presses Compare, after its runs", async 
       assert.fail(`${e.message}: ${await page.locator('#pin-list').innerText()}`),
     );
   await page.waitForFunction(() => /^Done/.test(document.getElementById('status').textContent));
-  const carried = JSON.parse(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins'));
-  assert.deepEqual(
-    carried.map((p) => p.label),
-    ['mine'],
-  );
+  assert.deepEqual(linkedPinLabels(page), ['mine']);
   assert.deepEqual(problems, []);
   await page.close();
 });

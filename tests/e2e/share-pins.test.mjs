@@ -7,7 +7,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readQr } from './qr.mjs';
-import { generationOf, openLab, setRange, setUp, tearDown, waitForRun } from './lab.mjs';
+import {
+  generationOf,
+  linkedPinLabels,
+  openLab,
+  setRange,
+  setUp,
+  tearDown,
+  waitForRun,
+} from './lab.mjs';
 
 before(setUp);
 after(tearDown);
@@ -51,11 +59,7 @@ test('a pin is named by what sets it apart from the pins beside it', async () =>
   const names = ['σ=1 C=1 L=256', 'σ=1 C=1 L=256, epochs=4, δ=1e-7'];
   assert.deepEqual(await page.locator('#pin-list li').allTextContents(), names);
   await page.waitForFunction(() => /pins=/.test(location.hash));
-  const carried = JSON.parse(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('pins'));
-  assert.deepEqual(
-    carried.map((p) => p.label),
-    names,
-  );
+  assert.deepEqual(linkedPinLabels(page), names);
   assert.deepEqual(problems, []);
   await page.close();
 });
