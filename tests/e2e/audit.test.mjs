@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ARTIFACTS, longTasks, openLab, setRange, setUp, tearDown } from './lab.mjs';
 
-before(setUp);
+before(() => setUp({ traced: true }));
 // The time windows (page, from, to) in which an audit was under way.
 const windows = [];
 after(async () => {

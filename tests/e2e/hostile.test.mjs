@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { generationOf, longTasks, openLab, setUp, tearDown, waitForRun } from './lab.mjs';
 import { junkOnPage, message, waitForMessage } from './hostile-kit.mjs';
 
-before(setUp);
+before(() => setUp({ traced: true }));
 after(tearDown);
 
 const TMP = mkdtempSync(path.join(os.tmpdir(), 'dpsgd-hostile-'));

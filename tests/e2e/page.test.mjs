@@ -29,7 +29,7 @@ const test = (name, fn) => cases.push([name, fn]);
 
 let url;
 before(async () => {
-  url = (await setUp()).server.url;
+  url = (await setUp({ traced: true })).server.url;
 });
 
 after(async () => {

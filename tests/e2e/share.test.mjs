@@ -28,7 +28,7 @@ before(async () => {
   ({
     context,
     server: { url },
-  } = await setUp());
+  } = await setUp({ traced: true }));
 });
 
 after(async () => {
