@@ -30,20 +30,21 @@ dist: wasm
 # Each wasm flavour is compiled once: scripts/build-wasm's release builds (simd128 and relaxed
 # SIMD in target/relaxed, at once) are the libraries the two wasm-bindgen-test runs link
 # against (the same features: Cargo.toml's serde_json), and scripts/build-wasm-tests compiles
-# both test binaries at once before they run. The end-to-end files run two at a time but those
-# that time anything (scripts/test-e2e). On a fresh machine the native tests compile while
-# scripts/setup downloads the browsers, the npm tools and Fashion-MNIST (--while).
+# both test binaries at once before they run. On a fresh machine the native tests compile while
+# scripts/setup downloads the browsers, the npm tools and Fashion-MNIST (--while). The
+# end-to-end files that time anything run one after another, the others two at a time
+# (scripts/test-e2e); beside them, at nice 19, the native tests and the browser tests' build,
+# which need no page: the timed files leave a core idle a quarter of their time.
 test:
 	bash scripts/setup --while cargo test --profile release-test --no-run
 	$(PRETTIER) --check --log-level=warn $(JS)
-	cargo test --profile release-test
 	bash scripts/build-wasm
-	bash scripts/build-wasm-tests
-	$(MAKE) test-wasm
 	bash scripts/typecheck
-	$(MAKE) test-wasm-relaxed
 	node --test tests/unit/ tests/docs/
-	bash scripts/test-e2e
+	bash scripts/test-e2e --beside \
+	  bash -c 'cargo test --profile release-test && bash scripts/build-wasm-tests'
+	$(MAKE) test-wasm
+	$(MAKE) test-wasm-relaxed
 
 test-native:
 	cargo test --profile release-test
