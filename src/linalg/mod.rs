@@ -7,6 +7,7 @@
 
 pub mod backward;
 pub mod fma;
+mod gemm_call;
 pub mod panels;
 pub mod thin;
 
@@ -134,26 +135,12 @@ pub fn gemm_matmul(
     // above), `c` is borrowed mutably so it aliases neither input, and gemm reads and writes
     // only inside those bounds.
     unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            c.as_mut_ptr(),
-            c_cs,
-            c_rs,
+        gemm_call::gemm_f32(
+            (m, n, k),
+            (c.as_mut_ptr(), c_cs, c_rs),
             accumulate,
-            a.as_ptr(),
-            a_cs,
-            a_rs,
-            b.as_ptr(),
-            b_cs,
-            b_rs,
-            1.0, // dst = 1·dst + 1·a·b when accumulating
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
+            (a.as_ptr(), a_cs, a_rs),
+            (b.as_ptr(), b_cs, b_rs),
         );
     }
 }
