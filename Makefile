@@ -30,15 +30,16 @@ dist: wasm
 # Each wasm flavour is compiled once: scripts/build-wasm's release builds (simd128 and relaxed
 # SIMD in target/relaxed, at once) are the libraries the two wasm-bindgen-test runs link
 # against (the same features: Cargo.toml's serde_json), and scripts/build-wasm-tests compiles
-# both test binaries at once before they run. On a fresh machine the native tests compile while
+# both test binaries at once before they run. On a fresh machine the wasm builds while
 # scripts/setup downloads the browsers, the npm tools and Fashion-MNIST (--while). The
-# end-to-end files that time anything run one after another, the others two at a time
-# (scripts/test-e2e); beside them, at nice 19, the native tests and the browser tests' build,
-# which need no page: the timed files leave a core idle a quarter of their time.
+# end-to-end files that time anything run first, one after another, the others then two at a
+# time (scripts/test-e2e). Beside the first, at nice 19, the work that needs no page: the
+# native tests' build and run, then the browser tests' build. Those files leave a core idle
+# about a third of their time, which this fills (a fresh clone, quiet: 1,126 s with the native
+# build before them, see docs/performance.md).
 test:
-	bash scripts/setup --while cargo test --profile release-test --no-run
+	bash scripts/setup --while bash scripts/build-wasm
 	$(PRETTIER) --check --log-level=warn $(JS)
-	bash scripts/build-wasm
 	bash scripts/typecheck
 	node --test tests/unit/ tests/docs/
 	bash scripts/test-e2e --beside \
