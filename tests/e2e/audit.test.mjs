@@ -42,11 +42,21 @@ async function audit(page, runs) {
     status: await page.locator('#audit-status').textContent(),
     workers: await page.evaluate(() => document.body.dataset.auditWorkers),
   };
-  await page.waitForFunction(
-    () => document.querySelectorAll('#audit-summary li').length === 2,
-    null,
-    { timeout: 180_000 },
-  );
+  // Once (run 93, under load, MNIST, one worker) an audit never finished in 180 s: a recurrence
+  // says where the panel stood.
+  await page
+    .waitForFunction(() => document.querySelectorAll('#audit-summary li').length === 2, null, {
+      timeout: 180_000,
+    })
+    .catch(async (e) => {
+      const where = await page.evaluate(() => ({
+        status: document.getElementById('audit-status')?.textContent,
+        workers: document.body.dataset.auditWorkers,
+        summary: document.getElementById('audit-summary')?.textContent,
+        message: document.getElementById('message')?.textContent,
+      }));
+      throw new Error(`the audit never finished: ${JSON.stringify({ started, where })}: ${e}`);
+    });
   windows.push({ page: id, from, to: (await now(page))[1] });
   return started;
 }
