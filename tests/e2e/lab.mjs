@@ -81,8 +81,8 @@ export async function longTasks() {
 
 // `traced`: the file reads its pages' main-thread tasks (longTasks, assertResponsive), so the
 // browser records Chromium's timeline trace from here on. Only those files pay for it: the trace
-// reports every task of every thread to this process, which cost the other files a sixth of
-// their time (measured, #56).
+// reports every task of every thread to this process, which cost the other files 5-10% of
+// their CPU time (lesson-room and lesson-seeds, alternating with and without, 2026-12-01).
 export async function setUp({ traced = false } = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
   server = await serveWww();
