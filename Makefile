@@ -34,8 +34,8 @@ dist: wasm
 # scripts/setup downloads the browsers, the npm tools and Fashion-MNIST (--while). The
 # end-to-end files that time anything run first, one after another, the others then two at a
 # time (scripts/test-e2e). Beside the first, at nice 19, the work that needs no page: the
-# native tests' build and run, then the browser tests' build. Those files leave a core idle
-# about a third of their time, which this fills (a fresh clone, quiet: 1,126 s with the native
+# native tests' build and run, then the browser tests' build. Those files leave 30% of the
+# two cores idle, which this fills (a fresh clone, quiet: 1,126 s with the native
 # build before them, see docs/performance.md).
 test:
 	bash scripts/setup --while bash scripts/build-wasm
