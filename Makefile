@@ -30,16 +30,17 @@ dist: wasm
 # Each wasm flavour is compiled once: scripts/build-wasm's release builds (simd128 and relaxed
 # SIMD in target/relaxed, at once) are the libraries the two wasm-bindgen-test runs link
 # against (the same features: Cargo.toml's serde_json), and scripts/build-wasm-tests compiles
-# both test binaries at once before they run. On a fresh machine the wasm builds while
+# both test binaries at once before they run. On a fresh machine the native tests compile while
 # scripts/setup downloads the browsers, the npm tools and Fashion-MNIST (--while). The
 # end-to-end files that time anything run first, one after another, the others then two at a
 # time (scripts/test-e2e). Beside the first, at nice 19, the work that needs no page: the
-# native tests' build and run, then the browser tests' build. Those files leave 30% of the
-# two cores idle, which this fills (a fresh clone, quiet: 1,126 s with the native
-# build before them, see docs/performance.md).
+# native tests' run, then the browser tests' build. Those files leave 30% of the two cores
+# idle, which this fills (a fresh clone, quiet: 1,126 s, run 92). The native build beside them
+# too filled it all and gained nothing (1,123 s, run 94): the suite is then CPU-bound throughout.
 test:
-	bash scripts/setup --while bash scripts/build-wasm
+	bash scripts/setup --while cargo test --profile release-test --no-run
 	$(PRETTIER) --check --log-level=warn $(JS)
+	bash scripts/build-wasm
 	bash scripts/typecheck
 	node --test tests/unit/ tests/docs/
 	bash scripts/test-e2e --beside \
