@@ -34,17 +34,18 @@ dist: wasm
 # scripts/setup downloads the browsers, the npm tools and Fashion-MNIST (--while). The
 # end-to-end files that time anything run first, one after another, the others then two at a
 # time (scripts/test-e2e). Beside the first, at nice 19, the work that needs no page: the
-# native tests' run, then the browser tests' build. Those files leave 30% of the two cores
-# idle, which this fills (a fresh clone, quiet: 1,126 s, run 92). The native build beside them
-# too filled it all and gained nothing (1,123 s, run 94): the suite is then CPU-bound throughout.
+# type check (10 s, alone on the cores before), the native tests' run, then the browser
+# tests' build. Those files leave 30% of the two cores idle, which this fills (a fresh clone,
+# quiet: 1,126 s, run 92). The native build beside them too filled it all and gained nothing
+# (1,123 s, run 94): the suite is then CPU-bound throughout.
 test:
 	bash scripts/setup --while cargo test --profile release-test --no-run
 	$(PRETTIER) --check --log-level=warn $(JS)
 	bash scripts/build-wasm
-	bash scripts/typecheck
 	node --test tests/unit/ tests/docs/
-	bash scripts/test-e2e --beside \
-	  bash -c 'cargo test --profile release-test && bash scripts/build-wasm-tests'
+	bash scripts/test-e2e --beside bash -c 'status=0; bash scripts/typecheck || status=1; \
+	  cargo test --profile release-test || status=1; bash scripts/build-wasm-tests || status=1; \
+	  exit $$status'
 	$(MAKE) test-wasm
 	$(MAKE) test-wasm-relaxed
 
