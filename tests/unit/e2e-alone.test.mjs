@@ -29,4 +29,10 @@ test('every end-to-end file that times anything is marked to run alone', () => {
 test('the marker is read as scripts/test-e2e reads it', () => {
   const script = readFileSync(path.join(E2E, '../../scripts/test-e2e'), 'utf8');
   assert.match(script, /head -1 "\$f" \| grep -q '\^\/\/ e2e: alone \('/);
+  // The files whose page times the machine run last of those alone, after the work beside them.
+  assert.match(script, /head -1 "\$f" \| grep -q '\^\/\/ e2e: alone \(the page times '/);
+  const last = readdirSync(E2E).filter((f) =>
+    readFileSync(path.join(E2E, f), 'utf8').startsWith('// e2e: alone (the page times '),
+  );
+  assert.ok(last.includes('engines.test.mjs'), last.join(', '));
 });
