@@ -345,7 +345,7 @@ impl PrivacyAccountant for PldAccountant {
         };
         read_both(sides, &mut self.planner)
             .iter()
-            .map(|dist| dist.epsilon_for_delta(delta))
+            .map(|pld| pld.epsilon_for_delta(delta))
             .fold(0.0, f64::max)
     }
 
@@ -359,7 +359,7 @@ impl PrivacyAccountant for PldAccountant {
         Some(
             read_both(sides, &mut self.planner)
                 .iter()
-                .map(|dist| dist.delta_for_epsilon(eps))
+                .map(|pld| pld.delta_for_epsilon(eps))
                 .fold(0.0, f64::max),
         )
     }
