@@ -1,9 +1,8 @@
 //! The PLD accountant as a running composition: mechanisms are composed one after another
 //! (DP-PCA's step, then the training steps an epoch at a time, …) by multiplying the
 //! spectra of their loss distributions, and ε(δ) or δ(ε) can be read after any of them — one
-//! inverse FFT per read, for both directions at once where their grids are the same size
-//! ([`read_both`]). This is what makes the ε-versus-epoch curve cheap: every further epoch is
-//! one pointwise product a direction and one inverse FFT.
+//! inverse FFT per read. This is what makes the ε-versus-epoch curve cheap: every further
+//! epoch is one pointwise product and one inverse FFT.
 //!
 //! Every mechanism shares one loss grid of interval h per direction, planned from the largest
 //! composition expected (the `capacity`): wide enough that the composed distribution's
@@ -198,16 +197,11 @@ impl Side {
     fn read(&self, planner: &mut FftPlanner<f64>) -> Pld {
         let mut buf = self.spectrum.clone();
         planner.plan_fft_inverse(self.size).process(&mut buf);
-        self.pld_from(|i| buf[i].re)
-    }
-
-    /// The composed distribution from its inverse transform, unscaled: `at(i)` its point i.
-    fn pld_from(&self, at: impl Fn(usize) -> f64) -> Pld {
         let (lo, hi) = chernoff_window(&self.mgf, self.base, self.top);
         let hi = hi.min(lo + self.size as i64 - 1);
         let size = self.size as i64;
         let pmf: Vec<f64> = (lo..=hi)
-            .map(|s| (at((s - self.base).rem_euclid(size) as usize) / size as f64).max(0.0))
+            .map(|s| (buf[(s - self.base).rem_euclid(size) as usize].re / size as f64).max(0.0))
             .collect();
         let infinite = (-self.log_finite.exp_m1() + 2.0 * TAIL).min(1.0);
         let missing = 1.0 - infinite - pmf.iter().sum::<f64>();
@@ -218,22 +212,6 @@ impl Side {
             inf_mass: (infinite + missing.max(0.0)).min(1.0),
         }
     }
-}
-
-/// Both directions' composed distributions ([`Side::read`]) from one inverse FFT where their
-/// grids are the same size: a real pmf's spectrum is Hermitian, so the inverse transform of
-/// A + iB is a + ib, each side's read off its own part. Half the transforms of reading ε each
-/// epoch (the training worker's report, the ε chart's PLD curve, calibration).
-fn read_both(sides: &[Side; 2], planner: &mut FftPlanner<f64>) -> [Pld; 2] {
-    let [a, b] = sides;
-    if a.size != b.size {
-        return [a.read(planner), b.read(planner)];
-    }
-    let mut buf: Vec<Complex<f64>> = (a.spectrum.iter().zip(&b.spectrum))
-        .map(|(x, y)| Complex::new(x.re - y.im, x.im + y.re))
-        .collect();
-    planner.plan_fft_inverse(a.size).process(&mut buf);
-    [a.pld_from(|i| buf[i].re), b.pld_from(|i| buf[i].im)]
 }
 
 /// The PLD accountant: both directions of add/remove-one neighbours, ε the larger of the two.
@@ -343,9 +321,9 @@ impl PrivacyAccountant for PldAccountant {
         let Some(sides) = self.sides.as_ref() else {
             return 0.0;
         };
-        read_both(sides, &mut self.planner)
+        sides
             .iter()
-            .map(|pld| pld.epsilon_for_delta(delta))
+            .map(|s| s.read(&mut self.planner).epsilon_for_delta(delta))
             .fold(0.0, f64::max)
     }
 
@@ -357,9 +335,9 @@ impl PrivacyAccountant for PldAccountant {
             return Some(0.0);
         };
         Some(
-            read_both(sides, &mut self.planner)
+            sides
                 .iter()
-                .map(|pld| pld.delta_for_epsilon(eps))
+                .map(|s| s.read(&mut self.planner).delta_for_epsilon(eps))
                 .fold(0.0, f64::max),
         )
     }

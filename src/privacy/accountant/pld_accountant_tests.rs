@@ -114,36 +114,3 @@ fn the_blocked_moment_table_places_the_windows_where_the_term_by_term_one_did() 
         }
     }
 }
-
-/// Both directions read by one inverse FFT (`read_both`, the real and imaginary parts of
-/// A + iB) give each direction's distribution as its own transform does, point by point.
-#[test]
-fn both_directions_read_at_once_match_each_read_alone() {
-    let mut equal_sizes = 0;
-    for (q, sigma, steps) in [
-        (0.01, 1.1, 500u64),
-        (0.05, 0.8, 60),
-        (0.2, 4.0, 9),
-        (1.0, 1.0, 1),
-    ] {
-        let part = SampledGaussian::new(q, sigma, steps).unwrap();
-        let mut acc = PldAccountant::new(&[part]);
-        acc.compose(&part);
-        let sides = acc.sides.as_ref().expect("composed");
-        equal_sizes += usize::from(sides[0].size == sides[1].size);
-        let both = read_both(sides, &mut acc.planner);
-        for (side, read) in sides.iter().zip(&both) {
-            let alone = side.read(&mut acc.planner);
-            assert_eq!(
-                (read.offset, read.pmf.len()),
-                (alone.offset, alone.pmf.len())
-            );
-            let worst = (read.pmf.iter().zip(&alone.pmf))
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
-            assert!(worst < 1e-13, "q {q}, σ {sigma}, T {steps}: {worst} apart");
-            assert!((read.inf_mass - alone.inf_mass).abs() < 1e-12);
-        }
-    }
-    assert!(equal_sizes > 0, "no case read both sides in one transform");
-}
