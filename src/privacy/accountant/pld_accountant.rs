@@ -109,6 +109,13 @@ fn plan_interval(parts: &[SampledGaussian], dir: Direction, h: f64) -> f64 {
     h.max(width / MAX_GRID).max(widest_step / MAX_GRID)
 }
 
+/// `spectrum` times `factor`, point by point: composition is the product of the spectra.
+fn multiply_into(spectrum: &mut [Complex<f64>], factor: &[Complex<f64>]) {
+    for (a, b) in spectrum.iter_mut().zip(factor) {
+        *a *= b;
+    }
+}
+
 impl Side {
     fn plan(capacity: &[SampledGaussian], dir: Direction, h_wanted: f64) -> Side {
         let h = plan_interval(capacity, dir, h_wanted);
@@ -159,26 +166,23 @@ impl Side {
         let pld = &self.steps[index].1;
         let key = (part.q, part.sigma, part.steps);
         let t = part.steps as f64;
-        let cached = self.powers.iter().position(|(k, _)| *k == key);
-        let power = match cached {
-            Some(i) => self.powers[i].1.clone(),
+        // The cached power is multiplied in where it lies (no copy of its spectrum per epoch).
+        match self.powers.iter().position(|(k, _)| *k == key) {
+            Some(i) => multiply_into(&mut self.spectrum, &self.powers[i].1),
             None => {
                 let p: Vec<Complex<f64>> = pld
                     .spectrum(self.size, planner)
                     .into_iter()
                     .map(|c| complex_pow(c, part.steps))
                     .collect();
+                multiply_into(&mut self.spectrum, &p);
                 if self.size <= CACHE_MAX_SIZE {
                     if self.powers.len() >= 4 {
                         self.powers.remove(0);
                     }
-                    self.powers.push((key, p.clone()));
+                    self.powers.push((key, p));
                 }
-                p
             }
-        };
-        for (a, b) in self.spectrum.iter_mut().zip(&power) {
-            *a *= b;
         }
         let (_, pld, table) = &self.steps[index];
         for ((_, pos, neg), &(_, p1, n1)) in self.mgf.iter_mut().zip(table) {
@@ -194,14 +198,27 @@ impl Side {
     /// Chernoff window (never wider than the transform). Whatever mass the window does not
     /// hold — the tails beyond it, or anything lost to rounding — is counted as infinite loss,
     /// so a mistake here can only make ε larger, never smaller.
+    ///
+    /// The transform is the smallest power of two m that holds the window, not the whole grid:
+    /// the spectrum at every (size/m)-th frequency is the transform of the pmf folded modulo m
+    /// (aliasing), and folding leaves the window's points apart. What folds onto them from the
+    /// tails outside (mass below 2·TAIL, already counted as infinite) only adds mass, so ε can
+    /// only grow. Early in a run the window is a fraction of the grid planned for its end, and
+    /// each epoch's read costs that fraction.
     fn read(&self, planner: &mut FftPlanner<f64>) -> Pld {
-        let mut buf = self.spectrum.clone();
-        planner.plan_fft_inverse(self.size).process(&mut buf);
         let (lo, hi) = chernoff_window(&self.mgf, self.base, self.top);
         let hi = hi.min(lo + self.size as i64 - 1);
-        let size = self.size as i64;
+        let m = ((hi - lo + 1) as usize).next_power_of_two().min(self.size);
+        let mut buf: Vec<Complex<f64>> = self
+            .spectrum
+            .iter()
+            .step_by(self.size / m)
+            .copied()
+            .collect();
+        planner.plan_fft_inverse(m).process(&mut buf);
+        let m = m as i64;
         let pmf: Vec<f64> = (lo..=hi)
-            .map(|s| (buf[(s - self.base).rem_euclid(size) as usize].re / size as f64).max(0.0))
+            .map(|s| (buf[(s - self.base).rem_euclid(m) as usize].re / m as f64).max(0.0))
             .collect();
         let infinite = (-self.log_finite.exp_m1() + 2.0 * TAIL).min(1.0);
         let missing = 1.0 - infinite - pmf.iter().sum::<f64>();

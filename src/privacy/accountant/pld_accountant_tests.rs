@@ -114,3 +114,49 @@ fn the_blocked_moment_table_places_the_windows_where_the_term_by_term_one_did() 
         }
     }
 }
+
+#[test]
+fn an_early_read_on_the_windows_transform_is_the_whole_grids_read() {
+    // Planned for 40 epochs, read after 1 and 5: the window is a fraction of the grid, so the
+    // read folds the spectrum to a shorter transform (`Side::read`). Point by point it is
+    // what the whole grid's inverse transform gives.
+    let one = SampledGaussian::new(0.01, 1.0, 100).unwrap();
+    let mut acc = PldAccountant::with_interval(
+        1e-4,
+        &[SampledGaussian {
+            steps: 4_000,
+            ..one
+        }],
+    );
+    let mut planner = FftPlanner::new();
+    for epochs in 1..=5 {
+        acc.compose(&one);
+        if epochs % 4 != 1 {
+            continue;
+        }
+        for side in acc.sides.as_ref().unwrap() {
+            let (lo, hi) = chernoff_window(&side.mgf, side.base, side.top);
+            let m = ((hi - lo + 1) as usize).next_power_of_two();
+            assert!(
+                m <= side.size / 2,
+                "{epochs} epochs, {:?}: {m} of {}",
+                side.dir,
+                side.size
+            );
+            let mut whole = side.spectrum.clone();
+            planner.plan_fft_inverse(side.size).process(&mut whole);
+            let size = side.size as i64;
+            let read = side.read(&mut planner);
+            assert_eq!((read.offset, read.pmf.len() as i64), (lo, hi - lo + 1));
+            for (s, &p) in (lo..=hi).zip(&read.pmf) {
+                let want =
+                    (whole[(s - side.base).rem_euclid(size) as usize].re / size as f64).max(0.0);
+                assert!(
+                    (p - want).abs() < 1e-14,
+                    "{epochs} epochs, {:?}, {s}: {p} vs {want}",
+                    side.dir
+                );
+            }
+        }
+    }
+}
