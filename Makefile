@@ -41,7 +41,7 @@ dist: wasm
 # 94): the suite is then CPU-bound throughout. The browser tests time nothing, so at nice 19
 # wasm-bindgen-test-runner's limits (20 s for the tests, 5 s for ChromeDriver to answer) are
 # raised: busy cores beside them may hold them back that long.
-BESIDE_WASM := WASM_BINDGEN_TEST_TIMEOUT=600 WASM_BINDGEN_TEST_DRIVER_TIMEOUT=120
+BESIDE_WASM := WASM_BINDGEN_TEST_TIMEOUT=1200 WASM_BINDGEN_TEST_DRIVER_TIMEOUT=120
 test:
 	bash scripts/setup --while cargo test --profile release-test --no-run
 	$(PRETTIER) --check --log-level=warn $(JS)
