@@ -5,7 +5,7 @@
 
 use super::chart_kit::{Area, GRID, VERMILLION};
 use crate::charts::ticks::light_points;
-use crate::charts::{fit_text, fit_title, line_height, text_width, Frame, Layout, Scale, Tick};
+use crate::charts::{fit_title, line_height, text_width, Frame, Layout, Scale, Tick};
 use crate::web::js::js_err;
 use plotters::coord::ranged1d::{AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged};
 use plotters::prelude::*;
@@ -139,19 +139,18 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
     }
     y = y.max(badge_bottom);
     if let Some(note) = &header.note {
-        // The legend's size a little enlarged, shrunk to the tick labels' size at most before
-        // it is cut with "…": on a projector's low chart at the largest Text a claim read
-        // "privacy cost 0.0 ± 0.8 points: within cha…".
-        let want = fonts.legend * 1.1;
-        let font = want
-            .min(room / text_width(note, 1.0).max(1.0))
-            .max(fonts.tick.min(want));
-        let text = fit_text(note, room, font);
-        let style = ("sans-serif", font, FontStyle::Bold)
-            .into_font()
-            .color(&BLACK);
-        centred(root, &text, y + 2.0 * unit, style)?;
-        y += line_height(font) + 2.0 * unit;
+        // Fitted as the title is: the legend's size a little enlarged, shrunk to the tick
+        // labels' size at most, then wrapped. On a projector's low chart at the largest Text a
+        // claim cut with "…" read "privacy cost 0.0 ± 0.8 points: within cha…".
+        let (lines, font) = fit_title(note, room, fonts.legend * 1.1, least);
+        for line in lines {
+            let style = ("sans-serif", font, FontStyle::Bold)
+                .into_font()
+                .color(&BLACK);
+            centred(root, &line, y + 2.0 * unit, style)?;
+            y += line_height(font);
+        }
+        y += 2.0 * unit;
     }
     Ok(y + 4.0 * unit)
 }
