@@ -131,7 +131,7 @@ fn an_early_read_on_the_windows_transform_is_the_whole_grids_read() {
     let mut planner = FftPlanner::new();
     for epochs in 1..=5 {
         acc.compose(&one);
-        if epochs % 4 != 1 {
+        if ![1, 5].contains(&epochs) {
             continue;
         }
         for side in acc.sides.as_ref().unwrap() {
