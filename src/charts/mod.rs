@@ -11,6 +11,7 @@ pub mod accuracy;
 pub mod clipping;
 pub mod groups;
 pub mod layout;
+pub mod row_labels;
 #[cfg(test)]
 mod tests;
 pub mod ticks;
@@ -43,9 +44,10 @@ pub fn line_height(font_px: f64) -> f64 {
     font_px * 1.2
 }
 
-/// `text` cut at the end with "…" so that it is at most `max_width` wide at `font_px`.
+/// `text` cut at the end with "…" so that it is at most `max_width` wide at `font_px`. A text
+/// over by rounding alone (a font of exactly `max_width` ÷ its width at 1 px) is whole.
 pub fn fit_text(text: &str, max_width: f64, font_px: f64) -> String {
-    if text_width(text, font_px) <= max_width {
+    if text_width(text, font_px) <= max_width * (1.0 + 1e-9) {
         return text.to_string();
     }
     let mut out = String::new();

@@ -7,7 +7,7 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, plot_rect, record, Fonts, Header,
 };
 use super::chart_kit::{line, open_canvas, Dash, Point, BLUE, GREY, ORANGE, PIN_LOOKS};
-use super::legend::{name_curves, names_span, naming, LegendEntry};
+use super::legend::{laid_out_clear, name_curves, names_span, naming, LegendEntry};
 use super::run_view::RunView;
 pub use crate::charts::accuracy::y_range;
 use crate::charts::accuracy::{baseline_label, baseline_mark, privacy_cost_sentence, BaselineMark};
@@ -133,11 +133,13 @@ pub fn draw_accuracy_chart(
     let (width, height) = (width as f64, height as f64);
     let names = legend.len();
     let naming = naming(&legend, fonts.legend, compared, (width, height));
-    let (right, bottom) = naming.margins();
-    let frame = frame(&root, &fonts, top, right, bottom);
     let x = AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch");
     let y = AxisSpec::new(lo, hi, Scale::Linear, Format::Percent, "accuracy");
-    let lay = layout(&frame, &x, &y, None);
+    let (naming, frame, lay) = laid_out_clear(naming, height, fonts.legend, |right, bottom| {
+        let frame = frame(&root, &fonts, top, right, bottom);
+        let lay = layout(&frame, &x, &y, None);
+        (frame, lay)
+    });
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(
             keyed(0.0..x_end, &lay.x, 0.0, x_end, Scale::Integer),

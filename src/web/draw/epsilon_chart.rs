@@ -8,7 +8,7 @@ use super::chart_frame::{
 };
 use super::chart_kit::{colour, line, open_canvas, Dash, GREY, PIN_LOOKS, VERMILLION};
 use super::epsilon_names::pin_moments;
-use super::legend::{name_curves, names_span, naming, LegendEntry};
+use super::legend::{laid_out_clear, name_curves, names_span, naming, LegendEntry};
 use super::run_view::{EpsilonPoint, RunView};
 use crate::charts::ticks::light_points;
 use crate::charts::{layout, AxisSpec, Format, Scale, Tick};
@@ -131,8 +131,6 @@ pub fn draw_epsilon_chart(
     let samples = !pins.is_empty();
     let names = legend.len();
     let naming = naming(&legend, fonts.legend, samples, (width, height));
-    let (right, bottom) = naming.margins();
-    let frame = frame(&root, &fonts, top, right, bottom);
     let x_end = (epochs.max(if log_log { 2 } else { 1 }) as f64).max(run.pins_last_epoch());
     let x = if log_log {
         AxisSpec::new(1.0, x_end, Scale::Log, Format::Log, "epoch (log scale)")
@@ -140,7 +138,11 @@ pub fn draw_epsilon_chart(
         AxisSpec::new(0.0, x_end, Scale::Integer, Format::Decimal, "epoch")
     };
     let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "ε (log scale)");
-    let lay = layout(&frame, &x, &y, None);
+    let (naming, frame, lay) = laid_out_clear(naming, height, fonts.legend, |right, bottom| {
+        let frame = frame(&root, &fonts, top, right, bottom);
+        let lay = layout(&frame, &x, &y, None);
+        (frame, lay)
+    });
     // The x ticks where they are drawn: at log10(epoch) in the log-log view.
     let x_ticks: Vec<Tick> = lay
         .x

@@ -7,7 +7,7 @@ use super::chart_frame::{
     builder, draw_header, draw_mesh, frame, keyed, message, plot_rect, record, Fonts, Header,
 };
 use super::chart_kit::{colour, open_canvas, Dash, GREY};
-use super::legend::{name_curves, names_span, naming, LegendEntry};
+use super::legend::{laid_out_clear, name_curves, names_span, naming, LegendEntry};
 use crate::charts::{layout, line_height, text_width, AxisSpec, Format, Scale};
 use crate::config::Mode;
 use crate::privacy::accountant::{AccountantName, PerAccountant};
@@ -95,12 +95,14 @@ pub fn draw_sigma_chart(canvas_id: &str, panel: JsValue, scale: f64) -> Result<b
         .collect();
     let names = legend.len();
     let naming = naming(&legend, fonts.legend, false, (width, height));
-    let (right, bottom) = naming.margins();
-    let frame = frame(&root, &fonts, top, right, bottom);
     let x_title = "epochs E (log scale; T = E·N/L steps)";
     let x = AxisSpec::new(1.0, max_epoch, Scale::Log, Format::Log, x_title);
     let y = AxisSpec::new(lo, hi, Scale::Log, Format::Log, "σ (log scale)");
-    let lay = layout(&frame, &x, &y, None);
+    let (naming, frame, lay) = laid_out_clear(naming, height, fonts.legend, |right, bottom| {
+        let frame = frame(&root, &fonts, top, right, bottom);
+        let lay = layout(&frame, &x, &y, None);
+        (frame, lay)
+    });
     let mut chart = builder(&root, &frame, &lay)
         .build_cartesian_2d(
             keyed(
