@@ -242,7 +242,7 @@ fn fold_title(ticks: Vec<Tick>, x: &AxisSpec, plot_w: f64, font: f64) -> Vec<Tic
 }
 
 /// The space between a label and the next thing over.
-fn gap(font: f64) -> f64 {
+pub fn gap(font: f64) -> f64 {
     font / 4.0
 }
 

@@ -108,6 +108,22 @@ export async function setUp({ traced = false } = {}) {
       }
       return { inked, hash };
     };
+    // The texts a canvas's current drawing holds, as drawn (plotters-canvas: fillText), since
+    // its last clearing (a fill of the whole canvas, as each chart's drawing starts):
+    // cut(id) lists those cut with "…" where they did not fit.
+    const proto = CanvasRenderingContext2D.prototype;
+    const { fillText, fillRect } = proto;
+    proto.fillText = function (text, ...rest) {
+      (this.canvas.labTexts ??= []).push(String(text));
+      return fillText.call(this, text, ...rest);
+    };
+    proto.fillRect = function (x, y, w, h) {
+      if (x <= 0 && y <= 0 && x + w >= this.canvas.width && y + h >= this.canvas.height)
+        this.canvas.labTexts = [];
+      return fillRect.call(this, x, y, w, h);
+    };
+    window.cut = (id) =>
+      (document.getElementById(id).labTexts ?? []).filter((t) => t.includes('…'));
     window.near = (id, rgb, tol) => {
       const d = pixels(id);
       let n = 0;

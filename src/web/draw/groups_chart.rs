@@ -17,7 +17,8 @@ use super::legend::{legend_column_width, LegendSpot};
 use super::legend::{LegendEntry, Sample};
 use super::run_view::RunView;
 use crate::charts::groups::{compared_sentence, gap_points};
-use crate::charts::{fit_text, layout, line_height, text_width, AxisSpec, Format, Scale, Tick};
+use crate::charts::row_labels::row_labels;
+use crate::charts::{layout, line_height, AxisSpec, Format, Scale, Tick};
 use crate::train::groups::GroupAccuracy;
 use crate::web::js::js_err;
 use plotters::prelude::*;
@@ -88,7 +89,6 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
         note,
     };
     let top = draw_header(&root, &mut fonts, &header)?;
-    let width = root.dim_in_pixel().0 as f64;
     let mut legend: Vec<LegendEntry> = runs.iter().map(|r| r.0.clone()).collect();
     let spot = LegendSpot::of(&root, &legend, fonts.legend, 0.0);
     let beside = spot.beside;
@@ -96,25 +96,20 @@ pub fn draw_groups_chart(canvas_id: &str, run: &RunView, scale: f64) -> Result<(
     let n = rows.len();
     // Its percentages need no axis title: the chart's title says "test accuracy".
     let acc_axis = AxisSpec::new(lo, hi, Scale::Linear, Format::Percent, "");
-    // A row's label: its name, cut where it must be, and its size, never cut; at most 0.3 of
-    // the width beside a legend column, else 0.45.
-    let label_room = if beside { 0.3 } else { 0.45 } * width;
-    let row_label = |g: &GroupAccuracy| {
-        let size = format!(" ({})", g.n_train);
-        let name_room = label_room - text_width(&size, fonts.tick);
-        format!("{}{size}", fit_text(&g.name, name_room, fonts.tick))
-    };
-    let row_ticks = (0..n).map(|k| Tick {
+    // The rows' labels: whole where the plot can spare the room (at least 0.3 of the width
+    // beside a legend column, else 0.45), else without the axis title, else shorter wordings.
+    let least = if beside { 0.3 } else { 0.45 };
+    let named: Vec<(String, usize)> = order
+        .iter()
+        .map(|&i| (rows[i].name.clone(), rows[i].n_train))
+        .collect();
+    let (labels, titled) = row_labels(&named, &frame, least);
+    let row_ticks = labels.into_iter().enumerate().map(|(k, label)| Tick {
         value: (n - 1 - k) as f64 + 0.5,
-        label: row_label(&rows[order[k]]),
+        label,
     });
-    let group_axis = AxisSpec::new(
-        0.0,
-        n as f64,
-        Scale::Linear,
-        Format::Decimal,
-        "group (size)",
-    );
+    let group_title = if titled { "group (size)" } else { "" };
+    let group_axis = AxisSpec::new(0.0, n as f64, Scale::Linear, Format::Decimal, group_title);
     let by_rows = layout(
         &frame,
         &acc_axis,
