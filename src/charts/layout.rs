@@ -169,17 +169,21 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
     };
     // Axis titles: the x one within the canvas, centred under the plot; the y ones along the
     // plot, and half the labels' distance from the axis beyond each end. Shrunk to 3/4 of
-    // their size at most, then cut — but first a log axis's "(log scale)" says "(log)": the
-    // moments lesson's ε chart at 1280 × 720 read "ε (log scal…".
+    // their size at most, then left out — but first a log axis's "(log scale)" says "(log)":
+    // the moments lesson's ε chart at 1280 × 720 read "ε (log scal…".
     let fit = |text: &str, room: f64| -> (String, f64) {
         let short = text.replace(" (log scale)", " (log)");
         let text = match text_width(text, tf * 0.75) > room {
             true => short.as_str(),
             false => text,
         };
-        let f = (room / text_width(text, 1.0).max(1e-9))
-            .min(tf)
-            .max(tf * 0.75);
+        // Too long even so: left out, not cut ("e…" and "…" stood along the plots of a low
+        // clipping histogram and noise chart at Text: large, below the lesson's charts); the
+        // chart's title says what it counts.
+        if text_width(text, tf * 0.75) > room * (1.0 + 1e-9) {
+            return (String::new(), tf);
+        }
+        let f = (room / text_width(text, 1.0).max(1e-9)).min(tf);
         (fit_text(text, room, f), f)
     };
     let centre = plot.x + plot.w / 2.0;

@@ -293,6 +293,12 @@ fn a_log_axis_title_shortens_before_it_is_cut() {
     };
     assert_eq!(y(190.0), "ε (log)");
     assert_eq!(y(600.0), "ε (log scale)");
+    // Too low for even "ε (log)" at 3/4 of the size: no title, never a cut one.
+    let low = y(132.0);
+    assert!(low.is_empty(), "{low}");
+    for h in (120..600).step_by(7) {
+        assert!(!y(f64::from(h)).contains('…'), "{h}: {}", y(f64::from(h)));
+    }
 }
 
 /// A histogram's counts (the Alice chart's runs): whole numbers from 0, at most six, spaced a

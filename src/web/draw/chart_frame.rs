@@ -90,8 +90,10 @@ pub(super) fn draw_header(root: &Area, fonts: &mut Fonts, header: &Header) -> Re
         .map_or(0.0, |b| text_width(b, fonts.tick) + 26.0 * unit);
     let title_room = if low { room - beside } else { room };
     let (lines, font) = fit_title(header.title, title_room, fonts.title, least);
-    let (lines, font) = match lines.len() {
-        1 => (lines, font),
+    // Beside the badge only whole on one line: a one-word title too long there was cut
+    // ("Acc…" on a low accuracy chart at Text: large), where below the badge it fits.
+    let (lines, font) = match lines.as_slice() {
+        [line] if line == header.title => (lines, font),
         _ => fit_title(header.title, room, fonts.title, least),
     };
     fonts.title = font;

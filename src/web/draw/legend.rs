@@ -246,7 +246,9 @@ pub(super) fn laid_out_clear<T>(
         return (naming, frame, lay);
     };
     let mut widened = room;
-    // A narrower plot may move the last label: at most twice more.
+    let first_plot = lay.plot.w;
+    // A narrower plot may move the last label: at most twice more. Never for a label that
+    // would take half the plot (a folded x title's long line: the σ chart's plot went to 0).
     for _ in 0..2 {
         let Some((_, _, r)) = names_span(&lay, &lay.plot, height, font).clear else {
             break;
@@ -255,11 +257,14 @@ pub(super) fn laid_out_clear<T>(
         // of one right of the label's end.
         let ends = lay.plot.x + lay.plot.w + font * 3.0 / 7.0;
         let past = (f64::from(r) + font / 3.0 - ends + 1.0).ceil();
-        if past <= widened - room {
+        if past <= widened - room || past > first_plot / 2.0 {
             break;
         }
-        widened = room + past;
-        (frame, lay) = lay_out(widened, bottom);
+        let (wider_frame, wider) = lay_out(room + past, bottom);
+        if wider.plot.w < first_plot / 2.0 {
+            break;
+        }
+        (widened, frame, lay) = (room + past, wider_frame, wider);
     }
     (Naming::Beside(widened), frame, lay)
 }
