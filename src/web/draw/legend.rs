@@ -334,10 +334,23 @@ fn end_labels(
     room: f64,
     span: NamesSpan,
 ) -> Result<(), JsError> {
-    // Names that would not stand a line apart between the plot's top and the canvas's foot are
-    // set smaller, down to 3/5 of their size: on a low chart seven names (Compare's four runs
-    // off the cost step, Text: normal) ran up over the chart's title.
-    let height = f64::from(span.foot - span.top);
+    // An x label reaching so far into the margin that a name stepped right of it would not
+    // fit (the σ chart's folded x title, at Text: large) bounds the names above it instead.
+    let canvas_width = root.dim_in_pixel().0 as i32;
+    let widest = labels
+        .iter()
+        .map(|l| text_width(&l.0 .0, font))
+        .fold(0.0, f64::max);
+    let bottom = match span.clear {
+        Some((top, _, right)) if f64::from(canvas_width - right) < widest + 2.0 * font => {
+            top - (line_height(font) / 2.0) as i32
+        }
+        _ => span.foot,
+    };
+    // Names that would not stand a line apart between the plot's top and that foot are set
+    // smaller, down to 3/5 of their size: on a low chart seven names (Compare's four runs off
+    // the cost step, Text: normal) ran up over the chart's title.
+    let height = f64::from(bottom - span.top);
     let n = labels.len() as f64;
     let font = match n * line_height(font).ceil() <= height {
         true => font,
@@ -346,8 +359,6 @@ fn end_labels(
             .min(font),
     };
     let gap = line_height(font).ceil() as i32;
-    let bottom = span.foot;
-    let canvas_width = root.dim_in_pixel().0 as i32;
     labels.sort_by_key(|l| l.1 .1);
     if let Some(first) = labels.first_mut() {
         first.1 .1 = first.1 .1.max(span.top + gap / 2);
