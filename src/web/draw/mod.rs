@@ -13,6 +13,7 @@ pub(super) mod chart_frame;
 pub(super) mod chart_kit;
 pub(super) mod chart_record;
 pub(super) mod clipping_chart;
+pub(super) mod curve_names;
 pub(super) mod epsilon_chart;
 pub(super) mod epsilon_names;
 pub(super) mod groups_chart;
