@@ -131,7 +131,7 @@ pub fn layout(frame: &Frame, x: &AxisSpec, y: &AxisSpec, y2: Option<&AxisSpec>) 
             .iter()
             .map(|t| text_width(&t.label, font))
             .fold(0.0, f64::max);
-        dist + widest + gap(font) + if titled(a) { line_height(tf) } else { 0.0 }
+        label_area(frame, widest, titled(a))
     };
     let y_area = area(y, &y_ticks);
     let y2_area = y2.map_or(0.0, |a| area(a, &y2_ticks));
@@ -245,8 +245,19 @@ fn fold_title(ticks: Vec<Tick>, x: &AxisSpec, plot_w: f64, font: f64) -> Vec<Tic
     out
 }
 
+/// The width a y axis takes beside the plot on `frame`: its labels (`widest` of them) twice the
+/// tick length from the axis, a gap, and its title's line if `titled`.
+pub fn label_area(frame: &Frame, widest: f64, titled: bool) -> f64 {
+    let title = if titled {
+        line_height(frame.title_font)
+    } else {
+        0.0
+    };
+    2.0 * frame.tick_len + widest + gap(frame.tick_font) + title
+}
+
 /// The space between a label and the next thing over.
-pub fn gap(font: f64) -> f64 {
+fn gap(font: f64) -> f64 {
     font / 4.0
 }
 

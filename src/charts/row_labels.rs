@@ -3,7 +3,7 @@
 //! wording of the name — never a name cut mid-word while a wording fits. At 1280 × 720 on a
 //! projector the groups chart read "Amer-I… (311)" and "Asian… (1039)" (Adult by race).
 
-use super::layout::{gap, Frame};
+use super::layout::{label_area, Frame};
 use super::text_width;
 use super::wording::{fit_wording, fit_wordings_together};
 
@@ -50,20 +50,9 @@ pub fn row_labels(rows: &[(String, usize)], frame: &Frame, least: f64) -> (Vec<S
         .iter()
         .map(|l| text_width(l, font))
         .fold(0.0, f64::max);
-    let spare = frame.width
-        - frame.left
-        - frame.right
-        - MIN_ROW_PLOT_SHARE * frame.width
-        - 2.0 * frame.tick_len
-        - gap(font);
-    let room = |titled: bool| {
-        let title = if titled {
-            super::line_height(frame.title_font)
-        } else {
-            0.0
-        };
-        (spare - title).max(least * frame.width)
-    };
+    // What the labels may take: the width the y axis may have, less its ticks, gap and title.
+    let axis = frame.width - frame.left - frame.right - MIN_ROW_PLOT_SHARE * frame.width;
+    let room = |titled: bool| (axis - label_area(frame, 0.0, titled)).max(least * frame.width);
     if widest <= room(true) {
         return (whole, true);
     }
